@@ -1,0 +1,32 @@
+//! The bridge conventions every Limina native crate reuses.
+//!
+//! - **Fast ops**: numeric ops are `#[op2(fast)]` so V8 calls them without a
+//!   handle scope or argument marshalling.
+//! - **Zero-copy buffers**: typed arrays arrive as `#[buffer] &mut [f32]`
+//!   (or `u32`, `u8`, …) slices of the JS-owned memory, written in place.
+//!   A `Float32Array` argument of another element type is a `TypeError`
+//!   before the op runs.
+//! - **Structured errors**: [`OpError`] reaches JS as a catchable
+//!   `LiminaError` whose `code` is one of the stable [`ErrorCode`]s.
+//! - **`OpState` resources**: host-owned state lives in `OpState`, fetched
+//!   with [`resources::resource_mut`].
+
+pub mod error;
+pub mod resources;
+
+mod ops;
+
+pub use error::{ErrorCode, OpError};
+
+deno_core::extension!(
+  limina_ops,
+  ops = [
+    ops::op_limina_noop,
+    ops::op_limina_add,
+    ops::op_limina_scale_f32,
+    ops::op_limina_sum_f32,
+    ops::op_limina_echo_json,
+  ],
+  esm_entry_point = "ext:limina_ops/00_ops.js",
+  esm = [dir "js", "00_ops.js"],
+);

@@ -1,0 +1,67 @@
+//! The command line.
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(
+  name = "limina",
+  version,
+  about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
+  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts"
+)]
+pub struct Cli {
+  /// The TypeScript or JavaScript module to run.
+  pub module: Option<String>,
+
+  /// Arguments passed to the module as `Limina.args`.
+  #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+  pub args: Vec<String>,
+
+  /// Open a native window and drive the frame loop from it.
+  #[arg(long)]
+  pub window: bool,
+
+  /// Run the window borderless-fullscreen.
+  #[arg(long)]
+  pub fullscreen: bool,
+
+  /// Exit after N frames.
+  #[arg(long, value_name = "N")]
+  pub frames: Option<u64>,
+
+  /// Advance a virtual clock by exactly one fixed step per frame instead of
+  /// wall-clock time: reproducible runs as fast as the CPU allows.
+  #[arg(long)]
+  pub deterministic: bool,
+
+  /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout.
+  #[arg(long, conflicts_with = "mcp_ws")]
+  pub mcp_stdio: bool,
+
+  /// Serve MCP to many clients over WebSocket.
+  #[arg(long)]
+  pub mcp_ws: bool,
+
+  /// Port for --mcp-ws.
+  #[arg(long, value_name = "N", requires = "mcp_ws")]
+  pub port: Option<u16>,
+}
+
+impl Cli {
+  /// The first requested feature that this build does not provide yet.
+  pub fn unavailable_feature(&self) -> Option<(&'static str, &'static str)> {
+    if self.window {
+      return Some(("--window", "native windows arrive with limina-render"));
+    }
+    if self.fullscreen {
+      return Some(("--fullscreen", "native windows arrive with limina-render"));
+    }
+    if self.mcp_stdio {
+      return Some(("--mcp-stdio", "the MCP stdio server arrives with the skill registry"));
+    }
+    if self.mcp_ws {
+      return Some(("--mcp-ws", "the MCP WebSocket world server arrives with the skill registry"));
+    }
+    None
+  }
+}

@@ -1,0 +1,234 @@
+//! The host-owned loop: Rust measures time, runs the JS fixed-step callback
+//! in whole `FIXED_DT` steps and the frame callback once per frame, and
+//! polls the event loop between frames so promise jobs, timers and async op
+//! results land between ticks, never inside one.
+
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use deno_core::error::{CoreError, JsError};
+use deno_core::{op2, v8, JsRuntime, OpState, PollEventLoopOptions};
+
+use crate::fixed_step::{FixedStepAccumulator, FIXED_DT};
+
+/// How frame time is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockMode {
+  /// Wall-clock time; headless frames are paced at 60 per second.
+  RealTime,
+  /// Each frame advances a virtual clock by exactly one fixed step, so a run
+  /// is reproducible and goes as fast as the CPU allows.
+  Virtual,
+}
+
+impl ClockMode {
+  fn as_str(self) -> &'static str {
+    match self {
+      ClockMode::RealTime => "realtime",
+      ClockMode::Virtual => "virtual",
+    }
+  }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct LoopConfig {
+  pub clock: ClockMode,
+  /// Stop after this many frames; `None` runs until JS stops the loop or exits.
+  pub max_frames: Option<u64>,
+}
+
+/// The loop's state in `OpState`: the registered callbacks and counters.
+#[derive(Default)]
+pub struct HostLoop {
+  fixed_step: Option<v8::Global<v8::Function>>,
+  frame: Option<v8::Global<v8::Function>>,
+  /// A callback is registered and the loop has not been stopped: the loop
+  /// counts as pending work, so a top-level await on a later tick is valid.
+  active: bool,
+  stopped: bool,
+  clock: Option<ClockMode>,
+  steps: u64,
+  frames: u64,
+}
+
+impl HostLoop {
+  fn activate(&mut self, state_ops: &deno_core::ExternalOpsTracker) {
+    if !self.active && !self.stopped {
+      self.active = true;
+      state_ops.ref_op();
+    }
+  }
+}
+
+#[op2]
+pub fn op_set_fixed_step_callback(state: &mut OpState, #[scoped] callback: v8::Global<v8::Function>) {
+  let tracker = state.external_ops_tracker.clone();
+  let host = state.borrow_mut::<HostLoop>();
+  host.fixed_step = Some(callback);
+  host.activate(&tracker);
+}
+
+#[op2]
+pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global<v8::Function>) {
+  let tracker = state.external_ops_tracker.clone();
+  let host = state.borrow_mut::<HostLoop>();
+  host.frame = Some(callback);
+  host.activate(&tracker);
+}
+
+/// Stops the loop after the current step: callbacks are dropped and the
+/// process exits once the remaining event-loop work is done.
+#[op2(fast)]
+pub fn op_loop_stop(state: &mut OpState) {
+  let tracker = state.external_ops_tracker.clone();
+  let host = state.borrow_mut::<HostLoop>();
+  host.fixed_step = None;
+  host.frame = None;
+  host.stopped = true;
+  if host.active {
+    host.active = false;
+    tracker.unref_op();
+  }
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopStats {
+  steps: u64,
+  frames: u64,
+  sim_time: f64,
+  fixed_dt: f64,
+  clock: &'static str,
+}
+
+#[op2]
+#[serde]
+pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
+  let host = state.borrow::<HostLoop>();
+  LoopStats {
+    steps: host.steps,
+    frames: host.frames,
+    sim_time: host.steps as f64 * FIXED_DT,
+    fixed_dt: FIXED_DT,
+    clock: host.clock.unwrap_or(ClockMode::RealTime).as_str(),
+  }
+}
+
+/// Calls a loop callback with one number; a throw becomes the run's error.
+fn call_with_number(
+  scope: &mut v8::PinScope,
+  callback: &v8::Global<v8::Function>,
+  arg: f64,
+) -> Result<(), Box<JsError>> {
+  v8::tc_scope!(let tc, scope);
+  let func = v8::Local::new(tc, callback);
+  let recv = v8::undefined(tc).into();
+  let arg = v8::Number::new(tc, arg).into();
+  func.call(tc, recv, &[arg]);
+  if let Some(exception) = tc.exception() {
+    return Err(JsError::from_v8_exception(tc, exception));
+  }
+  tc.perform_microtask_checkpoint();
+  if let Some(exception) = tc.exception() {
+    return Err(JsError::from_v8_exception(tc, exception));
+  }
+  Ok(())
+}
+
+fn callbacks(rt: &JsRuntime) -> (Option<v8::Global<v8::Function>>, Option<v8::Global<v8::Function>>, bool) {
+  let state = rt.op_state();
+  let state = state.borrow();
+  let host = state.borrow::<HostLoop>();
+  (host.fixed_step.clone(), host.frame.clone(), host.active)
+}
+
+/// Runs one frame: the planned fixed steps, then the frame callback. The
+/// counters advance before each callback so it sees itself counted.
+fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -> Result<(), Box<JsError>> {
+  let plan = acc.advance(elapsed);
+  bump(rt, |h| h.frames += 1);
+  for _ in 0..plan.steps {
+    bump(rt, |h| h.steps += 1);
+    // Re-read each step: a step may stop the loop or replace the callback.
+    if let (Some(step), _, _) = callbacks(rt) {
+      deno_core::scope!(scope, rt);
+      call_with_number(scope, &step, FIXED_DT)?;
+    }
+  }
+  if let (_, Some(frame), _) = callbacks(rt) {
+    deno_core::scope!(scope, rt);
+    call_with_number(scope, &frame, plan.alpha)?;
+  }
+  Ok(())
+}
+
+fn bump(rt: &JsRuntime, f: impl FnOnce(&mut HostLoop)) {
+  f(rt.op_state().borrow_mut().borrow_mut::<HostLoop>());
+}
+
+/// Evaluates the main module and drives the event loop and the fixed-step
+/// loop until the program is done: the module settled with no pending work
+/// and no active loop, `max_frames` frames ran, or JS stopped the loop.
+pub async fn run_main_module(
+  rt: &mut JsRuntime,
+  main: &deno_core::ModuleSpecifier,
+  config: LoopConfig,
+) -> Result<(), CoreError> {
+  rt.op_state().borrow_mut().borrow_mut::<HostLoop>().clock = Some(config.clock);
+  let id = rt.load_main_es_module(main).await?;
+  let mut evaluation = Box::pin(rt.mod_evaluate(id));
+  let mut evaluated = false;
+  let mut acc = FixedStepAccumulator::new();
+  let mut frames: u64 = 0;
+  let mut last_frame = Instant::now();
+  let mut pacer: Pin<Box<tokio::time::Sleep>> = Box::pin(tokio::time::sleep(Duration::ZERO));
+  let frame_interval = Duration::from_secs_f64(FIXED_DT);
+
+  poll_fn(|cx: &mut Context| loop {
+    let event_loop = rt.poll_event_loop(cx, PollEventLoopOptions::default());
+    if let Poll::Ready(Err(e)) = event_loop {
+      return Poll::Ready(Err(e));
+    }
+    if !evaluated {
+      if let Poll::Ready(result) = evaluation.as_mut().poll(cx) {
+        result?;
+        evaluated = true;
+      }
+    }
+    let (_, _, active) = callbacks(rt);
+    let looping = active || config.max_frames.is_some();
+    if !looping || config.max_frames == Some(frames) {
+      // Nothing left to drive: finish once the event loop has settled (or
+      // right away when the frame budget is spent).
+      if config.max_frames == Some(frames) || (event_loop.is_ready() && evaluated) {
+        return Poll::Ready(Ok(()));
+      }
+      return Poll::Pending;
+    }
+    let elapsed = match config.clock {
+      ClockMode::Virtual => FIXED_DT,
+      ClockMode::RealTime => {
+        if pacer.as_mut().poll(cx).is_pending() {
+          return Poll::Pending;
+        }
+        let now = Instant::now();
+        let elapsed = now.duration_since(last_frame).as_secs_f64();
+        last_frame = now;
+        let next = pacer.deadline() + frame_interval;
+        // After a stall, pace from now instead of bursting to catch up.
+        pacer.as_mut().reset(next.max(tokio::time::Instant::now()));
+        elapsed
+      }
+    };
+    run_frame(rt, &mut acc, elapsed).map_err(|e| CoreError::from(e))?;
+    frames += 1;
+    if config.clock == ClockMode::Virtual {
+      // Let the reactor and other tasks run between virtual frames.
+      cx.waker().wake_by_ref();
+      return Poll::Pending;
+    }
+  })
+  .await
+}

@@ -1,0 +1,27 @@
+// Types for the globals the limina host installs.
+
+interface LiminaLoopStats {
+  steps: number;
+  frames: number;
+  simTime: number;
+  fixedDt: number;
+  clock: "realtime" | "virtual";
+}
+
+declare const Limina: {
+  readonly version: string;
+  readonly args: readonly string[];
+  // deno-lint-ignore no-explicit-any
+  readonly ops: Record<string, (...args: any[]) => any>;
+  readonly loop: {
+    onFixedStep(cb: (dt: number) => void): void;
+    onFrame(cb: (alpha: number) => void): void;
+    stop(): void;
+    stats(): LiminaLoopStats;
+  };
+  exit(code?: number): never;
+};
+
+declare class LiminaError extends Error {
+  code: string;
+}

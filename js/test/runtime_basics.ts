@@ -1,0 +1,78 @@
+// The host: TS features, relative imports, timers, globals.
+import { assert, assertEquals, assertRejects, test } from "../src/testing.ts";
+import { FIXED_DT } from "../src/loop.ts";
+import config from "../../tests/fixtures/config.json" with { type: "json" };
+
+enum Shape {
+  Box = "box",
+  Sphere = "sphere",
+}
+
+class Body {
+  constructor(private readonly radius: number, public shape: Shape) {}
+  area(): number {
+    return 4 * Math.PI * this.radius ** 2;
+  }
+}
+
+test("TypeScript enums, parameter properties and type-only syntax transpile", () => {
+  const b = new Body(1, Shape.Sphere);
+  assertEquals(b.shape, "sphere");
+  assertEquals(b.area(), 4 * Math.PI);
+  const n = 3 satisfies number;
+  assertEquals(n as number, 3);
+});
+
+test("relative TS and JSON imports resolve", () => {
+  assertEquals(FIXED_DT, 1 / 60);
+  assertEquals(config.name, "limina-fixture");
+});
+
+test("timers fire in order and can be cleared", async () => {
+  const order: string[] = [];
+  const cleared = setTimeout(() => order.push("never"), 1);
+  clearTimeout(cleared);
+  await new Promise<void>((resolve) => {
+    setTimeout(() => order.push("b"), 5);
+    setTimeout(() => order.push("a"), 1);
+    setTimeout(resolve, 10);
+  });
+  assertEquals(order, ["a", "b"]);
+  let ticks = 0;
+  await new Promise<void>((resolve) => {
+    const id = setInterval(() => {
+      if (++ticks === 3) {
+        clearInterval(id);
+        resolve();
+      }
+    }, 1);
+  });
+  assertEquals(ticks, 3);
+});
+
+test("performance.now is monotonic and high resolution", () => {
+  const a = performance.now();
+  let b = a;
+  while (b === a) b = performance.now();
+  assert(b > a && b - a < 5, `step ${b - a} ms`);
+});
+
+test("dynamic import and rejected promises", async () => {
+  const mod = await import("../src/loop.ts");
+  assertEquals(typeof mod.waitSteps, "function");
+  await assertRejects(import("./does-not-exist.ts"), { message: "does-not-exist.ts" });
+  await assertRejects(import("three"), { message: "only relative, absolute and file: imports" });
+});
+
+test("Limina global: version, args, loop stats", () => {
+  assert(/^\d+\.\d+\.\d+/.test(Limina.version), Limina.version);
+  assert(Array.isArray(Limina.args));
+  const s = Limina.loop.stats();
+  assertEquals(s.fixedDt, 1 / 60);
+});
+
+test("console formats nested values without throwing", () => {
+  const cyclic: Record<string, unknown> = { a: 1, list: [1, "two", { three: 3 }], typed: new Float32Array(3) };
+  cyclic.self = cyclic;
+  console.log("console check:", cyclic, new Map([["k", 1]]), new Set([1]), 10n, Symbol("s"));
+});
