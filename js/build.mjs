@@ -38,6 +38,10 @@ for (const [name, contents] of Object.entries(entries)) {
     target: "es2022",
     mainFields: ["module", "main"],
     plugins: [threeIsWebgpu],
+    // Minified for parse time; the linked source maps keep stack traces readable.
+    minify: true,
+    sourcemap: "linked",
+    sourcesContent: false,
     legalComments: "eof",
     banner: { js: `// ${name} ${pkg(name)}, bundled for Limina by js/build.mjs. Do not edit.` },
     outfile: new URL(`./build/${name}.bundle.mjs`, import.meta.url).pathname,

@@ -19,6 +19,13 @@ declare const Limina: {
     stop(): void;
     stats(): LiminaLoopStats;
   };
+  readonly execPath: string;
+  run(options: { cmd: string; args?: string[]; cwd?: string; stdin?: string }): Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+    wallMs: number;
+  }>;
   exit(code?: number): never;
 };
 

@@ -76,3 +76,14 @@ test("console formats nested values without throwing", () => {
   cyclic.self = cyclic;
   console.log("console check:", cyclic, new Map([["k", 1]]), new Set([1]), 10n, Symbol("s"));
 });
+
+test("Limina.run drives a child process, limina itself included", async () => {
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["tests/fixtures/hello.ts"] });
+  assertEquals(out.code, 0);
+  assertEquals(out.stdout, "hello from limina\n");
+  assert(out.wallMs > 0);
+  const echoed = await Limina.run({ cmd: "cat", stdin: "piped in" });
+  assertEquals(echoed.stdout, "piped in");
+  await assertRejects(Limina.run({ cmd: "/no/such/program" }), { code: "not_found", message: "cannot run /no/such/program" });
+  await assertRejects(Limina.run({ cmd: "true", bogus: 1 } as never), { name: "TypeError", message: "unknown option \"bogus\"" });
+});

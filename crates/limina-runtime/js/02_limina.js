@@ -5,13 +5,17 @@ import "ext:limina_runtime/01_globals.js";
 
 import {
   op_limina_args,
+  op_limina_exec_path,
   op_limina_exit,
+  op_limina_run,
   op_limina_version,
   op_loop_stats,
   op_loop_stop,
   op_set_fixed_step_callback,
   op_set_frame_callback,
 } from "ext:core/ops";
+
+const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "stdin"]);
 
 globalThis.Limina = Object.freeze({
   version: op_limina_version(),
@@ -25,6 +29,21 @@ globalThis.Limina = Object.freeze({
     stop: () => op_loop_stop(),
     stats: () => op_loop_stats(),
   }),
+  /** The path of the running limina binary. */
+  execPath: op_limina_exec_path(),
+  /**
+   * Runs a child process off the loop: `{cmd, args?, cwd?, stdin?}` →
+   * `{code, stdout, stderr, wallMs}`.
+   */
+  run: (options) => {
+    // serde_v8 reads only the fields it knows: reject the rest here.
+    for (const key of Object.keys(options ?? {})) {
+      if (!RUN_OPTIONS.has(key)) {
+        return Promise.reject(new TypeError(`Limina.run: unknown option "${key}" (expected ${[...RUN_OPTIONS].join(", ")})`));
+      }
+    }
+    return op_limina_run(options);
+  },
   /** Flushes output and ends the process with `code`. */
   exit: (code = 0) => op_limina_exit(code),
 });

@@ -5,6 +5,7 @@ mod cli;
 mod fixed_step;
 mod host_loop;
 mod module_loader;
+mod process;
 mod runtime;
 
 use std::io::Write;
@@ -17,6 +18,7 @@ use crate::cli::Cli;
 use crate::host_loop::{ClockMode, LoopConfig};
 
 fn main() -> ExitCode {
+  process::mark_start();
   let cli = Cli::parse();
   if let Some((flag, why)) = cli.unavailable_feature() {
     eprintln!("error: {flag} is not available yet: {why}");

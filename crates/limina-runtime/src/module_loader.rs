@@ -1,6 +1,7 @@
 //! Loads the main module and its imports from disk: TypeScript is transpiled
 //! in-process by deno_ast, JavaScript and JSON load as they are, and each
-//! transpiled module's source map is kept so stack traces point at .ts lines.
+//! transpiled module's source map is kept so stack traces point at .ts lines
+//! (and external maps, like the bundles', at their original sources).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -125,5 +126,17 @@ impl ModuleLoader for TsModuleLoader {
 
   fn get_source_map(&self, specifier: &str) -> Option<Cow<'_, [u8]>> {
     self.source_maps.borrow().get(specifier).map(|v| Cow::Owned(v.clone()))
+  }
+
+  /// Maps named by `//# sourceMappingURL=` (the minified bundles ship them),
+  /// read only when a stack trace needs them.
+  fn load_external_source_map(&self, url: &str) -> Option<Cow<'_, [u8]>> {
+    let path = ModuleSpecifier::parse(url).ok()?.to_file_path().ok()?;
+    std::fs::read(path).ok().map(Cow::Owned)
+  }
+
+  fn source_map_source_exists(&self, url: &str) -> Option<bool> {
+    let path = ModuleSpecifier::parse(url).ok()?.to_file_path().ok()?;
+    Some(path.is_file())
   }
 }

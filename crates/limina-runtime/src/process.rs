@@ -1,0 +1,114 @@
+//! Process-level ops: the clock behind `performance.now()`, arguments,
+//! exit, and running a child process (tests and benchmarks drive other
+//! programs, `limina` itself included).
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use deno_core::{op2, OpState};
+use limina_ops::OpError;
+
+static PROCESS_START: OnceLock<Instant> = OnceLock::new();
+
+/// Marks the process's time origin; call first thing in `main`.
+pub fn mark_start() {
+  PROCESS_START.get_or_init(Instant::now);
+}
+
+/// Arguments after the module on the command line, for `Limina.args`.
+pub struct ScriptArgs(pub Vec<String>);
+
+/// Milliseconds since the process started, sub-microsecond resolution.
+#[op2(fast)]
+pub fn op_limina_now() -> f64 {
+  PROCESS_START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
+#[op2]
+#[serde]
+pub fn op_limina_args(state: &mut OpState) -> Vec<String> {
+  state.borrow::<ScriptArgs>().0.clone()
+}
+
+#[op2]
+#[string]
+pub fn op_limina_version() -> &'static str {
+  env!("CARGO_PKG_VERSION")
+}
+
+/// The path of the running `limina` binary.
+#[op2]
+#[string]
+pub fn op_limina_exec_path() -> Result<String, OpError> {
+  let path = std::env::current_exe()?;
+  path
+    .into_os_string()
+    .into_string()
+    .map_err(|p| OpError::internal(format!("executable path is not UTF-8: {}", p.to_string_lossy())))
+}
+
+/// Ends the process with `code` once stdout and stderr are flushed.
+#[op2(fast)]
+pub fn op_limina_exit(code: i32) {
+  let _ = std::io::stdout().flush();
+  let _ = std::io::stderr().flush();
+  std::process::exit(code);
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOptions {
+  cmd: String,
+  #[serde(default)]
+  args: Vec<String>,
+  cwd: Option<String>,
+  /// Written to the child's stdin, which is then closed.
+  stdin: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutput {
+  /// Exit code; `null` when a signal ended the child.
+  code: Option<i32>,
+  stdout: String,
+  stderr: String,
+  wall_ms: f64,
+}
+
+/// Runs a child process to completion off the loop and returns its output.
+#[op2]
+#[serde]
+pub async fn op_limina_run(#[serde] options: RunOptions) -> Result<RunOutput, OpError> {
+  let mut command = tokio::process::Command::new(&options.cmd);
+  command
+    .args(&options.args)
+    .stdin(if options.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .kill_on_drop(true);
+  if let Some(cwd) = &options.cwd {
+    command.current_dir(cwd);
+  }
+  let start = Instant::now();
+  let mut child = command
+    .spawn()
+    .map_err(|e| {
+      let message = format!("cannot run {}: {e}", options.cmd);
+      OpError::new(OpError::from(e).code, message)
+    })?;
+  if let Some(input) = options.stdin {
+    use tokio::io::AsyncWriteExt;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(input.as_bytes()).await?;
+  }
+  let out = child.wait_with_output().await?;
+  Ok(RunOutput {
+    code: out.status.code(),
+    stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+    stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    wall_ms: start.elapsed().as_secs_f64() * 1000.0,
+  })
+}
