@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets up a fresh x86_64 Linux machine for Limina and builds the `limina`
+# binary (release). Idempotent: a warm machine skips what it already has.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+# System packages the build and the tests need, installed only when missing:
+# a C toolchain for -sys crates, Node.js/npm for the JS tooling.
+missing=()
+need() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need cc build-essential
+need node nodejs
+need npm npm
+need sha256sum coreutils
+if ((${#missing[@]})); then
+  log "apt-get install ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "error: cargo not found: install Rust (rustup) first" >&2; exit 1; }
+
+log "verify the vendored V8 (third_party/rusty_v8)"
+(cd third_party/rusty_v8 && sha256sum --quiet -c SHA256SUMS)
+
+log "npm ci (js/: the pinned three, bitecs, zod and esbuild)"
+(cd js && npm ci --no-audit --no-fund --loglevel=error)
+
+log "cargo build --release"
+cargo build --release --locked --bin limina
