@@ -1,0 +1,29 @@
+//! Rapier3D physics for Limina: one [`PhysicsWorld`] in `OpState`, bodies
+//! addressed by stable `u32` handles, stepped at the loop's fixed dt, with
+//! each tick's dynamic transforms written straight into the SoA buffers.
+
+mod ops;
+mod world;
+
+pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
+
+deno_core::extension!(
+  limina_physics,
+  deps = [limina_ops],
+  ops = [
+    ops::op_physics_create_body,
+    ops::op_physics_destroy_body,
+    ops::op_physics_step,
+    ops::op_physics_apply_impulse,
+    ops::op_physics_set_pose,
+    ops::op_physics_set_linear_velocity,
+    ops::op_physics_body_state,
+    ops::op_physics_raycast,
+    ops::op_physics_drain_collision_events,
+    ops::op_physics_write_transforms,
+    ops::op_physics_body_count,
+    ops::op_physics_set_gravity,
+    ops::op_physics_clear,
+  ],
+  state = |state| state.put(PhysicsWorld::new()),
+);

@@ -1,0 +1,673 @@
+//! `PhysicsWorld`: Rapier3D behind stable `u32` body handles.
+//!
+//! Handles are allocated monotonically and never reused, so a destroyed
+//! handle can never address a later body (a tombstone by construction).
+//! Bodies are kept in handle order, which fixes the order of every
+//! iteration (write-back, events) and keeps runs bit-reproducible.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use limina_ops::OpError;
+use rapier3d::geometry::ContactPair;
+use rapier3d::math::{Pose, Rotation, Vector};
+use rapier3d::pipeline::PhysicsWorld as RapierWorld;
+use rapier3d::prelude::*;
+
+/// How a body moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyKind {
+  /// Moved by forces, impulses and contacts.
+  Dynamic,
+  /// Never moves.
+  Static,
+  /// Moved only by setting its pose; pushes dynamic bodies.
+  Kinematic,
+}
+
+/// A collider shape, in metres.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Shape {
+  Box {
+    #[serde(rename = "halfExtents")]
+    half_extents: [f32; 3],
+  },
+  Sphere {
+    radius: f32,
+  },
+  /// Upright (along Y): a cylinder of `halfHeight` capped by hemispheres.
+  Capsule {
+    #[serde(rename = "halfHeight")]
+    half_height: f32,
+    radius: f32,
+  },
+}
+
+/// Everything needed to create one body and its collider.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BodyDesc {
+  pub kind: BodyKind,
+  pub shape: Shape,
+  #[serde(default)]
+  pub position: [f32; 3],
+  /// Quaternion `[x, y, z, w]`; normalised on creation.
+  #[serde(default = "identity_quat")]
+  pub rotation: [f32; 4],
+  #[serde(default = "default_friction")]
+  pub friction: f32,
+  #[serde(default)]
+  pub restitution: f32,
+  #[serde(default = "default_density")]
+  pub density: f32,
+  #[serde(default)]
+  pub linear_damping: f32,
+  #[serde(default)]
+  pub angular_damping: f32,
+  /// Continuous collision detection, for fast small bodies.
+  #[serde(default)]
+  pub ccd: bool,
+  /// The ECS entity this body drives: its SoA slot for write-back and the
+  /// id collision events and raycasts report.
+  pub eid: Option<u32>,
+}
+
+fn identity_quat() -> [f32; 4] {
+  [0.0, 0.0, 0.0, 1.0]
+}
+fn default_friction() -> f32 {
+  0.5
+}
+fn default_density() -> f32 {
+  1.0
+}
+
+fn finite(name: &str, values: &[f32]) -> Result<(), OpError> {
+  if values.iter().all(|v| v.is_finite()) {
+    Ok(())
+  } else {
+    Err(OpError::invalid_input(format!("{name} must be finite numbers, got {values:?}")))
+  }
+}
+
+fn positive(name: &str, v: f32) -> Result<(), OpError> {
+  if v.is_finite() && v > 0.0 {
+    Ok(())
+  } else {
+    Err(OpError::invalid_input(format!("{name} must be a positive number, got {v}")))
+  }
+}
+
+fn non_negative(name: &str, v: f32) -> Result<(), OpError> {
+  if v.is_finite() && v >= 0.0 {
+    Ok(())
+  } else {
+    Err(OpError::invalid_input(format!("{name} must be a number ≥ 0, got {v}")))
+  }
+}
+
+/// A unit quaternion from `[x, y, z, w]`, rejecting zero or non-finite input.
+pub fn unit_quat(q: [f32; 4]) -> Result<Rotation, OpError> {
+  finite("rotation", &q)?;
+  let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+  if len < 1e-6 {
+    return Err(OpError::invalid_input(format!("rotation quaternion must be non-zero, got {q:?}")));
+  }
+  Ok(Rotation::from_xyzw(q[0] / len, q[1] / len, q[2] / len, q[3] / len))
+}
+
+impl BodyDesc {
+  fn validate(&self) -> Result<(), OpError> {
+    finite("position", &self.position)?;
+    match self.shape {
+      Shape::Box { half_extents } => {
+        for (axis, v) in ["x", "y", "z"].iter().zip(half_extents) {
+          positive(&format!("box halfExtents.{axis}"), v)?;
+        }
+      }
+      Shape::Sphere { radius } => positive("sphere radius", radius)?,
+      Shape::Capsule { half_height, radius } => {
+        positive("capsule halfHeight", half_height)?;
+        positive("capsule radius", radius)?;
+      }
+    }
+    non_negative("friction", self.friction)?;
+    non_negative("restitution", self.restitution)?;
+    positive("density", self.density)?;
+    non_negative("linearDamping", self.linear_damping)?;
+    non_negative("angularDamping", self.angular_damping)?;
+    Ok(())
+  }
+}
+
+struct BodyEntry {
+  body: RigidBodyHandle,
+  collider: ColliderHandle,
+  kind: BodyKind,
+  eid: Option<u32>,
+}
+
+/// A collision start or stop between two bodies, with the deepest contact
+/// point and the normal (from `a` towards `b`) when the narrow phase has one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollisionRecord {
+  pub started: bool,
+  pub a: u32,
+  pub b: u32,
+  pub eid_a: Option<u32>,
+  pub eid_b: Option<u32>,
+  pub point: Option<[f32; 3]>,
+  pub normal: Option<[f32; 3]>,
+}
+
+/// The raw event as Rapier reports it during a step, before handle mapping.
+struct RawCollision {
+  started: bool,
+  c1: ColliderHandle,
+  c2: ColliderHandle,
+  contact: Option<([f32; 3], [f32; 3])>,
+}
+
+#[derive(Default)]
+struct Collector {
+  events: Mutex<Vec<RawCollision>>,
+}
+
+fn deepest_contact(colliders: &ColliderSet, pair: &ContactPair) -> Option<([f32; 3], [f32; 3])> {
+  let (manifold, contact) = pair.find_deepest_contact()?;
+  let c1 = colliders.get(pair.collider1)?;
+  let p = c1.position().transform_point(contact.local_p1);
+  let n = manifold.data.normal;
+  Some(([p.x, p.y, p.z], [n.x, n.y, n.z]))
+}
+
+impl EventHandler for Collector {
+  fn handle_collision_event(
+    &self,
+    _bodies: &RigidBodySet,
+    colliders: &ColliderSet,
+    event: CollisionEvent,
+    contact_pair: Option<&ContactPair>,
+  ) {
+    let contact = contact_pair.and_then(|pair| deepest_contact(colliders, pair));
+    let (started, c1, c2) = match event {
+      CollisionEvent::Started(c1, c2, _) => (true, c1, c2),
+      CollisionEvent::Stopped(c1, c2, _) => (false, c1, c2),
+    };
+    self.events.lock().expect("collector lock").push(RawCollision { started, c1, c2, contact });
+  }
+
+  fn handle_contact_force_event(
+    &self,
+    _dt: Real,
+    _bodies: &RigidBodySet,
+    _colliders: &ColliderSet,
+    _contact_pair: &ContactPair,
+    _total_force_magnitude: Real,
+  ) {
+  }
+
+  fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, _event: &SoftBodyTearEvent) {}
+}
+
+/// The first body a ray hits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RayHit {
+  pub handle: u32,
+  pub eid: Option<u32>,
+  pub distance: f32,
+  pub point: [f32; 3],
+  pub normal: [f32; 3],
+}
+
+/// A body's pose and motion, for inspection.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BodyState {
+  pub handle: u32,
+  pub kind: BodyKind,
+  pub eid: Option<u32>,
+  pub position: [f32; 3],
+  pub rotation: [f32; 4],
+  pub linear_velocity: [f32; 3],
+  pub angular_velocity: [f32; 3],
+  pub sleeping: bool,
+}
+
+/// The SoA transform columns a write-back fills, indexed by eid.
+pub struct TransformColumns<'a> {
+  pub px: &'a mut [f32],
+  pub py: &'a mut [f32],
+  pub pz: &'a mut [f32],
+  pub rx: &'a mut [f32],
+  pub ry: &'a mut [f32],
+  pub rz: &'a mut [f32],
+  pub rw: &'a mut [f32],
+}
+
+pub struct PhysicsWorld {
+  rapier: RapierWorld,
+  bodies: BTreeMap<u32, BodyEntry>,
+  by_collider: HashMap<ColliderHandle, u32>,
+  next_handle: u32,
+  collector: Collector,
+  pending: Vec<CollisionRecord>,
+  steps: u64,
+}
+
+impl Default for PhysicsWorld {
+  fn default() -> Self {
+    Self::new()
+  }
+}
+
+impl PhysicsWorld {
+  pub fn new() -> Self {
+    Self {
+      rapier: RapierWorld::new(),
+      bodies: BTreeMap::new(),
+      by_collider: HashMap::new(),
+      next_handle: 1,
+      collector: Collector::default(),
+      pending: Vec::new(),
+      steps: 0,
+    }
+  }
+
+  /// Removes every body and event. Handle numbering carries on, so no
+  /// handle from before the clear addresses a body created after it.
+  pub fn clear(&mut self) {
+    let next = self.next_handle;
+    let gravity = self.rapier.gravity;
+    *self = Self::new();
+    self.next_handle = next;
+    self.rapier.gravity = gravity;
+  }
+
+  pub fn set_gravity(&mut self, g: [f32; 3]) -> Result<(), OpError> {
+    finite("gravity", &g)?;
+    self.rapier.gravity = Vector::new(g[0], g[1], g[2]);
+    Ok(())
+  }
+
+  pub fn body_count(&self) -> usize {
+    self.bodies.len()
+  }
+
+  pub fn steps(&self) -> u64 {
+    self.steps
+  }
+
+  pub fn create_body(&mut self, desc: &BodyDesc) -> Result<u32, OpError> {
+    desc.validate()?;
+    let rotation = unit_quat(desc.rotation)?;
+    let pose = Pose::from_parts(Vector::from_array(desc.position), rotation);
+    let builder = match desc.kind {
+      BodyKind::Dynamic => RigidBodyBuilder::dynamic(),
+      BodyKind::Static => RigidBodyBuilder::fixed(),
+      BodyKind::Kinematic => RigidBodyBuilder::kinematic_position_based(),
+    };
+    let body = builder
+      .pose(pose)
+      .linear_damping(desc.linear_damping)
+      .angular_damping(desc.angular_damping)
+      .ccd_enabled(desc.ccd)
+      .build();
+    let collider = match desc.shape {
+      Shape::Box { half_extents: [x, y, z] } => ColliderBuilder::cuboid(x, y, z),
+      Shape::Sphere { radius } => ColliderBuilder::ball(radius),
+      Shape::Capsule { half_height, radius } => ColliderBuilder::capsule_y(half_height, radius),
+    }
+    .friction(desc.friction)
+    .restitution(desc.restitution)
+    .density(desc.density)
+    .active_events(ActiveEvents::COLLISION_EVENTS)
+    .build();
+    let handle = self.next_handle;
+    self.next_handle = self
+      .next_handle
+      .checked_add(1)
+      .ok_or_else(|| OpError::capacity_exceeded("physics body handles exhausted"))?;
+    let (body, collider) = self.rapier.insert(body, collider);
+    self.by_collider.insert(collider, handle);
+    self.bodies.insert(handle, BodyEntry { body, collider, kind: desc.kind, eid: desc.eid });
+    Ok(handle)
+  }
+
+  fn entry(&self, handle: u32) -> Result<&BodyEntry, OpError> {
+    self.bodies.get(&handle).ok_or_else(|| unknown(handle))
+  }
+
+  fn rigid_body_mut(&mut self, handle: u32) -> Result<&mut RigidBody, OpError> {
+    let body = self.entry(handle)?.body;
+    self.rapier.bodies.get_mut(body).ok_or_else(|| unknown(handle))
+  }
+
+  pub fn destroy_body(&mut self, handle: u32) -> Result<(), OpError> {
+    let entry = self.bodies.remove(&handle).ok_or_else(|| unknown(handle))?;
+    self.by_collider.remove(&entry.collider);
+    self.rapier.remove_body(entry.body);
+    Ok(())
+  }
+
+  /// Advances the simulation by `dt` seconds and queues the collision events.
+  pub fn step(&mut self, dt: f32) -> Result<(), OpError> {
+    if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
+      return Err(OpError::invalid_input(format!("physics dt must be in (0, 1] seconds, got {dt}")));
+    }
+    self.rapier.integration_parameters.dt = dt;
+    self.rapier.step_with_events(&(), &self.collector);
+    self.steps += 1;
+    let raw = std::mem::take(&mut *self.collector.events.lock().expect("collector lock"));
+    for e in raw {
+      // A body removed during the step (none today) would have no handle.
+      let (Some(&a), Some(&b)) = (self.by_collider.get(&e.c1), self.by_collider.get(&e.c2)) else {
+        continue;
+      };
+      self.pending.push(CollisionRecord {
+        started: e.started,
+        a,
+        b,
+        eid_a: self.bodies[&a].eid,
+        eid_b: self.bodies[&b].eid,
+        point: e.contact.map(|c| c.0),
+        normal: e.contact.map(|c| c.1),
+      });
+    }
+    Ok(())
+  }
+
+  /// The collision events since the last drain, in the order they happened.
+  pub fn drain_collisions(&mut self) -> Vec<CollisionRecord> {
+    std::mem::take(&mut self.pending)
+  }
+
+  pub fn apply_impulse(&mut self, handle: u32, impulse: [f32; 3]) -> Result<(), OpError> {
+    finite("impulse", &impulse)?;
+    let kind = self.entry(handle)?.kind;
+    if kind != BodyKind::Dynamic {
+      return Err(OpError::invalid_input(format!(
+        "body {handle} is {kind:?}: only dynamic bodies take impulses"
+      )));
+    }
+    self.rigid_body_mut(handle)?.apply_impulse(Vector::from_array(impulse), true);
+    Ok(())
+  }
+
+  /// Teleports a body (or, for a kinematic body, moves it there over the next step).
+  pub fn set_pose(&mut self, handle: u32, position: [f32; 3], rotation: [f32; 4]) -> Result<(), OpError> {
+    finite("position", &position)?;
+    let pose = Pose::from_parts(Vector::from_array(position), unit_quat(rotation)?);
+    let kind = self.entry(handle)?.kind;
+    let body = self.rigid_body_mut(handle)?;
+    if kind == BodyKind::Kinematic {
+      body.set_next_kinematic_position(pose);
+    } else {
+      body.set_position(pose, true);
+    }
+    Ok(())
+  }
+
+  pub fn set_linear_velocity(&mut self, handle: u32, v: [f32; 3]) -> Result<(), OpError> {
+    finite("velocity", &v)?;
+    self.rigid_body_mut(handle)?.set_linvel(Vector::from_array(v), true);
+    Ok(())
+  }
+
+  pub fn body_state(&self, handle: u32) -> Result<BodyState, OpError> {
+    let entry = self.entry(handle)?;
+    let rb = self.rapier.bodies.get(entry.body).ok_or_else(|| unknown(handle))?;
+    let t = rb.translation();
+    let q = rb.rotation();
+    let v = rb.linvel();
+    let w = rb.angvel();
+    Ok(BodyState {
+      handle,
+      kind: entry.kind,
+      eid: entry.eid,
+      position: [t.x, t.y, t.z],
+      rotation: [q.x, q.y, q.z, q.w],
+      linear_velocity: [v.x, v.y, v.z],
+      angular_velocity: [w.x, w.y, w.z],
+      sleeping: rb.is_sleeping(),
+    })
+  }
+
+  /// The first body hit by a ray from `origin` along `dir` within `max_distance`.
+  pub fn raycast(&self, origin: [f32; 3], dir: [f32; 3], max_distance: f32, solid: bool) -> Result<Option<RayHit>, OpError> {
+    finite("ray origin", &origin)?;
+    finite("ray direction", &dir)?;
+    non_negative("ray maxDistance", max_distance)?;
+    let d = Vector::from_array(dir);
+    let len = d.length();
+    if len < 1e-9 {
+      return Err(OpError::invalid_input("ray direction must be non-zero"));
+    }
+    let ray = Ray::new(Vector::from_array(origin), d / len);
+    let Some((collider, hit)) =
+      self.rapier.cast_ray_and_get_normal(&ray, max_distance, solid, QueryFilter::default())
+    else {
+      return Ok(None);
+    };
+    let Some(&handle) = self.by_collider.get(&collider) else {
+      return Ok(None);
+    };
+    let p = ray.point_at(hit.time_of_impact);
+    Ok(Some(RayHit {
+      handle,
+      eid: self.bodies[&handle].eid,
+      distance: hit.time_of_impact,
+      point: [p.x, p.y, p.z],
+      normal: [hit.normal.x, hit.normal.y, hit.normal.z],
+    }))
+  }
+
+  /// Writes every dynamic body's position and quaternion into the SoA
+  /// columns at its eid. Returns how many bodies were written.
+  pub fn write_transforms(&self, cols: TransformColumns<'_>) -> Result<u32, OpError> {
+    let len = [cols.px.len(), cols.py.len(), cols.pz.len(), cols.rx.len(), cols.ry.len(), cols.rz.len(), cols.rw.len()]
+      .into_iter()
+      .min()
+      .unwrap_or(0);
+    let mut written = 0;
+    for (&handle, entry) in &self.bodies {
+      let (BodyKind::Dynamic, Some(eid)) = (entry.kind, entry.eid) else { continue };
+      let i = eid as usize;
+      if i >= len {
+        return Err(OpError::invalid_input(format!(
+          "body {handle} drives eid {eid}, outside the {len}-entity transform buffers"
+        )));
+      }
+      let rb = &self.rapier.bodies[entry.body];
+      let t = rb.translation();
+      let q = rb.rotation();
+      cols.px[i] = t.x;
+      cols.py[i] = t.y;
+      cols.pz[i] = t.z;
+      cols.rx[i] = q.x;
+      cols.ry[i] = q.y;
+      cols.rz[i] = q.z;
+      cols.rw[i] = q.w;
+      written += 1;
+    }
+    Ok(written)
+  }
+}
+
+fn unknown(handle: u32) -> OpError {
+  OpError::not_found(format!("unknown physics body {handle} (never created or already destroyed)"))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn ball(eid: u32, position: [f32; 3]) -> BodyDesc {
+    BodyDesc {
+      kind: BodyKind::Dynamic,
+      shape: Shape::Sphere { radius: 0.5 },
+      position,
+      rotation: identity_quat(),
+      friction: 0.3,
+      restitution: 0.4,
+      density: 1.0,
+      linear_damping: 0.0,
+      angular_damping: 0.0,
+      ccd: false,
+      eid: Some(eid),
+    }
+  }
+
+  fn ground() -> BodyDesc {
+    BodyDesc {
+      kind: BodyKind::Static,
+      shape: Shape::Box { half_extents: [50.0, 0.5, 50.0] },
+      position: [0.0, -0.5, 0.0],
+      eid: Some(0),
+      ..ball(0, [0.0; 3])
+    }
+  }
+
+  struct Soa {
+    cols: [Vec<f32>; 7],
+  }
+
+  impl Soa {
+    fn new(n: usize) -> Self {
+      Self { cols: std::array::from_fn(|_| vec![0.0; n]) }
+    }
+    fn write(&mut self, w: &PhysicsWorld) -> u32 {
+      let [px, py, pz, rx, ry, rz, rw] = &mut self.cols;
+      w.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw }).unwrap()
+    }
+    fn bits(&self) -> Vec<u32> {
+      self.cols.iter().flatten().map(|v| v.to_bits()).collect()
+    }
+  }
+
+  fn pile(w: &mut PhysicsWorld) {
+    w.create_body(&ground()).unwrap();
+    for i in 0..40u32 {
+      let x = (i % 5) as f32 * 0.9 - 2.0;
+      let z = (i / 5 % 4) as f32 * 0.9 - 1.5;
+      let h = w.create_body(&ball(i + 1, [x, 1.0 + (i / 20) as f32 * 1.1 + (i % 3) as f32 * 0.3, z])).unwrap();
+      if i % 7 == 0 {
+        w.apply_impulse(h, [0.5, 0.0, -0.3]).unwrap();
+      }
+    }
+  }
+
+  #[test]
+  fn identical_inputs_give_bit_identical_transforms_after_600_steps() {
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+      let mut w = PhysicsWorld::new();
+      pile(&mut w);
+      for _ in 0..600 {
+        w.step(1.0 / 60.0).unwrap();
+      }
+      let mut soa = Soa::new(64);
+      assert_eq!(soa.write(&w), 40);
+      runs.push(soa.bits());
+    }
+    assert_eq!(runs[0], runs[1]);
+  }
+
+  #[test]
+  fn destroyed_handles_stay_dead_and_are_never_reissued() {
+    let mut w = PhysicsWorld::new();
+    let a = w.create_body(&ball(1, [0.0, 1.0, 0.0])).unwrap();
+    w.destroy_body(a).unwrap();
+    let b = w.create_body(&ball(2, [0.0, 1.0, 0.0])).unwrap();
+    assert_ne!(a, b);
+    for err in [
+      w.apply_impulse(a, [0.0, 1.0, 0.0]).unwrap_err(),
+      w.destroy_body(a).unwrap_err(),
+      w.body_state(a).unwrap_err(),
+    ] {
+      assert_eq!(err.code, limina_ops::ErrorCode::NotFound);
+      assert!(err.message.contains(&a.to_string()), "{}", err.message);
+    }
+    w.clear();
+    let c = w.create_body(&ball(3, [0.0, 1.0, 0.0])).unwrap();
+    assert!(c > b, "handles keep counting across clear()");
+    assert!(w.body_state(b).is_err());
+  }
+
+  #[test]
+  fn a_falling_ball_lands_and_reports_the_collision() {
+    let mut w = PhysicsWorld::new();
+    let g = w.create_body(&ground()).unwrap();
+    let b = w.create_body(&ball(7, [0.0, 3.0, 0.0])).unwrap();
+    let mut events = Vec::new();
+    for _ in 0..120 {
+      w.step(1.0 / 60.0).unwrap();
+      events.extend(w.drain_collisions());
+    }
+    let started: Vec<_> = events.iter().filter(|e| e.started).collect();
+    assert!(!started.is_empty(), "no collision start in {events:?}");
+    let e = started[0];
+    let mut pair = [(e.a, e.eid_a), (e.b, e.eid_b)];
+    pair.sort();
+    assert_eq!(pair, [(g, Some(0)), (b, Some(7))]);
+    let p = e.point.expect("contact point");
+    assert!(p[1].abs() < 0.1, "contact near the ground plane: {p:?}");
+    let n = e.normal.expect("normal");
+    assert!((n[1].abs() - 1.0).abs() < 1e-3, "vertical normal: {n:?}");
+    let s = w.body_state(b).unwrap();
+    assert!((s.position[1] - 0.5).abs() < 0.05, "resting on the ground: {:?}", s.position);
+  }
+
+  #[test]
+  fn raycasts_hit_the_nearest_body() {
+    let mut w = PhysicsWorld::new();
+    w.create_body(&ground()).unwrap();
+    let near = w.create_body(&BodyDesc { kind: BodyKind::Static, ..ball(3, [0.0, 1.0, 5.0]) }).unwrap();
+    w.create_body(&BodyDesc { kind: BodyKind::Static, ..ball(4, [0.0, 1.0, 10.0]) }).unwrap();
+    w.step(1.0 / 60.0).unwrap();
+    let hit = w.raycast([0.0, 1.0, 0.0], [0.0, 0.0, 2.0], 100.0, true).unwrap().unwrap();
+    assert_eq!((hit.handle, hit.eid), (near, Some(3)));
+    assert!((hit.distance - 4.5).abs() < 1e-4, "{}", hit.distance);
+    assert!((hit.point[2] - 4.5).abs() < 1e-4);
+    assert!((hit.normal[2] + 1.0).abs() < 1e-4);
+    assert!(w.raycast([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], 4.0, true).unwrap().is_none(), "out of range");
+    let down = w.raycast([3.0, 5.0, 3.0], [0.0, -1.0, 0.0], 100.0, true).unwrap().unwrap();
+    assert_eq!(down.eid, Some(0));
+    assert!((down.distance - 5.0).abs() < 1e-4);
+    assert!(w.raycast([0.0; 3], [0.0; 3], 1.0, true).is_err());
+  }
+
+  #[test]
+  fn bad_descriptions_are_rejected_and_create_nothing() {
+    let mut w = PhysicsWorld::new();
+    let cases = [
+      BodyDesc { shape: Shape::Sphere { radius: 0.0 }, ..ball(1, [0.0; 3]) },
+      BodyDesc { shape: Shape::Box { half_extents: [1.0, -1.0, 1.0] }, ..ball(1, [0.0; 3]) },
+      BodyDesc { position: [f32::NAN, 0.0, 0.0], ..ball(1, [0.0; 3]) },
+      BodyDesc { rotation: [0.0; 4], ..ball(1, [0.0; 3]) },
+      BodyDesc { friction: -1.0, ..ball(1, [0.0; 3]) },
+    ];
+    for desc in cases {
+      let err = w.create_body(&desc).unwrap_err();
+      assert_eq!(err.code, limina_ops::ErrorCode::InvalidInput, "{desc:?}");
+    }
+    assert_eq!(w.body_count(), 0);
+    assert!(w.step(0.0).is_err() && w.step(f32::NAN).is_err());
+  }
+
+  #[test]
+  fn impulses_wake_and_move_dynamic_bodies_only() {
+    let mut w = PhysicsWorld::new();
+    w.set_gravity([0.0, 0.0, 0.0]).unwrap();
+    let b = w.create_body(&ball(1, [0.0; 3])).unwrap();
+    let s = w.create_body(&BodyDesc { kind: BodyKind::Static, ..ball(2, [5.0, 0.0, 0.0]) }).unwrap();
+    w.apply_impulse(b, [1.0, 0.0, 0.0]).unwrap();
+    assert!(w.apply_impulse(s, [1.0, 0.0, 0.0]).is_err());
+    w.step(1.0 / 60.0).unwrap();
+    let st = w.body_state(b).unwrap();
+    assert!(st.linear_velocity[0] > 0.0 && !st.sleeping);
+  }
+}
