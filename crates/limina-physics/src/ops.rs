@@ -9,8 +9,12 @@ fn world(state: &mut OpState) -> &mut PhysicsWorld {
   state.borrow_mut::<PhysicsWorld>()
 }
 
+/// Takes the description as plain JSON so a malformed one (unknown shape,
+/// unknown field, wrong type) is an `invalid_input` error naming the problem.
 #[op2]
-pub fn op_physics_create_body(state: &mut OpState, #[serde] desc: BodyDesc) -> Result<u32, OpError> {
+pub fn op_physics_create_body(state: &mut OpState, #[serde] desc: serde_json::Value) -> Result<u32, OpError> {
+  let desc: BodyDesc = serde_json::from_value(desc)
+    .map_err(|e| OpError::invalid_input(format!("bad body description: {e}")))?;
   world(state).create_body(&desc)
 }
 

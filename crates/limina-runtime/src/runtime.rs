@@ -37,7 +37,12 @@ deno_core::extension!(
 pub fn new_runtime(args: Vec<String>) -> JsRuntime {
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new() as Rc<_>),
-    extensions: vec![limina_ops::limina_ops::init(), limina_runtime::init(args)],
+    extensions: vec![
+      limina_ops::limina_ops::init(),
+      limina_physics::limina_physics::init(),
+      limina_ecs::limina_ecs::init(),
+      limina_runtime::init(args),
+    ],
     ..Default::default()
   })
 }

@@ -1,0 +1,157 @@
+// The world's state: a bitECS world whose transforms are SoA Float32Arrays
+// sized MAX_ENTITIES, plus the EntityTable that names its entities.
+
+import { addComponent, addEntity, createWorld, removeEntity } from "../../build/bitecs.bundle.mjs";
+import { engineError } from "../errors.ts";
+import { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./entity-table.ts";
+
+export const MAX_ENTITIES = 16384;
+
+export type Vec3 = [number, number, number];
+export type Quat = [number, number, number, number];
+
+export interface Vec3Columns {
+  x: Float32Array;
+  y: Float32Array;
+  z: Float32Array;
+}
+export interface QuatColumns extends Vec3Columns {
+  w: Float32Array;
+}
+
+function vec3Columns(): Vec3Columns {
+  return { x: new Float32Array(MAX_ENTITIES), y: new Float32Array(MAX_ENTITIES), z: new Float32Array(MAX_ENTITIES) };
+}
+
+export interface SpawnOptions {
+  position?: Vec3;
+  rotation?: Quat;
+  scale?: Vec3;
+  tags?: Iterable<string>;
+}
+
+export interface WorldSnapshot {
+  identity: EntityTableSnapshot;
+  /** Per live entity, in creation order: position, rotation, scale. */
+  transforms: { position: Vec3; rotation: Quat; scale: Vec3 }[];
+}
+
+function checkVec(name: string, v: unknown, n: 3 | 4): void {
+  if (!Array.isArray(v) || v.length !== n || !v.every((c) => typeof c === "number" && Number.isFinite(c))) {
+    throw engineError("invalid_input", `${name} must be ${n} finite numbers, got ${JSON.stringify(v)}`);
+  }
+}
+
+export class World {
+  readonly ecs = createWorld();
+  readonly Position: Vec3Columns = vec3Columns();
+  readonly Rotation: QuatColumns = { ...vec3Columns(), w: new Float32Array(MAX_ENTITIES) };
+  readonly Scale: Vec3Columns = vec3Columns();
+  readonly entities = new EntityTable();
+
+  /** Entities the world can hold at once (bitECS never hands out eid 0). */
+  static readonly capacity = MAX_ENTITIES - 1;
+
+  /**
+   * Creates an entity with a transform and tags. Past capacity it throws
+   * `capacity_exceeded` and leaves the world exactly as it was.
+   */
+  spawn(options: SpawnOptions = {}): EntityEntry {
+    const { position = [0, 0, 0], rotation = [0, 0, 0, 1], scale = [1, 1, 1] } = options;
+    checkVec("position", position, 3);
+    checkVec("rotation", rotation, 4);
+    checkVec("scale", scale, 3);
+    if (this.entities.size >= World.capacity) {
+      throw engineError("capacity_exceeded", `entity capacity exceeded (MAX_ENTITIES = ${MAX_ENTITIES})`);
+    }
+    const eid = addEntity(this.ecs);
+    if (eid >= MAX_ENTITIES) {
+      removeEntity(this.ecs, eid);
+      throw engineError("capacity_exceeded", `entity capacity exceeded (MAX_ENTITIES = ${MAX_ENTITIES})`);
+    }
+    addComponent(this.ecs, eid, this.Position);
+    addComponent(this.ecs, eid, this.Rotation);
+    addComponent(this.ecs, eid, this.Scale);
+    this.writeTransform(eid, position, rotation, scale);
+    return this.entities.create(eid, options.tags);
+  }
+
+  /** Destroys `id` for good; returns whether it was live. */
+  destroy(id: EntityId): boolean {
+    const entry = this.entities.destroy(id);
+    if (!entry) return false;
+    removeEntity(this.ecs, entry.eid);
+    return true;
+  }
+
+  /** The live entry for `id`, or a `not_found` error naming it. */
+  require(id: unknown): EntityEntry {
+    const entry = this.entities.get(id);
+    if (!entry) throw engineError("not_found", `unknown entity ${JSON.stringify(id)}`);
+    return entry;
+  }
+
+  position(eid: number): Vec3 {
+    return [this.Position.x[eid], this.Position.y[eid], this.Position.z[eid]];
+  }
+
+  rotation(eid: number): Quat {
+    return [this.Rotation.x[eid], this.Rotation.y[eid], this.Rotation.z[eid], this.Rotation.w[eid]];
+  }
+
+  scale(eid: number): Vec3 {
+    return [this.Scale.x[eid], this.Scale.y[eid], this.Scale.z[eid]];
+  }
+
+  writeTransform(eid: number, position?: Vec3, rotation?: Quat, scale?: Vec3): void {
+    if (position) [this.Position.x[eid], this.Position.y[eid], this.Position.z[eid]] = position;
+    if (rotation) [this.Rotation.x[eid], this.Rotation.y[eid], this.Rotation.z[eid], this.Rotation.w[eid]] = rotation;
+    if (scale) [this.Scale.x[eid], this.Scale.y[eid], this.Scale.z[eid]] = scale;
+  }
+
+  /** Live eids in creation order (the spatial index's insertion order). */
+  liveEids(): Uint32Array {
+    const out = new Uint32Array(this.entities.size);
+    let i = 0;
+    for (const e of this.entities.entries()) out[i++] = e.eid;
+    return out;
+  }
+
+  snapshot(): WorldSnapshot {
+    const identity = this.entities.snapshot();
+    const transforms = identity.entries.map((e) => ({
+      position: this.position(e.eid),
+      rotation: this.rotation(e.eid),
+      scale: this.scale(e.eid),
+    }));
+    return { identity, transforms };
+  }
+
+  /** A new world holding the snapshot's entities, ids, counter and version. */
+  static restore(snap: WorldSnapshot): World {
+    if (!snap?.identity || !Array.isArray(snap.transforms) || snap.transforms.length !== snap.identity.entries?.length) {
+      throw engineError("invalid_input", "world snapshot must pair identity entries with transforms");
+    }
+    if (snap.identity.entries.length > World.capacity) {
+      throw engineError("capacity_exceeded", `snapshot holds ${snap.identity.entries.length} entities, more than ${World.capacity}`);
+    }
+    for (const t of snap.transforms) {
+      checkVec("position", t.position, 3);
+      checkVec("rotation", t.rotation, 4);
+      checkVec("scale", t.scale, 3);
+    }
+    const world = new World();
+    const eids = snap.identity.entries.map((_, i) => {
+      const eid = addEntity(world.ecs);
+      addComponent(world.ecs, eid, world.Position);
+      addComponent(world.ecs, eid, world.Rotation);
+      addComponent(world.ecs, eid, world.Scale);
+      const t = snap.transforms[i];
+      world.writeTransform(eid, t.position, t.rotation, t.scale);
+      return eid;
+    });
+    let i = 0;
+    world.entities.restore(snap.identity, () => eids[i++]);
+    return world;
+  }
+}
