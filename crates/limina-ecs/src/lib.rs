@@ -3,10 +3,10 @@
 
 mod spatial_grid;
 
-use deno_core::op2;
+use deno_core::{op2, OpState};
 use limina_ops::OpError;
 
-pub use spatial_grid::{parse_queries, write_results, Query, SpatialGrid};
+pub use spatial_grid::{parse_queries, write_results, BatchResults, Hit, Query, SpatialGrid};
 
 /// The batched radius query: indexes `eids` (insertion order) at their
 /// positions in the SoA columns, answers every `[x, y, z, radius, selfEid]`
@@ -16,6 +16,7 @@ pub use spatial_grid::{parse_queries, write_results, Query, SpatialGrid};
 #[op2(fast)]
 #[allow(clippy::too_many_arguments)]
 pub fn op_ecs_spatial_query_batch(
+  state: &mut OpState,
   #[buffer] x: &[f32],
   #[buffer] y: &[f32],
   #[buffer] z: &[f32],
@@ -27,9 +28,10 @@ pub fn op_ecs_spatial_query_batch(
   #[buffer] out_dist: &mut [f64],
 ) -> Result<u32, OpError> {
   let queries = parse_queries(queries)?;
-  let grid = SpatialGrid::build(eids, x, y, z, cell_size)?;
+  let grid = limina_ops::resources::resource_mut::<SpatialGrid>(state);
+  grid.rebuild(eids, x, y, z, cell_size)?;
   let results = grid.query_batch(&queries);
-  let total = write_results(&results, offsets, out_eids, out_dist)?;
+  let total = write_results(grid, &results, offsets, out_eids, out_dist)?;
   u32::try_from(total).map_err(|_| OpError::capacity_exceeded(format!("{total} results exceed the u32 range")))
 }
 

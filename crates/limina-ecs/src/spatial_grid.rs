@@ -15,6 +15,9 @@ use rayon::prelude::*;
 /// The most cells a grid may allocate; coarser cells beyond that.
 const MAX_CELLS: usize = 1 << 21;
 
+/// Below this many queries, waking the rayon pool costs more than it saves.
+const PARALLEL_MIN_QUERIES: usize = 32;
+
 /// One query: a sphere, and the entity to leave out of its results.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Query {
@@ -52,82 +55,127 @@ pub fn parse_queries(packed: &[f64]) -> Result<Vec<Query>, OpError> {
     .collect()
 }
 
+/// The grid; its buffers are reused across rebuilds, so a steady-state
+/// rebuild allocates nothing.
+#[derive(Default)]
 pub struct SpatialGrid {
   origin: [f64; 3],
   cell: f64,
   dims: [usize; 3],
-  /// CSR: entities of cell `c` are `entries[offsets[c]..offsets[c + 1]]`.
+  /// CSR: entities of cell `c` are at `offsets[c]..offsets[c + 1]` in the
+  /// cell-ordered arrays below (ascending insertion order within a cell).
   offsets: Vec<u32>,
-  /// Insertion indices, ascending within each cell.
-  entries: Vec<u32>,
+  /// Insertion index of each cell-ordered entity.
+  order: Vec<u32>,
+  /// Position of each cell-ordered entity, widened to f64.
+  sorted_pos: Vec<[f64; 3]>,
+  /// Indexed eids, in insertion order.
   eids: Vec<u32>,
   positions: Vec<[f64; 3]>,
+  cells: Vec<u32>,
 }
 
-/// One result: insertion index and distance.
-type Hit = (f64, u32);
+/// One result: the distance's f64 bits above the insertion index. Distances
+/// are ≥ 0, so their IEEE bit patterns order as the values do, and the
+/// packed integer orders by distance, then insertion order.
+pub type Hit = u128;
+
+/// Insertion sort: a query's hits are few, mostly short runs of cells.
+fn sort_small(v: &mut [Hit]) {
+  if v.len() > 64 {
+    v.sort_unstable();
+    return;
+  }
+  for i in 1..v.len() {
+    let x = v[i];
+    let mut j = i;
+    while j > 0 && v[j - 1] > x {
+      v[j] = v[j - 1];
+      j -= 1;
+    }
+    v[j] = x;
+  }
+}
 
 impl SpatialGrid {
-  /// Indexes `eids` (in insertion order) at their SoA positions. Entities
-  /// whose position is not finite are not indexed.
+  /// A grid over `eids` (in insertion order) at their SoA positions.
   pub fn build(eids: &[u32], x: &[f32], y: &[f32], z: &[f32], cell_hint: f64) -> Result<Self, OpError> {
+    let mut grid = Self::default();
+    grid.rebuild(eids, x, y, z, cell_hint)?;
+    Ok(grid)
+  }
+
+  /// Re-indexes `eids` (in insertion order) at their SoA positions. Entities
+  /// whose position is not finite are not indexed.
+  pub fn rebuild(&mut self, eids: &[u32], x: &[f32], y: &[f32], z: &[f32], cell_hint: f64) -> Result<(), OpError> {
     if !(cell_hint.is_finite() && cell_hint > 0.0) {
       return Err(OpError::invalid_input(format!("cell size must be a positive number, got {cell_hint}")));
     }
     let n = x.len().min(y.len()).min(z.len());
-    let mut kept_eids = Vec::with_capacity(eids.len());
-    let mut positions = Vec::with_capacity(eids.len());
-    for &eid in eids {
-      let i = eid as usize;
-      if i >= n {
-        return Err(OpError::invalid_input(format!("eid {eid} is outside the {n}-entity position buffers")));
-      }
-      let p = [x[i] as f64, y[i] as f64, z[i] as f64];
-      if p.iter().all(|v| v.is_finite()) {
-        kept_eids.push(eid);
-        positions.push(p);
-      }
+    if let Some(&bad) = eids.iter().find(|&&e| e as usize >= n) {
+      return Err(OpError::invalid_input(format!("eid {bad} is outside the {n}-entity position buffers")));
     }
+    self.eids.clear();
+    self.positions.clear();
     let mut min = [f64::INFINITY; 3];
     let mut max = [f64::NEG_INFINITY; 3];
-    for p in &positions {
-      for k in 0..3 {
-        min[k] = min[k].min(p[k]);
-        max[k] = max[k].max(p[k]);
+    for &eid in eids {
+      let i = eid as usize;
+      let p = [x[i] as f64, y[i] as f64, z[i] as f64];
+      if p[0].is_finite() && p[1].is_finite() && p[2].is_finite() {
+        for k in 0..3 {
+          min[k] = min[k].min(p[k]);
+          max[k] = max[k].max(p[k]);
+        }
+        self.eids.push(eid);
+        self.positions.push(p);
       }
     }
-    if positions.is_empty() {
+    if self.positions.is_empty() {
       min = [0.0; 3];
       max = [0.0; 3];
     }
     let mut cell = cell_hint;
+    // Extents are ≥ 0, so truncation is floor (and needs no libm call).
     let dims = loop {
-      let d: [usize; 3] = std::array::from_fn(|k| ((max[k] - min[k]) / cell).floor() as usize + 1);
+      let d: [usize; 3] = std::array::from_fn(|k| ((max[k] - min[k]) / cell) as usize + 1);
       if d.iter().try_fold(1usize, |acc, &v| acc.checked_mul(v)).is_some_and(|c| c <= MAX_CELLS) {
         break d;
       }
       cell *= 2.0;
     };
-    let cell_of = |p: &[f64; 3]| -> usize {
-      let c: [usize; 3] = std::array::from_fn(|k| (((p[k] - min[k]) / cell).floor() as usize).min(dims[k] - 1));
-      (c[2] * dims[1] + c[1]) * dims[0] + c[0]
-    };
     let ncells = dims[0] * dims[1] * dims[2];
-    let mut offsets = vec![0u32; ncells + 1];
-    let cells: Vec<usize> = positions.iter().map(cell_of).collect();
-    for &c in &cells {
-      offsets[c + 1] += 1;
+    self.offsets.clear();
+    self.offsets.resize(ncells + 1, 0);
+    self.cells.clear();
+    for p in &self.positions {
+      let c: [usize; 3] = std::array::from_fn(|k| (((p[k] - min[k]) / cell) as usize).min(dims[k] - 1));
+      let c = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+      self.cells.push(c as u32);
+      self.offsets[c + 1] += 1;
     }
     for c in 0..ncells {
-      offsets[c + 1] += offsets[c];
+      self.offsets[c + 1] += self.offsets[c];
     }
-    let mut fill = offsets.clone();
-    let mut entries = vec![0u32; positions.len()];
-    for (i, &c) in cells.iter().enumerate() {
-      entries[fill[c] as usize] = i as u32;
-      fill[c] += 1;
+    let count = self.positions.len();
+    self.order.clear();
+    self.order.resize(count, 0);
+    self.sorted_pos.clear();
+    self.sorted_pos.resize(count, [0.0; 3]);
+    // Fill each cell from its start, bumping the start offsets as we go;
+    // afterwards offsets[c] is cell c's end, i.e. cell c + 1's start.
+    for (i, &c) in self.cells.iter().enumerate() {
+      let at = self.offsets[c as usize] as usize;
+      self.order[at] = i as u32;
+      self.sorted_pos[at] = self.positions[i];
+      self.offsets[c as usize] += 1;
     }
-    Ok(Self { origin: min, cell, dims, offsets, entries, eids: kept_eids, positions })
+    self.offsets.copy_within(0..ncells, 1);
+    self.offsets[0] = 0;
+    self.origin = min;
+    self.cell = cell;
+    self.dims = dims;
+    Ok(())
   }
 
   pub fn len(&self) -> usize {
@@ -138,10 +186,11 @@ impl SpatialGrid {
     self.eids.is_empty()
   }
 
-  fn query_hits(&self, q: &Query) -> Vec<Hit> {
-    let mut hits = Vec::new();
+  /// Appends query `q`'s hits to `out`, sorted.
+  fn query_into(&self, q: &Query, out: &mut Vec<Hit>) {
+    let start_len = out.len();
     if self.eids.is_empty() {
-      return hits;
+      return;
     }
     let r = q.radius;
     let r2 = r * r;
@@ -152,7 +201,7 @@ impl SpatialGrid {
       let b = ((q.center[k] + r - self.origin[k]) / self.cell).floor();
       let top = (self.dims[k] - 1) as f64;
       if b < 0.0 || a > top {
-        return hits;
+        return;
       }
       lo[k] = a.max(0.0) as usize;
       hi[k] = b.min(top) as usize;
@@ -162,30 +211,60 @@ impl SpatialGrid {
         let row = (cz * self.dims[1] + cy) * self.dims[0];
         let start = self.offsets[row + lo[0]] as usize;
         let end = self.offsets[row + hi[0] + 1] as usize;
-        for &i in &self.entries[start..end] {
-          let p = self.positions[i as usize];
+        for (p, &i) in self.sorted_pos[start..end].iter().zip(&self.order[start..end]) {
           let dx = p[0] - q.center[0];
           let dy = p[1] - q.center[1];
           let dz = p[2] - q.center[2];
           let d2 = dx * dx + dy * dy + dz * dz;
           if d2 <= r2 && q.self_eid != Some(self.eids[i as usize]) {
-            hits.push((d2.sqrt(), i));
+            out.push(((d2.sqrt().to_bits() as u128) << 32) | i as u128);
           }
         }
       }
     }
-    hits.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    hits
+    sort_small(&mut out[start_len..]);
   }
 
-  /// Answers every query in parallel; per query, `(eid, distance)` sorted
-  /// by distance then insertion order.
-  pub fn query_batch(&self, queries: &[Query]) -> Vec<Vec<(u32, f64)>> {
-    queries
-      .par_iter()
-      .map(|q| self.query_hits(q).into_iter().map(|(d, i)| (self.eids[i as usize], d)).collect())
-      .collect()
+  /// Answers `queries` into one flat hit list with per-query offsets.
+  fn answer(&self, queries: &[Query]) -> BatchResults {
+    let mut hits = Vec::with_capacity(queries.len() * 16);
+    let mut offsets = Vec::with_capacity(queries.len() + 1);
+    offsets.push(0);
+    for q in queries {
+      self.query_into(q, &mut hits);
+      offsets.push(hits.len() as u32);
+    }
+    BatchResults { offsets, hits }
   }
+
+  /// Answers every query (split across the rayon pool when there are
+  /// enough to pay for waking it): per query, hits sorted by distance then
+  /// insertion order.
+  pub fn query_batch(&self, queries: &[Query]) -> BatchResults {
+    if queries.len() < PARALLEL_MIN_QUERIES {
+      return self.answer(queries);
+    }
+    let chunk = queries.len().div_ceil(rayon::current_num_threads() * 2);
+    let parts: Vec<BatchResults> = queries.par_chunks(chunk).map(|c| self.answer(c)).collect();
+    let mut all = BatchResults { offsets: vec![0], hits: Vec::with_capacity(parts.iter().map(|p| p.hits.len()).sum()) };
+    for part in parts {
+      let base = all.hits.len() as u32;
+      all.offsets.extend(part.offsets[1..].iter().map(|o| o + base));
+      all.hits.extend(part.hits);
+    }
+    all
+  }
+
+  /// The eid and distance of one hit.
+  pub fn resolve(&self, hit: Hit) -> (u32, f64) {
+    (self.eids[(hit as u32) as usize], f64::from_bits((hit >> 32) as u64))
+  }
+}
+
+/// Hits of a batch: query `q`'s are `hits[offsets[q]..offsets[q + 1]]`.
+pub struct BatchResults {
+  pub offsets: Vec<u32>,
+  pub hits: Vec<Hit>,
 }
 
 /// Writes batch results in the packed layout the op returns: `offsets`
@@ -193,32 +272,27 @@ impl SpatialGrid {
 /// of results; when that exceeds the output capacity nothing but the count
 /// is written, so the caller can grow its buffers and ask again.
 pub fn write_results(
-  results: &[Vec<(u32, f64)>],
+  grid: &SpatialGrid,
+  results: &BatchResults,
   offsets: &mut [u32],
   out_eids: &mut [u32],
   out_dist: &mut [f64],
 ) -> Result<usize, OpError> {
-  if offsets.len() < results.len() + 1 {
+  let n = results.offsets.len();
+  if offsets.len() < n {
     return Err(OpError::invalid_input(format!(
-      "offsets needs {} entries for {} queries, got {}",
-      results.len() + 1,
-      results.len(),
+      "offsets needs {n} entries for {} queries, got {}",
+      n - 1,
       offsets.len()
     )));
   }
-  let total: usize = results.iter().map(Vec::len).sum();
+  let total = results.hits.len();
   if total > out_eids.len() || total > out_dist.len() {
     return Ok(total);
   }
-  let mut at = 0usize;
-  offsets[0] = 0;
-  for (q, hits) in results.iter().enumerate() {
-    for &(eid, d) in hits {
-      out_eids[at] = eid;
-      out_dist[at] = d;
-      at += 1;
-    }
-    offsets[q + 1] = at as u32;
+  offsets[..n].copy_from_slice(&results.offsets);
+  for (k, &hit) in results.hits.iter().enumerate() {
+    (out_eids[k], out_dist[k]) = grid.resolve(hit);
   }
   Ok(total)
 }
@@ -226,13 +300,18 @@ pub fn write_results(
 #[cfg(test)]
 mod tests {
   use super::*;
-
   fn grid(points: &[[f32; 3]], cell: f64) -> SpatialGrid {
     let x: Vec<f32> = points.iter().map(|p| p[0]).collect();
     let y: Vec<f32> = points.iter().map(|p| p[1]).collect();
     let z: Vec<f32> = points.iter().map(|p| p[2]).collect();
     let eids: Vec<u32> = (0..points.len() as u32).collect();
     SpatialGrid::build(&eids, &x, &y, &z, cell).unwrap()
+  }
+
+  /// Per query, the resolved (eid, distance) hits.
+  fn batch(g: &SpatialGrid, queries: &[Query]) -> Vec<Vec<(u32, f64)>> {
+    let r = g.query_batch(queries);
+    r.offsets.windows(2).map(|w| r.hits[w[0] as usize..w[1] as usize].iter().map(|&h| g.resolve(h)).collect()).collect()
   }
 
   fn brute(points: &[[f32; 3]], q: &Query) -> Vec<(u32, f64)> {
@@ -262,7 +341,7 @@ mod tests {
       .collect();
     for cell in [0.5, 3.0, 15.0, 1000.0] {
       let g = grid(&points, cell);
-      let got = g.query_batch(&queries);
+      let got = batch(&g, &queries);
       for (q, hits) in queries.iter().zip(&got) {
         assert_eq!(hits, &brute(&points, q), "cell {cell}");
       }
@@ -274,9 +353,9 @@ mod tests {
     let points = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]];
     let g = grid(&points, 1.0);
     let q = Query { center: [0.0; 3], radius: 1.0, self_eid: Some(3) };
-    assert_eq!(g.query_batch(&[q])[0], vec![(0, 1.0), (1, 1.0), (2, 1.0)]);
+    assert_eq!(batch(&g, &[q])[0], vec![(0, 1.0), (1, 1.0), (2, 1.0)]);
     let q0 = Query { center: [0.0; 3], radius: 0.0, self_eid: None };
-    assert_eq!(g.query_batch(&[q0])[0], vec![(3, 0.0)], "radius 0 finds only coincident entities");
+    assert_eq!(batch(&g, &[q0])[0], vec![(3, 0.0)], "radius 0 finds only coincident entities");
   }
 
   #[test]
@@ -285,9 +364,9 @@ mod tests {
     let g = grid(&points, 0.001);
     assert!(g.dims.iter().product::<usize>() <= MAX_CELLS);
     let all = Query { center: [0.0; 3], radius: 1e9, self_eid: None };
-    assert_eq!(g.query_batch(&[all])[0].len(), 2);
+    assert_eq!(batch(&g, &[all])[0].len(), 2);
     let far = Query { center: [-1e7, 0.0, 0.0], radius: 1.0, self_eid: None };
-    assert!(g.query_batch(&[far])[0].is_empty());
+    assert!(batch(&g, &[far])[0].is_empty());
   }
 
   #[test]
@@ -307,15 +386,32 @@ mod tests {
 
   #[test]
   fn results_that_do_not_fit_report_the_needed_size() {
-    let results = vec![vec![(1, 0.5), (2, 0.7)], vec![(3, 1.0)]];
+    let g = grid(&[[0.5, 0.0, 0.0], [0.7, 0.0, 0.0], [5.0, 0.0, 0.0], [6.0, 0.0, 0.0]], 1.0);
+    let queries = [
+      Query { center: [0.0; 3], radius: 1.0, self_eid: None },
+      Query { center: [6.0, 0.0, 0.0], radius: 0.5, self_eid: None },
+    ];
+    let results = g.query_batch(&queries);
     let mut offsets = [9u32; 3];
     let mut eids = [0u32; 2];
     let mut dist = [0f64; 2];
-    assert_eq!(write_results(&results, &mut offsets, &mut eids, &mut dist).unwrap(), 3);
-    assert_eq!(eids, [0, 0], "nothing written when it does not fit");
+    assert_eq!(write_results(&g, &results, &mut offsets, &mut eids, &mut dist).unwrap(), 3);
+    assert_eq!((offsets, eids), ([9, 9, 9], [0, 0]), "nothing written when it does not fit");
     let mut eids = [0u32; 3];
     let mut dist = [0f64; 3];
-    assert_eq!(write_results(&results, &mut offsets, &mut eids, &mut dist).unwrap(), 3);
-    assert_eq!((offsets, eids, dist), ([0, 2, 3], [1, 2, 3], [0.5, 0.7, 1.0]));
+    assert_eq!(write_results(&g, &results, &mut offsets, &mut eids, &mut dist).unwrap(), 3);
+    assert_eq!((offsets, eids, dist), ([0, 2, 3], [0, 1, 3], [0.5, 0.699999988079071, 0.0]));
+    assert!(write_results(&g, &results, &mut [0u32; 2], &mut eids, &mut dist).is_err());
+  }
+
+  #[test]
+  fn parallel_and_sequential_batches_agree() {
+    let points: Vec<[f32; 3]> = (0..300).map(|i| [(i % 17) as f32, (i % 5) as f32, (i / 17) as f32]).collect();
+    let g = grid(&points, 2.0);
+    let queries: Vec<Query> = (0..100).map(|i| Query { center: [(i % 17) as f64, 2.0, (i % 13) as f64], radius: 3.0, self_eid: Some(i) }).collect();
+    let par = g.query_batch(&queries);
+    let seq = g.answer(&queries);
+    assert!(queries.len() >= PARALLEL_MIN_QUERIES);
+    assert_eq!((par.offsets, par.hits), (seq.offsets, seq.hits));
   }
 }

@@ -1,7 +1,7 @@
 // console: log/info/debug to stdout, warn/error to stderr, values formatted
 // the way a developer expects (nested objects, typed arrays, errors with stacks).
 
-const { print } = Deno.core;
+import { op_limina_print as print } from "ext:core/ops";
 
 const MAX_DEPTH = 4;
 const MAX_ITEMS = 100;

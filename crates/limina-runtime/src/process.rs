@@ -49,6 +49,22 @@ pub fn op_limina_exec_path() -> Result<String, OpError> {
     .map_err(|p| OpError::internal(format!("executable path is not UTF-8: {}", p.to_string_lossy())))
 }
 
+/// Writes console output. A reader that went away (`limina … | head`) is
+/// not the program's error: output to a broken pipe is dropped.
+#[op2(fast)]
+pub fn op_limina_print(#[string] text: &str, to_stderr: bool) -> Result<(), OpError> {
+  let result = if to_stderr {
+    std::io::stderr().lock().write_all(text.as_bytes())
+  } else {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush())
+  };
+  match result {
+    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+    _ => Ok(()),
+  }
+}
+
 /// Ends the process with `code` once stdout and stderr are flushed.
 #[op2(fast)]
 pub fn op_limina_exit(code: i32) {

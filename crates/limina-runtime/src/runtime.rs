@@ -14,6 +14,7 @@ deno_core::extension!(
   deps = [limina_ops],
   ops = [
     process::op_limina_now,
+    process::op_limina_print,
     process::op_limina_args,
     process::op_limina_version,
     process::op_limina_exec_path,

@@ -170,6 +170,15 @@ fn missing_module_and_unlanded_flags_are_clear_errors() {
 }
 
 #[test]
+fn a_reader_closing_the_pipe_early_is_not_an_error() {
+  let cmd = format!("set -o pipefail; '{}' tests/fixtures/chatty.ts | head -n 1 >/dev/null", env!("CARGO_BIN_EXE_limina"));
+  let out = Command::new("bash").args(["-c", &cmd]).current_dir(repo_root()).output().unwrap();
+  let (_, stderr) = text(&out);
+  assert!(out.status.success(), "{stderr}");
+  assert_eq!(stderr.trim(), "still running after the reader left");
+}
+
+#[test]
 fn help_and_version() {
   let out = limina(&["--version"]);
   assert!(out.status.success());
