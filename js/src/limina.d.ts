@@ -18,6 +18,7 @@ declare const Limina: {
     onFrame(cb: (alpha: number) => void): void;
     stop(): void;
     stats(): LiminaLoopStats;
+    steps(): number;
   };
   readonly execPath: string;
   run(options: { cmd: string; args?: string[]; cwd?: string; stdin?: string }): Promise<{

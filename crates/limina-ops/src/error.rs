@@ -80,17 +80,25 @@ impl fmt::Display for OpError {
 
 impl std::error::Error for OpError {}
 
+impl OpError {
+  /// An I/O failure with what was being done: `"{context}: {e}"`, coded by its kind.
+  pub fn io(context: impl fmt::Display, e: std::io::Error) -> Self {
+    Self::new(io_code(&e), format!("{context}: {e}"))
+  }
+}
+
+fn io_code(e: &std::io::Error) -> ErrorCode {
+  match e.kind() {
+    std::io::ErrorKind::NotFound => ErrorCode::NotFound,
+    std::io::ErrorKind::PermissionDenied => ErrorCode::Forbidden,
+    std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => ErrorCode::InvalidInput,
+    _ => ErrorCode::Io,
+  }
+}
+
 impl From<std::io::Error> for OpError {
   fn from(e: std::io::Error) -> Self {
-    let code = match e.kind() {
-      std::io::ErrorKind::NotFound => ErrorCode::NotFound,
-      std::io::ErrorKind::PermissionDenied => ErrorCode::Forbidden,
-      std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-        ErrorCode::InvalidInput
-      }
-      _ => ErrorCode::Io,
-    };
-    Self::new(code, e.to_string())
+    Self::new(io_code(&e), e.to_string())
   }
 }
 
@@ -137,5 +145,8 @@ mod tests {
     let e: OpError = std::io::Error::other("disk on fire").into();
     assert_eq!(e.code, ErrorCode::Io);
     assert_eq!(e.message, "disk on fire");
+    let e = OpError::io("cannot read x.ts", std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+    assert_eq!(e.code, ErrorCode::Forbidden);
+    assert!(e.message.starts_with("cannot read x.ts: "), "{}", e.message);
   }
 }

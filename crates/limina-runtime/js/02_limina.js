@@ -10,6 +10,7 @@ import {
   op_limina_run,
   op_limina_version,
   op_loop_stats,
+  op_loop_steps,
   op_loop_stop,
   op_set_fixed_step_callback,
   op_set_frame_callback,
@@ -28,6 +29,8 @@ globalThis.Limina = Object.freeze({
     onFrame: (cb) => op_set_frame_callback(cb),
     stop: () => op_loop_stop(),
     stats: () => op_loop_stats(),
+    /** Fixed steps run so far: the current tick. */
+    steps: op_loop_steps,
   }),
   /** The path of the running limina binary. */
   execPath: op_limina_exec_path(),

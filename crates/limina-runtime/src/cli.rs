@@ -1,15 +1,19 @@
 //! The command line.
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts"
+  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts\n  limina trace verify traces/run.jsonl",
+  args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+  #[command(subcommand)]
+  pub command: Option<Command>,
+
   /// The TypeScript or JavaScript module to run.
   pub module: Option<String>,
 
@@ -45,6 +49,25 @@ pub struct Cli {
   /// Port for --mcp-ws.
   #[arg(long, value_name = "N", requires = "mcp_ws")]
   pub port: Option<u16>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+  /// Work with exported world-log traces.
+  Trace {
+    #[command(subcommand)]
+    action: TraceAction,
+  },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TraceAction {
+  /// Verify a JSONL trace's sha256 chain: exit 0 when intact, otherwise
+  /// exit 1 naming the reason and the line.
+  Verify {
+    /// The .jsonl trace file.
+    file: std::path::PathBuf,
+  },
 }
 
 impl Cli {

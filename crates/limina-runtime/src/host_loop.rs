@@ -93,6 +93,12 @@ pub fn op_loop_stop(state: &mut OpState) {
   }
 }
 
+/// Fixed steps run so far (the current tick while a step runs).
+#[op2(fast)]
+pub fn op_loop_steps(state: &mut OpState) -> f64 {
+  state.borrow::<HostLoop>().steps as f64
+}
+
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoopStats {

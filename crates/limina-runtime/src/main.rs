@@ -7,6 +7,8 @@ mod host_loop;
 mod module_loader;
 mod process;
 mod runtime;
+mod trace_chain;
+mod trace_ops;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,12 +16,15 @@ use std::process::ExitCode;
 use clap::Parser;
 use deno_core::error::CoreError;
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Command, TraceAction};
 use crate::host_loop::{ClockMode, LoopConfig};
 
 fn main() -> ExitCode {
   process::mark_start();
   let cli = Cli::parse();
+  if let Some(Command::Trace { action: TraceAction::Verify { file } }) = &cli.command {
+    return verify_trace_file(file);
+  }
   if let Some((flag, why)) = cli.unavailable_feature() {
     eprintln!("error: {flag} is not available yet: {why}");
     return ExitCode::from(2);
@@ -67,6 +72,31 @@ fn main() -> ExitCode {
     Ok(()) => ExitCode::SUCCESS,
     Err(e) => {
       eprintln!("error: {}", format_error(&e));
+      ExitCode::FAILURE
+    }
+  }
+}
+
+/// `limina trace verify FILE`: no V8 needed.
+fn verify_trace_file(file: &std::path::Path) -> ExitCode {
+  let text = match std::fs::read_to_string(file) {
+    Ok(t) => t,
+    Err(e) => {
+      eprintln!("error: cannot read {}: {e}", file.display());
+      return ExitCode::from(2);
+    }
+  };
+  match trace_chain::verify(&text) {
+    Ok(v) => {
+      println!(
+        "ok: {} events, chain intact (last hash {})",
+        v.events,
+        v.last_hash.as_deref().unwrap_or("none: empty trace")
+      );
+      ExitCode::SUCCESS
+    }
+    Err(e) => {
+      eprintln!("error: {}: {} at line {}: {}", file.display(), e.reason.as_str(), e.line, e.message);
       ExitCode::FAILURE
     }
   }

@@ -111,10 +111,7 @@ pub async fn op_limina_run(#[serde] options: RunOptions) -> Result<RunOutput, Op
   let start = Instant::now();
   let mut child = command
     .spawn()
-    .map_err(|e| {
-      let message = format!("cannot run {}: {e}", options.cmd);
-      OpError::new(OpError::from(e).code, message)
-    })?;
+    .map_err(|e| OpError::io(format!("cannot run {}", options.cmd), e))?;
   if let Some(input) = options.stdin {
     use tokio::io::AsyncWriteExt;
     let mut stdin = child.stdin.take().expect("stdin is piped");

@@ -8,6 +8,7 @@ use deno_core::{JsRuntime, RuntimeOptions};
 use crate::host_loop::{self, HostLoop};
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
+use crate::trace_ops;
 
 deno_core::extension!(
   limina_runtime,
@@ -24,6 +25,11 @@ deno_core::extension!(
     host_loop::op_set_frame_callback,
     host_loop::op_loop_stop,
     host_loop::op_loop_stats,
+    host_loop::op_loop_steps,
+    trace_ops::op_trace_seal,
+    trace_ops::op_trace_verify,
+    trace_ops::op_trace_write,
+    trace_ops::op_trace_read,
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",
   esm = [dir "js", "00_console.js", "01_globals.js", "02_limina.js"],

@@ -1,0 +1,226 @@
+// The dynamic policy engine: a contextual allow/deny at every boundary,
+// deny-overrides and fail-closed, in this order (the first deny wins):
+//   1. session revoked                → session.revoked
+//   2. capability or agent revoked    → revoked
+//   3. profile lacks a permission     → profile.denied
+//   4. quota window exhausted         → quota.exceeded
+//   5. resource budget exhausted      → budget.calls / budget.cpu / budget.mem
+//   6. otherwise allow (profile.grant) and commit the usage.
+// Every decision is recorded: `policy.decision` (allow) or `policy.denied`.
+
+import type { Tracer } from "../observability/tracer.ts";
+
+export type PolicyRule =
+  | "session.revoked"
+  | "revoked"
+  | "profile.denied"
+  | "quota.exceeded"
+  | "budget.calls"
+  | "budget.cpu"
+  | "budget.mem"
+  | "profile.grant";
+
+export type Boundary = "registry" | "sandbox" | "session" | "package";
+
+export interface PolicyInput {
+  boundary: Boundary;
+  agentId: string;
+  sessionId: string;
+  /** The capability exercised: a skill name at the registry. */
+  cap: string;
+  requiredPermissions: readonly string[];
+  granted: ReadonlySet<string>;
+  profile: string | null;
+  package: string | null;
+  tick: number | null;
+}
+
+export interface QuotaSnapshot {
+  cap: string;
+  max: number;
+  windowMs: number;
+  used: number;
+  remaining: number;
+}
+
+export interface BudgetSnapshot {
+  limits: { calls?: number; cpuMs?: number; memBytes?: number };
+  used: { calls: number; cpuMs: number; memBytes: number };
+}
+
+export interface Decision {
+  eventId: string;
+  allow: boolean;
+  rule: PolicyRule;
+  reason: string;
+  /** The first missing permission, for profile.denied. */
+  missing?: string;
+  quota: QuotaSnapshot | null;
+  budget: BudgetSnapshot | null;
+}
+
+interface Quota {
+  max: number;
+  windowMs: number;
+}
+
+export interface PolicyEngineOptions {
+  /** Milliseconds clock for quota windows (defaults to performance.now). */
+  now?: () => number;
+}
+
+export class PolicyEngine {
+  private readonly now: () => number;
+  private readonly revokedSessions = new Map<string, string>();
+  private readonly revokedAgents = new Map<string, string>();
+  /** `${scope}\u0000${cap}` → reason, scope being "agent:<id>" or "session:<id>". */
+  private readonly revokedCaps = new Map<string, string>();
+  /** Quotas by cap ("*" = every cap), applied per session. */
+  private readonly quotas = new Map<string, Quota>();
+  /** Allowed-call timestamps per session and cap. */
+  private readonly windows = new Map<string, number[]>();
+  private readonly budgets = new Map<string, BudgetSnapshot["limits"]>();
+  private readonly ledgers = new Map<string, BudgetSnapshot["used"]>();
+
+  constructor(private readonly tracer: Tracer, options: PolicyEngineOptions = {}) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  revokeSession(sessionId: string, reason = "session revoked"): void {
+    this.revokedSessions.set(sessionId, reason);
+  }
+
+  /** Revokes an agent entirely, or one capability (a skill name or a permission) of an agent or a session. */
+  revoke(target: { agentId?: string; sessionId?: string; cap?: string }, reason = "revoked"): void {
+    if (target.cap === undefined) {
+      if (target.agentId === undefined) throw new Error("revoke needs an agentId, or a cap with an agentId or sessionId");
+      this.revokedAgents.set(target.agentId, reason);
+      return;
+    }
+    const scope = target.agentId !== undefined ? `agent:${target.agentId}` : target.sessionId !== undefined ? `session:${target.sessionId}` : null;
+    if (scope === null) throw new Error("revoking a cap needs an agentId or a sessionId");
+    this.revokedCaps.set(`${scope}\u0000${target.cap}`, reason);
+  }
+
+  /** At most `max` allowed calls of `cap` ("*" = any) per session in any `windowMs` window. */
+  setQuota(cap: string, max: number, windowMs: number): void {
+    if (!(Number.isInteger(max) && max >= 0 && windowMs > 0)) throw new Error("quota needs an integer max ≥ 0 and windowMs > 0");
+    this.quotas.set(cap, { max, windowMs });
+  }
+
+  /** A session's resource budget: total calls, handler CPU milliseconds, memory bytes. */
+  setBudget(sessionId: string, limits: BudgetSnapshot["limits"]): void {
+    this.budgets.set(sessionId, { ...limits });
+  }
+
+  /** Charges a session's ledger (the registry charges handler CPU; the sandbox charges memory). */
+  charge(sessionId: string, usage: { cpuMs?: number; memBytes?: number }): void {
+    const l = this.ledger(sessionId);
+    l.cpuMs += usage.cpuMs ?? 0;
+    l.memBytes += usage.memBytes ?? 0;
+  }
+
+  private ledger(sessionId: string): BudgetSnapshot["used"] {
+    let l = this.ledgers.get(sessionId);
+    if (!l) this.ledgers.set(sessionId, (l = { calls: 0, cpuMs: 0, memBytes: 0 }));
+    return l;
+  }
+
+  private budgetSnapshot(sessionId: string): BudgetSnapshot | null {
+    const limits = this.budgets.get(sessionId);
+    return limits ? { limits: { ...limits }, used: { ...this.ledger(sessionId) } } : null;
+  }
+
+  private quotaFor(cap: string): [string, Quota] | null {
+    const q = this.quotas.get(cap);
+    if (q) return [cap, q];
+    const any = this.quotas.get("*");
+    return any ? ["*", any] : null;
+  }
+
+  private window(sessionId: string, quotaCap: string, cap: string, q: Quota, now: number): number[] {
+    const key = `${sessionId}\u0000${quotaCap === "*" ? "*" : cap}`;
+    let w = this.windows.get(key);
+    if (!w) this.windows.set(key, (w = []));
+    while (w.length > 0 && w[0] <= now - q.windowMs) w.shift();
+    return w;
+  }
+
+  /** Decides one crossing, records it, and (on allow) commits the usage. */
+  evaluate(input: PolicyInput, causedBy: string[] = []): Decision {
+    const now = this.now();
+    const quotaEntry = this.quotaFor(input.cap);
+    const window = quotaEntry ? this.window(input.sessionId, quotaEntry[0], input.cap, quotaEntry[1], now) : null;
+    const quotaSnapshot = (): QuotaSnapshot | null =>
+      quotaEntry && window
+        ? { cap: quotaEntry[0], max: quotaEntry[1].max, windowMs: quotaEntry[1].windowMs, used: window.length, remaining: Math.max(0, quotaEntry[1].max - window.length) }
+        : null;
+
+    const deny = (rule: PolicyRule, reason: string, missing?: string): Decision =>
+      this.record(input, { allow: false, rule, reason, missing, quota: quotaSnapshot(), budget: this.budgetSnapshot(input.sessionId) }, causedBy);
+
+    const sessionRevoked = this.revokedSessions.get(input.sessionId);
+    if (sessionRevoked !== undefined) return deny("session.revoked", `session ${input.sessionId} is revoked: ${sessionRevoked}`);
+
+    const agentRevoked = this.revokedAgents.get(input.agentId);
+    if (agentRevoked !== undefined) return deny("revoked", `agent ${input.agentId} is revoked: ${agentRevoked}`);
+    for (const cap of [input.cap, ...input.requiredPermissions]) {
+      for (const scope of [`agent:${input.agentId}`, `session:${input.sessionId}`]) {
+        const why = this.revokedCaps.get(`${scope}\u0000${cap}`);
+        if (why !== undefined) return deny("revoked", `${cap} is revoked for ${scope.replace(":", " ")}: ${why}`);
+      }
+    }
+
+    for (const p of input.requiredPermissions) {
+      if (!input.granted.has(p)) {
+        return deny("profile.denied", `missing permission: ${p} (profile ${input.profile ?? "none"} does not grant it)`, p);
+      }
+    }
+
+    if (quotaEntry && window && window.length >= quotaEntry[1].max) {
+      return deny("quota.exceeded", `quota for ${quotaEntry[0]} exhausted: ${quotaEntry[1].max} calls per ${quotaEntry[1].windowMs} ms`);
+    }
+
+    const limits = this.budgets.get(input.sessionId);
+    if (limits) {
+      const used = this.ledger(input.sessionId);
+      if (limits.calls !== undefined && used.calls >= limits.calls) return deny("budget.calls", `call budget exhausted: ${used.calls} of ${limits.calls} calls used`);
+      if (limits.cpuMs !== undefined && used.cpuMs >= limits.cpuMs) return deny("budget.cpu", `CPU budget exhausted: ${used.cpuMs.toFixed(3)} of ${limits.cpuMs} ms used`);
+      if (limits.memBytes !== undefined && used.memBytes >= limits.memBytes) return deny("budget.mem", `memory budget exhausted: ${used.memBytes} of ${limits.memBytes} bytes used`);
+    }
+
+    window?.push(now);
+    this.ledger(input.sessionId).calls++;
+    return this.record(
+      input,
+      { allow: true, rule: "profile.grant", reason: `${input.profile ?? "session"} grants ${input.cap}`, quota: quotaSnapshot(), budget: this.budgetSnapshot(input.sessionId) },
+      causedBy,
+    );
+  }
+
+  private record(input: PolicyInput, d: Omit<Decision, "eventId">, causedBy: string[]): Decision {
+    const payload = {
+      allow: d.allow,
+      rule: d.rule,
+      reason: d.reason,
+      boundary: input.boundary,
+      context: {
+        agentId: input.agentId,
+        sessionId: input.sessionId,
+        cap: input.cap,
+        profile: input.profile,
+        package: input.package,
+        tick: input.tick,
+        requiredPermissions: [...input.requiredPermissions],
+      },
+      quota: d.quota,
+      budget: d.budget,
+    };
+    const eventId = this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", payload, {
+      actorId: input.agentId,
+      threadId: input.sessionId,
+      causedBy,
+    });
+    return { ...d, eventId };
+  }
+}

@@ -1,0 +1,32 @@
+// Permission strings and the static permission profiles.
+
+export const PERMISSIONS = [
+  "scene.read",
+  "scene.write",
+  "ecs.read",
+  "ecs.modify",
+  "physics.read",
+  "physics.write",
+  "agent.read",
+  "agent.write",
+  "ui.write",
+  "audio.play",
+  "social.act",
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.freeze({
+  "builder.readWrite": [
+    "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
+    "agent.read", "agent.write", "ui.write", "audio.play",
+  ],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],
+  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read"],
+});
+
+/** The permission set a profile grants; an unknown profile grants nothing. */
+export function resolveProfile(name: string | undefined | null): ReadonlySet<string> {
+  return new Set(name !== undefined && name !== null && Object.hasOwn(PROFILES, name) ? PROFILES[name] : []);
+}
