@@ -29,6 +29,7 @@ deno_core::extension!(
     trace_ops::op_trace_seal,
     trace_ops::op_trace_verify,
     trace_ops::op_trace_write,
+    trace_ops::op_trace_export,
     trace_ops::op_trace_read,
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",

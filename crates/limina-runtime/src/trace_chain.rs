@@ -82,16 +82,22 @@ pub fn canonical_json(value: &Value, out: &mut String) {
       out.push(']');
     }
     Value::Object(map) => {
-      let mut keys: Vec<&String> = map.keys().collect();
-      keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+      let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+      // UTF-16 order differs from byte order only when a key has a
+      // character above U+FFFF; compare bytes unless one does.
+      if entries.iter().all(|(k, _)| k.chars().all(|c| (c as u32) < 0x10000)) {
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+      } else {
+        entries.sort_unstable_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+      }
       out.push('{');
-      for (i, key) in keys.into_iter().enumerate() {
+      for (i, (key, value)) in entries.into_iter().enumerate() {
         if i > 0 {
           out.push(',');
         }
         write_js_string(key, out);
         out.push(':');
-        canonical_json(&map[key], out);
+        canonical_json(value, out);
       }
       out.push('}');
     }
@@ -107,24 +113,34 @@ fn write_js_number(v: f64, out: &mut String) {
   }
 }
 
-/// A string as `JSON.stringify` writes it.
+/// A string as `JSON.stringify` writes it. Runs of bytes that need no
+/// escape are copied whole.
 fn write_js_string(s: &str, out: &mut String) {
   out.push('"');
-  for c in s.chars() {
-    match c {
-      '"' => out.push_str("\\\""),
-      '\\' => out.push_str("\\\\"),
-      '\u{08}' => out.push_str("\\b"),
-      '\u{0c}' => out.push_str("\\f"),
-      '\n' => out.push_str("\\n"),
-      '\r' => out.push_str("\\r"),
-      '\t' => out.push_str("\\t"),
-      c if (c as u32) < 0x20 => {
-        let _ = write!(out, "\\u{:04x}", c as u32);
-      }
-      c => out.push(c),
+  let bytes = s.as_bytes();
+  let mut run = 0;
+  for (i, &b) in bytes.iter().enumerate() {
+    let escape = match b {
+      b'"' => "\\\"",
+      b'\\' => "\\\\",
+      0x08 => "\\b",
+      0x0c => "\\f",
+      b'\n' => "\\n",
+      b'\r' => "\\r",
+      b'\t' => "\\t",
+      0..=0x1f => "",
+      _ => continue,
+    };
+    // Escapable bytes are ASCII, so `run..i` ends on a char boundary.
+    out.push_str(&s[run..i]);
+    if escape.is_empty() {
+      let _ = write!(out, "\\u{b:04x}");
+    } else {
+      out.push_str(escape);
     }
+    run = i + 1;
   }
+  out.push_str(&s[run..]);
   out.push('"');
 }
 
@@ -145,24 +161,35 @@ pub fn chain_hash(canonical: &str, previous: Option<&str>) -> String {
 }
 
 /// Seals events into JSONL lines continuing the chain after `previous`:
-/// each line is the event with `integrity: {hash, previousHash}` added.
-/// Returns the lines (each newline-terminated) and the last hash.
+/// each line is the event's canonical JSON with `integrity: {hash,
+/// previousHash}` appended as its last field. Returns the lines (each
+/// newline-terminated) and the last hash.
 pub fn seal(events: Vec<Value>, mut previous: Option<String>) -> Result<(String, Option<String>), String> {
   let mut jsonl = String::new();
-  let mut canonical = String::new();
   for (i, mut event) in events.into_iter().enumerate() {
     let Value::Object(map) = &mut event else {
       return Err(format!("event {i} is not an object"));
     };
     map.remove("integrity");
-    canonical.clear();
-    canonical_json(&event, &mut canonical);
-    let hash = chain_hash(&canonical, previous.as_deref());
-    let integrity = serde_json::json!({ "hash": hash, "previousHash": previous });
-    let Value::Object(map) = &mut event else { unreachable!() };
-    map.insert("integrity".to_owned(), integrity);
+    let start = jsonl.len();
     canonical_json(&event, &mut jsonl);
-    jsonl.push('\n');
+    let hash = chain_hash(&jsonl[start..], previous.as_deref());
+    jsonl.pop(); // the closing brace
+    if jsonl.len() > start + 1 {
+      jsonl.push(',');
+    }
+    jsonl.push_str("\"integrity\":{\"hash\":\"");
+    jsonl.push_str(&hash);
+    jsonl.push_str("\",\"previousHash\":");
+    match &previous {
+      Some(p) => {
+        jsonl.push('"');
+        jsonl.push_str(p);
+        jsonl.push('"');
+      }
+      None => jsonl.push_str("null"),
+    }
+    jsonl.push_str("}}\n");
     previous = Some(hash);
   }
   Ok((jsonl, previous))

@@ -22,6 +22,10 @@ pub struct Sealed {
 #[op2]
 #[serde]
 pub fn op_trace_seal(#[string] events_json: &str, #[string] previous_hash: &str) -> Result<Sealed, OpError> {
+  seal_json(events_json, previous_hash)
+}
+
+fn seal_json(events_json: &str, previous_hash: &str) -> Result<Sealed, OpError> {
   let events: Vec<serde_json::Value> = serde_json::from_str(events_json)
     .map_err(|e| OpError::invalid_input(format!("events must be a JSON array of objects: {e}")))?;
   let previous = (!previous_hash.is_empty()).then(|| previous_hash.to_owned());
@@ -79,11 +83,33 @@ pub struct Written {
   bytes: usize,
 }
 
-/// Writes (or appends) a trace file in the trace directory. Symlinks are
-/// never followed.
+/// Writes (or appends) a trace file in the trace directory.
 #[op2]
 #[serde]
 pub fn op_trace_write(#[string] name: &str, #[string] content: &str, append: bool) -> Result<Written, OpError> {
+  write_trace_file(name, content, append)
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exported {
+  #[serde(flatten)]
+  written: Written,
+  last_hash: Option<String>,
+}
+
+/// Seals a JSON array of events from genesis straight into a trace file,
+/// so the (large) JSONL never travels back into JS.
+#[op2]
+#[serde]
+pub fn op_trace_export(#[string] name: &str, #[string] events_json: &str) -> Result<Exported, OpError> {
+  let sealed = seal_json(events_json, "")?;
+  let written = write_trace_file(name, &sealed.jsonl, false)?;
+  Ok(Exported { written, last_hash: sealed.last_hash })
+}
+
+/// Writes a trace file in the trace directory; symlinks are never followed.
+fn write_trace_file(name: &str, content: &str, append: bool) -> Result<Written, OpError> {
   let file = trace_file_name(name)?;
   let dir = trace_dir()?;
   std::fs::create_dir_all(&dir)?;

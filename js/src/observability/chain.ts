@@ -39,7 +39,7 @@ export function readTrace(path: string): EngineEvent[] {
   return text === "" ? [] : text.trimEnd().split("\n").map((l) => JSON.parse(l));
 }
 
-/** Writes JSONL to a trace file (a confined name under traces/ or $LIMINA_TRACE_DIR). */
-export function writeTrace(name: string, jsonl: string): { name: string; path: string; bytes: number } {
-  return ops.op_trace_write(name, jsonl, false);
+/** Seals events from genesis straight into a trace file (the JSONL never comes back into JS). */
+export function exportTrace(name: string, events: readonly EngineEvent[]): { name: string; path: string; bytes: number; lastHash: string | null } {
+  return ops.op_trace_export(name, JSON.stringify(events));
 }

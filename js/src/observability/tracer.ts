@@ -2,7 +2,7 @@
 // FNV-1a-16 discriminator) so it is cheap on the frame path; the full
 // history is kept for export, where the sha256 chain is sealed natively.
 
-import { sealEvents } from "./chain.ts";
+import { exportTrace, sealEvents } from "./chain.ts";
 
 export interface EngineEvent {
   /** `evt_<actorId>_<seq:012d>_<fnv16>` */
@@ -85,11 +85,8 @@ export class Tracer {
     this.ticks.push(this.tickOf());
     this.byId.set(id, seq);
     this.actors.add(actorId);
-    for (const parent of new Set([...(event.parentEventId ? [event.parentEventId] : []), ...causedBy])) {
-      let kids = this.children.get(parent);
-      if (!kids) this.children.set(parent, (kids = []));
-      kids.push(id);
-    }
+    if (event.parentEventId) this.linkChild(event.parentEventId, id);
+    for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
     if (this.appendTo) {
       const { jsonl, lastHash } = sealEvents([event], this.lastAppendedHash);
       Limina.ops.op_trace_write(this.appendTo, jsonl, true);
@@ -97,6 +94,12 @@ export class Tracer {
     }
     for (const l of this.listeners) l(event);
     return id;
+  }
+
+  private linkChild(parent: string, child: string): void {
+    const kids = this.children.get(parent);
+    if (!kids) this.children.set(parent, [child]);
+    else if (kids[kids.length - 1] !== child) kids.push(child);
   }
 
   /** Calls `fn` for every event emitted from now on; returns the unsubscribe function. */
@@ -186,5 +189,11 @@ export class Tracer {
   /** The durable history as hash-chained JSONL (empty string when there are no events). */
   exportJsonl(): string {
     return sealEvents(this.durable, "").jsonl;
+  }
+
+  /** Seals the durable history into a trace file under the trace directory. */
+  exportTo(name: string): { name: string; path: string; bytes: number; events: number } {
+    const events = this.durable.length;
+    return { ...exportTrace(name, this.durable), events };
   }
 }

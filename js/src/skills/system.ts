@@ -2,7 +2,6 @@
 
 import { z } from "../../build/zod.bundle.mjs";
 import { engineError } from "../errors.ts";
-import { writeTrace } from "../observability/chain.ts";
 import type { EngineEvent } from "../observability/tracer.ts";
 import { PROFILES } from "./profiles.ts";
 import { inputSchema, type SkillDefinition, type SkillRegistry } from "./registry.ts";
@@ -129,9 +128,8 @@ export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
       permissions: [],
       source: source("systemSkills"),
       handler: ({ name }) => {
-        const events = tracer.size;
-        const written = writeTrace(name, tracer.exportJsonl());
-        return { name: written.name, events, bytes: written.bytes };
+        const written = tracer.exportTo(name);
+        return { name: written.name, events: written.events, bytes: written.bytes };
       },
     },
     {

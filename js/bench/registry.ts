@@ -1,0 +1,77 @@
+// The agent-native core's costs: one invoke() (Zod-validated, policy-checked,
+// traced), one emit(), and trace export + verify throughput.
+// Run: limina js/bench/registry.ts   (final line: JSON figures; writes traces/bench-registry.jsonl)
+import { z } from "../build/zod.bundle.mjs";
+import { verifyJsonl } from "../src/observability/chain.ts";
+import { Tracer } from "../src/observability/tracer.ts";
+import { PolicyEngine } from "../src/policy/engine.ts";
+import { createWorldContext } from "../src/skills/context.ts";
+import { resolveProfile } from "../src/skills/profiles.ts";
+import { SkillRegistry } from "../src/skills/registry.ts";
+import { round } from "./stats.ts";
+
+function registry(withPolicy: boolean) {
+  const tracer = new Tracer({ tailSize: 8192 });
+  const reg = new SkillRegistry(tracer, createWorldContext());
+  if (withPolicy) reg.attachPolicy(new PolicyEngine(tracer));
+  reg.register({
+    name: "bench.move",
+    version: "1.0.0",
+    category: "ecs",
+    description: "Moves an entity.",
+    input: z.strictObject({ entity: z.string(), position: z.tuple([z.number(), z.number(), z.number()]) }),
+    output: z.object({ ok: z.boolean() }),
+    permissions: ["ecs.modify"],
+    handler: () => ({ ok: true }),
+  });
+  return { tracer, reg };
+}
+
+const base = { agentId: "agent_bench", sessionId: "sess_bench", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
+const input = { entity: "ent_1", position: [1, 2, 3] };
+
+async function invokeUs(withPolicy: boolean, calls: number): Promise<number> {
+  const { reg } = registry(withPolicy);
+  for (let i = 0; i < 2000; i++) await reg.invoke("bench.move", input, base);
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) await reg.invoke("bench.move", input, base);
+  return ((performance.now() - t0) * 1000) / calls;
+}
+
+const invokeStaticUs = await invokeUs(false, 20_000);
+const invokePolicyUs = await invokeUs(true, 20_000);
+
+const tracer = new Tracer();
+const EMITS = 200_000;
+for (let i = 0; i < 10_000; i++) tracer.emit("bench.warm", { i });
+let t0 = performance.now();
+for (let i = 0; i < EMITS; i++) tracer.emit("agent.signal.ping", { i, at: [i, 0, 1] }, { actorId: "agent_bench" });
+const emitUs = ((performance.now() - t0) * 1000) / EMITS;
+
+const history = tracer.size;
+t0 = performance.now();
+const exported = tracer.exportTo("bench-registry");
+const exportMs = performance.now() - t0;
+const jsonl: string = Limina.ops.op_trace_read(exported.path);
+t0 = performance.now();
+const verified = verifyJsonl(jsonl);
+const verifyMs = performance.now() - t0;
+if (verified.events !== history) throw new Error(`verified ${verified.events} of ${history}`);
+
+const figures = {
+  bench: "registry",
+  invokeStaticUs: round(invokeStaticUs, 2),
+  invokePolicyUs: round(invokePolicyUs, 2),
+  emitUs: round(emitUs, 3),
+  exportEvents: history,
+  exportMs: round(exportMs, 1),
+  exportEventsPerSec: Math.round(history / (exportMs / 1000)),
+  verifyMs: round(verifyMs, 1),
+  verifyEventsPerSec: Math.round(history / (verifyMs / 1000)),
+  jsonlMiB: round(jsonl.length / (1 << 20), 1),
+};
+console.log(
+  `invoke: ${figures.invokeStaticUs} µs (static permissions), ${figures.invokePolicyUs} µs (policy engine); emit: ${figures.emitUs} µs; ` +
+    `export ${figures.exportEventsPerSec} events/s, verify ${figures.verifyEventsPerSec} events/s over ${history} events`,
+);
+console.log(JSON.stringify(figures));
