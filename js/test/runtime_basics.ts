@@ -87,3 +87,38 @@ test("Limina.run drives a child process, limina itself included", async () => {
   await assertRejects(Limina.run({ cmd: "/no/such/program" }), { code: "not_found", message: "cannot run /no/such/program" });
   await assertRejects(Limina.run({ cmd: "true", bogus: 1 } as never), { name: "TypeError", message: "unknown option \"bogus\"" });
 });
+
+test("TextEncoder/TextDecoder round-trip UTF-8; fatal mode rejects bad bytes", () => {
+  const bytes = new TextEncoder().encode("héllo ☃ 😀");
+  assertEquals(bytes.length, 15);
+  assertEquals(new TextDecoder().decode(bytes), "héllo ☃ 😀");
+  assertEquals(new TextDecoder().decode(bytes.subarray(0, 1)), "h");
+  const bad = Uint8Array.of(0x68, 0xff, 0x69);
+  assertEquals(new TextDecoder().decode(bad), "h\uFFFDi");
+  let threw = false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bad);
+  } catch (e) {
+    threw = e instanceof TypeError;
+  }
+  assert(threw, "fatal decoding throws a TypeError");
+  assertEquals(new TextDecoder("utf-8", { fatal: true }).decode(new TextEncoder().encode("ok \uFFFD")), "ok \uFFFD");
+});
+
+test("AbortController signals its listeners once, with a reason", () => {
+  const c = new AbortController();
+  const seen: unknown[] = [];
+  c.signal.addEventListener("abort", () => seen.push(c.signal.reason));
+  assert(!c.signal.aborted);
+  c.abort("stop");
+  c.abort("again");
+  assert(c.signal.aborted);
+  assertEquals(seen, ["stop"]);
+  let thrown: unknown;
+  try {
+    c.signal.throwIfAborted();
+  } catch (e) {
+    thrown = e;
+  }
+  assertEquals(thrown, "stop");
+});

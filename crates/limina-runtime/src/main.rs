@@ -1,6 +1,7 @@
 //! `limina`: the one binary. Boots V8, loads the main module, and drives the
 //! event loop and the fixed-timestep loop until the program is done.
 
+mod assets;
 mod cli;
 mod fixed_step;
 mod host_loop;

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use deno_core::{JsRuntime, RuntimeOptions};
 
+use crate::assets;
 use crate::host_loop::{self, HostLoop};
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
@@ -31,6 +32,9 @@ deno_core::extension!(
     trace_ops::op_trace_write,
     trace_ops::op_trace_export,
     trace_ops::op_trace_read,
+    trace_ops::op_trace_dir,
+    assets::op_assets_resolve,
+    assets::op_assets_read,
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",
   esm = [dir "js", "00_console.js", "01_globals.js", "02_limina.js"],

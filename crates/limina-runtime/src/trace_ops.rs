@@ -57,6 +57,13 @@ pub fn trace_dir() -> Result<PathBuf, OpError> {
   }
 }
 
+/// The trace directory, for reading back what `trace.export` wrote.
+#[op2]
+#[string]
+pub fn op_trace_dir() -> Result<String, OpError> {
+  Ok(trace_dir()?.to_string_lossy().into_owned())
+}
+
 /// A trace file name: one path segment of letters, digits, `.`, `_`, `-`
 /// (no leading dot), `.jsonl` added when missing. Anything else — slashes,
 /// `..`, empty, absolute paths — is rejected, so nothing lands outside the

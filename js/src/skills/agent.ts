@@ -1,0 +1,39 @@
+// agent.* skills: signals into the trace, and the caller's perception.
+
+import { z } from "../../build/zod.bundle.mjs";
+import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+
+export function agentSkills(_registry: SkillRegistry): SkillDefinition[] {
+  const source = { module: import.meta.url, factory: "agentSkills" };
+  return [
+    {
+      name: "agent.emitEvent",
+      version: "1.0.0",
+      category: "agent",
+      description: "Emit a custom event into the observability trace (inter-agent or system signal). Emitted as agent.signal.<type>.",
+      input: z.strictObject({
+        type: z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, "type may hold letters, digits, '.', '_' and '-'"),
+        payload: z.record(z.string(), z.unknown()).default({}),
+      }),
+      output: z.object({ eventId: z.string() }),
+      permissions: ["agent.write"],
+      source,
+      handler: ({ type, payload }, ctx) => ({ eventId: ctx.emit(`agent.signal.${type}`, payload) }),
+    },
+    {
+      name: "agent.getPerception",
+      version: "1.0.0",
+      category: "agent",
+      description: "Get the calling agent's current perception (nearby entities + recent events).",
+      input: z.strictObject({}),
+      output: z.object({ perception: z.unknown() }),
+      permissions: ["agent.read"],
+      source,
+      handler: (_input, ctx) => ({ perception: ctx.world.perceptionOf(ctx.agentId) }),
+    },
+  ];
+}
+
+export function registerAgentSkills(registry: SkillRegistry): void {
+  for (const s of agentSkills(registry)) registry.register(s);
+}

@@ -1,0 +1,94 @@
+// scene.* skills: whole entities in the world.
+
+import { z } from "../../build/zod.bundle.mjs";
+import { createEntity, destroyEntity } from "../scene/entities.ts";
+import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { Vec3 } from "./schemas.ts";
+
+const Color = z.number().int().min(0).max(0xffffff);
+
+export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
+  const source = { module: import.meta.url, factory: "sceneSkills" };
+  return [
+    {
+      name: "scene.createEntity",
+      version: "1.0.0",
+      category: "scene",
+      description: "Create a renderable entity (box or sphere) at a position, optionally with a dynamic physics body. Returns its entity id.",
+      input: z
+        .strictObject({
+          shape: z.enum(["box", "sphere"]).default("box"),
+          collider: z.enum(["box", "sphere", "capsule"]).optional(),
+          size: z.number().gt(0).max(50).default(1),
+          color: Color.default(0xffffff),
+          position: Vec3.default([0, 0, 0]),
+          dynamic: z.boolean().default(false),
+          static: z.boolean().default(false),
+          friction: z.number().min(0).max(10).default(0.5),
+          restitution: z.number().min(0).max(2).default(0),
+        })
+        .refine((i) => !(i.dynamic && i.static), { message: "an entity is either dynamic or static, not both", path: ["static"] }),
+      output: z.object({ entity: z.string() }),
+      permissions: ["scene.write"],
+      source,
+      handler: (input, ctx) => {
+        const entry = createEntity(ctx.world, input);
+        ctx.emit("scene.entity.created", { entity: entry.id, shape: input.shape, position: input.position, body: entry.body ?? null });
+        return { entity: entry.id };
+      },
+    },
+    {
+      name: "scene.destroyEntity",
+      version: "1.0.0",
+      category: "scene",
+      description: "Destroy an entity and free its scene object and physics body.",
+      input: z.strictObject({ entity: z.string() }),
+      output: z.object({ removed: z.boolean() }),
+      permissions: ["scene.write"],
+      source,
+      handler: ({ entity }, ctx) => {
+        const removed = destroyEntity(ctx.world, entity);
+        if (removed) ctx.emit("scene.entity.destroyed", { entity });
+        return { removed };
+      },
+    },
+    {
+      name: "scene.queryEntities",
+      version: "1.0.0",
+      category: "scene",
+      description: "List entities, optionally filtered by tag and/or within a radius of a point. Returns ids, positions, distances.",
+      input: z.strictObject({ near: Vec3.optional(), radius: z.number().gt(0).optional(), tag: z.string().optional() }),
+      output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number() })) }),
+      permissions: ["scene.read"],
+      source,
+      handler: ({ near, radius, tag }, ctx) => {
+        const { world } = ctx.world;
+        const center = near ?? [0, 0, 0];
+        let hits: { eid: number; distance: number }[];
+        if (radius !== undefined) {
+          // The batched native query over the live entities (creation order).
+          const r = ctx.world.spatial.queryBatch(world.Position, world.liveEids(), ctx.world.spatialCellSize, Float64Array.of(...center, radius, -1));
+          hits = Array.from(r.eids, (eid, k) => ({ eid, distance: r.distances[k] }));
+        } else {
+          hits = [];
+          for (const e of world.entities.entries()) {
+            const p = world.position(e.eid);
+            hits.push({ eid: e.eid, distance: Math.hypot(p[0] - center[0], p[1] - center[1], p[2] - center[2]) });
+          }
+          hits.sort((a, b) => a.distance - b.distance);
+        }
+        const entities = [];
+        for (const h of hits) {
+          const entry = world.entities.getByEid(h.eid)!;
+          if (tag !== undefined && !entry.tags.has(tag)) continue;
+          entities.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance });
+        }
+        return { entities };
+      },
+    },
+  ];
+}
+
+export function registerSceneSkills(registry: SkillRegistry): void {
+  for (const s of sceneSkills(registry)) registry.register(s);
+}

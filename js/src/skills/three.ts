@@ -1,0 +1,226 @@
+// three.* skills: transforms, PBR materials, lighting and glTF models in the
+// Three.js scene graph.
+
+import * as THREE from "../../build/three.bundle.mjs";
+import { z } from "../../build/zod.bundle.mjs";
+import type { Quat } from "../ecs/world.ts";
+import { engineError } from "../errors.ts";
+import { destroyEntity, requireEntity, setTransform } from "../scene/entities.ts";
+import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { Vec3 } from "./schemas.ts";
+
+const Color = z.number().int().min(0).max(0xffffff);
+
+export interface GltfResource {
+  kind: "gltf";
+  assetId: string;
+  source: string;
+  bytes: number;
+  rootName?: string;
+  objectCount: number;
+  meshCount: number;
+  materialCount: number;
+  textureCount: number;
+}
+
+function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
+  const out: THREE.Mesh[] = [];
+  object.traverse((o: THREE.Object3D) => {
+    if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);
+  });
+  return out;
+}
+
+function materialsOf(mesh: THREE.Mesh): THREE.Material[] {
+  return Array.isArray(mesh.material) ? mesh.material : [mesh.material];
+}
+
+/** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
+export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource }> {
+  const info = Limina.ops.op_assets_resolve(assetId);
+  if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
+  const bytes: Uint8Array = Limina.ops.op_assets_read(assetId);
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const gltf = await new THREE.GLTFLoader().parseAsync(buffer, "");
+  const object: THREE.Object3D = gltf.scene;
+  let objectCount = 0;
+  object.traverse(() => objectCount++);
+  const meshes = meshesOf(object);
+  const materials = new Set<THREE.Material>();
+  const textures = new Set<unknown>();
+  for (const m of meshes) {
+    for (const mat of materialsOf(m)) {
+      materials.add(mat);
+      for (const value of Object.values(mat)) if ((value as { isTexture?: boolean })?.isTexture) textures.add(value);
+    }
+  }
+  const resource: GltfResource = {
+    kind: "gltf",
+    assetId,
+    source: info.source,
+    bytes: bytes.byteLength,
+    objectCount,
+    meshCount: meshes.length,
+    materialCount: materials.size,
+    textureCount: textures.size,
+  };
+  if (object.name) resource.rootName = object.name;
+  return { object, resource };
+}
+
+export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
+  const source = { module: import.meta.url, factory: "threeSkills" };
+  return [
+    {
+      name: "three.setTransform",
+      version: "1.0.0",
+      category: "three",
+      description: "Set an entity's position, rotation (Euler radians), and/or scale.",
+      input: z
+        .strictObject({ entity: z.string(), position: Vec3.optional(), rotationEuler: Vec3.optional(), scale: Vec3.optional() })
+        .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" }),
+      output: z.object({ ok: z.boolean() }),
+      permissions: ["scene.write"],
+      source,
+      handler: ({ entity, position, rotationEuler, scale }, ctx) => {
+        const entry = requireEntity(ctx.world, entity);
+        let rotation: Quat | undefined;
+        if (rotationEuler) {
+          const q = new THREE.Quaternion().setFromEuler(new THREE.Euler(...rotationEuler, "XYZ"));
+          rotation = [q.x, q.y, q.z, q.w];
+        }
+        setTransform(ctx.world, entry, { position, rotation, scale });
+        return { ok: true };
+      },
+    },
+    {
+      name: "three.setMaterial",
+      version: "1.0.0",
+      category: "three",
+      description:
+        "Update an entity's PBR material (color, roughness, metalness) and/or shadow participation (castShadow/receiveShadow). Applies across all meshes of a glTF entity.",
+      input: z
+        .strictObject({
+          entity: z.string(),
+          color: Color.optional(),
+          roughness: z.number().min(0).max(1).optional(),
+          metalness: z.number().min(0).max(1).optional(),
+          castShadow: z.boolean().optional(),
+          receiveShadow: z.boolean().optional(),
+        })
+        .refine((i) => Object.keys(i).length > 1, { message: "give at least one material or shadow property" }),
+      output: z.object({ ok: z.boolean() }),
+      permissions: ["scene.write"],
+      source,
+      handler: (input, ctx) => {
+        const { entity, ...changes } = input;
+        const entry = requireEntity(ctx.world, entity);
+        const object = entry.mesh as THREE.Object3D | undefined;
+        const meshes = object ? meshesOf(object) : [];
+        if (meshes.length === 0) throw engineError("handler_error", `entity ${entity} has no meshes to style`);
+        for (const mesh of meshes) {
+          if (changes.castShadow !== undefined) mesh.castShadow = changes.castShadow;
+          if (changes.receiveShadow !== undefined) mesh.receiveShadow = changes.receiveShadow;
+          for (const m of materialsOf(mesh) as THREE.MeshStandardMaterial[]) {
+            if (changes.color !== undefined && m.color) m.color.setHex(changes.color);
+            if (changes.roughness !== undefined && "roughness" in m) m.roughness = changes.roughness;
+            if (changes.metalness !== undefined && "metalness" in m) m.metalness = changes.metalness;
+            m.needsUpdate = true;
+          }
+        }
+        ctx.emit("three.material.updated", { entity, changes, meshes: meshes.length });
+        return { ok: true };
+      },
+    },
+    {
+      name: "three.setLighting",
+      version: "1.0.0",
+      category: "three",
+      description: "Set scene lighting: one ambient + one directional light, optionally casting real shadow maps.",
+      input: z.strictObject({
+        ambientColor: Color.default(0x404060),
+        ambientIntensity: z.number().min(0).max(10).default(1.2),
+        directionalColor: Color.default(0xffffff),
+        directionalIntensity: z.number().min(0).max(10).default(3),
+        direction: Vec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+        castShadow: z.boolean().default(false),
+        shadowMapSize: z.number().int().min(256).max(4096).default(2048),
+        shadowCameraExtent: z.number().gt(0).max(500).default(20),
+        shadowCameraNear: z.number().gt(0).default(0.5),
+        shadowCameraFar: z.number().gt(0).default(120),
+        shadowBias: z.number().min(-0.01).max(0.01).default(-0.0008),
+      }).refine((i) => i.shadowCameraFar > i.shadowCameraNear, { message: "shadowCameraFar must exceed shadowCameraNear", path: ["shadowCameraFar"] }),
+      output: z.object({ ok: z.boolean() }),
+      permissions: ["scene.write"],
+      source,
+      handler: (l, ctx) => {
+        const { ambient, directional } = ctx.world.lighting;
+        ambient.color.setHex(l.ambientColor);
+        ambient.intensity = l.ambientIntensity;
+        directional.color.setHex(l.directionalColor);
+        directional.intensity = l.directionalIntensity;
+        directional.position.set(...l.direction);
+        directional.target.position.set(0, 0, 0);
+        directional.castShadow = l.castShadow;
+        const shadow = directional.shadow;
+        if (shadow.mapSize.x !== l.shadowMapSize) {
+          shadow.mapSize.set(l.shadowMapSize, l.shadowMapSize);
+          shadow.map?.dispose();
+          shadow.map = null;
+        }
+        const cam = shadow.camera as THREE.OrthographicCamera;
+        cam.left = cam.bottom = -l.shadowCameraExtent;
+        cam.right = cam.top = l.shadowCameraExtent;
+        cam.near = l.shadowCameraNear;
+        cam.far = l.shadowCameraFar;
+        cam.updateProjectionMatrix();
+        shadow.bias = l.shadowBias;
+        ctx.emit("three.lighting.updated", l);
+        return { ok: true };
+      },
+    },
+    {
+      name: "three.loadGLTF",
+      version: "1.0.0",
+      category: "three",
+      description: "Load a glTF/glb model from a sandboxed asset id and add it to the scene at a position.",
+      input: z.strictObject({ assetId: z.string(), position: Vec3.default([0, 0, 0]) }),
+      output: z.object({
+        entity: z.string(),
+        resource: z.object({
+          kind: z.literal("gltf"),
+          assetId: z.string(),
+          source: z.string(),
+          bytes: z.number().int(),
+          rootName: z.string().optional(),
+          objectCount: z.number().int(),
+          meshCount: z.number().int(),
+          materialCount: z.number().int(),
+          textureCount: z.number().int(),
+        }),
+      }),
+      permissions: ["scene.write"],
+      source,
+      handler: async ({ assetId, position }, ctx) => {
+        const { object, resource } = await loadGltf(assetId);
+        const entry = ctx.world.world.spawn({ position, tags: ["gltf"] });
+        try {
+          object.name = entry.id;
+          object.position.set(...position);
+          ctx.world.scene.add(object);
+          entry.mesh = object;
+          entry.resource = resource;
+        } catch (e) {
+          destroyEntity(ctx.world, entry.id);
+          throw e;
+        }
+        ctx.emit("three.gltf.loaded", { entity: entry.id, resource });
+        return { entity: entry.id, resource };
+      },
+    },
+  ];
+}
+
+export function registerThreeSkills(registry: SkillRegistry): void {
+  for (const s of threeSkills(registry)) registry.register(s);
+}
