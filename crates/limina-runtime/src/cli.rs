@@ -38,17 +38,32 @@ pub struct Cli {
   #[arg(long)]
   pub deterministic: bool,
 
-  /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout.
+  /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to
+  /// stderr). The optional MODULE builds the world first: its default
+  /// export is called with the world session.
   #[arg(long, conflicts_with = "mcp_ws")]
   pub mcp_stdio: bool,
 
-  /// Serve MCP to many clients over WebSocket.
+  /// Serve MCP to many clients over WebSocket: the authoritative world server.
   #[arg(long)]
   pub mcp_ws: bool,
 
-  /// Port for --mcp-ws.
-  #[arg(long, value_name = "N", requires = "mcp_ws")]
-  pub port: Option<u16>,
+  /// Port for --mcp-ws (0 picks a free one; the bound port is printed to stderr).
+  #[arg(long, value_name = "N", requires = "mcp_ws", default_value_t = 7878)]
+  pub port: u16,
+
+  /// Address for --mcp-ws to bind.
+  #[arg(long, value_name = "H", requires = "mcp_ws", default_value = "127.0.0.1")]
+  pub host: String,
+
+  /// Permission profile of sessions opened by standard MCP clients (Limina
+  /// clients name theirs in `initialize`).
+  #[arg(long, value_name = "NAME", default_value = "builder.readWrite")]
+  pub profile: String,
+
+  /// Largest accepted MCP message (a stdio line or a WebSocket message), in bytes.
+  #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
+  pub max_message_bytes: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,12 +93,6 @@ impl Cli {
     }
     if self.fullscreen {
       return Some(("--fullscreen", "native windows arrive with limina-render"));
-    }
-    if self.mcp_stdio {
-      return Some(("--mcp-stdio", "the MCP stdio server arrives with the skill registry"));
-    }
-    if self.mcp_ws {
-      return Some(("--mcp-ws", "the MCP WebSocket world server arrives with the skill registry"));
     }
     None
   }

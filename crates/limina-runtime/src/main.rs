@@ -5,6 +5,7 @@ mod assets;
 mod cli;
 mod fixed_step;
 mod host_loop;
+mod mcp;
 mod module_loader;
 mod process;
 mod runtime;
@@ -30,10 +31,6 @@ fn main() -> ExitCode {
     eprintln!("error: {flag} is not available yet: {why}");
     return ExitCode::from(2);
   }
-  let Some(module) = cli.module.as_deref() else {
-    eprintln!("error: no module given\n\nUsage: limina [OPTIONS] <MODULE> [ARGS]...\nRun `limina --help` for more.");
-    return ExitCode::from(2);
-  };
   let cwd = match std::env::current_dir() {
     Ok(cwd) => cwd,
     Err(e) => {
@@ -41,17 +38,35 @@ fn main() -> ExitCode {
       return ExitCode::from(2);
     }
   };
-  let main_module = match deno_core::resolve_path(module, &cwd) {
-    Ok(url) => url,
-    Err(e) => {
-      eprintln!("error: bad module path {module}: {e}");
+  let user_module = match cli.module.as_deref().map(|m| resolve_module(m, &cwd)).transpose() {
+    Ok(m) => m,
+    Err(message) => {
+      eprintln!("error: {message}");
       return ExitCode::from(2);
     }
   };
-  if !main_module.to_file_path().is_ok_and(|p| p.is_file()) {
-    eprintln!("error: module not found: {module}");
-    return ExitCode::from(2);
-  }
+  let serve = (cli.mcp_stdio || cli.mcp_ws).then(|| mcp::ServeConfig {
+    transport: if cli.mcp_stdio { "stdio" } else { "ws" },
+    host: cli.host.clone(),
+    port: cli.port,
+    profile: cli.profile.clone(),
+    max_message_bytes: cli.max_message_bytes,
+    world_module: user_module.as_ref().map(|m| m.to_string()),
+  });
+  let main_module = match (&serve, user_module) {
+    (Some(_), _) => match js_entry("src/mcp/serve.ts") {
+      Ok(url) => url,
+      Err(message) => {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+      }
+    },
+    (None, Some(m)) => m,
+    (None, None) => {
+      eprintln!("error: no module given\n\nUsage: limina [OPTIONS] <MODULE> [ARGS]...\nRun `limina --help` for more.");
+      return ExitCode::from(2);
+    }
+  };
   let config = LoopConfig {
     clock: if cli.deterministic { ClockMode::Virtual } else { ClockMode::RealTime },
     max_frames: cli.frames,
@@ -64,8 +79,9 @@ fn main() -> ExitCode {
       return ExitCode::FAILURE;
     }
   };
-  let result: Result<(), CoreError> = tokio.block_on(async {
-    let mut js = runtime::new_runtime(cli.args.clone());
+  // A LocalSet: transport tasks share the connection table with the ops on this thread.
+  let result: Result<(), CoreError> = tokio::task::LocalSet::new().block_on(&tokio, async {
+    let mut js = runtime::new_runtime(cli.args.clone(), serve);
     host_loop::run_main_module(&mut js, &main_module, config).await
   });
   let _ = std::io::stdout().flush();
@@ -76,6 +92,29 @@ fn main() -> ExitCode {
       ExitCode::FAILURE
     }
   }
+}
+
+fn resolve_module(module: &str, cwd: &std::path::Path) -> Result<deno_core::ModuleSpecifier, String> {
+  let url = deno_core::resolve_path(module, cwd).map_err(|e| format!("bad module path {module}: {e}"))?;
+  if url.to_file_path().is_ok_and(|p| p.is_file()) {
+    Ok(url)
+  } else {
+    Err(format!("module not found: {module}"))
+  }
+}
+
+/// A module of Limina's own `js/` tree: `$LIMINA_JS_DIR`, else the tree this
+/// binary was built from.
+fn js_entry(rel: &str) -> Result<deno_core::ModuleSpecifier, String> {
+  let root = match std::env::var_os("LIMINA_JS_DIR") {
+    Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+    _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../js"),
+  };
+  let path = root.join(rel);
+  let path = path
+    .canonicalize()
+    .map_err(|e| format!("cannot find Limina's {rel} under {} ({e}); set LIMINA_JS_DIR to the js/ directory", root.display()))?;
+  deno_core::ModuleSpecifier::from_file_path(&path).map_err(|()| format!("bad path {}", path.display()))
 }
 
 /// `limina trace verify FILE`: no V8 needed.

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use deno_core::{JsRuntime, RuntimeOptions};
 
 use crate::assets;
+use crate::mcp;
 use crate::host_loop::{self, HostLoop};
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
@@ -35,25 +36,36 @@ deno_core::extension!(
     trace_ops::op_trace_dir,
     assets::op_assets_resolve,
     assets::op_assets_read,
+    mcp::op_mcp_config,
+    mcp::op_mcp_listen_stdio,
+    mcp::op_mcp_listen_ws,
+    mcp::op_mcp_next,
+    mcp::op_mcp_send,
+    mcp::op_mcp_broadcast,
+    mcp::op_mcp_backlog,
+    mcp::op_mcp_close,
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",
   esm = [dir "js", "00_console.js", "01_globals.js", "02_limina.js"],
-  options = { args: Vec<String> },
+  options = { args: Vec<String>, serve: Option<mcp::ServeConfig> },
   state = |state, options| {
     state.put(ScriptArgs(options.args));
     state.put(HostLoop::default());
+    if let Some(serve) = options.serve {
+      state.put(serve);
+    }
   },
 );
 
 /// A fresh V8 host with every Limina extension registered.
-pub fn new_runtime(args: Vec<String>) -> JsRuntime {
+pub fn new_runtime(args: Vec<String>, serve: Option<mcp::ServeConfig>) -> JsRuntime {
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new() as Rc<_>),
     extensions: vec![
       limina_ops::limina_ops::init(),
       limina_physics::limina_physics::init(),
       limina_ecs::limina_ecs::init(),
-      limina_runtime::init(args),
+      limina_runtime::init(args, serve),
     ],
     ..Default::default()
   })

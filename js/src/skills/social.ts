@@ -4,13 +4,8 @@
 // call fails with an error that says so.
 
 import { z } from "../../build/zod.bundle.mjs";
-import { engineError } from "../errors.ts";
 import type { SkillDefinition, SkillRegistry } from "./registry.ts";
-import { Vec3 } from "./schemas.ts";
-
-function notYet(skill: string, needs: string): never {
-  throw engineError("unavailable", `${skill} is not available yet: it needs ${needs}, which has not landed`);
-}
+import { notYet, Vec3 } from "./schemas.ts";
 
 export function socialSkills(_registry: SkillRegistry): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "socialSkills" };

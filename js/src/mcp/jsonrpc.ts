@@ -1,0 +1,57 @@
+// JSON-RPC 2.0 framing: parse and validate one message, build replies.
+
+import { JSONRPC } from "./protocol.ts";
+
+export type Id = string | number | null;
+
+export interface Request {
+  id: Id;
+  /** False for a notification (no `id` member): it runs but gets no reply. */
+  hasId: boolean;
+  method: string;
+  params: unknown;
+}
+
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown, readonly id: Id = null) {
+    super(message);
+  }
+}
+
+/** Parses one message; throws RpcError (-32700 / -32600) for what is not a valid request. */
+export function parseRequest(text: string): Request {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch (e) {
+    throw new RpcError(JSONRPC.PARSE_ERROR, `Parse error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (Array.isArray(msg)) throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: batches are not supported");
+  if (typeof msg !== "object" || msg === null) throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: a request must be a JSON object");
+  const m = msg as Record<string, unknown>;
+  const hasId = Object.hasOwn(m, "id");
+  const id = m.id;
+  const validId = !hasId || id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+  const replyId: Id = validId && hasId ? (id as Id) : null;
+  if (!validId) throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: id must be a string, a number or null");
+  if (m.jsonrpc !== "2.0") throw new RpcError(JSONRPC.INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', undefined, replyId);
+  if (typeof m.method !== "string" || m.method.length === 0) {
+    throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: method must be a non-empty string", undefined, replyId);
+  }
+  if (m.params !== undefined && (typeof m.params !== "object" || m.params === null)) {
+    throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: params must be an object or an array", undefined, replyId);
+  }
+  return { id: replyId, hasId, method: m.method, params: m.params ?? {} };
+}
+
+export function result(id: Id, value: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, result: value });
+}
+
+export function error(id: Id, code: number, message: string, data?: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } });
+}
+
+export function notification(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
+}

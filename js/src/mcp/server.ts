@@ -1,0 +1,231 @@
+// The MCP JSON-RPC server over the native transports (stdio, WebSocket).
+// Every connection is its own session. Requests queue in arrival order and
+// are applied at fixed-step boundaries in one total order; each reply is
+// sent after its call has been applied.
+
+import { onFixedStep } from "../loop.ts";
+import type { WorldSession } from "../world-session.ts";
+import { RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { Mcp, PROTOCOL_VERSION } from "./mcp.ts";
+import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
+import { StateSync } from "./state-sync.ts";
+
+const ops = Limina.ops;
+
+/** MCP protocol revisions a standard client may ask for, newest first. */
+const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+export type HubEvent =
+  | { kind: "open"; conn: number; peer: string }
+  | { kind: "message"; conn: number; text: string }
+  | { kind: "rejected"; conn: number; reason: string }
+  | { kind: "close"; conn: number; reason: string };
+
+interface Connection {
+  conn: number;
+  peer: string;
+  mcp: Mcp;
+  /** "limina": initialize named {agentId, sessionId, profile}; "standard": an MCP SDK client. */
+  mode: "limina" | "standard" | null;
+  sessions: number;
+}
+
+export interface McpServerOptions {
+  transport: "stdio" | "ws";
+  /** The profile standard MCP clients run under. */
+  profile: string;
+  /** Called when a connection ends (stdio uses it to exit). */
+  onClose?: (conn: number, reason: string) => void;
+}
+
+export class McpServer {
+  private readonly conns = new Map<number, Connection>();
+  /** Messages and closes, in arrival order; `text` null marks the connection's end. */
+  private readonly queue: { conn: number; text: string | null; reason?: string }[] = [];
+  private draining = false;
+  readonly sync: StateSync;
+
+  constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
+    this.sync = new StateSync(session.world);
+    onFixedStep(() => {
+      if (!this.draining && this.queue.length > 0) this.drain();
+    });
+    onFixedStep((_dt, step) => this.sync.tick(step));
+  }
+
+  /** Handles one transport event. Messages wait for the next tick boundary. */
+  onEvent(e: HubEvent): void {
+    switch (e.kind) {
+      case "open":
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, mcp: this.session.mcp(), mode: null, sessions: 0 });
+        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: this.options.transport });
+        break;
+      case "message":
+        this.queue.push({ conn: e.conn, text: e.text });
+        break;
+      case "rejected":
+        ops.op_mcp_send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`));
+        break;
+      case "close":
+        // In order: what the connection sent before it ended is still applied.
+        this.queue.push({ conn: e.conn, text: null, reason: e.reason });
+        break;
+    }
+  }
+
+  private closed(conn: number, reason: string): void {
+    const c = this.conns.get(conn);
+    this.conns.delete(conn);
+    this.sync.unsubscribe(conn);
+    this.session.tracer.emit("mcp.connection.closed", {
+      conn,
+      reason,
+      agentId: c?.mcp.currentSession?.agentId ?? null,
+      sessionId: c?.mcp.currentSession?.sessionId ?? null,
+    });
+    this.options.onClose?.(conn, reason);
+  }
+
+  get connections(): number {
+    return this.conns.size;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const { conn, text, reason } = this.queue.shift()!;
+        if (text === null) {
+          this.closed(conn, reason ?? "closed");
+          continue;
+        }
+        const c = this.conns.get(conn);
+        if (!c) continue;
+        const reply = await this.handle(c, text);
+        if (reply !== null) ops.op_mcp_send(conn, reply);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** One message → its reply (null for notifications). Never throws. */
+  private async handle(c: Connection, text: string): Promise<string | null> {
+    let req: Request;
+    try {
+      req = parseRequest(text);
+    } catch (e) {
+      const r = e as RpcError;
+      return error(r.id, r.code, r.message);
+    }
+    try {
+      const value = await this.dispatch(c, req);
+      return req.hasId ? result(req.id, value) : null;
+    } catch (e) {
+      if (!req.hasId) return null;
+      if (e instanceof RpcError) return error(req.id, e.code, e.message, e.data);
+      return error(req.id, JSONRPC.INTERNAL_ERROR, `Internal error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private async dispatch(c: Connection, req: Request): Promise<unknown> {
+    const p = req.params as Record<string, unknown>;
+    switch (req.method) {
+      case "initialize":
+        return this.initialize(c, p);
+      case "notifications/initialized":
+      case "notifications/cancelled":
+        return null;
+      case "ping":
+        return {};
+      case "tools/list":
+      case "listTools":
+        return this.listTools(c);
+      case "tools/call":
+      case "callTool":
+        return this.callTool(c, p);
+      case "shutdown":
+        c.mcp.shutdown();
+        this.sync.unsubscribe(c.conn);
+        return { ok: true };
+      case "state/subscribe":
+      case "state/unsubscribe":
+      case "aoi/declare":
+        if (this.options.transport !== "ws") throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} is served over --mcp-ws`);
+        if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
+        if (req.method === "state/subscribe") return this.sync.subscribe(c.conn);
+        if (req.method === "state/unsubscribe") return { ok: this.sync.unsubscribe(c.conn) };
+        return this.sync.declareAoi(c.conn, p);
+      default:
+        throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+    }
+  }
+
+  private initialize(c: Connection, p: Record<string, unknown>): unknown {
+    if (typeof p.agentId === "string" || typeof p.sessionId === "string" || typeof p.profile === "string") {
+      for (const key of ["agentId", "sessionId", "profile"]) {
+        if (typeof p[key] !== "string" || (p[key] as string).length === 0) {
+          throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: initialize needs a non-empty string ${key}`);
+        }
+      }
+      c.mode = "limina";
+      const r = c.mcp.initialize({ agentId: p.agentId as string, sessionId: p.sessionId as string, profile: p.profile as string });
+      this.opened(c);
+      return r;
+    }
+    if (typeof p.protocolVersion !== "string") {
+      throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: initialize needs {agentId, sessionId, profile} or a standard MCP {protocolVersion, capabilities, clientInfo}");
+    }
+    const client = (p.clientInfo ?? {}) as { name?: unknown };
+    const agentId = typeof client.name === "string" && client.name.length > 0 ? client.name : "mcp-client";
+    c.mode = "standard";
+    const r = c.mcp.initialize({ agentId, sessionId: `sess_${c.conn}_${++c.sessions}`, profile: this.options.profile });
+    this.opened(c);
+    const version = STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0];
+    return {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: { name: "limina", version: Limina.version },
+      instructions: "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.",
+      session: r.session,
+    };
+  }
+
+  private opened(c: Connection): void {
+    const s = c.mcp.currentSession!;
+    this.session.tracer.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
+  }
+
+  private listTools(c: Connection): unknown {
+    const tools = c.mcp.listTools();
+    if (c.mode === "standard") return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })) };
+    return { tools };
+  }
+
+  private async callTool(c: Connection, p: Record<string, unknown>): Promise<unknown> {
+    if (typeof p.name !== "string" || p.name.length === 0) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: tools/call needs a string name");
+    const args = p.arguments ?? {};
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: arguments must be an object");
+    }
+    const response: MCPResponse = await c.mcp.callTool({ tool: p.name, input: args as Record<string, unknown> });
+    if (c.mode === "standard") {
+      if (response.success) {
+        const value = response.result;
+        const structured = typeof value === "object" && value !== null && !Array.isArray(value) ? value : { result: value };
+        return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured, isError: false };
+      }
+      if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, response.error!.message, response);
+      return { content: [{ type: "text", text: `${response.error!.code}: ${response.error!.message}` }], isError: true };
+    }
+    if (!response.success) throw new RpcError(mcpErrorToJsonRpc(response.error!.code), response.error!.message, response);
+    return response;
+  }
+
+  /** Sends a notification to one connection. */
+  notify(conn: number, method: string, params: unknown): number {
+    return ops.op_mcp_send(conn, notification(method, params));
+  }
+}
+
+export { PROTOCOL_VERSION };

@@ -1,0 +1,208 @@
+// Authoritative state sync for WebSocket clients: `state/subscribe` → a
+// snapshot, then per-tick deltas (transforms that changed, entities created
+// and destroyed). `aoi/declare` narrows a client to a sphere of interest.
+//
+// Clients with the full view share one known state and one encoded delta
+// per tick (the "full-view group"). A client that falls behind (its
+// outbound queue backed up, or a message dropped) leaves the group; once it
+// has caught up it gets a fresh snapshot and rejoins. Clients with an area
+// of interest each get their own delta, their visible sets answered by one
+// batched native spatial query. Nothing here ever waits on a client.
+
+import type { WorldContext } from "../skills/context.ts";
+import { RpcError, notification } from "./jsonrpc.ts";
+import { JSONRPC } from "./protocol.ts";
+
+const ops = Limina.ops;
+
+/** A client this many messages behind is treated as stalled. */
+const BACKLOG_LIMIT = 8;
+/** Floats per entity: position, rotation, scale. */
+const STRIDE = 10;
+const LAYOUT = "[px,py,pz,rx,ry,rz,rw,sx,sy,sz]";
+
+type Known = Map<string, Float32Array>;
+
+interface Aoi {
+  center: [number, number, number];
+  radius: number;
+}
+
+interface Subscriber {
+  conn: number;
+  aoi: Aoi | null;
+  /** AOI clients only: what this client was last sent. */
+  known: Known;
+  /** Delivered everything so far: full-view clients are then in lock-step with the group. */
+  synced: boolean;
+}
+
+interface Delta {
+  changed: (string | number)[][];
+  created: { entity: string; transform: number[]; tags: string[] }[];
+  destroyed: string[];
+  /** Applies this delta to a known state. */
+  apply(known: Known): void;
+}
+
+export class StateSync {
+  private readonly subs = new Map<number, Subscriber>();
+  private readonly groupKnown: Known = new Map();
+  private readonly row = new Float32Array(STRIDE);
+
+  constructor(private readonly world: WorldContext) {}
+
+  get subscribers(): number {
+    return this.subs.size;
+  }
+
+  /** Subscribes a connection; its snapshot comes as a `state/snapshot` notification on the next tick. */
+  subscribe(conn: number): unknown {
+    const prev = this.subs.get(conn);
+    this.subs.set(conn, { conn, aoi: prev?.aoi ?? null, known: new Map(), synced: false });
+    return { ok: true, layout: LAYOUT, aoi: prev?.aoi ?? null, snapshot: "state/snapshot on the next tick, then state/delta every tick" };
+  }
+
+  unsubscribe(conn: number): boolean {
+    return this.subs.delete(conn);
+  }
+
+  declareAoi(conn: number, p: Record<string, unknown>): unknown {
+    const s = this.subs.get(conn);
+    if (!s) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: aoi/declare needs a state/subscribe first");
+    if (p.center === null) {
+      s.aoi = null;
+    } else {
+      const c = p.center;
+      if (!(Array.isArray(c) && c.length === 3 && c.every((v) => typeof v === "number" && Number.isFinite(v)))) {
+        throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: center must be [x, y, z] finite numbers (or null to clear)");
+      }
+      if (!(typeof p.radius === "number" && Number.isFinite(p.radius) && p.radius > 0)) {
+        throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: radius must be a number > 0");
+      }
+      s.aoi = { center: c as [number, number, number], radius: p.radius };
+    }
+    // The view changed: the next tick brings a fresh snapshot.
+    s.synced = false;
+    s.known = new Map();
+    return { ok: true, aoi: s.aoi };
+  }
+
+  private readRow(eid: number): Float32Array {
+    const { Position: P, Rotation: R, Scale: S } = this.world.world;
+    const r = this.row;
+    r[0] = P.x[eid], r[1] = P.y[eid], r[2] = P.z[eid];
+    r[3] = R.x[eid], r[4] = R.y[eid], r[5] = R.z[eid], r[6] = R.w[eid];
+    r[7] = S.x[eid], r[8] = S.y[eid], r[9] = S.z[eid];
+    return r;
+  }
+
+  /** Per AOI subscriber, the eids inside its sphere (one native batched query). */
+  private visible(subs: Subscriber[]): Map<Subscriber, Set<number>> {
+    const out = new Map<Subscriber, Set<number>>();
+    if (subs.length === 0) return out;
+    const w = this.world.world;
+    const q = new Float64Array(subs.length * 5);
+    subs.forEach((s, k) => q.set([...s.aoi!.center, s.aoi!.radius, -1], k * 5));
+    const r = this.world.spatial.queryBatch(w.Position, w.liveEids(), this.world.spatialCellSize, q);
+    subs.forEach((s, k) => out.set(s, new Set(r.eids.subarray(r.offsets[k], r.offsets[k + 1]))));
+    return out;
+  }
+
+  /** The delta from `known` to the current state of the entities in `seen` (all when null). */
+  private delta(known: Known, seen: Set<number> | null): Delta | null {
+    const changed: (string | number)[][] = [];
+    const created: Delta["created"] = [];
+    const updates: [string, Float32Array][] = [];
+    const present = new Set<string>();
+    for (const e of this.world.world.entities.entries()) {
+      if (seen && !seen.has(e.eid)) continue;
+      present.add(e.id);
+      const row = this.readRow(e.eid);
+      const prev = known.get(e.id);
+      if (!prev) {
+        created.push({ entity: e.id, transform: Array.from(row), tags: [...e.tags] });
+        updates.push([e.id, row.slice()]);
+        continue;
+      }
+      for (let i = 0; i < STRIDE; i++) {
+        if (prev[i] !== row[i]) {
+          changed.push([e.id, ...row]);
+          updates.push([e.id, row.slice()]);
+          break;
+        }
+      }
+    }
+    const destroyed: string[] = [];
+    for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
+    if (changed.length === 0 && created.length === 0 && destroyed.length === 0) return null;
+    return {
+      changed,
+      created,
+      destroyed,
+      apply(k: Known) {
+        for (const [id, r] of updates) k.set(id, r);
+        for (const id of destroyed) k.delete(id);
+      },
+    };
+  }
+
+  private snapshot(known: Known, aoi: Aoi | null, step: number, at: number): string {
+    const entities = [];
+    for (const e of this.world.world.entities.entries()) {
+      const r = known.get(e.id);
+      if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags] });
+    }
+    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, entities });
+  }
+
+  /** Fans this tick's changes out to every subscriber. */
+  tick(step: number): void {
+    if (this.subs.size === 0) return;
+    const at = performance.timeOrigin + performance.now();
+    const ready: Subscriber[] = [];
+    for (const s of this.subs.values()) {
+      if (ops.op_mcp_backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
+      else ready.push(s);
+    }
+
+    // The full-view group: one delta, encoded once, sent to every member.
+    const full = ready.filter((s) => !s.aoi);
+    const members = full.filter((s) => s.synced).map((s) => s.conn);
+    const groupDelta = this.delta(this.groupKnown, null);
+    if (groupDelta) {
+      groupDelta.apply(this.groupKnown);
+      if (members.length > 0) {
+        const text = notification("state/delta", { tick: step, sentAt: at, changed: groupDelta.changed, created: groupDelta.created, destroyed: groupDelta.destroyed });
+        const outcomes: number[] = ops.op_mcp_broadcast(members, text);
+        outcomes.forEach((o, i) => {
+          if (o !== 0) this.subs.get(members[i])!.synced = false;
+        });
+      }
+    }
+    // Joiners (new, or caught up after falling behind) get the group's state whole.
+    const joiners = full.filter((s) => !s.synced);
+    if (joiners.length > 0) {
+      const text = this.snapshot(this.groupKnown, null, step, at);
+      const outcomes: number[] = ops.op_mcp_broadcast(joiners.map((s) => s.conn), text);
+      outcomes.forEach((o, i) => (joiners[i].synced = o === 0));
+    }
+
+    // Area-of-interest clients: each its own view.
+    const aoiSubs = ready.filter((s) => s.aoi);
+    const visible = this.visible(aoiSubs);
+    for (const s of aoiSubs) {
+      const fresh = !s.synced;
+      const known: Known = fresh ? new Map() : s.known;
+      const d = this.delta(known, visible.get(s)!);
+      d?.apply(known);
+      const text = fresh
+        ? this.snapshot(known, s.aoi, step, at)
+        : d && notification("state/delta", { tick: step, sentAt: at, changed: d.changed, created: d.created, destroyed: d.destroyed });
+      if (!text) continue;
+      const sent = ops.op_mcp_send(s.conn, text) === 0;
+      s.known = known;
+      s.synced = sent;
+    }
+  }
+}
