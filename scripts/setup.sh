@@ -14,6 +14,8 @@ need cc build-essential
 need node nodejs
 need npm npm
 need sha256sum coreutils
+need python3 python3
+python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -26,8 +28,12 @@ command -v cargo >/dev/null || { echo "error: cargo not found: install Rust (rus
 log "verify the vendored V8 (third_party/rusty_v8)"
 (cd third_party/rusty_v8 && sha256sum --quiet -c SHA256SUMS)
 
-log "npm ci (js/: the pinned three, bitecs, zod and esbuild)"
+log "npm ci (js/: three, bitecs, zod and esbuild; the MCP SDK and ws for the wire tests)"
 (cd js && npm ci --no-audit --no-fund --loglevel=error)
+
+log "python venv .venv with the official MCP SDK (for the wire tests and the Python example)"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -c "import mcp" 2>/dev/null || .venv/bin/pip install --quiet --disable-pip-version-check "mcp==2.3.0"
 
 log "cargo build --release"
 cargo build --release --locked --bin limina

@@ -5,7 +5,7 @@
 
 import { onFixedStep } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
-import { RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
 import { Mcp, PROTOCOL_VERSION } from "./mcp.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { StateSync } from "./state-sync.ts";
@@ -64,7 +64,7 @@ export class McpServer {
         this.queue.push({ conn: e.conn, text: e.text });
         break;
       case "rejected":
-        ops.op_mcp_send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`));
+        ops.op_mcp_send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
         break;
       case "close":
         // In order: what the connection sent before it ended is still applied.
@@ -102,7 +102,7 @@ export class McpServer {
         const c = this.conns.get(conn);
         if (!c) continue;
         const reply = await this.handle(c, text);
-        if (reply !== null) ops.op_mcp_send(conn, reply);
+        if (reply !== null) ops.op_mcp_send(conn, reply, false);
       }
     } finally {
       this.draining = false;
@@ -222,10 +222,6 @@ export class McpServer {
     return response;
   }
 
-  /** Sends a notification to one connection. */
-  notify(conn: number, method: string, params: unknown): number {
-    return ops.op_mcp_send(conn, notification(method, params));
-  }
 }
 
 export { PROTOCOL_VERSION };

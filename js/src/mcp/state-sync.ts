@@ -1,6 +1,8 @@
 // Authoritative state sync for WebSocket clients: `state/subscribe` → a
 // snapshot, then per-tick deltas (transforms that changed, entities created
 // and destroyed). `aoi/declare` narrows a client to a sphere of interest.
+// A `changed` row is `[id, px, py, pz]` when only the position moved, else
+// `[id, px, py, pz, rx, ry, rz, rw, sx, sy, sz]`.
 //
 // Clients with the full view share one known state and one encoded delta
 // per tick (the "full-view group"). A client that falls behind (its
@@ -125,13 +127,13 @@ export class StateSync {
         updates.push([e.id, row.slice()]);
         continue;
       }
-      for (let i = 0; i < STRIDE; i++) {
-        if (prev[i] !== row[i]) {
-          changed.push([e.id, ...row]);
-          updates.push([e.id, row.slice()]);
-          break;
-        }
-      }
+      let moved = false;
+      let turnedOrScaled = false;
+      for (let i = 0; i < 3; i++) if (prev[i] !== row[i]) moved = true;
+      for (let i = 3; i < STRIDE; i++) if (prev[i] !== row[i]) turnedOrScaled = true;
+      if (turnedOrScaled) changed.push([e.id, ...row]);
+      else if (moved) changed.push([e.id, row[0], row[1], row[2]]);
+      if (moved || turnedOrScaled) updates.push([e.id, row.slice()]);
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
@@ -174,7 +176,7 @@ export class StateSync {
       groupDelta.apply(this.groupKnown);
       if (members.length > 0) {
         const text = notification("state/delta", { tick: step, sentAt: at, changed: groupDelta.changed, created: groupDelta.created, destroyed: groupDelta.destroyed });
-        const outcomes: number[] = ops.op_mcp_broadcast(members, text);
+        const outcomes: number[] = ops.op_mcp_broadcast(members, text, true);
         outcomes.forEach((o, i) => {
           if (o !== 0) this.subs.get(members[i])!.synced = false;
         });
@@ -184,7 +186,7 @@ export class StateSync {
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {
       const text = this.snapshot(this.groupKnown, null, step, at);
-      const outcomes: number[] = ops.op_mcp_broadcast(joiners.map((s) => s.conn), text);
+      const outcomes: number[] = ops.op_mcp_broadcast(joiners.map((s) => s.conn), text, true);
       outcomes.forEach((o, i) => (joiners[i].synced = o === 0));
     }
 
@@ -200,7 +202,7 @@ export class StateSync {
         ? this.snapshot(known, s.aoi, step, at)
         : d && notification("state/delta", { tick: step, sentAt: at, changed: d.changed, created: d.created, destroyed: d.destroyed });
       if (!text) continue;
-      const sent = ops.op_mcp_send(s.conn, text) === 0;
+      const sent = ops.op_mcp_send(s.conn, text, true) === 0;
       s.known = known;
       s.synced = sent;
     }

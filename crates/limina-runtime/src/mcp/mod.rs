@@ -19,8 +19,11 @@ use tokio::sync::mpsc;
 
 /// Default largest inbound message (a stdio line or a WebSocket message).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1 << 20;
-/// Outbound messages a connection may have queued before more are dropped.
-pub const OUTBOUND_QUEUE: usize = 256;
+/// Queued outbound messages beyond which droppable ones (state deltas) are dropped.
+pub const DROPPABLE_BACKLOG: usize = 256;
+/// Queued outbound messages beyond which the connection is closed: replies
+/// are never dropped, so a client that sends without reading is cut off here.
+pub const MAX_BACKLOG: usize = 1 << 16;
 const INBOUND_QUEUE: usize = 4096;
 
 /// What the transports tell the JS server.
@@ -37,7 +40,7 @@ pub enum HubEvent {
 
 /// One connection's outbound side.
 struct Outbound {
-  tx: mpsc::Sender<Arc<str>>,
+  tx: mpsc::UnboundedSender<Arc<str>>,
   backlog: Arc<AtomicUsize>,
 }
 
@@ -61,7 +64,7 @@ impl Default for McpHub {
 pub struct ConnIo {
   pub conn: u32,
   pub events: mpsc::Sender<HubEvent>,
-  pub outbound: mpsc::Receiver<Arc<str>>,
+  pub outbound: mpsc::UnboundedReceiver<Arc<str>>,
   pub backlog: Arc<AtomicUsize>,
 }
 
@@ -83,7 +86,7 @@ impl ConnRegistry {
       *n += 1;
       c
     };
-    let (tx, outbound) = mpsc::channel(OUTBOUND_QUEUE);
+    let (tx, outbound) = mpsc::unbounded_channel();
     let backlog = Arc::new(AtomicUsize::new(0));
     self.conns.borrow_mut().insert(conn, Outbound { tx, backlog: backlog.clone() });
     ConnIo { conn, events: self.events.clone(), outbound, backlog }
@@ -152,35 +155,45 @@ pub async fn op_mcp_next(state: Rc<RefCell<OpState>>) -> Option<HubEvent> {
 
 /// Send outcomes.
 const SENT: u32 = 0;
-const DROPPED_FULL: u32 = 1;
+const DROPPED: u32 = 1;
 const CLOSED: u32 = 2;
 
-fn send_to(conns: &HashMap<u32, Outbound>, conn: u32, text: &Arc<str>) -> u32 {
+/// Queues `text`. A droppable message (a state delta) is dropped while the
+/// client is `DROPPABLE_BACKLOG` behind; anything else is always queued,
+/// and a client `MAX_BACKLOG` behind is disconnected.
+fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool) -> u32 {
+  let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
-  match out.tx.try_send(text.clone()) {
-    Ok(()) => {
-      out.backlog.fetch_add(1, Ordering::Relaxed);
-      SENT
-    }
-    Err(mpsc::error::TrySendError::Full(_)) => DROPPED_FULL,
-    Err(mpsc::error::TrySendError::Closed(_)) => CLOSED,
+  let backlog = out.backlog.load(Ordering::Relaxed);
+  if droppable && backlog >= DROPPABLE_BACKLOG {
+    return DROPPED;
   }
+  if backlog >= MAX_BACKLOG {
+    // Dropping the sender ends the writer, which closes the connection.
+    conns.remove(&conn);
+    return CLOSED;
+  }
+  if out.tx.send(text.clone()).is_err() {
+    return CLOSED;
+  }
+  out.backlog.fetch_add(1, Ordering::Relaxed);
+  SENT
 }
 
-/// Queues one message: 0 sent, 1 dropped (the client's queue is full), 2 closed.
+/// Queues one message: 0 sent, 1 dropped (droppable and the client is behind), 2 closed.
 #[op2(fast)]
-pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str) -> u32 {
+pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str, droppable: bool) -> u32 {
   let text: Arc<str> = Arc::from(text);
-  send_to(&hub(state).registry.conns.borrow(), conn, &text)
+  send_to(&hub(state).registry, conn, &text, droppable)
 }
 
 /// Queues the same message to many connections; returns each outcome.
 #[op2]
 #[serde]
-pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string] text: &str) -> Vec<u32> {
+pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string] text: &str, droppable: bool) -> Vec<u32> {
   let text: Arc<str> = Arc::from(text);
-  let table = hub(state).registry.conns.borrow();
-  conns.into_iter().map(|c| send_to(&table, c, &text)).collect()
+  let registry = &hub(state).registry;
+  conns.into_iter().map(|c| send_to(registry, c, &text, droppable)).collect()
 }
 
 /// Messages queued to a connection and not yet written.

@@ -1,0 +1,131 @@
+// MCP over the wire, driving the real binary: the stdio protocol with every
+// error code, the official TypeScript and Python SDK clients, and the
+// multi-client WebSocket world server.
+import { assert, assertEquals, test } from "../src/testing.ts";
+
+const rpc = (id: number | string | null, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const INIT = rpc(1, "initialize", { agentId: "wire", sessionId: "sess_wire", profile: "builder.readWrite" });
+
+async function stdio(lines: string[], args: string[] = []) {
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio", ...args], stdin: lines.join("\n") + "\n" });
+  const replies = out.stdout.trim() === "" ? [] : out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  return { ...out, replies, byId: new Map(replies.map((r: { id: unknown }) => [r.id, r])) };
+}
+
+test("stdio: the full handshake, tools, a call that changes the world, shutdown, exit 0 on EOF", async () => {
+  const r = await stdio([
+    INIT,
+    rpc(2, "tools/list"),
+    rpc(3, "listTools"),
+    rpc(4, "tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 3, 0], dynamic: true } }),
+    rpc(5, "callTool", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 10 } }),
+    rpc(6, "shutdown"),
+    rpc(7, "tools/call", { name: "skills.list" }),
+  ]);
+  assertEquals(r.code, 0, r.stderr);
+  assert(r.stderr.includes("serving MCP on stdio"), "logs go to stderr");
+  const init = r.byId.get(1).result;
+  assertEquals([init.protocolVersion, init.session.agentId, init.session.profile], ["2025-06-18", "wire", "builder.readWrite"]);
+  assert(r.byId.get(2).result.tools.length >= 45);
+  assertEquals(r.byId.get(3).result.tools.length, r.byId.get(2).result.tools.length);
+  assert(r.byId.get(2).result.tools[0].input_schema.$schema.includes("draft-07"));
+  const made = r.byId.get(4).result;
+  assertEquals([made.success, made.result.entity], [true, "ent_1"]);
+  assert(made.metadata.eventsEmitted.includes("skill.executed"));
+  assertEquals(r.byId.get(5).result.result.entities[0].entity, "ent_1");
+  assertEquals(r.byId.get(6).result, { ok: true });
+  assertEquals(r.byId.get(7).error.code, -32001, "after shutdown the session is gone");
+  assertEquals(r.replies.length, 7);
+});
+
+test("stdio: every error code over the wire, and the server keeps serving", async () => {
+  const r = await stdio([
+    "this is not json",
+    '{"jsonrpc":"2.0","id":10,"method":"tools/list"',
+    JSON.stringify([{ jsonrpc: "2.0", id: 11, method: "ping" }]),
+    JSON.stringify({ jsonrpc: "1.0", id: 12, method: "ping" }),
+    JSON.stringify({ jsonrpc: "2.0", id: 13, method: 5 }),
+    JSON.stringify({ jsonrpc: "2.0", id: 14, method: "ping", params: "x" }),
+    rpc(15, "tools/call", { name: "skills.list" }),
+    INIT,
+    rpc(16, "no/such/method"),
+    rpc(17, "tools/call", { name: "nope.nope" }),
+    rpc(18, "tools/call", { name: "scene.createEntity", arguments: { size: 99 } }),
+    rpc(19, "tools/call", { name: "social.say", arguments: { text: "hi" } }),
+    rpc(20, "tools/call", { name: "ecs.addComponent", arguments: { entity: "ent_404", component: "x" } }),
+    rpc(21, "tools/call", { name: 42 }),
+    rpc(22, "initialize", { agentId: "", sessionId: "s", profile: "p" }),
+    JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "scene.createEntity" } }),
+    JSON.stringify({ jsonrpc: "2.0", method: "no/such/notification" }),
+    rpc(23, "ping"),
+  ]);
+  assertEquals(r.code, 0, r.stderr);
+  const nulls = r.replies.filter((x: { id: unknown }) => x.id === null).map((x: { error: { code: number } }) => x.error.code);
+  assertEquals(nulls.filter((c: number) => c === -32700).length, 2, "unparsable lines → -32700");
+  assertEquals(nulls.filter((c: number) => c === -32600).length, 1, "a batch → -32600");
+  assertEquals([12, 13, 14].map((id) => r.byId.get(id).error.code), [-32600, -32600, -32600]);
+  assertEquals(r.byId.get(15).error.code, -32001, "calls before initialize are forbidden");
+  assertEquals(r.byId.get(15).error.message, "MCP session is not initialized");
+  assertEquals(r.byId.get(16).error.code, -32601);
+  assertEquals(r.byId.get(17).error.code, -32601, "unknown skill: not_found → -32601");
+  assertEquals(r.byId.get(17).error.data.error, { code: "not_found", message: "unknown skill: nope.nope" });
+  assertEquals(r.byId.get(18).error.code, -32602, "invalid_input → -32602");
+  assert(r.byId.get(18).error.data.error.message.includes("size"));
+  assertEquals(r.byId.get(19).error.code, -32001, "forbidden → -32001");
+  assertEquals(r.byId.get(20).error.code, -32603, "handler_error → -32603");
+  assert(r.byId.get(20).error.message.includes("ent_404"));
+  assertEquals(r.byId.get(21).error.code, -32602);
+  assertEquals(r.byId.get(22).error.code, -32602);
+  assertEquals(r.byId.get(23).result, {}, "still serving after all that");
+  assertEquals(r.replies.length, 16, "18 lines, two of them notifications: those got no reply");
+});
+
+test("stdio: capacity_exceeded → -32002, with a module that builds the world first", async () => {
+  const r = await stdio([INIT, rpc(2, "tools/call", { name: "scene.createEntity" })], ["tests/fixtures/full_world.ts"]);
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(r.byId.get(2).error.code, -32002);
+  assertEquals(r.byId.get(2).error.data.error.code, "capacity_exceeded");
+});
+
+test("stdio: a line over the size limit is refused precisely; the next line is served", async () => {
+  const big = rpc(2, "tools/call", { name: "agent.emitEvent", arguments: { type: "x", payload: { pad: "y".repeat(500) } } });
+  const r = await stdio([INIT, big, rpc(3, "ping")], ["--max-message-bytes", "300"]);
+  assertEquals(r.code, 0, r.stderr);
+  const refused = r.replies.find((x: { id: unknown }) => x.id === null);
+  assertEquals(refused.error.code, -32600);
+  assert(refused.error.message.includes("300-byte limit"), refused.error.message);
+  assertEquals(r.byId.get(3).result, {});
+});
+
+test("stdio: the world keeps stepping while serving", async () => {
+  // A ball dropped at y = 10 falls between two calls that come a while apart.
+  const r = await Limina.run({
+    cmd: "bash",
+    args: ["-c", `( printf '%s\\n' '${INIT}' '${rpc(2, "tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 10, 0], dynamic: true } })}'; sleep 1; printf '%s\\n' '${rpc(3, "tools/call", { name: "inspector.snapshot", arguments: {} })}' ) | '${Limina.execPath}' --mcp-stdio`],
+  });
+  assertEquals(r.code, 0, r.stderr);
+  const snap = JSON.parse(r.stdout.trim().split("\n")[2]).result.result;
+  assert(snap.world.tick > 30, `ticks advanced while no request came (${snap.world.tick})`);
+  assert(snap.entities[0].transform.position[1] < 9, `the ball fell meanwhile (${snap.entities[0].transform.position})`);
+});
+
+test("the official TypeScript SDK client lists the tools and creates an entity", async () => {
+  const r = await Limina.run({ cmd: "node", args: ["js/test/node/sdk_client.mjs", Limina.execPath] });
+  assertEquals(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assert(out.ok && out.tools >= 45, r.stdout);
+});
+
+test("the official Python SDK client lists the tools and creates an entity", async () => {
+  const r = await Limina.run({ cmd: ".venv/bin/python", args: ["tests/mcp/python_sdk_client.py", Limina.execPath] });
+  assertEquals(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assert(out.ok && out.tools >= 45, r.stdout);
+});
+
+test("WebSocket: concurrent clients, total order, deltas, AOI, a stalled client, fuzzed frames", async () => {
+  const r = await Limina.run({ cmd: "node", args: ["js/test/node/ws_world.mjs", Limina.execPath] });
+  assertEquals(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assertEquals(out.checks, 18);
+});

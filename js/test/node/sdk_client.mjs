@@ -1,0 +1,38 @@
+// The official TypeScript MCP SDK against `limina --mcp-stdio`.
+// Usage: node js/test/node/sdk_client.mjs <path-to-limina>
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const limina = process.argv[2];
+const fail = (msg) => {
+  console.error(`FAIL: ${msg}`);
+  process.exit(1);
+};
+
+const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "builder.readWrite"], stderr: "inherit" });
+const client = new Client({ name: "node-sdk-test", version: "1.0.0" });
+await client.connect(transport);
+const server = client.getServerVersion();
+if (server?.name !== "limina") fail(`server name ${server?.name}`);
+
+const { tools } = await client.listTools();
+if (tools.length < 45) fail(`only ${tools.length} tools`);
+const create = tools.find((t) => t.name === "scene.createEntity");
+if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
+
+const made = await client.callTool({ name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 2, 0], dynamic: true } });
+if (made.isError) fail(`createEntity failed: ${JSON.stringify(made.content)}`);
+const entity = made.structuredContent?.entity;
+if (!/^ent_\d+$/.test(entity ?? "")) fail(`structuredContent ${JSON.stringify(made.structuredContent)}`);
+if (JSON.parse(made.content[0].text).entity !== entity) fail("text content disagrees with structuredContent");
+
+const query = await client.callTool({ name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 10 } });
+if (!query.structuredContent.entities.some((e) => e.entity === entity)) fail("the new entity is not in the world");
+
+const denied = await client.callTool({ name: "social.say", arguments: { text: "hi" } });
+if (!denied.isError || !denied.content[0].text.startsWith("forbidden: missing permission: social.act")) fail(`social.say: ${JSON.stringify(denied)}`);
+const invalid = await client.callTool({ name: "scene.createEntity", arguments: { size: -1 } });
+if (!invalid.isError || !invalid.content[0].text.startsWith("invalid_input")) fail(`invalid input: ${JSON.stringify(invalid)}`);
+
+await client.close();
+console.log(JSON.stringify({ ok: true, sdk: "@modelcontextprotocol/sdk", tools: tools.length, entity }));

@@ -1,0 +1,203 @@
+// The multi-client WebSocket world server (`limina --mcp-ws`) driven by real
+// WebSocket clients: total order of intents, deltas to subscribers, AOI
+// filtering, a stalled client not delaying the tick, fuzzed frames not
+// killing the server, a client vanishing mid-call.
+// Usage: node js/test/node/ws_world.mjs <path-to-limina>
+import { spawn } from "node:child_process";
+import net from "node:net";
+import WebSocket from "ws";
+
+const limina = process.argv[2];
+const checks = [];
+const fail = (msg) => {
+  console.error(`FAIL: ${msg}`);
+  server.kill("SIGKILL");
+  process.exit(1);
+};
+const check = (cond, msg) => {
+  if (!cond) fail(msg);
+  checks.push(msg);
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-message-bytes", "65536"], { stdio: ["ignore", "inherit", "pipe"] });
+const port = await new Promise((resolve, reject) => {
+  let err = "";
+  server.stderr.on("data", (d) => {
+    err += d;
+    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+    if (m) resolve(Number(m[1]));
+  });
+  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
+});
+let serverAlive = true;
+server.on("exit", () => (serverAlive = false));
+
+class Peer {
+  constructor(name) {
+    this.name = name;
+    this.next = 1;
+    this.pending = new Map();
+    this.notes = [];
+    this.listeners = [];
+  }
+  open() {
+    this.ws = new WebSocket(`ws://127.0.0.1:${port}`);
+    this.ws.on("message", (data) => {
+      const msg = JSON.parse(data.toString());
+      if (msg.id !== undefined && this.pending.has(msg.id)) {
+        this.pending.get(msg.id)(msg);
+        this.pending.delete(msg.id);
+      } else {
+        this.notes.push(msg);
+        for (const l of this.listeners) l(msg);
+      }
+    });
+    return new Promise((resolve, reject) => {
+      this.ws.on("open", resolve);
+      this.ws.on("error", reject);
+    });
+  }
+  call(method, params = {}) {
+    const id = this.next++;
+    this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    return new Promise((resolve) => this.pending.set(id, resolve));
+  }
+  async init(profile = "builder.readWrite") {
+    const r = await this.call("initialize", { agentId: this.name, sessionId: `sess_${this.name}`, profile });
+    if (!r.result?.session) fail(`${this.name} initialize: ${JSON.stringify(r)}`);
+  }
+  tool(name, args = {}) {
+    return this.call("tools/call", { name, arguments: args });
+  }
+  waitFor(pred, ms = 5000) {
+    const hit = this.notes.find(pred);
+    if (hit) return Promise.resolve(hit);
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`${this.name}: timed out waiting`)), ms);
+      this.listeners.push((m) => {
+        if (pred(m)) {
+          clearTimeout(t);
+          resolve(m);
+        }
+      });
+    });
+  }
+}
+
+// Every connection is its own session with the same handshake and errors.
+const a = new Peer("alice");
+const b = new Peer("bob");
+const c = new Peer("carol");
+await Promise.all([a.open(), b.open(), c.open()]);
+const early = await a.tool("skills.list");
+check(early.error?.code === -32001 && early.error.message === "MCP session is not initialized", "calls before initialize are forbidden (-32001)");
+await Promise.all([a.init(), b.init(), c.init("system.readonly")]);
+const ro = await c.tool("scene.createEntity", {});
+check(ro.error?.code === -32001 && ro.error.data?.error?.code === "forbidden", "a read-only session is refused scene.write, with the MCPResponse as error.data");
+
+// Total order: concurrent creates from two clients get distinct ids, in one order.
+const N = 25;
+const created = await Promise.all(
+  Array.from({ length: N }, (_, i) => [a.tool("scene.createEntity", { position: [i, 1, 0] }), b.tool("scene.createEntity", { position: [i, 1, 5] })]).flat(),
+);
+const ids = created.map((r) => r.result?.result?.entity);
+check(ids.every((id) => /^ent_\d+$/.test(id)) && new Set(ids).size === 2 * N, "every concurrent create applied once with its own id");
+const aliceIds = ids.filter((_, k) => k % 2 === 0).map((id) => Number(id.slice(4)));
+check(aliceIds.every((n, k) => k === 0 || n > aliceIds[k - 1]), "each client's intents apply in the order it sent them");
+const tail = await a.tool("trace.tail", { type: "scene.entity.created", limit: 1000 });
+const order = tail.result.result.events.map((e) => e.payload.entity);
+check(JSON.stringify(order) === JSON.stringify([...ids].sort((x, y) => Number(x.slice(4)) - Number(y.slice(4)))), "the world log holds the one total order the ids were issued in");
+
+// Subscriptions: snapshot, then per-tick deltas with created, changed, destroyed.
+await c.call("state/subscribe");
+const snap = await c.waitFor((m) => m.method === "state/snapshot");
+check(snap.params.entities.length === 2 * N, "the snapshot holds every entity");
+const ball = (await a.tool("scene.createEntity", { shape: "sphere", position: [0, 10, 0], dynamic: true })).result.result.entity;
+await c.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.entity === ball));
+const moved = await c.waitFor((m) => m.method === "state/delta" && m.params.changed.some((row) => row[0] === ball && row[2] < 9.9));
+check(moved.params.tick > snap.params.tick, "deltas carry the falling ball's transform, tick after tick");
+await a.tool("scene.destroyEntity", { entity: ids[0] });
+await c.waitFor((m) => m.method === "state/delta" && m.params.destroyed.includes(ids[0]));
+checks.push("destroyed entities arrive in deltas");
+
+// AOI: bob sees only what is near (0, 1, 5).
+await b.call("state/subscribe");
+const aoi = await b.call("aoi/declare", { center: [0, 1, 5], radius: 2.5 });
+check(aoi.result?.ok === true, "aoi/declare accepted");
+const bSnap = await b.waitFor((m) => m.method === "state/snapshot" && m.params.aoi);
+const seen = bSnap.params.entities.map((e) => e.entity).sort();
+const expected = ids.filter((_, k) => k % 2 === 1).slice(0, 3).sort(); // bob's entities at x = 0, 1, 2 on z = 5
+check(JSON.stringify(seen) === JSON.stringify(expected), `AOI snapshot holds only nearby entities (${seen})`);
+const far = (await a.tool("scene.createEntity", { position: [40, 1, 40] })).result.result.entity;
+const near = (await a.tool("scene.createEntity", { position: [0.5, 1, 5.5] })).result.result.entity;
+const nearDelta = await b.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.entity === near));
+check(!b.notes.some((m) => m.method === "state/delta" && m.params.created.some((e) => e.entity === far)), "AOI deltas leave out what is outside");
+check(nearDelta.params.created.length === 1, "and bring in what enters");
+const badAoi = await b.call("aoi/declare", { center: [0, 0], radius: 1 });
+check(badAoi.error?.code === -32602, "a malformed AOI is -32602");
+
+// A stalled client: subscribes over a raw socket and never reads again.
+const stalled = net.connect(port, "127.0.0.1");
+await new Promise((r) => stalled.on("connect", r));
+stalled.write(
+  `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+);
+const frame = (text) => {
+  const payload = Buffer.from(text);
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+  return Buffer.concat([head, mask, Buffer.from(payload.map((x, i) => x ^ mask[i % 4]))]);
+};
+stalled.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "stalled", sessionId: "sess_stalled", profile: "system.readonly" } })));
+stalled.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" })));
+stalled.pause();
+// Many moving bodies make every delta large, so the stalled socket backs up quickly.
+for (let i = 0; i < 60; i++) a.tool("scene.createEntity", { shape: "sphere", size: 0.5, position: [i % 10, 20 + Math.floor(i / 10), -10], dynamic: true });
+await sleep(300);
+c.notes.length = 0;
+const tick0 = (await c.waitFor((m) => m.method === "state/delta")).params.tick;
+const t0 = Date.now();
+c.notes.length = 0;
+await sleep(1000);
+const ticks = c.notes.filter((m) => m.method === "state/delta").map((m) => m.params.tick);
+const rate = (Math.max(...ticks) - tick0) / ((Date.now() - t0) / 1000);
+check(rate > 50, `with a stalled client the world still ticks at ~60/s (${rate.toFixed(1)} ticks/s seen by a healthy subscriber)`);
+stalled.destroy();
+
+// Fuzzed frames: garbage, wrong types, binary, oversized; the server keeps serving.
+const fuzz = new Peer("fuzz");
+await fuzz.open();
+const garbage = ["{", "[]", "null", "42", '{"jsonrpc":"1.0","id":1,"method":"x"}', '{"jsonrpc":"2.0","id":{},"method":"x"}', '{"jsonrpc":"2.0","id":3,"method":7}', '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}', '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":"x"}'];
+for (const g of garbage) fuzz.ws.send(g);
+fuzz.ws.send(Buffer.from([0, 1, 2, 3]), { binary: true });
+await fuzz.waitFor(() => fuzz.notes.length >= garbage.length + 1, 5000).catch(() => {});
+const codes = fuzz.notes.map((m) => m.error?.code);
+check(codes.filter((x) => x === -32700).length === 1 && codes.filter((x) => x === -32600).length >= 6 && codes.includes(-32602), `fuzzed frames get -32700/-32600/-32602 (${codes})`);
+let seed = 7;
+for (let i = 0; i < 200; i++) {
+  const bytes = Buffer.alloc(1 + (i % 50), 0).map(() => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0x7f);
+  fuzz.ws.send(bytes.toString("latin1"));
+}
+const huge = new Peer("huge");
+await huge.open();
+const closed = new Promise((r) => huge.ws.on("close", (code) => r(code)));
+huge.ws.send("x".repeat(70_000));
+check((await closed) === 1009, "a message over the size limit closes that connection with 1009");
+
+// A client that vanishes mid-call.
+const ghost = new Peer("ghost");
+await ghost.open();
+await ghost.init();
+ghost.tool("scene.createEntity", { position: [7, 7, 7] });
+ghost.ws.terminate();
+await sleep(200);
+
+const still = await a.tool("skills.list");
+check(serverAlive && Array.isArray(still.result?.result?.tools), "after all that the server still serves everyone else");
+const late = await c.tool("trace.tail", { type: "mcp.connection.closed", limit: 100 });
+check(late.result.result.events.some((e) => e.payload.agentId === "ghost"), "the vanished client's session ended cleanly");
+
+for (const p of [a, b, c, fuzz]) p.ws.close();
+server.kill("SIGTERM");
+console.log(JSON.stringify({ ok: true, checks: checks.length, ticksPerSecondWithStalledClient: Number(rate.toFixed(1)) }));

@@ -1,0 +1,46 @@
+"""The official Python MCP SDK against `limina --mcp-stdio`.
+
+Usage: python tests/mcp/python_sdk_client.py <path-to-limina>
+"""
+import asyncio
+import json
+import re
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+async def main(limina):
+    params = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "builder.readWrite"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            if init.server_info.name != "limina":
+                fail(f"server {init.server_info}")
+            tools = (await session.list_tools()).tools
+            if len(tools) < 45:
+                fail(f"only {len(tools)} tools")
+            create = next(t for t in tools if t.name == "scene.createEntity")
+            if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
+                fail("scene.createEntity has no inputSchema")
+            made = await session.call_tool("scene.createEntity", {"shape": "box", "position": [1, 1, 1], "static": True})
+            if made.is_error:
+                fail(f"createEntity failed: {made.content}")
+            entity = made.structured_content["entity"]
+            if not re.fullmatch(r"ent_\d+", entity):
+                fail(f"structuredContent {made.structured_content}")
+            if json.loads(made.content[0].text)["entity"] != entity:
+                fail("text content disagrees with structuredContent")
+            denied = await session.call_tool("social.say", {"text": "hi"})
+            if not denied.is_error or not denied.content[0].text.startswith("forbidden: missing permission: social.act"):
+                fail(f"social.say: {denied}")
+            print(json.dumps({"ok": True, "sdk": "mcp (python)", "tools": len(tools), "entity": entity}))
+
+
+asyncio.run(main(sys.argv[1]))
