@@ -156,7 +156,7 @@ fn missing_module_and_unlanded_flags_are_clear_errors() {
   assert_eq!(out.status.code(), Some(2));
   assert!(stderr.contains("module not found: tests/fixtures/nope.ts"), "{stderr}");
 
-  for flag in ["--window", "--fullscreen", "--mcp-stdio", "--mcp-ws"] {
+  for flag in ["--window", "--fullscreen"] {
     let out = limina(&[flag, "tests/fixtures/hello.ts"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{flag}");
@@ -185,7 +185,7 @@ fn help_and_version() {
   assert_eq!(text(&out).0.trim(), format!("limina {}", env!("CARGO_PKG_VERSION")));
   let out = limina(&["--help"]);
   let (stdout, _) = text(&out);
-  for flag in ["--window", "--frames", "--fullscreen", "--mcp-stdio", "--mcp-ws", "--port", "--deterministic"] {
+  for flag in ["--window", "--frames", "--fullscreen", "--mcp-stdio", "--mcp-ws", "--port", "--host", "--profile", "--max-message-bytes", "--deterministic"] {
     assert!(stdout.contains(flag), "help lacks {flag}");
   }
 }
