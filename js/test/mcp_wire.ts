@@ -57,6 +57,8 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
     rpc(22, "initialize", { agentId: "", sessionId: "s", profile: "p" }),
     JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "scene.createEntity" } }),
     JSON.stringify({ jsonrpc: "2.0", method: "no/such/notification" }),
+    rpc(24, "tools/call", { name: "skills.list", context: { agentId: "someone-else" } }),
+    rpc(25, "tools/call", { name: "agent.emitEvent", arguments: { type: "a" }, context: { causedBy: ["evt_x"], previousResults: [] } }),
     rpc(23, "ping"),
   ]);
   assertEquals(r.code, 0, r.stderr);
@@ -76,8 +78,10 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
   assert(r.byId.get(20).error.message.includes("ent_404"));
   assertEquals(r.byId.get(21).error.code, -32602);
   assertEquals(r.byId.get(22).error.code, -32602);
+  assertEquals(r.byId.get(24).error.code, -32602, "a context cannot change the caller's identity");
+  assert(r.byId.get(25).result.success, "context.causedBy is accepted");
   assertEquals(r.byId.get(23).result, {}, "still serving after all that");
-  assertEquals(r.replies.length, 16, "18 lines, two of them notifications: those got no reply");
+  assertEquals(r.replies.length, 18, "20 lines, two of them notifications: those got no reply");
 });
 
 test("stdio: capacity_exceeded → -32002, with a module that builds the world first", async () => {

@@ -47,7 +47,7 @@ export class Mcp {
     return this.registry.listTools();
   }
 
-  /** A call under the bound session's identity and permissions. */
+  /** A call under the bound session's identity and permissions (`context.causedBy` links its cause). */
   callTool(req: MCPRequest): Promise<MCPResponse> {
     const s = this.session;
     if (!s) return Promise.resolve(refuse("forbidden", "MCP session is not initialized"));
@@ -56,6 +56,7 @@ export class Mcp {
       sessionId: s.sessionId,
       permissions: s.permissions,
       profile: s.profile,
+      causedBy: req.context?.causedBy,
     });
   }
 

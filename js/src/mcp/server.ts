@@ -202,13 +202,37 @@ export class McpServer {
     return { tools };
   }
 
+  /**
+   * A call's optional `context`: `causedBy` (event ids) links the call into
+   * the caller's causal chain; `agentId`/`sessionId` may only restate the
+   * session's own (identity is bound at initialize); `previousResults` is
+   * the caller's own bookkeeping and is accepted as is.
+   */
+  private callContext(c: Connection, raw: unknown): { causedBy?: string[] } | undefined {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: context must be an object");
+    const ctx = raw as Record<string, unknown>;
+    const s = c.mcp.currentSession;
+    for (const key of ["agentId", "sessionId"] as const) {
+      if (ctx[key] !== undefined && ctx[key] !== s?.[key]) {
+        throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: context.${key} cannot differ from the session's (identity is bound at initialize)`);
+      }
+    }
+    if (ctx.causedBy === undefined) return undefined;
+    if (!Array.isArray(ctx.causedBy) || !ctx.causedBy.every((id) => typeof id === "string")) {
+      throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: context.causedBy must be an array of event ids");
+    }
+    return { causedBy: ctx.causedBy as string[] };
+  }
+
   private async callTool(c: Connection, p: Record<string, unknown>): Promise<unknown> {
     if (typeof p.name !== "string" || p.name.length === 0) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: tools/call needs a string name");
     const args = p.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: arguments must be an object");
     }
-    const response: MCPResponse = await c.mcp.callTool({ tool: p.name, input: args as Record<string, unknown> });
+    const context = this.callContext(c, p.context);
+    const response: MCPResponse = await c.mcp.callTool({ tool: p.name, input: args as Record<string, unknown>, context });
     if (c.mode === "standard") {
       if (response.success) {
         const value = response.result;
