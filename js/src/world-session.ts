@@ -19,6 +19,8 @@ export interface WorldSession {
   policy: PolicyEngine | null;
   /** A new in-process MCP endpoint over this world. */
   mcp(): Mcp;
+  /** Stops this session's systems on the loop. */
+  dispose(): void;
 }
 
 export interface WorldSessionOptions {
@@ -35,6 +37,6 @@ export function createWorldSession(options: WorldSessionOptions = {}): WorldSess
   registerCoreSkills(registry);
   const policy = options.policy ? new PolicyEngine(tracer) : null;
   registry.attachPolicy(policy);
-  if (options.simulate ?? true) onFixedStep((dt) => stepWorld(world, dt));
-  return { tracer, world, registry, policy, mcp: () => new Mcp(registry) };
+  const off = options.simulate ?? true ? onFixedStep((dt) => stepWorld(world, dt)) : () => {};
+  return { tracer, world, registry, policy, mcp: () => new Mcp(registry), dispose: off };
 }

@@ -5,6 +5,7 @@ mod assets;
 mod cli;
 mod fixed_step;
 mod host_loop;
+mod http;
 mod mcp;
 mod module_loader;
 mod process;

@@ -32,6 +32,13 @@ pub fn op_limina_args(state: &mut OpState) -> Vec<String> {
   state.borrow::<ScriptArgs>().0.clone()
 }
 
+/// An environment variable, or null when unset (or not UTF-8).
+#[op2]
+#[string]
+pub fn op_limina_env(#[string] name: &str) -> Option<String> {
+  std::env::var(name).ok()
+}
+
 #[op2]
 #[string]
 pub fn op_limina_version() -> &'static str {

@@ -8,6 +8,7 @@ use deno_core::{JsRuntime, RuntimeOptions};
 use crate::assets;
 use crate::mcp;
 use crate::host_loop::{self, HostLoop};
+use crate::http;
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
 use crate::trace_ops;
@@ -20,6 +21,7 @@ deno_core::extension!(
     process::op_limina_print,
     process::op_limina_args,
     process::op_limina_version,
+    process::op_limina_env,
     process::op_limina_exec_path,
     process::op_limina_exit,
     process::op_limina_run,
@@ -36,6 +38,7 @@ deno_core::extension!(
     trace_ops::op_trace_dir,
     assets::op_assets_resolve,
     assets::op_assets_read,
+    http::op_http_post,
     mcp::op_mcp_config,
     mcp::op_mcp_listen_stdio,
     mcp::op_mcp_listen_ws,

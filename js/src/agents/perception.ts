@@ -1,0 +1,82 @@
+// PerceptionSystem: builds `Perception` only for agents due to decide.
+// Agents inhabiting an entity are answered together by one native batched
+// spatial query; agents without one (perceiving from an anchor point) fall
+// back to the JS oracle grid. Both feed the same envelope builder, so the
+// two paths produce byte-identical perception.
+
+import type { Vec3 } from "../ecs/world.ts";
+import type { Tracer } from "../observability/tracer.ts";
+import type { WorldContext } from "../skills/context.ts";
+import { SpatialGrid } from "../spatial/grid.ts";
+import type { AgentRecord, Perception } from "./registry.ts";
+
+const RECENT_EVENTS = 8;
+
+interface Query {
+  agent: AgentRecord;
+  center: Vec3;
+  selfEid: number;
+}
+
+export class PerceptionSystem {
+  constructor(private readonly world: WorldContext, private readonly tracer: Tracer) {}
+
+  /** Fills `perception` for each agent and emits `agent.perception.updated`. */
+  build(agents: AgentRecord[], tick: number, options: { forceOracle?: boolean } = {}): void {
+    if (agents.length === 0) return;
+    const w = this.world.world;
+    const live = w.liveEids();
+    const native: Query[] = [];
+    const oracle: Query[] = [];
+    const blind: AgentRecord[] = [];
+    for (const agent of agents) {
+      const entry = agent.entityId !== undefined ? w.entities.get(agent.entityId) : undefined;
+      if (entry) (options.forceOracle ? oracle : native).push({ agent, center: w.position(entry.eid), selfEid: entry.eid });
+      else if (agent.anchor) oracle.push({ agent, center: agent.anchor, selfEid: -1 });
+      else blind.push(agent);
+    }
+    const recent = this.recentEvents();
+    if (native.length > 0) {
+      const q = new Float64Array(native.length * 5);
+      native.forEach((n, k) => q.set([...n.center, n.agent.perceptionRadius, n.selfEid], k * 5));
+      const r = this.world.spatial.queryBatch(w.Position, live, this.world.spatialCellSize, q);
+      native.forEach((n, k) => this.assemble(n, r.eids.subarray(r.offsets[k], r.offsets[k + 1]), r.distances.subarray(r.offsets[k], r.offsets[k + 1]), recent, tick));
+    }
+    if (oracle.length > 0) {
+      const grid = new SpatialGrid(live, w.Position, this.world.spatialCellSize);
+      for (const o of oracle) {
+        const hits = grid.query(o.center[0], o.center[1], o.center[2], o.agent.perceptionRadius, o.selfEid);
+        this.assemble(o, Uint32Array.from(hits, (h) => h.eid), Float64Array.from(hits, (h) => h.distance), recent, tick);
+      }
+    }
+    for (const agent of blind) this.publish(agent, { selfId: agent.id, nearby: [], recentEvents: recent, tick });
+  }
+
+  private recentEvents(): { type: string }[] {
+    const h = this.tracer.history();
+    const out: { type: string }[] = [];
+    for (let i = h.length - 1; i >= 0 && out.length < RECENT_EVENTS; i--) {
+      if (h[i].type !== "agent.perception.updated") out.unshift({ type: h[i].type });
+    }
+    return out;
+  }
+
+  /** The one place a Perception envelope is assembled, whichever path found the hits. */
+  private assemble(q: Query, eids: Uint32Array, distances: Float64Array, recent: { type: string }[], tick: number): void {
+    const w = this.world.world;
+    const nearby = Array.from(eids, (eid, k) => ({ id: w.entities.getByEid(eid)!.id, position: w.position(eid), distance: distances[k] }));
+    const p: Perception = { selfId: q.agent.id, nearby, recentEvents: recent, tick };
+    if (q.agent.entityId !== undefined && q.selfEid >= 0) p.selfEntity = q.agent.entityId;
+    p.position = [q.center[0], q.center[1], q.center[2]];
+    this.publish(q.agent, p);
+  }
+
+  private publish(agent: AgentRecord, p: Perception): void {
+    agent.perception = p;
+    agent.perceptionEventId = this.tracer.emit(
+      "agent.perception.updated",
+      { agentId: agent.id, tick: p.tick, nearby: p.nearby.length, position: p.position ?? null },
+      { actorId: agent.id, threadId: agent.sessionId },
+    );
+  }
+}

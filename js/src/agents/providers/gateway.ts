@@ -1,0 +1,57 @@
+// GatewayProvider: an OpenAI-compatible /chat/completions endpoint,
+// configured by LIMINA_GATEWAY_URL (e.g. http://host:port/v1),
+// LIMINA_GATEWAY_KEY and LIMINA_GATEWAY_MODEL. Unconfigured, it rejects
+// saying so; it never pretends to decide.
+
+import type { MCPRequest } from "../../mcp/protocol.ts";
+import { type DecideRequest, type DecideResult, type LLMProvider, postJson, toFunctionName, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+
+export interface GatewayOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  timeoutMs?: number;
+}
+
+interface ChatCompletion {
+  choices?: { message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[];
+  usage?: { total_tokens?: number };
+}
+
+export class GatewayProvider implements LLMProvider {
+  readonly name = "gateway";
+  private readonly baseUrl?: string;
+  private readonly apiKey?: string;
+  private readonly model?: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: GatewayOptions = {}) {
+    const env = (k: string): string | undefined => Limina.ops.op_limina_env(k) ?? undefined;
+    this.baseUrl = options.baseUrl ?? env("LIMINA_GATEWAY_URL");
+    this.apiKey = options.apiKey ?? env("LIMINA_GATEWAY_KEY");
+    this.model = options.model ?? env("LIMINA_GATEWAY_MODEL");
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  async decide(req: DecideRequest): Promise<DecideResult> {
+    if (!this.baseUrl || !this.model) {
+      throw new Error("GatewayProvider is not configured: set LIMINA_GATEWAY_URL and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)");
+    }
+    const reply = (await postJson(`${this.baseUrl.replace(/\/$/, "")}/chat/completions`, {
+      model: this.model,
+      temperature: 0,
+      messages: [
+        { role: "system", content: req.systemPrompt },
+        { role: "user", content: JSON.stringify({ perception: req.perception, previousResults: req.previousResults }) },
+      ],
+      tools: req.tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } })),
+      tool_choice: "auto",
+    }, { timeoutMs: this.timeoutMs, headers: this.apiKey ? [["Authorization", `Bearer ${this.apiKey}`]] : [] })) as ChatCompletion;
+    const message = reply?.choices?.[0]?.message;
+    if (!message) throw new Error(`gateway: the reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
+    let toolCalls: MCPRequest[] = toolCallsFromFunctions(message.tool_calls);
+    if (toolCalls.length === 0 && message.content) toolCalls = toolCallsFromText(message.content);
+    if (toolCalls.length === 0) throw new Error("gateway: the model replied with no tool call");
+    return { toolCalls, usage: { totalTokens: reply.usage?.total_tokens } };
+  }
+}

@@ -1,0 +1,67 @@
+// OllamaProvider (tool calling) and OllamaChat (free-form lines) against a
+// local Ollama server's /api/chat, through the native HTTP op. Failure is
+// honest: a dead server, bad JSON or an empty reply is an error.
+
+import type { MCPRequest } from "../../mcp/protocol.ts";
+import { type DecideRequest, type DecideResult, type LLMProvider, postJson, toFunctionName, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+
+export interface OllamaOptions {
+  baseUrl?: string;
+  model: string;
+  timeoutMs?: number;
+}
+
+interface OllamaReply {
+  message?: { content?: string; tool_calls?: { function?: { name?: string; arguments?: unknown } }[] };
+  eval_count?: number;
+  prompt_eval_count?: number;
+}
+
+export class OllamaProvider implements LLMProvider {
+  readonly name = "ollama";
+  private readonly url: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: OllamaOptions) {
+    this.url = `${(options.baseUrl ?? "http://127.0.0.1:11434").replace(/\/$/, "")}/api/chat`;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  async decide(req: DecideRequest): Promise<DecideResult> {
+    const reply = (await postJson(this.url, {
+      model: this.options.model,
+      stream: false,
+      options: { temperature: 0 },
+      messages: [
+        { role: "system", content: req.systemPrompt },
+        { role: "user", content: JSON.stringify({ perception: req.perception, previousResults: req.previousResults }) },
+      ],
+      tools: req.tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } })),
+    }, { timeoutMs: this.timeoutMs })) as OllamaReply;
+    if (typeof reply !== "object" || reply === null || typeof reply.message !== "object") {
+      throw new Error(`ollama: the reply has no message: ${JSON.stringify(reply).slice(0, 200)}`);
+    }
+    let toolCalls: MCPRequest[] = toolCallsFromFunctions(reply.message.tool_calls);
+    if (toolCalls.length === 0 && reply.message.content) toolCalls = toolCallsFromText(reply.message.content);
+    if (toolCalls.length === 0) throw new Error("ollama: the model replied with no tool call");
+    return { toolCalls, usage: { totalTokens: (reply.eval_count ?? 0) + (reply.prompt_eval_count ?? 0) } };
+  }
+}
+
+export class OllamaChat {
+  private readonly url: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: OllamaOptions) {
+    this.url = `${(options.baseUrl ?? "http://127.0.0.1:11434").replace(/\/$/, "")}/api/chat`;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** One free-form reply to a conversation. */
+  async chat(messages: { role: "system" | "user" | "assistant"; content: string }[]): Promise<string> {
+    const reply = (await postJson(this.url, { model: this.options.model, stream: false, messages }, { timeoutMs: this.timeoutMs })) as OllamaReply;
+    const text = reply?.message?.content;
+    if (typeof text !== "string" || text.trim() === "") throw new Error("ollama chat: the model replied with nothing");
+    return text.trim();
+  }
+}

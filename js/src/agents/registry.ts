@@ -1,0 +1,125 @@
+// AgentRecord and AgentRegistry: the agents living in the world. Records
+// are plain JS (strings and LLM config are not SoA material); a player
+// inhabits an `ent_` entity whose SoA position is its own.
+
+import type { Vec3 } from "../ecs/world.ts";
+import { engineError } from "../errors.ts";
+import type { MCPRequest } from "../mcp/protocol.ts";
+
+export interface PerceivedEntity {
+  id: string;
+  position: Vec3;
+  distance: number;
+}
+
+export interface Perception {
+  selfId: string;
+  selfEntity?: string;
+  position?: Vec3;
+  nearby: PerceivedEntity[];
+  recentEvents: { type: string }[];
+  tick: number;
+}
+
+/** A validated tool call waiting for the ActionSystem, with the decision that produced it. */
+export interface QueuedAction extends MCPRequest {
+  input: Record<string, unknown>;
+  decisionId: string;
+  decisionEventId: string;
+}
+
+export interface AgentRecord {
+  /** `agt_…` */
+  id: string;
+  type: "builder" | "player";
+  /** The entity a player inhabits. */
+  entityId?: string;
+  /** Where an agent without an entity perceives from. */
+  anchor?: Vec3;
+  perceptionRadius: number;
+  decisionIntervalTicks: number;
+  profile: string;
+  sessionId: string;
+  llm: { provider: string; model: string; systemPrompt: string };
+  // Runtime state.
+  perception?: Perception;
+  perceptionEventId?: string;
+  inFlight: boolean;
+  /** Bumped per decision and on timeout: a result from an older generation is late. */
+  generation: number;
+  lastDecisionTick: number;
+  queue: QueuedAction[];
+  previousResults: unknown[];
+  /** Weighted-fair scheduling credit. */
+  deficit: number;
+}
+
+export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> &
+  Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
+
+export class AgentRegistry {
+  private readonly agents = new Map<string, AgentRecord>();
+  private next = 1;
+
+  add(spec: AgentSpec): AgentRecord {
+    const id = spec.id ?? `agt_${this.next++}`;
+    if (!/^agt_[A-Za-z0-9_-]+$/.test(id)) throw engineError("invalid_input", `agent id ${JSON.stringify(id)} must look like agt_<name>`);
+    if (this.agents.has(id)) throw engineError("invalid_input", `agent ${id} already exists`);
+    const radius = spec.perceptionRadius ?? 15;
+    const interval = spec.decisionIntervalTicks ?? 30;
+    if (!(Number.isFinite(radius) && radius > 0)) throw engineError("invalid_input", `perceptionRadius must be > 0, got ${radius}`);
+    if (!(Number.isInteger(interval) && interval >= 1)) throw engineError("invalid_input", `decisionIntervalTicks must be a whole number ≥ 1, got ${interval}`);
+    if (spec.type !== "player" && spec.type !== "builder") throw engineError("invalid_input", `agent type must be player or builder, got ${spec.type}`);
+    const record: AgentRecord = {
+      id,
+      type: spec.type,
+      entityId: spec.entityId,
+      anchor: spec.anchor,
+      perceptionRadius: radius,
+      decisionIntervalTicks: interval,
+      profile: spec.profile,
+      sessionId: spec.sessionId,
+      llm: { ...spec.llm },
+      inFlight: false,
+      generation: 0,
+      // Due on the first tick it is seen.
+      lastDecisionTick: -Infinity,
+      queue: [],
+      previousResults: [],
+      deficit: 0,
+    };
+    this.agents.set(id, record);
+    return record;
+  }
+
+  get(id: string): AgentRecord | undefined {
+    return this.agents.get(id);
+  }
+
+  remove(id: string): boolean {
+    return this.agents.delete(id);
+  }
+
+  all(): AgentRecord[] {
+    return [...this.agents.values()];
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  /** A summary per agent, for the inspector. */
+  summaries(): { agentId: string; [k: string]: unknown }[] {
+    return this.all().map((a) => ({
+      agentId: a.id,
+      type: a.type,
+      entityId: a.entityId ?? null,
+      profile: a.profile,
+      sessionId: a.sessionId,
+      provider: a.llm.provider,
+      inFlight: a.inFlight,
+      lastDecisionTick: Number.isFinite(a.lastDecisionTick) ? a.lastDecisionTick : null,
+      queued: a.queue.length,
+    }));
+  }
+}

@@ -1,0 +1,67 @@
+// AgentScheduler: who decides and who acts on each tick, within budgets.
+// Decisions start for due agents (longest-waiting first) up to
+// maxDecisionStartsPerTick. Actions are served weighted-fair by deficit
+// (deficit round robin): each tick an agent with queued work earns its
+// weight in credit, each action costs one, the richest agent goes next,
+// within its own maxActionsPerTick and the global maxGlobalActionsPerTick.
+
+import type { AgentRecord } from "./registry.ts";
+
+export interface AgentBudget {
+  weight: number;
+  maxQueueDepth: number;
+  maxToolCallsPerDecision: number;
+  maxActionsPerTick: number;
+  decisionTimeoutMs: number;
+}
+
+export interface SchedulerBudget {
+  maxDecisionStartsPerTick: number;
+  maxGlobalActionsPerTick: number;
+  defaultAgentBudget: AgentBudget;
+  agents?: Record<string, Partial<AgentBudget>>;
+}
+
+export const DEFAULT_BUDGET: SchedulerBudget = {
+  maxDecisionStartsPerTick: 64,
+  maxGlobalActionsPerTick: 256,
+  defaultAgentBudget: { weight: 1, maxQueueDepth: 8, maxToolCallsPerDecision: 4, maxActionsPerTick: 2, decisionTimeoutMs: 10_000 },
+};
+
+export class AgentScheduler {
+  constructor(readonly budget: SchedulerBudget = DEFAULT_BUDGET) {}
+
+  budgetOf(agentId: string): AgentBudget {
+    return { ...this.budget.defaultAgentBudget, ...this.budget.agents?.[agentId] };
+  }
+
+  /** Agents whose decision is due and may start this tick, longest-waiting first. */
+  dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[] {
+    return agents
+      .filter((a) => !a.inFlight && tick - a.lastDecisionTick >= a.decisionIntervalTicks)
+      .sort((a, b) => a.lastDecisionTick - b.lastDecisionTick || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, this.budget.maxDecisionStartsPerTick);
+  }
+
+  /** The order in which queued actions run this tick (an agent appears once per action). */
+  actionOrder(agents: AgentRecord[]): AgentRecord[] {
+    const busy = agents.filter((a) => a.queue.length > 0);
+    for (const a of agents) if (a.queue.length === 0) a.deficit = 0; // no banking while idle
+    for (const a of busy) a.deficit += this.budgetOf(a.id).weight;
+    const taken = new Map<AgentRecord, number>();
+    const order: AgentRecord[] = [];
+    while (order.length < this.budget.maxGlobalActionsPerTick) {
+      let best: AgentRecord | null = null;
+      for (const a of busy) {
+        const n = taken.get(a) ?? 0;
+        if (n >= a.queue.length || n >= this.budgetOf(a.id).maxActionsPerTick || a.deficit < 1) continue;
+        if (!best || a.deficit > best.deficit) best = a;
+      }
+      if (!best) break;
+      best.deficit -= 1;
+      taken.set(best, (taken.get(best) ?? 0) + 1);
+      order.push(best);
+    }
+    return order;
+  }
+}

@@ -1,0 +1,47 @@
+// The agent systems on the fixed step: act on queued decisions, then build
+// perception for the agents due to decide and start their decisions (which
+// resolve later, off the frame path).
+
+import { onFixedStep } from "../loop.ts";
+import type { WorldSession } from "../world-session.ts";
+import { ActionSystem } from "./action.ts";
+import { DecisionSystem } from "./decision.ts";
+import { ObservabilitySystem } from "./observability.ts";
+import { PerceptionSystem } from "./perception.ts";
+import type { ProviderMap } from "./providers/provider.ts";
+import { AgentRegistry } from "./registry.ts";
+import { AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "./scheduler.ts";
+
+export interface AgentSystems {
+  agents: AgentRegistry;
+  scheduler: AgentScheduler;
+  perception: PerceptionSystem;
+  decision: DecisionSystem;
+  action: ActionSystem;
+  observability: ObservabilitySystem;
+  /** One tick of the agent pipeline (registered on the fixed step unless `manual`). */
+  tick(step: number): Promise<void>;
+  /** Stops the systems on the loop. */
+  dispose(): void;
+}
+
+export function createAgentSystems(session: WorldSession, providers: ProviderMap, options: { budget?: SchedulerBudget; manual?: boolean } = {}): AgentSystems {
+  const agents = new AgentRegistry();
+  const scheduler = new AgentScheduler(options.budget ?? DEFAULT_BUDGET);
+  const perception = new PerceptionSystem(session.world, session.tracer);
+  const decision = new DecisionSystem(session.registry, session.tracer, providers, scheduler);
+  const action = new ActionSystem(session.registry, scheduler);
+  const observability = new ObservabilitySystem(session.tracer, agents);
+  session.world.agents = { list: () => agents.summaries() };
+  session.world.perceptionOf = (agentId) => agents.get(agentId)?.perception ?? null;
+  const tick = (step: number) => {
+    const all = agents.all();
+    const acted = action.run(all);
+    const due = scheduler.dueForDecision(all, step);
+    perception.build(due, step);
+    decision.start(due, step);
+    return acted;
+  };
+  const off = options.manual ? () => {} : onFixedStep((_dt, step) => void tick(step));
+  return { agents, scheduler, perception, decision, action, observability, tick, dispose: off };
+}

@@ -1,0 +1,46 @@
+// The density capstone's world: 200 agents inhabiting dynamic bodies, 56
+// more dynamic bodies (256 in all), and static markers up to 2000 entities,
+// with ScriptedProvider agents pursuing the nearest thing they perceive.
+// Shared by js/test/p3n4_capstone.ts and js/bench/capstone.ts.
+
+import { pursueNearest } from "../agents/policies.ts";
+import { ScriptedProvider } from "../agents/providers/scripted.ts";
+import { createAgentSystems } from "../agents/systems.ts";
+import { createEntity } from "../scene/entities.ts";
+import { createWorldSession } from "../world-session.ts";
+
+export const AGENTS = 200;
+export const DYNAMIC_BODIES = 256;
+export const ENTITIES = 2000;
+
+export function createCapstone() {
+  const session = createWorldSession({ simulate: false });
+  const w = session.world;
+  const base = { static: false, color: 0xffffff, friction: 0.5, restitution: 0.1 };
+  createEntity(w, { shape: "box", size: 50, position: [0, -25, 0], ...base, static: true, dynamic: false });
+  const bodies = [];
+  for (let i = 0; i < DYNAMIC_BODIES; i++) {
+    const x = (i % 16) * 3 - 22.5;
+    const z = Math.floor(i / 16) * 3 - 22.5;
+    bodies.push(createEntity(w, { shape: i < AGENTS ? "sphere" : "box", size: 1, position: [x, 0.5, z], ...base, dynamic: true }));
+  }
+  for (let i = w.world.entities.size; i < ENTITIES; i++) {
+    w.world.spawn({ position: [((i * 7919) % 4800) / 100 - 24, 0.2, ((i * 104729) % 4800) / 100 - 24], tags: ["marker"] });
+  }
+  const systems = createAgentSystems(session, { scripted: new ScriptedProvider(pursueNearest(0.8)) }, { manual: true });
+  for (let i = 0; i < AGENTS; i++) {
+    const a = systems.agents.add({
+      id: `agt_${i}`,
+      type: "player",
+      entityId: bodies[i].id,
+      perceptionRadius: 15,
+      decisionIntervalTicks: 30,
+      profile: "player.limited",
+      sessionId: `ses_${i}`,
+      llm: { provider: "scripted", model: "", systemPrompt: "pursue the nearest entity" },
+    });
+    // Stagger first decisions across the interval, as agents joining over time would.
+    a.lastDecisionTick = (i % 30) - 30;
+  }
+  return { session, systems };
+}

@@ -1,0 +1,185 @@
+// limina: --deterministic
+// Agent players: perception → off-loop decision → action, the scheduler, timeouts.
+import { assert, assertEquals, test } from "../src/testing.ts";
+import { waitSteps } from "../src/loop.ts";
+import { createWorldSession } from "../src/world-session.ts";
+import { createAgentSystems } from "../src/agents/systems.ts";
+import { ScriptedProvider } from "../src/agents/providers/scripted.ts";
+import { pursueNearest } from "../src/agents/policies.ts";
+import type { MCPRequest } from "../src/mcp/protocol.ts";
+import { createEntity } from "../src/scene/entities.ts";
+
+function world() {
+  const session = createWorldSession();
+  const floor = createEntity(session.world, { shape: "box", size: 40, position: [0, -20, 0], static: true, dynamic: false, color: 0x777777, friction: 0.5, restitution: 0 });
+  return { session, floor };
+}
+
+function body(session: ReturnType<typeof createWorldSession>, position: [number, number, number]) {
+  return createEntity(session.world, { shape: "sphere", size: 1, position, dynamic: true, static: false, color: 0xffffff, friction: 0.5, restitution: 0 }).id;
+}
+
+const pursue = pursueNearest();
+
+test("the trace reads perception → decision → skill.executed, causally linked, tagged with the decision", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const target = body(session, [5, 0.5, 0]);
+  const sys = createAgentSystems(session, { scripted: new ScriptedProvider(pursue) });
+  sys.agents.add({ id: "agt_p", type: "player", entityId: me, decisionIntervalTicks: 10, profile: "player.limited", sessionId: "ses_p", llm: { provider: "scripted", model: "", systemPrompt: "pursue" } });
+  await waitSteps(25);
+  const t = session.tracer;
+  const executed = t.history().filter((e) => e.type === "skill.executed" && e.actorId === "agt_p");
+  assert(executed.length >= 2, `actions ran (${executed.length})`);
+  const action = executed[0];
+  const decision = t.get(action.causedBy[0])!;
+  assertEquals(decision.type, "agent.decision.made");
+  assertEquals((action.payload as { decisionId: string }).decisionId, (decision.payload as { decisionId: string }).decisionId);
+  const perception = t.get(decision.causedBy[0])!;
+  assertEquals(perception.type, "agent.perception.updated");
+  const p = sys.agents.get("agt_p")!.perception!;
+  assertEquals(p.selfEntity, me);
+  assert(p.nearby.some((n) => n.id === target), "the target is perceived");
+  assert(session.world.world.position(session.world.world.entities.get(me)!.eid)[0] > 0.05, "and the player moved toward it");
+  assertEquals(sys.observability.traceOf("agt_p").filter((e) => e.type === "agent.decision.made").length >= 2, true);
+  const viaSkill = await session.registry.invoke("agent.getPerception", {}, { agentId: "agt_p", sessionId: "ses_p", permissions: new Set(["agent.read"]) });
+  assertEquals((viaSkill.result as { perception: { selfId: string } }).perception.selfId, "agt_p");
+  sys.dispose();
+  session.dispose();
+});
+
+test("hallucinated and malformed calls are rejected and never run", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const before = session.world.world.snapshot();
+  const liar = new ScriptedProvider(() => [
+    { tool: "world.teleport", input: { to: "moon" } },
+    { tool: "physics.applyImpulse", input: { entity: me, impulse: "hard" } },
+    { tool: "scene.createEntity", input: { shape: "cube" } },
+  ] as MCPRequest[]);
+  const sys = createAgentSystems(session, { liar });
+  sys.agents.add({ id: "agt_l", type: "player", entityId: me, profile: "builder.readWrite", sessionId: "ses_l", llm: { provider: "liar", model: "", systemPrompt: "" } });
+  await waitSteps(3);
+  const rejected = session.tracer.history().filter((e) => e.type === "agent.toolcall.rejected").map((e) => e.payload as { tool: string; reason: string });
+  assertEquals(rejected.map((r) => r.tool), ["world.teleport", "physics.applyImpulse", "scene.createEntity"]);
+  assert(rejected[0].reason.includes("no such skill"));
+  assert(rejected[1].reason.includes("does not match"));
+  assertEquals(session.tracer.history().filter((e) => e.type === "skill.executed").length, 0, "nothing ran");
+  assertEquals(session.world.world.snapshot().identity, before.identity);
+  sys.dispose();
+  session.dispose();
+});
+
+test("a permitted-looking call outside the agent's profile is denied with zero effect", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const sys = createAgentSystems(session, { s: new ScriptedProvider(() => [{ tool: "scene.createEntity", input: {} }]) });
+  sys.agents.add({ id: "agt_d", type: "player", entityId: me, profile: "player.limited", sessionId: "ses_d", llm: { provider: "s", model: "", systemPrompt: "" } });
+  const size = session.world.world.entities.size;
+  await waitSteps(3);
+  assert(session.tracer.history().some((e) => e.type === "security.permission.denied" && e.actorId === "agt_d"));
+  assertEquals(session.world.world.entities.size, size);
+  sys.dispose();
+  session.dispose();
+});
+
+test("scheduler caps: decision starts and global actions per tick", async () => {
+  const { session } = world();
+  const emit: MCPRequest[] = [{ tool: "agent.emitEvent", input: { type: "a" } }, { tool: "agent.emitEvent", input: { type: "b" } }, { tool: "agent.emitEvent", input: { type: "c" } }];
+  const sys = createAgentSystems(session, { s: new ScriptedProvider(() => emit) }, {
+    manual: true,
+    budget: { maxDecisionStartsPerTick: 3, maxGlobalActionsPerTick: 4, defaultAgentBudget: { weight: 1, maxQueueDepth: 8, maxToolCallsPerDecision: 2, maxActionsPerTick: 1, decisionTimeoutMs: 1000 } },
+  });
+  for (let i = 0; i < 10; i++) sys.agents.add({ id: `agt_${i}`, type: "player", anchor: [i, 0, 0], decisionIntervalTicks: 1000, profile: "player.limited", sessionId: `ses_${i}`, llm: { provider: "s", model: "", systemPrompt: "" } });
+  await sys.tick(1);
+  assertEquals(sys.agents.all().filter((a) => a.lastDecisionTick === 1).length, 3, "3 decision starts per tick");
+  await Promise.resolve();
+  const queued = sys.agents.all().map((a) => a.queue.length);
+  assertEquals(queued.filter((n) => n === 2).length, 3, "each decision queued 2 (3rd over maxToolCallsPerDecision)");
+  assertEquals(session.tracer.history().filter((e) => e.type === "agent.toolcall.rejected").length, 3);
+  await sys.tick(2);
+  const executed = () => session.tracer.history().filter((e) => e.type === "skill.executed").length;
+  assertEquals(executed(), 3, "one action per agent per tick (3 agents busy, global cap 4)");
+  sys.dispose();
+  session.dispose();
+});
+
+test("scheduler fairness: actions are shared by weight", () => {
+  const { session } = world();
+  const sys = createAgentSystems(session, {}, {
+    manual: true,
+    budget: {
+      maxDecisionStartsPerTick: 0,
+      maxGlobalActionsPerTick: 3,
+      defaultAgentBudget: { weight: 1, maxQueueDepth: 1000, maxToolCallsPerDecision: 4, maxActionsPerTick: 3, decisionTimeoutMs: 1000 },
+      agents: { agt_heavy: { weight: 2 } },
+    },
+  });
+  const heavy = sys.agents.add({ id: "agt_heavy", type: "player", anchor: [0, 0, 0], profile: "player.limited", sessionId: "s1", llm: { provider: "x", model: "", systemPrompt: "" } });
+  const light = sys.agents.add({ id: "agt_light", type: "player", anchor: [0, 0, 0], profile: "player.limited", sessionId: "s2", llm: { provider: "x", model: "", systemPrompt: "" } });
+  for (const a of [heavy, light]) for (let i = 0; i < 600; i++) a.queue.push({ tool: "skills.list", input: {}, decisionId: "d", decisionEventId: "e" });
+  const served = { heavy: 0, light: 0 };
+  for (let t = 0; t < 100; t++) {
+    for (const a of sys.scheduler.actionOrder(sys.agents.all())) {
+      a.queue.shift();
+      served[a === heavy ? "heavy" : "light"]++;
+    }
+  }
+  assertEquals(served.heavy + served.light, 300, "the global cap is used in full");
+  assertEquals(served.heavy, 200, `weight 2 gets two thirds (${served.heavy}:${served.light})`);
+  sys.dispose();
+  session.dispose();
+});
+
+test("a decision past its timeout is retired; its late result is discarded and traced", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const slow = new ScriptedProvider(() => new Promise((r) => setTimeout(() => r([{ tool: "agent.emitEvent", input: { type: "late" } }]), 80)));
+  const sys = createAgentSystems(session, { slow }, { budget: { maxDecisionStartsPerTick: 8, maxGlobalActionsPerTick: 8, defaultAgentBudget: { weight: 1, maxQueueDepth: 8, maxToolCallsPerDecision: 4, maxActionsPerTick: 2, decisionTimeoutMs: 20 } } });
+  sys.agents.add({ id: "agt_s", type: "player", entityId: me, decisionIntervalTicks: 100_000, profile: "player.limited", sessionId: "ses_s", llm: { provider: "slow", model: "", systemPrompt: "" } });
+  await waitSteps(1);
+  await new Promise((r) => setTimeout(r, 150));
+  const types = session.tracer.history().map((e) => e.type);
+  assert(types.includes("agent.decision.timeout"), types.join());
+  assert(types.includes("agent.decision.discarded"), types.join());
+  assert(!types.includes("agent.signal.late"), "the late result never acted");
+  assertEquals(sys.agents.get("agt_s")!.queue.length, 0);
+  assertEquals(sys.agents.get("agt_s")!.inFlight, false);
+  sys.dispose();
+  session.dispose();
+});
+
+test("perception: the native batch and the JS oracle give byte-identical envelopes", () => {
+  const { session } = world();
+  for (let i = 0; i < 300; i++) body(session, [((i * 37) % 41) - 20, 0.5, ((i * 53) % 43) - 21]);
+  const sys = createAgentSystems(session, {}, { manual: true });
+  const ids = [...session.world.world.entities.entries()].slice(1, 40).map((e) => e.id);
+  ids.forEach((entityId, i) => sys.agents.add({ id: `agt_${i}`, type: "player", entityId, perceptionRadius: 6 + (i % 5), profile: "player.limited", sessionId: `s${i}`, llm: { provider: "x", model: "", systemPrompt: "" } }));
+  const agents = sys.agents.all();
+  sys.perception.build(agents, 7);
+  const native = JSON.stringify(agents.map((a) => ({ ...a.perception, recentEvents: [] })));
+  sys.perception.build(agents, 7, { forceOracle: true });
+  const oracle = JSON.stringify(agents.map((a) => ({ ...a.perception, recentEvents: [] })));
+  assertEquals(native, oracle);
+  assert(agents.every((a) => a.perception!.nearby.every((n) => n.id !== a.entityId)), "an agent never perceives itself");
+  sys.dispose();
+  session.dispose();
+});
+
+test("agent records: defaults, ids, validation", () => {
+  const { session } = world();
+  const sys = createAgentSystems(session, {}, { manual: true });
+  const a = sys.agents.add({ type: "player", profile: "player.limited", sessionId: "s", llm: { provider: "scripted", model: "", systemPrompt: "" } });
+  assertEquals([a.id, a.perceptionRadius, a.decisionIntervalTicks, a.inFlight, a.queue], ["agt_1", 15, 30, false, []]);
+  let threw = 0;
+  for (const bad of [{ id: "player" }, { perceptionRadius: 0 }, { decisionIntervalTicks: 0.5 }, { id: "agt_1" }]) {
+    try {
+      sys.agents.add({ type: "player", profile: "p", sessionId: "s", llm: { provider: "x", model: "", systemPrompt: "" }, ...bad });
+    } catch {
+      threw++;
+    }
+  }
+  assertEquals(threw, 4);
+  sys.dispose();
+  session.dispose();
+});

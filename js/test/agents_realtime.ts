@@ -1,0 +1,31 @@
+// A slow model never drops a frame: with a 500 ms provider thinking, the
+// real-time loop keeps 60 fixed steps per second.
+import { assert, test } from "../src/testing.ts";
+import { waitSteps } from "../src/loop.ts";
+import { createWorldSession } from "../src/world-session.ts";
+import { createAgentSystems } from "../src/agents/systems.ts";
+import { ScriptedProvider } from "../src/agents/providers/scripted.ts";
+
+test("a 500 ms provider does not slow the tick rate", async () => {
+  const session = createWorldSession();
+  let thinking = 0;
+  const slow = new ScriptedProvider(() => {
+    thinking++;
+    return new Promise((r) => setTimeout(() => r([{ tool: "agent.emitEvent", input: { type: "thought" } }]), 500));
+  });
+  const sys = createAgentSystems(session, { slow });
+  for (let i = 0; i < 20; i++) {
+    sys.agents.add({ id: `agt_${i}`, type: "player", anchor: [i, 0, 0], decisionIntervalTicks: 1, profile: "player.limited", sessionId: `s${i}`, llm: { provider: "slow", model: "", systemPrompt: "" } });
+  }
+  await waitSteps(2);
+  const s0 = Limina.loop.steps();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 1200));
+  const rate = (Limina.loop.steps() - s0) / ((performance.now() - t0) / 1000);
+  assert(thinking >= 20, `every agent had a decision in flight (${thinking})`);
+  assert(rate > 55, `${rate.toFixed(1)} steps/s while the provider thinks`);
+  const done = session.tracer.history().filter((e) => e.type === "agent.signal.thought").length;
+  assert(done >= 20, `the slow decisions still landed and acted (${done})`);
+  sys.dispose();
+  session.dispose();
+});
