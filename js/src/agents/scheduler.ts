@@ -29,10 +29,14 @@ export const DEFAULT_BUDGET: SchedulerBudget = {
 };
 
 export class AgentScheduler {
+  private readonly budgets = new Map<string, AgentBudget>();
+
   constructor(readonly budget: SchedulerBudget = DEFAULT_BUDGET) {}
 
   budgetOf(agentId: string): AgentBudget {
-    return { ...this.budget.defaultAgentBudget, ...this.budget.agents?.[agentId] };
+    let b = this.budgets.get(agentId);
+    if (!b) this.budgets.set(agentId, (b = Object.freeze({ ...this.budget.defaultAgentBudget, ...this.budget.agents?.[agentId] })));
+    return b;
   }
 
   /** Agents whose decision is due and may start this tick, longest-waiting first. */

@@ -34,6 +34,7 @@ export class EntityTable {
   private readonly generations = new Map<number, number>();
   private nextId = 1;
   private _version = 0;
+  private _revision = 0;
 
   /** Bumped by every create, destroy and restore. */
   get version(): number {
@@ -42,6 +43,11 @@ export class EntityTable {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Bumped by every change to the table, restores included (unlike `version`, which a restore sets). */
+  get revision(): number {
+    return this._revision;
   }
 
   /** Registers a new entity for `eid` under the next `ent_` id. */
@@ -54,6 +60,7 @@ export class EntityTable {
     this.byId.set(entry.id, entry);
     this.byEid.set(eid, entry);
     this._version++;
+    this._revision++;
     return entry;
   }
 
@@ -78,6 +85,7 @@ export class EntityTable {
     this.byId.delete(id);
     this.byEid.delete(entry.eid);
     this._version++;
+    this._revision++;
     return entry;
   }
 
@@ -123,5 +131,6 @@ export class EntityTable {
     });
     this.nextId = snap.nextId;
     this._version = snap.version;
+    this._revision++;
   }
 }

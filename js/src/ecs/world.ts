@@ -109,12 +109,21 @@ export class World {
     if (scale) [this.Scale.x[eid], this.Scale.y[eid], this.Scale.z[eid]] = scale;
   }
 
-  /** Live eids in creation order (the spatial index's insertion order). */
+  private live: { revision: number; eids: Uint32Array } | null = null;
+
+  /**
+   * Live eids in creation order (the spatial index's insertion order).
+   * Cached until the entity table changes; treat it as read-only.
+   */
   liveEids(): Uint32Array {
-    const out = new Uint32Array(this.entities.size);
-    let i = 0;
-    for (const e of this.entities.entries()) out[i++] = e.eid;
-    return out;
+    const revision = this.entities.revision;
+    if (this.live?.revision !== revision) {
+      const out = new Uint32Array(this.entities.size);
+      let i = 0;
+      for (const e of this.entities.entries()) out[i++] = e.eid;
+      this.live = { revision, eids: out };
+    }
+    return this.live.eids;
   }
 
   snapshot(): WorldSnapshot {
