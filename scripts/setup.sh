@@ -16,6 +16,9 @@ need npm npm
 need sha256sum coreutils
 need python3 python3
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+# Software Vulkan (lavapipe): WebGPU renders real pixels on the CPU with no GPU.
+ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
+ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 || missing+=(libvulkan1)
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

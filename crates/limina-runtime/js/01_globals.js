@@ -142,3 +142,25 @@ class DOMException extends Error {
 globalThis.AbortController = AbortController;
 globalThis.AbortSignal = AbortSignal;
 globalThis.DOMException ??= DOMException;
+
+// requestAnimationFrame for libraries that expect one (three's animation
+// loop): a frame-paced timer that does not keep the process alive. Limina's
+// own rendering is driven by the host loop's frame callback instead.
+let nextFrameId = 1;
+const frames = new Map();
+globalThis.requestAnimationFrame = (callback) => {
+  const id = nextFrameId++;
+  frames.set(id, createTimer(() => {
+    frames.delete(id);
+    callback(performance.now());
+  }, 16, undefined, false, false));
+  return id;
+};
+globalThis.cancelAnimationFrame = (id) => {
+  const timer = frames.get(id);
+  if (timer) {
+    frames.delete(id);
+    cancelTimer(timer);
+  }
+};
+globalThis.self ??= globalThis;

@@ -33,6 +33,15 @@ pub struct Cli {
   #[arg(long, value_name = "N")]
   pub frames: Option<u64>,
 
+  /// Render offscreen (no window, no display) and write the last frame to
+  /// this PNG file; pair with --frames N.
+  #[arg(long, value_name = "PNG", requires = "frames")]
+  pub screenshot: Option<std::path::PathBuf>,
+
+  /// Render size for --screenshot, WIDTHxHEIGHT.
+  #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+  pub size: (u32, u32),
+
   /// Advance a virtual clock by exactly one fixed step per frame instead of
   /// wall-clock time: reproducible runs as fast as the CPU allows.
   #[arg(long)]
@@ -64,6 +73,15 @@ pub struct Cli {
   /// Largest accepted MCP message (a stdio line or a WebSocket message), in bytes.
   #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
   pub max_message_bytes: u32,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+  let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
+  let dim = |v: &str| v.parse::<u32>().ok().filter(|n| (1..=8192).contains(n));
+  match (dim(w), dim(h)) {
+    (Some(w), Some(h)) => Ok((w, h)),
+    _ => Err(format!("width and height must be 1–8192, got {s:?}")),
+  }
 }
 
 #[derive(Debug, Subcommand)]

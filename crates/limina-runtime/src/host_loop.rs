@@ -78,10 +78,17 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
   host.activate(&tracker);
 }
 
+/// How long a `--frames` run waits, after its last frame, for work under way.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+
 /// Stops the loop after the current step: callbacks are dropped and the
 /// process exits once the remaining event-loop work is done.
 #[op2(fast)]
 pub fn op_loop_stop(state: &mut OpState) {
+  stop_loop(state);
+}
+
+fn stop_loop(state: &mut OpState) {
   let tracker = state.external_ops_tracker.clone();
   let host = state.borrow_mut::<HostLoop>();
   host.fixed_step = None;
@@ -191,6 +198,7 @@ pub async fn run_main_module(
   let mut last_frame = Instant::now();
   let mut pacer: Pin<Box<tokio::time::Sleep>> = Box::pin(tokio::time::sleep(Duration::ZERO));
   let frame_interval = Duration::from_secs_f64(FIXED_DT);
+  let mut settle: Option<Pin<Box<tokio::time::Sleep>>> = None;
 
   poll_fn(|cx: &mut Context| loop {
     let event_loop = rt.poll_event_loop(cx, PollEventLoopOptions::default());
@@ -203,12 +211,27 @@ pub async fn run_main_module(
         evaluated = true;
       }
     }
+    if config.max_frames == Some(frames) {
+      // The frame budget is spent: the loop stops, and work already under
+      // way (a screenshot being read back, a file being written) may finish
+      // — for a while.
+      let settle = settle.get_or_insert_with(|| {
+        stop_loop(&mut rt.op_state().borrow_mut());
+        Box::pin(tokio::time::sleep(SETTLE_LIMIT))
+      });
+      if event_loop.is_ready() {
+        return Poll::Ready(Ok(()));
+      }
+      if settle.as_mut().poll(cx).is_ready() {
+        eprintln!("limina: {frames} frames done; exiting with work still pending after {} s", SETTLE_LIMIT.as_secs());
+        return Poll::Ready(Ok(()));
+      }
+      return Poll::Pending;
+    }
     let (_, _, active) = callbacks(rt);
-    let looping = active || config.max_frames.is_some();
-    if !looping || config.max_frames == Some(frames) {
-      // Nothing left to drive: finish once the event loop has settled (or
-      // right away when the frame budget is spent).
-      if config.max_frames == Some(frames) || (event_loop.is_ready() && evaluated) {
+    if !active && config.max_frames.is_none() {
+      // Nothing to drive: finish once the event loop has settled.
+      if event_loop.is_ready() && evaluated {
         return Poll::Ready(Ok(()));
       }
       return Poll::Pending;

@@ -82,7 +82,13 @@ fn main() -> ExitCode {
   };
   // A LocalSet: transport tasks share the connection table with the ops on this thread.
   let result: Result<(), CoreError> = tokio::task::LocalSet::new().block_on(&tokio, async {
-    let mut js = runtime::new_runtime(cli.args.clone(), serve);
+    let render = runtime::RenderConfig {
+      screenshot: cli.screenshot.as_ref().map(|p| p.to_string_lossy().into_owned()),
+      width: cli.size.0,
+      height: cli.size.1,
+      max_frames: cli.frames,
+    };
+    let mut js = runtime::new_runtime(cli.args.clone(), serve, render);
     host_loop::run_main_module(&mut js, &main_module, config).await
   });
   let _ = std::io::stdout().flush();

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use deno_core::{JsRuntime, RuntimeOptions};
+use deno_core::{op2, JsRuntime, OpState, RuntimeOptions};
 
 use crate::assets;
 use crate::mcp;
@@ -13,10 +13,28 @@ use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
 use crate::trace_ops;
 
+/// How the command line asked to render.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderConfig {
+  /// Write the last frame here (offscreen rendering).
+  pub screenshot: Option<String>,
+  pub width: u32,
+  pub height: u32,
+  pub max_frames: Option<u64>,
+}
+
+#[op2]
+#[serde]
+fn op_render_config(state: &mut OpState) -> RenderConfig {
+  state.borrow::<RenderConfig>().clone()
+}
+
 deno_core::extension!(
   limina_runtime,
   deps = [limina_ops],
   ops = [
+    op_render_config,
     process::op_limina_now,
     process::op_limina_print,
     process::op_limina_args,
@@ -50,9 +68,10 @@ deno_core::extension!(
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",
   esm = [dir "js", "00_console.js", "01_globals.js", "02_limina.js"],
-  options = { args: Vec<String>, serve: Option<mcp::ServeConfig> },
+  options = { args: Vec<String>, serve: Option<mcp::ServeConfig>, render: RenderConfig },
   state = |state, options| {
     state.put(ScriptArgs(options.args));
+    state.put(options.render);
     state.put(HostLoop::default());
     if let Some(serve) = options.serve {
       state.put(serve);
@@ -61,15 +80,14 @@ deno_core::extension!(
 );
 
 /// A fresh V8 host with every Limina extension registered.
-pub fn new_runtime(args: Vec<String>, serve: Option<mcp::ServeConfig>) -> JsRuntime {
+pub fn new_runtime(args: Vec<String>, serve: Option<mcp::ServeConfig>, render: RenderConfig) -> JsRuntime {
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new() as Rc<_>),
-    extensions: vec![
-      limina_ops::limina_ops::init(),
-      limina_physics::limina_physics::init(),
-      limina_ecs::limina_ecs::init(),
-      limina_runtime::init(args, serve),
-    ],
+    extensions: [limina_ops::limina_ops::init(), limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init()]
+      .into_iter()
+      .chain(limina_render::extensions())
+      .chain([limina_runtime::init(args, serve, render)])
+      .collect(),
     ..Default::default()
   })
 }

@@ -44,6 +44,7 @@ export function setupBilliards(world = new World()): Billiards {
   const addBall = (number: number, x: number, z: number): Ball => {
     const entry = world.spawn({ position: [x, BALL_RADIUS, z], tags: ["ball", number === 0 ? "cue" : `ball-${number}`] });
     const body = Physics.createBody({ kind: "dynamic", shape: { type: "sphere", radius: BALL_RADIUS }, position: [x, BALL_RADIUS, z], eid: entry.eid, ...BALL });
+    entry.body = body;
     const ball = { entry, body, number };
     balls.push(ball);
     return ball;

@@ -1,0 +1,100 @@
+// createEngine(): a world session plus a Three.js WebGPURenderer over it,
+// the camera, and frames rendered with alpha interpolation between fixed
+// states. Rendering is offscreen (no window, no display); with
+// `limina --screenshot out.png --frames N` the last frame is written as PNG.
+
+import * as THREE from "../build/three.bundle.mjs";
+import { onFixedStep, onFrame } from "./loop.ts";
+import { createOffscreenRenderer, type OffscreenRenderer } from "./render/offscreen.ts";
+import { createWorldSession, type WorldSession, type WorldSessionOptions } from "./world-session.ts";
+
+export interface EngineOptions extends WorldSessionOptions {
+  width?: number;
+  height?: number;
+  antialias?: boolean;
+  /** Render every frame, not only the frames a screenshot needs. */
+  renderEveryFrame?: boolean;
+}
+
+export interface Engine {
+  session: WorldSession;
+  renderer: THREE.WebGPURenderer;
+  camera: THREE.PerspectiveCamera;
+  output: OffscreenRenderer;
+  /** Renders the scene, interpolated `alpha` of the way from the previous fixed state to the current one. */
+  renderFrame(alpha?: number): void;
+  /** Writes the last rendered frame to a PNG file. */
+  screenshot(path: string): Promise<void>;
+}
+
+interface RenderConfig {
+  screenshot: string | null;
+  width: number;
+  height: number;
+  maxFrames: number | null;
+}
+
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const config: RenderConfig = Limina.ops.op_render_config();
+  const width = options.width ?? config.width;
+  const height = options.height ?? config.height;
+  const output = await createOffscreenRenderer(width, height, { antialias: options.antialias ?? true });
+  const renderer = output.renderer;
+  renderer.shadowMap.enabled = true;
+  renderer.toneMapping = THREE.ACESFilmicToneMapping;
+  const session = createWorldSession(options);
+  const { world, scene } = session.world;
+  const camera = new THREE.PerspectiveCamera(55, width / height, 0.1, 1000);
+  camera.position.set(10, 8, 12);
+  camera.lookAt(0, 0, 0);
+
+  // The two latest fixed states of every body, for interpolation.
+  let prev = new Float32Array(0);
+  let curr = new Float32Array(0);
+  let tracked: { eid: number; object: THREE.Object3D }[] = [];
+  onFixedStep(() => {
+    tracked = [];
+    for (const e of world.entities.entries()) if (e.body !== undefined && e.mesh) tracked.push({ eid: e.eid, object: e.mesh as THREE.Object3D });
+    if (prev.length !== tracked.length * 7) {
+      prev = new Float32Array(tracked.length * 7);
+      curr = new Float32Array(tracked.length * 7);
+    } else {
+      prev.set(curr);
+    }
+    tracked.forEach(({ eid }, i) => {
+      curr.set([world.Position.x[eid], world.Position.y[eid], world.Position.z[eid], world.Rotation.x[eid], world.Rotation.y[eid], world.Rotation.z[eid], world.Rotation.w[eid]], i * 7);
+    });
+  });
+  const qa = new THREE.Quaternion();
+  const qb = new THREE.Quaternion();
+  const interpolate = (alpha: number) => {
+    if (prev.length !== curr.length || prev.length === 0) return;
+    tracked.forEach(({ object }, i) => {
+      const o = i * 7;
+      object.position.set(prev[o] + (curr[o] - prev[o]) * alpha, prev[o + 1] + (curr[o + 1] - prev[o + 1]) * alpha, prev[o + 2] + (curr[o + 2] - prev[o + 2]) * alpha);
+      qa.set(prev[o + 3], prev[o + 4], prev[o + 5], prev[o + 6]);
+      qb.set(curr[o + 3], curr[o + 4], curr[o + 5], curr[o + 6]);
+      object.quaternion.slerpQuaternions(qa, qb, alpha);
+    });
+  };
+  const renderFrame = (alpha = 1) => {
+    interpolate(alpha);
+    renderer.render(scene, camera);
+  };
+  onFrame((alpha) => {
+    const frame = Limina.loop.stats().frames;
+    const last = config.screenshot !== null && frame === config.maxFrames;
+    if (!last && !options.renderEveryFrame) return;
+    renderFrame(alpha);
+    if (last) {
+      output.savePng(config.screenshot!).then(
+        () => console.error(`limina: wrote ${config.screenshot} (${width}×${height}, frame ${frame}, ${output.adapter})`),
+        (e) => {
+          console.error(`limina: screenshot failed: ${e instanceof Error ? e.message : e}`);
+          Limina.exit(1);
+        },
+      );
+    }
+  });
+  return { session, renderer, camera, output, renderFrame, screenshot: (path) => output.savePng(path) };
+}
