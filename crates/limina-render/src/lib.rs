@@ -12,6 +12,10 @@ use limina_ops::OpError;
 /// to bottom) to a PNG file.
 #[op2(fast)]
 pub fn op_render_write_png(#[string] path: &str, width: u32, height: u32, #[buffer] rgba: &[u8]) -> Result<(), OpError> {
+  write_png(path, width, height, rgba)
+}
+
+pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(), OpError> {
   let expected = width as usize * height as usize * 4;
   if width == 0 || height == 0 || rgba.len() != expected {
     return Err(OpError::invalid_input(format!(
@@ -53,4 +57,26 @@ pub fn extensions() -> Vec<Extension> {
     deno_webgpu::deno_webgpu::init(),
     limina_render::init(),
   ]
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn pngs_round_trip_and_bad_sizes_are_refused() {
+    let path = std::env::temp_dir().join(format!("limina-png-{}.png", std::process::id()));
+    let path = path.to_str().unwrap();
+    let pixels: Vec<u8> = (0..3 * 2).flat_map(|i| [i as u8 * 40, 255 - i as u8, 7, 255]).collect();
+    write_png(path, 3, 2, &pixels).unwrap();
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (3, 2));
+    assert_eq!(&buf[..info.buffer_size()], &pixels[..]);
+    assert_eq!(write_png(path, 3, 3, &pixels).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
+    assert_eq!(write_png(path, 0, 2, &[]).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
+    assert!(write_png("/nonexistent-dir/x.png", 3, 2, &pixels).is_err());
+  }
 }
