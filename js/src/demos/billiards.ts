@@ -23,9 +23,11 @@ for (const [x, z, hx, hz] of [[0, TABLE.halfWidth + 0.05, TABLE.halfLength + 0.1
   rail.castShadow = rail.receiveShadow = true;
   scene.add(rail);
 }
-const colors = [0xffffff, 0xf5c400, 0x1e40ff, 0xe01b1b, 0x6a1b9a, 0xff7a00, 0x0a7a2a, 0x7a1010, 0x111111];
+// Cue ball white; 1–8 solids; 9–15 the same hues, lighter (no stripe texture yet).
+const solids = [0xf5c400, 0x1e40ff, 0xe01b1b, 0x6a1b9a, 0xff7a00, 0x0a7a2a, 0x7a1010, 0x111111];
+const colorOf = (n: number) => (n === 0 ? 0xffffff : n <= 8 ? solids[n - 1] : new THREE.Color(solids[n - 9]).lerp(new THREE.Color(0xffffff), 0.45).getHex());
 for (const ball of table.balls) {
-  const mesh = new THREE.Mesh(new THREE.SphereGeometry(BALL_RADIUS, 24, 16), new THREE.MeshStandardMaterial({ color: colors[ball.number % colors.length], roughness: 0.25, metalness: 0.05 }));
+  const mesh = new THREE.Mesh(new THREE.SphereGeometry(BALL_RADIUS, 24, 16), new THREE.MeshStandardMaterial({ color: colorOf(ball.number), roughness: 0.25, metalness: 0.05 }));
   mesh.castShadow = true;
   scene.add(mesh);
   ball.entry.mesh = mesh;
