@@ -15,7 +15,3 @@ export function engineError(code: ErrorCode, message: string): LiminaError {
   e.code = code;
   return e;
 }
-
-export function errorCode(e: unknown): string | undefined {
-  return e instanceof Error ? (e as Error & { code?: string }).code : undefined;
-}

@@ -10,14 +10,3 @@ pub fn resource_mut<T: Default + 'static>(state: &mut OpState) -> &mut T {
   }
   state.borrow_mut::<T>()
 }
-
-/// The subsystem state of type `T`, or a structured `unavailable` error that
-/// names the subsystem when it was never initialised.
-pub fn resource<'a, T: 'static>(
-  state: &'a OpState,
-  subsystem: &str,
-) -> Result<&'a T, crate::OpError> {
-  state
-    .try_borrow::<T>()
-    .ok_or_else(|| crate::OpError::unavailable(format!("{subsystem} is not initialised")))
-}

@@ -6,7 +6,7 @@
 import { onFixedStep } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
 import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
-import { Mcp, PROTOCOL_VERSION } from "./mcp.ts";
+import type { Mcp } from "./mcp.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { StateSync } from "./state-sync.ts";
 
@@ -248,4 +248,3 @@ export class McpServer {
 
 }
 
-export { PROTOCOL_VERSION };

@@ -117,11 +117,6 @@ export class Tracer {
     return seq === undefined ? undefined : this.durable[seq];
   }
 
-  /** The sequence number of an event id. */
-  seqOf(id: string): number | undefined {
-    return this.byId.get(id);
-  }
-
   /** Ids of events naming `id` as parent or cause. */
   childrenOf(id: string): EngineEvent[] {
     return (this.children.get(id) ?? []).map((c) => this.get(c)!);
@@ -170,11 +165,6 @@ export class Tracer {
       if (this.durable[s].actorId === actorId && this.ticks[s] >= sinceTick) out.push(this.durable[s]);
     }
     return out;
-  }
-
-  tickOfEvent(id: string): number | undefined {
-    const seq = this.byId.get(id);
-    return seq === undefined ? undefined : this.ticks[seq];
   }
 
   inspect(recent = 20): { threadId: string; eventCount: number; actors: string[]; recent: EngineEvent[] } {
