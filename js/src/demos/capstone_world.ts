@@ -1,6 +1,8 @@
 // The density capstone's world: 200 agents inhabiting dynamic bodies, 56
-// more dynamic bodies (256 in all), and static markers up to 2000 entities,
-// with ScriptedProvider agents pursuing the nearest thing they perceive.
+// more dynamic bodies (256 in all), and static markers up to 2000 entities
+// over 200 m × 200 m (the density js/bench/spatial.ts measures: ~30
+// entities within an agent's 15 m), with ScriptedProvider agents pursuing
+// the nearest thing they perceive.
 // Shared by js/test/p3n4_capstone.ts and js/bench/capstone.ts.
 
 import { pursueNearest } from "../agents/policies.ts";
@@ -17,15 +19,15 @@ export function createCapstone() {
   const session = createWorldSession({ simulate: false });
   const w = session.world;
   const base = { static: false, color: 0xffffff, friction: 0.5, restitution: 0.1 };
-  createEntity(w, { shape: "box", size: 50, position: [0, -25, 0], ...base, static: true, dynamic: false });
+  createEntity(w, { shape: "box", size: 220, position: [0, -110, 0], ...base, static: true, dynamic: false });
   const bodies = [];
   for (let i = 0; i < DYNAMIC_BODIES; i++) {
-    const x = (i % 16) * 3 - 22.5;
-    const z = Math.floor(i / 16) * 3 - 22.5;
+    const x = (i % 16) * 12 - 90;
+    const z = Math.floor(i / 16) * 12 - 90;
     bodies.push(createEntity(w, { shape: i < AGENTS ? "sphere" : "box", size: 1, position: [x, 0.5, z], ...base, dynamic: true }));
   }
   for (let i = w.world.entities.size; i < ENTITIES; i++) {
-    w.world.spawn({ position: [((i * 7919) % 4800) / 100 - 24, 0.2, ((i * 104729) % 4800) / 100 - 24], tags: ["marker"] });
+    w.world.spawn({ position: [((i * 7919) % 20000) / 100 - 100, 0.2, ((i * 104729) % 20000) / 100 - 100], tags: ["marker"] });
   }
   const systems = createAgentSystems(session, { scripted: new ScriptedProvider(pursueNearest(0.8)) }, { manual: true });
   for (let i = 0; i < AGENTS; i++) {
