@@ -27,8 +27,11 @@ ws.on("message", (data) => {
     console.log(`snapshot at tick ${msg.params.tick}: ${msg.params.entities.length} entities in view`);
   } else if (msg.method === "state/delta" && deltas++ < 10) {
     const p = msg.params;
-    console.log(`tick ${p.tick}: ${p.changed.length} moved, ${p.created.length} created, ${p.destroyed.length} destroyed` +
-      (p.changed[0] ? ` — ${p.changed[0][0]} at y=${p.changed[0][2].toFixed(3)}` : ""));
+    // Positions arrive as base64 float32 triples, one per id in p.moved.ids.
+    const bytes = Buffer.from(p.moved.positions, "base64");
+    const xyz = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    console.log(`tick ${p.tick}: ${p.moved.ids.length} moved, ${p.changed.ids.length} turned, ${p.created.length} created, ${p.destroyed.length} destroyed` +
+      (p.moved.ids[0] ? ` — ${p.moved.ids[0]} at y=${xyz[1].toFixed(3)}` : ""));
   }
 });
 await new Promise((r) => ws.on("open", r));

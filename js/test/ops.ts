@@ -60,3 +60,12 @@ test("JSON round trip", () => {
   const payload = { id: "ent_1", pos: [1.5, -2, 3], tags: ["a", "b"], nested: { ok: true, n: null } };
   assertEquals(ops.op_limina_echo_json(payload), payload);
 });
+
+test("base64 of a typed array's bytes, exactly", () => {
+  assertEquals(ops.op_limina_base64(new Uint8Array([])), "");
+  assertEquals(ops.op_limina_base64(new TextEncoder().encode("limina")), "bGltaW5h");
+  assertEquals(ops.op_limina_base64(Uint8Array.of(0xff, 0xfe)), "//4=");
+  assertEquals(ops.op_limina_base64(Float32Array.of(1)), "AACAPw==", "float32 1.0, little-endian");
+  const view = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4);
+  assertEquals(ops.op_limina_base64(view), "AQID", "only the view's bytes");
+});

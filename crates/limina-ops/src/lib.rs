@@ -26,6 +26,7 @@ deno_core::extension!(
     ops::op_limina_scale_f32,
     ops::op_limina_sum_f32,
     ops::op_limina_echo_json,
+    ops::op_limina_base64,
   ],
   esm_entry_point = "ext:limina_ops/00_ops.js",
   esm = [dir "js", "00_ops.js"],

@@ -40,3 +40,12 @@ pub fn op_limina_sum_f32(#[buffer] data: &[f32]) -> f64 {
 pub fn op_limina_echo_json(#[serde] value: serde_json::Value) -> serde_json::Value {
   value
 }
+
+/// Base64 (standard alphabet, padded) of a typed array's bytes: compact,
+/// exact binary inside JSON messages such as the world server's deltas.
+#[op2]
+#[string]
+pub fn op_limina_base64(#[anybuffer] bytes: &[u8]) -> String {
+  use base64::Engine as _;
+  base64::engine::general_purpose::STANDARD.encode(bytes)
+}

@@ -1,8 +1,10 @@
 // Authoritative state sync for WebSocket clients: `state/subscribe` → a
 // snapshot, then per-tick deltas (transforms that changed, entities created
 // and destroyed). `aoi/declare` narrows a client to a sphere of interest.
-// A `changed` row is `[id, px, py, pz]` when only the position moved, else
-// `[id, px, py, pz, rx, ry, rz, rw, sx, sy, sz]`.
+// Transforms travel as exact float32 bytes, base64-encoded: `moved` holds the
+// entities whose position alone changed (`ids` and `positions`, 3 floats
+// each), `changed` those whose rotation or scale changed too (`ids` and
+// `transforms`, 10 floats each: px py pz rx ry rz rw sx sy sz).
 //
 // Clients with the full view share one known state and one encoded delta
 // per tick (the "full-view group"). A client that falls behind (its
@@ -39,8 +41,14 @@ interface Subscriber {
   synced: boolean;
 }
 
+interface Columns {
+  ids: string[];
+  values: number[];
+}
+
 interface Delta {
-  changed: (string | number)[][];
+  moved: Columns;
+  changed: Columns;
   created: { entity: string; transform: number[]; tags: string[] }[];
   destroyed: string[];
   /** Applies this delta to a known state. */
@@ -113,7 +121,8 @@ export class StateSync {
 
   /** The delta from `known` to the current state of the entities in `seen` (all when null). */
   private delta(known: Known, seen: Set<number> | null): Delta | null {
-    const changed: (string | number)[][] = [];
+    const moved: Columns = { ids: [], values: [] };
+    const changed: Columns = { ids: [], values: [] };
     const created: Delta["created"] = [];
     const updates: [string, Float32Array][] = [];
     const present = new Set<string>();
@@ -127,18 +136,24 @@ export class StateSync {
         updates.push([e.id, row.slice()]);
         continue;
       }
-      let moved = false;
+      let shifted = false;
       let turnedOrScaled = false;
-      for (let i = 0; i < 3; i++) if (prev[i] !== row[i]) moved = true;
+      for (let i = 0; i < 3; i++) if (prev[i] !== row[i]) shifted = true;
       for (let i = 3; i < STRIDE; i++) if (prev[i] !== row[i]) turnedOrScaled = true;
-      if (turnedOrScaled) changed.push([e.id, ...row]);
-      else if (moved) changed.push([e.id, row[0], row[1], row[2]]);
-      if (moved || turnedOrScaled) updates.push([e.id, row.slice()]);
+      if (turnedOrScaled) {
+        changed.ids.push(e.id);
+        for (let i = 0; i < STRIDE; i++) changed.values.push(row[i]);
+      } else if (shifted) {
+        moved.ids.push(e.id);
+        moved.values.push(row[0], row[1], row[2]);
+      }
+      if (shifted || turnedOrScaled) updates.push([e.id, row.slice()]);
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
-    if (changed.length === 0 && created.length === 0 && destroyed.length === 0) return null;
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && destroyed.length === 0) return null;
     return {
+      moved,
       changed,
       created,
       destroyed,
@@ -146,6 +161,19 @@ export class StateSync {
         for (const [id, r] of updates) k.set(id, r);
         for (const id of destroyed) k.delete(id);
       },
+    };
+  }
+
+  /** A delta's wire form: transforms as base64 float32 columns. */
+  private wire(d: Delta, step: number, at: number): unknown {
+    const b64 = (values: number[]) => ops.op_limina_base64(Float32Array.from(values));
+    return {
+      tick: step,
+      sentAt: at,
+      moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
+      changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
+      created: d.created,
+      destroyed: d.destroyed,
     };
   }
 
@@ -175,7 +203,7 @@ export class StateSync {
     if (groupDelta) {
       groupDelta.apply(this.groupKnown);
       if (members.length > 0) {
-        const text = notification("state/delta", { tick: step, sentAt: at, changed: groupDelta.changed, created: groupDelta.created, destroyed: groupDelta.destroyed });
+        const text = notification("state/delta", this.wire(groupDelta, step, at));
         const outcomes: number[] = ops.op_mcp_broadcast(members, text, true);
         outcomes.forEach((o, i) => {
           if (o !== 0) this.subs.get(members[i])!.synced = false;
@@ -200,7 +228,7 @@ export class StateSync {
       d?.apply(known);
       const text = fresh
         ? this.snapshot(known, s.aoi, step, at)
-        : d && notification("state/delta", { tick: step, sentAt: at, changed: d.changed, created: d.created, destroyed: d.destroyed });
+        : d && notification("state/delta", this.wire(d, step, at));
       if (!text) continue;
       const sent = ops.op_mcp_send(s.conn, text, true) === 0;
       s.known = known;

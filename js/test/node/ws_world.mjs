@@ -19,6 +19,16 @@ const check = (cond, msg) => {
   checks.push(msg);
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** A delta's transforms, decoded: id → [x, y, z, …] (exact float32 values). */
+const transforms = (p) => {
+  const out = new Map();
+  for (const [group, key, stride] of [[p.moved, "positions", 3], [p.changed, "transforms", 10]]) {
+    const bytes = Buffer.from(group[key], "base64");
+    const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    group.ids.forEach((id, i) => out.set(id, Array.from(f.subarray(i * stride, (i + 1) * stride))));
+  }
+  return out;
+};
 
 const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-message-bytes", "65536"], { stdio: ["ignore", "inherit", "pipe"] });
 const port = await new Promise((resolve, reject) => {
@@ -115,7 +125,7 @@ const snap = await c.waitFor((m) => m.method === "state/snapshot");
 check(snap.params.entities.length === 2 * N, "the snapshot holds every entity");
 const ball = (await a.tool("scene.createEntity", { shape: "sphere", position: [0, 10, 0], dynamic: true })).result.result.entity;
 await c.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.entity === ball));
-const moved = await c.waitFor((m) => m.method === "state/delta" && m.params.changed.some((row) => row[0] === ball && row[2] < 9.9));
+const moved = await c.waitFor((m) => m.method === "state/delta" && (transforms(m.params).get(ball)?.[1] ?? 10) < 9.9);
 check(moved.params.tick > snap.params.tick, "deltas carry the falling ball's transform, tick after tick");
 await a.tool("scene.destroyEntity", { entity: ids[0] });
 await c.waitFor((m) => m.method === "state/delta" && m.params.destroyed.includes(ids[0]));
