@@ -4,7 +4,7 @@
 // saying so; it never pretends to decide.
 
 import type { MCPRequest } from "../../mcp/protocol.ts";
-import { type DecideRequest, type DecideResult, type LLMProvider, postJson, toFunctionName, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
 
 export interface GatewayOptions {
   baseUrl?: string;
@@ -40,11 +40,8 @@ export class GatewayProvider implements LLMProvider {
     const reply = (await postJson(`${this.baseUrl.replace(/\/$/, "")}/chat/completions`, {
       model: this.model,
       temperature: 0,
-      messages: [
-        { role: "system", content: req.systemPrompt },
-        { role: "user", content: JSON.stringify({ perception: req.perception, previousResults: req.previousResults }) },
-      ],
-      tools: req.tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } })),
+      messages: decisionMessages(req),
+      tools: functionTools(req.tools),
       tool_choice: "auto",
     }, { timeoutMs: this.timeoutMs, headers: this.apiKey ? [["Authorization", `Bearer ${this.apiKey}`]] : [] })) as ChatCompletion;
     const message = reply?.choices?.[0]?.message;

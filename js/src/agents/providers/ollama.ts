@@ -3,7 +3,7 @@
 // honest: a dead server, bad JSON or an empty reply is an error.
 
 import type { MCPRequest } from "../../mcp/protocol.ts";
-import { type DecideRequest, type DecideResult, type LLMProvider, postJson, toFunctionName, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
 
 export interface OllamaOptions {
   baseUrl?: string;
@@ -32,11 +32,8 @@ export class OllamaProvider implements LLMProvider {
       model: this.options.model,
       stream: false,
       options: { temperature: 0 },
-      messages: [
-        { role: "system", content: req.systemPrompt },
-        { role: "user", content: JSON.stringify({ perception: req.perception, previousResults: req.previousResults }) },
-      ],
-      tools: req.tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } })),
+      messages: decisionMessages(req),
+      tools: functionTools(req.tools),
     }, { timeoutMs: this.timeoutMs })) as OllamaReply;
     if (typeof reply !== "object" || reply === null || typeof reply.message !== "object") {
       throw new Error(`ollama: the reply has no message: ${JSON.stringify(reply).slice(0, 200)}`);

@@ -43,6 +43,19 @@ export async function postJson(url: string, body: unknown, options: { timeoutMs:
   }
 }
 
+/** The system + user messages of a decision: the perception and previous results as JSON. */
+export function decisionMessages(req: DecideRequest): { role: string; content: string }[] {
+  return [
+    { role: "system", content: req.systemPrompt },
+    { role: "user", content: JSON.stringify({ perception: req.perception, previousResults: req.previousResults }) },
+  ];
+}
+
+/** Skills as function tools (the shape Ollama and OpenAI-compatible APIs share). */
+export function functionTools(tools: MCPTool[]): unknown[] {
+  return tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } }));
+}
+
 /** Tool calls a model wrote as text: a `{name, arguments}` object (or a list), possibly in a code fence. */
 export function toolCallsFromText(text: string): MCPRequest[] {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
