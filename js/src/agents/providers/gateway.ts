@@ -3,8 +3,7 @@
 // LIMINA_GATEWAY_KEY and LIMINA_GATEWAY_MODEL. Unconfigured, it rejects
 // saying so; it never pretends to decide.
 
-import type { MCPRequest } from "../../mcp/protocol.ts";
-import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, replyToolCalls } from "./provider.ts";
 
 export interface GatewayOptions {
   baseUrl?: string;
@@ -46,9 +45,7 @@ export class GatewayProvider implements LLMProvider {
     }, { timeoutMs: this.timeoutMs, headers: this.apiKey ? [["Authorization", `Bearer ${this.apiKey}`]] : [] })) as ChatCompletion;
     const message = reply?.choices?.[0]?.message;
     if (!message) throw new Error(`gateway: the reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
-    let toolCalls: MCPRequest[] = toolCallsFromFunctions(message.tool_calls);
-    if (toolCalls.length === 0 && message.content) toolCalls = toolCallsFromText(message.content);
-    if (toolCalls.length === 0) throw new Error("gateway: the model replied with no tool call");
+    const toolCalls = replyToolCalls("gateway", message.tool_calls, message.content);
     return { toolCalls, usage: { totalTokens: reply.usage?.total_tokens } };
   }
 }

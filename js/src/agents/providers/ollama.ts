@@ -2,8 +2,7 @@
 // local Ollama server's /api/chat, through the native HTTP op. Failure is
 // honest: a dead server, bad JSON or an empty reply is an error.
 
-import type { MCPRequest } from "../../mcp/protocol.ts";
-import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, toolCallsFromFunctions, toolCallsFromText } from "./provider.ts";
+import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, replyToolCalls } from "./provider.ts";
 
 export interface OllamaOptions {
   baseUrl?: string;
@@ -38,9 +37,7 @@ export class OllamaProvider implements LLMProvider {
     if (typeof reply !== "object" || reply === null || typeof reply.message !== "object") {
       throw new Error(`ollama: the reply has no message: ${JSON.stringify(reply).slice(0, 200)}`);
     }
-    let toolCalls: MCPRequest[] = toolCallsFromFunctions(reply.message.tool_calls);
-    if (toolCalls.length === 0 && reply.message.content) toolCalls = toolCallsFromText(reply.message.content);
-    if (toolCalls.length === 0) throw new Error("ollama: the model replied with no tool call");
+    const toolCalls = replyToolCalls("ollama", reply.message.tool_calls, reply.message.content);
     return { toolCalls, usage: { totalTokens: (reply.eval_count ?? 0) + (reply.prompt_eval_count ?? 0) } };
   }
 }

@@ -91,6 +91,17 @@ export function toolCallsFromFunctions(calls: { function?: { name?: unknown; arg
   });
 }
 
+/**
+ * The tool calls of a reply: native function calls, else a call written in
+ * the text; none at all is an error (a provider never invents an action).
+ */
+export function replyToolCalls(provider: string, calls: { function?: { name?: unknown; arguments?: unknown } }[] | undefined, content: string | null | undefined): MCPRequest[] {
+  let toolCalls = toolCallsFromFunctions(calls);
+  if (toolCalls.length === 0 && content) toolCalls = toolCallsFromText(content);
+  if (toolCalls.length === 0) throw new Error(`${provider}: the model replied with no tool call`);
+  return toolCalls;
+}
+
 export function safeJson(s: string): unknown {
   try {
     return JSON.parse(s);
