@@ -133,3 +133,12 @@ test("WebSocket: concurrent clients, total order, deltas, AOI, a stalled client,
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assertEquals(out.checks, 18);
 });
+
+test("the examples run against the real binary", async () => {
+  const node = await Limina.run({ cmd: "node", args: ["examples/mcp_stdio_client.mjs", Limina.execPath] });
+  assertEquals(node.code, 0, node.stderr);
+  assert(node.stdout.includes("created: ent_1") && node.stdout.includes("social.say → -32001"), node.stdout);
+  const py = await Limina.run({ cmd: ".venv/bin/python", args: ["examples/mcp_python_client.py", Limina.execPath] });
+  assertEquals(py.code, 0, py.stderr);
+  assert(py.stdout.includes("three.setLighting") && py.stdout.includes("lighting: ok"), py.stdout);
+});
