@@ -33,7 +33,3 @@ export function agentSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerAgentSkills(registry: SkillRegistry): void {
-  for (const s of agentSkills(registry)) registry.register(s);
-}

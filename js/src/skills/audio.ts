@@ -37,7 +37,3 @@ export function audioSkills(_registry: SkillRegistry): SkillDefinition[] {
     skill("audio.setBusVolume", "Set a mixer bus volume (master/sfx/ambience/voice), re-gaining all live sounds on it.", z.strictObject({ bus: Bus, volume: Volume }), ok),
   ];
 }
-
-export function registerAudioSkills(registry: SkillRegistry): void {
-  for (const s of audioSkills(registry)) registry.register(s);
-}

@@ -251,7 +251,3 @@ export function auditSkills(registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerAuditSkills(registry: SkillRegistry): void {
-  for (const s of auditSkills(registry)) registry.register(s);
-}

@@ -1,28 +1,21 @@
-// The core skill set, registered in the spec's order.
+// The core skill set, registered in the spec's order. Each module exports
+// a factory of its definitions (the factory is also what dev.reload calls).
 
 import type { SkillRegistry } from "./registry.ts";
-import { registerAgentSkills } from "./agent.ts";
-import { registerAudioSkills } from "./audio.ts";
-import { registerAuditSkills } from "./audit.ts";
-import { registerEcsSkills } from "./ecs.ts";
-import { registerPackageSkills } from "./package.ts";
-import { registerPhysicsSkills } from "./physics.ts";
-import { registerSceneSkills } from "./scene.ts";
-import { registerSocialSkills } from "./social.ts";
-import { registerSystemSkills } from "./system.ts";
-import { registerThreeSkills } from "./three.ts";
-import { registerUiSkills } from "./ui.ts";
+import { agentSkills } from "./agent.ts";
+import { audioSkills } from "./audio.ts";
+import { auditSkills } from "./audit.ts";
+import { ecsSkills } from "./ecs.ts";
+import { packageSkills } from "./package.ts";
+import { physicsSkills } from "./physics.ts";
+import { sceneSkills } from "./scene.ts";
+import { socialSkills } from "./social.ts";
+import { systemSkills } from "./system.ts";
+import { threeSkills } from "./three.ts";
+import { uiSkills } from "./ui.ts";
+
+const CORE = [sceneSkills, ecsSkills, threeSkills, physicsSkills, agentSkills, systemSkills, auditSkills, uiSkills, audioSkills, socialSkills, packageSkills];
 
 export function registerCoreSkills(registry: SkillRegistry): void {
-  registerSceneSkills(registry);
-  registerEcsSkills(registry);
-  registerThreeSkills(registry);
-  registerPhysicsSkills(registry);
-  registerAgentSkills(registry);
-  registerSystemSkills(registry);
-  registerAuditSkills(registry);
-  registerUiSkills(registry);
-  registerAudioSkills(registry);
-  registerSocialSkills(registry);
-  registerPackageSkills(registry);
+  for (const factory of CORE) for (const skill of factory(registry)) registry.register(skill);
 }

@@ -74,7 +74,3 @@ export function ecsSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerEcsSkills(registry: SkillRegistry): void {
-  for (const s of ecsSkills(registry)) registry.register(s);
-}

@@ -57,7 +57,3 @@ export function packageSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerPackageSkills(registry: SkillRegistry): void {
-  for (const s of packageSkills(registry)) registry.register(s);
-}

@@ -88,7 +88,3 @@ export function physicsSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerPhysicsSkills(registry: SkillRegistry): void {
-  for (const s of physicsSkills(registry)) registry.register(s);
-}

@@ -88,7 +88,3 @@ export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerSceneSkills(registry: SkillRegistry): void {
-  for (const s of sceneSkills(registry)) registry.register(s);
-}

@@ -36,7 +36,3 @@ export function socialSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerSocialSkills(registry: SkillRegistry): void {
-  for (const s of socialSkills(registry)) registry.register(s);
-}

@@ -251,7 +251,3 @@ export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerSystemSkills(registry: SkillRegistry): void {
-  for (const s of systemSkills(registry)) registry.register(s);
-}

@@ -220,7 +220,3 @@ export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerThreeSkills(registry: SkillRegistry): void {
-  for (const s of threeSkills(registry)) registry.register(s);
-}

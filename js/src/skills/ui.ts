@@ -110,7 +110,3 @@ export function uiSkills(_registry: SkillRegistry): SkillDefinition[] {
     },
   ];
 }
-
-export function registerUiSkills(registry: SkillRegistry): void {
-  for (const s of uiSkills(registry)) registry.register(s);
-}
