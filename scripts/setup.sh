@@ -19,6 +19,12 @@ python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 # Software Vulkan (lavapipe): WebGPU renders real pixels on the CPU with no GPU.
 ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
 ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 || missing+=(libvulkan1)
+# The native window (--window) loads the X11 client libraries at run time;
+# Xvfb gives the windowed tests a real X server with no screen attached.
+for lib in libX11.so.6:libx11-6 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 libXrandr.so.2:libxrandr2 libxkbcommon-x11.so.0:libxkbcommon-x11-0; do
+  ldconfig -p 2>/dev/null | grep -q "${lib%%:*}" || missing+=("${lib##*:}")
+done
+need Xvfb xvfb
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -34,9 +40,9 @@ log "verify the vendored V8 (third_party/rusty_v8)"
 log "npm ci (js/: three, bitecs, zod and esbuild; the MCP SDK and ws for the wire tests)"
 (cd js && npm ci --no-audit --no-fund --loglevel=error)
 
-log "python venv .venv with the official MCP SDK (for the wire tests and the Python example)"
+log "python venv .venv: the official MCP SDK (wire tests, Python example) and python-xlib (windowed tests)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -c "import mcp" 2>/dev/null || .venv/bin/pip install --quiet --disable-pip-version-check "mcp==2.3.0"
+.venv/bin/python -c "import mcp, Xlib" 2>/dev/null || .venv/bin/pip install --quiet --disable-pip-version-check "mcp==2.3.0" "python-xlib==0.33"
 
 log "cargo build --release"
 cargo build --release --locked --bin limina

@@ -1,18 +1,22 @@
 // createEngine(): a world session plus a Three.js WebGPURenderer over it,
 // the camera, and frames rendered with alpha interpolation between fixed
-// states. Rendering is offscreen (no window, no display); with
-// `limina --screenshot out.png --frames N` the last frame is written as PNG.
+// states. With `limina --window` every frame is presented to the native
+// window; otherwise rendering is offscreen (no window, no display). With
+// `--screenshot out.png --frames N` the last frame is written as PNG.
 
 import * as THREE from "../build/three.bundle.mjs";
 import { onFixedStep, onFrame } from "./loop.ts";
-import { createOffscreenRenderer, type OffscreenRenderer } from "./render/offscreen.ts";
+import { createOffscreenRenderer } from "./render/offscreen.ts";
+import type { RenderTarget } from "./render/target.ts";
+import { createWindowRenderer, windowSize } from "./render/window.ts";
 import { createWorldSession, type WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
 export interface EngineOptions extends WorldSessionOptions {
   width?: number;
   height?: number;
   antialias?: boolean;
-  /** Render every frame, not only the frames a screenshot needs. */
+  /** Render every offscreen frame, not only the frames a screenshot needs
+   *  (a window always renders every frame). */
   renderEveryFrame?: boolean;
 }
 
@@ -20,7 +24,7 @@ export interface Engine {
   session: WorldSession;
   renderer: THREE.WebGPURenderer;
   camera: THREE.PerspectiveCamera;
-  output: OffscreenRenderer;
+  output: RenderTarget;
   /** Renders the scene, interpolated `alpha` of the way from the previous fixed state to the current one. */
   renderFrame(alpha?: number): void;
   /** Writes the last rendered frame to a PNG file. */
@@ -36,15 +40,16 @@ interface RenderConfig {
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const config: RenderConfig = Limina.ops.op_render_config();
-  const width = options.width ?? config.width;
-  const height = options.height ?? config.height;
-  const output = await createOffscreenRenderer(width, height, { antialias: options.antialias ?? true });
+  const antialias = options.antialias ?? true;
+  const output = windowSize()
+    ? await createWindowRenderer({ antialias })
+    : await createOffscreenRenderer(options.width ?? config.width, options.height ?? config.height, { antialias });
   const renderer = output.renderer;
   renderer.shadowMap.enabled = true;
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
   const session = createWorldSession(options);
   const { world, scene } = session.world;
-  const camera = new THREE.PerspectiveCamera(55, width / height, 0.1, 1000);
+  const camera = new THREE.PerspectiveCamera(55, output.width / output.height, 0.1, 1000);
   camera.position.set(10, 8, 12);
   camera.lookAt(0, 0, 0);
 
@@ -78,17 +83,23 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     });
   };
   const renderFrame = (alpha = 1) => {
+    const size = output.windowed ? windowSize() : null;
+    if (size && (size[0] !== output.width || size[1] !== output.height)) {
+      output.setSize(size[0], size[1]);
+      camera.aspect = size[0] / size[1];
+      camera.updateProjectionMatrix();
+    }
     interpolate(alpha);
     renderer.render(scene, camera);
   };
   onFrame((alpha) => {
     const frame = Limina.loop.stats().frames;
     const last = config.screenshot !== null && frame === config.maxFrames;
-    if (!last && !options.renderEveryFrame) return;
+    if (!last && !options.renderEveryFrame && !output.windowed) return;
     renderFrame(alpha);
     if (last) {
       output.savePng(config.screenshot!).then(
-        () => console.error(`limina: wrote ${config.screenshot} (${width}×${height}, frame ${frame}, ${output.adapter})`),
+        () => console.error(`limina: wrote ${config.screenshot} (${output.width}×${output.height}, frame ${frame}, ${output.adapter}${output.windowed ? ", window" : ""})`),
         (e) => {
           console.error(`limina: screenshot failed: ${e instanceof Error ? e.message : e}`);
           Limina.exit(1);

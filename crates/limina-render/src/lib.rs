@@ -1,6 +1,9 @@
 //! WebGPU for Limina: registers `deno_webgpu` (with the `deno_webidl` and
 //! `deno_web` pieces it needs) so `navigator.gpu` and the `GPU*` classes
-//! exist inside V8, and captures rendered frames to PNG files natively.
+//! exist inside V8, owns the native window and its surface, and captures
+//! rendered frames to PNG files natively.
+
+pub mod window;
 
 use std::io::BufWriter;
 use std::sync::Arc;
@@ -36,16 +39,71 @@ pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(),
   writer.finish().map_err(|e| OpError::internal(format!("cannot encode {path}: {e}")))
 }
 
+/// A decoded image: RGBA8, rows top to bottom.
+#[derive(serde::Serialize)]
+pub struct DecodedImage {
+  pub width: u32,
+  pub height: u32,
+  pub data: deno_core::ToJsBuffer,
+}
+
+/// Decodes PNG bytes (any bit depth or colour type) to RGBA8: glTF textures
+/// and screenshots, with no browser image stack.
+#[op2]
+#[serde]
+pub fn op_render_decode_png(#[anybuffer] bytes: &[u8]) -> Result<DecodedImage, OpError> {
+  decoded(bytes)
+}
+
+fn decoded(bytes: &[u8]) -> Result<DecodedImage, OpError> {
+  let (width, height, rgba) = decode_png(bytes)?;
+  Ok(DecodedImage { width, height, data: rgba.into() })
+}
+
+/// Reads and decodes a PNG file to RGBA8 (screenshots, to check them).
+#[op2]
+#[serde]
+pub fn op_render_read_png(#[string] path: &str) -> Result<DecodedImage, OpError> {
+  let bytes = std::fs::read(path).map_err(|e| OpError::io(format!("cannot read {path}"), e))?;
+  decoded(&bytes)
+}
+
+pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
+  let bad = |e: png::DecodingError| OpError::invalid_input(format!("not a decodable PNG: {e}"));
+  let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+  decoder.set_transformations(png::Transformations::normalize_to_color8() | png::Transformations::ALPHA);
+  let mut reader = decoder.read_info().map_err(bad)?;
+  let size = reader
+    .output_buffer_size()
+    .ok_or_else(|| OpError::invalid_input("PNG dimensions overflow"))?;
+  let mut buf = vec![0; size];
+  let info = reader.next_frame(&mut buf).map_err(bad)?;
+  buf.truncate(info.buffer_size());
+  let rgba = match info.color_type {
+    png::ColorType::Rgba => buf,
+    png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+    other => return Err(OpError::internal(format!("PNG decoded to unexpected {other:?}"))),
+  };
+  Ok((info.width, info.height, rgba))
+}
+
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [op_render_write_png],
+  ops = [op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
+  options = { window: Option<window::NativeWindow> },
+  state = |state, options| {
+    if let Some(window) = options.window {
+      state.put(window);
+    }
+  },
 );
 
-/// The extensions rendering needs, in dependency order.
-pub fn extensions() -> Vec<Extension> {
+/// The extensions rendering needs, in dependency order; `window` is the
+/// native window frames are presented to, when the program has one.
+pub fn extensions(window: Option<window::NativeWindow>) -> Vec<Extension> {
   vec![
     deno_webidl::deno_webidl::init(),
     deno_web::deno_web::init(
@@ -55,7 +113,7 @@ pub fn extensions() -> Vec<Extension> {
       deno_web::InMemoryBroadcastChannel::default(),
     ),
     deno_webgpu::deno_webgpu::init(),
-    limina_render::init(),
+    limina_render::init(window),
   ]
 }
 
@@ -69,14 +127,27 @@ mod tests {
     let path = path.to_str().unwrap();
     let pixels: Vec<u8> = (0..3 * 2).flat_map(|i| [i as u8 * 40, 255 - i as u8, 7, 255]).collect();
     write_png(path, 3, 2, &pixels).unwrap();
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!((info.width, info.height), (3, 2));
-    assert_eq!(&buf[..info.buffer_size()], &pixels[..]);
+    assert_eq!(decode_png(&std::fs::read(path).unwrap()).unwrap(), (3, 2, pixels.clone()));
     assert_eq!(write_png(path, 3, 3, &pixels).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
     assert_eq!(write_png(path, 0, 2, &[]).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
     assert!(write_png("/nonexistent-dir/x.png", 3, 2, &pixels).is_err());
+  }
+
+  #[test]
+  fn grey_and_rgb_pngs_decode_to_rgba_and_garbage_is_refused() {
+    let encode = |color: png::ColorType, data: &[u8]| {
+      let mut out = Vec::new();
+      let mut encoder = png::Encoder::new(&mut out, 2, 1);
+      encoder.set_color(color);
+      encoder.set_depth(png::BitDepth::Eight);
+      encoder.write_header().unwrap().write_image_data(data).unwrap();
+      out
+    };
+    let grey = encode(png::ColorType::Grayscale, &[10, 200]);
+    assert_eq!(decode_png(&grey).unwrap(), (2, 1, vec![10, 10, 10, 255, 200, 200, 200, 255]));
+    let rgb = encode(png::ColorType::Rgb, &[1, 2, 3, 4, 5, 6]);
+    assert_eq!(decode_png(&rgb).unwrap(), (2, 1, vec![1, 2, 3, 255, 4, 5, 6, 255]));
+    assert_eq!(decode_png(b"\x89PNG but not really").unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
+    assert_eq!(decode_png(&grey[..grey.len() - 20]).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
   }
 }

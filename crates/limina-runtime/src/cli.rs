@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts\n  limina trace verify traces/run.jsonl",
+  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --window js/src/demos/billiards.ts\n  limina --frames 240 --screenshot billiards.png js/src/demos/billiards.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts\n  limina trace verify traces/run.jsonl",
   args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -21,11 +21,12 @@ pub struct Cli {
   #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
   pub args: Vec<String>,
 
-  /// Open a native window and drive the frame loop from it.
+  /// Open a native window (X11) and present every frame to it; closing it
+  /// or pressing Escape ends the program with exit code 0.
   #[arg(long)]
   pub window: bool,
 
-  /// Run the window borderless-fullscreen.
+  /// Run the window borderless-fullscreen (implies --window).
   #[arg(long)]
   pub fullscreen: bool,
 
@@ -33,12 +34,13 @@ pub struct Cli {
   #[arg(long, value_name = "N")]
   pub frames: Option<u64>,
 
-  /// Render offscreen (no window, no display) and write the last frame to
-  /// this PNG file; pair with --frames N.
+  /// Write the last frame to this PNG file; pair with --frames N. Without
+  /// --window the frames render offscreen (no window, no display needed).
   #[arg(long, value_name = "PNG", requires = "frames")]
   pub screenshot: Option<std::path::PathBuf>,
 
-  /// Render size for --screenshot, WIDTHxHEIGHT.
+  /// Render size, WIDTHxHEIGHT: the offscreen frame, or the window's
+  /// initial inner size.
   #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
   pub size: (u32, u32),
 
@@ -104,14 +106,8 @@ pub enum TraceAction {
 }
 
 impl Cli {
-  /// The first requested feature that this build does not provide yet.
-  pub fn unavailable_feature(&self) -> Option<(&'static str, &'static str)> {
-    if self.window {
-      return Some(("--window", "native windows arrive with limina-render"));
-    }
-    if self.fullscreen {
-      return Some(("--fullscreen", "native windows arrive with limina-render"));
-    }
-    None
+  /// Whether the program gets a native window.
+  pub fn windowed(&self) -> bool {
+    self.window || self.fullscreen
   }
 }

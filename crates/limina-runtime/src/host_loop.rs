@@ -157,9 +157,18 @@ fn callbacks(rt: &JsRuntime) -> (Option<v8::Global<v8::Function>>, Option<v8::Gl
   (host.fixed_step.clone(), host.frame.clone(), host.active)
 }
 
-/// Runs one frame: the planned fixed steps, then the frame callback. The
-/// counters advance before each callback so it sees itself counted.
-fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -> Result<(), Box<JsError>> {
+/// Runs one frame: the window's events, the planned fixed steps, the frame
+/// callback, then presenting what it drew. The counters advance before each
+/// callback so it sees itself counted. `Ok(false)`: the window asked the
+/// program to end.
+fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -> Result<bool, CoreError> {
+  let state = rt.op_state();
+  {
+    deno_core::scope!(scope, rt);
+    if limina_render::window::pump(scope, &state).is_some() {
+      return Ok(false);
+    }
+  }
   let plan = acc.advance(elapsed);
   bump(rt, |h| h.frames += 1);
   for _ in 0..plan.steps {
@@ -167,14 +176,16 @@ fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -
     // Re-read each step: a step may stop the loop or replace the callback.
     if let (Some(step), _, _) = callbacks(rt) {
       deno_core::scope!(scope, rt);
-      call_with_number(scope, &step, FIXED_DT)?;
+      call_with_number(scope, &step, FIXED_DT).map_err(CoreError::from)?;
     }
   }
   if let (_, Some(frame), _) = callbacks(rt) {
     deno_core::scope!(scope, rt);
-    call_with_number(scope, &frame, plan.alpha)?;
+    call_with_number(scope, &frame, plan.alpha).map_err(CoreError::from)?;
   }
-  Ok(())
+  deno_core::scope!(scope, rt);
+  limina_render::window::present(scope, &state).map_err(|e| CoreError::from(deno_error::JsErrorBox::generic(e)))?;
+  Ok(true)
 }
 
 fn bump(rt: &JsRuntime, f: impl FnOnce(&mut HostLoop)) {
@@ -251,7 +262,11 @@ pub async fn run_main_module(
         elapsed
       }
     };
-    run_frame(rt, &mut acc, elapsed).map_err(|e| CoreError::from(e))?;
+    if !run_frame(rt, &mut acc, elapsed)? {
+      // The window was closed (or Escape pressed): a normal end.
+      stop_loop(&mut rt.op_state().borrow_mut());
+      return Poll::Ready(Ok(()));
+    }
     frames += 1;
     if config.clock == ClockMode::Virtual {
       // Let the reactor and other tasks run between virtual frames.

@@ -28,10 +28,6 @@ fn main() -> ExitCode {
   if let Some(Command::Trace { action: TraceAction::Verify { file } }) = &cli.command {
     return verify_trace_file(file);
   }
-  if let Some((flag, why)) = cli.unavailable_feature() {
-    eprintln!("error: {flag} is not available yet: {why}");
-    return ExitCode::from(2);
-  }
   let cwd = match std::env::current_dir() {
     Ok(cwd) => cwd,
     Err(e) => {
@@ -73,6 +69,24 @@ fn main() -> ExitCode {
     max_frames: cli.frames,
   };
 
+  let window = if cli.windowed() {
+    let options = limina_render::window::WindowOptions {
+      title: format!("Limina — {}", main_module.path_segments().and_then(|mut s| s.next_back()).unwrap_or("limina")),
+      width: cli.size.0,
+      height: cli.size.1,
+      fullscreen: cli.fullscreen,
+    };
+    match limina_render::window::NativeWindow::open(&options) {
+      Ok(window) => Some(window),
+      Err(message) => {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+      }
+    }
+  } else {
+    None
+  };
+
   let tokio = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
     Ok(rt) => rt,
     Err(e) => {
@@ -88,7 +102,7 @@ fn main() -> ExitCode {
       height: cli.size.1,
       max_frames: cli.frames,
     };
-    let mut js = runtime::new_runtime(cli.args.clone(), serve, render);
+    let mut js = runtime::new_runtime(cli.args.clone(), serve, render, window);
     host_loop::run_main_module(&mut js, &main_module, config).await
   });
   let _ = std::io::stdout().flush();

@@ -17,7 +17,7 @@ use crate::trace_ops;
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RenderConfig {
-  /// Write the last frame here (offscreen rendering).
+  /// Write the last frame here.
   pub screenshot: Option<String>,
   pub width: u32,
   pub height: u32,
@@ -80,12 +80,17 @@ deno_core::extension!(
 );
 
 /// A fresh V8 host with every Limina extension registered.
-pub fn new_runtime(args: Vec<String>, serve: Option<mcp::ServeConfig>, render: RenderConfig) -> JsRuntime {
+pub fn new_runtime(
+  args: Vec<String>,
+  serve: Option<mcp::ServeConfig>,
+  render: RenderConfig,
+  window: Option<limina_render::window::NativeWindow>,
+) -> JsRuntime {
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new() as Rc<_>),
     extensions: [limina_ops::limina_ops::init(), limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init()]
       .into_iter()
-      .chain(limina_render::extensions())
+      .chain(limina_render::extensions(window))
       .chain([limina_runtime::init(args, serve, render)])
       .collect(),
     ..Default::default()

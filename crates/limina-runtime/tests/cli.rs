@@ -150,17 +150,22 @@ fn a_stalled_top_level_await_is_an_error() {
 }
 
 #[test]
-fn missing_module_and_unlanded_flags_are_clear_errors() {
+fn missing_module_and_a_missing_display_are_clear_errors() {
   let out = limina(&["tests/fixtures/nope.ts"]);
   let (_, stderr) = text(&out);
   assert_eq!(out.status.code(), Some(2));
   assert!(stderr.contains("module not found: tests/fixtures/nope.ts"), "{stderr}");
 
   for flag in ["--window", "--fullscreen"] {
-    let out = limina(&[flag, "tests/fixtures/hello.ts"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_limina"))
+      .args([flag, "tests/fixtures/hello.ts"])
+      .env_remove("DISPLAY")
+      .current_dir(repo_root())
+      .output()
+      .unwrap();
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{flag}");
-    assert!(stderr.contains(&format!("{flag} is not available yet")), "{flag}: {stderr}");
+    assert_eq!(out.status.code(), Some(1), "{flag}");
+    assert!(stderr.contains("cannot open a window: no X11 display"), "{flag}: {stderr}");
     assert!(stdout.is_empty(), "{flag} must not run the module");
   }
 
