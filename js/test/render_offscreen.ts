@@ -3,6 +3,7 @@
 import { assert, assertEquals, test } from "../src/testing.ts";
 import * as THREE from "../build/three.bundle.mjs";
 import { createOffscreenRenderer } from "../src/render/offscreen.ts";
+import { loadGltf } from "../src/skills/three.ts";
 
 const W = 200;
 const H = 150;
@@ -78,6 +79,33 @@ test("a shadowed region of the floor is darker than its lit region", async () =>
   assert(luminance(shadow) < 0.6 * luminance(litOtherSide), `shadow ${shadow} vs lit ${litOtherSide}`);
   const top = pixelAt(px, ...project(camera, [0, 1.5, 0]));
   assert(top[2] > top[0], `the caster is blue from above: ${top}`);
+});
+
+test("a textured glTF from assets/ shows its texture: both checker colours on its face", async () => {
+  const { object, resource } = await loadGltf("checker_cube");
+  assertEquals([resource.meshCount, resource.textureCount], [1, 1]);
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x000000);
+  scene.add(new THREE.AmbientLight(0xffffff, 3));
+  object.position.set(0, -0.5, 0);
+  scene.add(object);
+  const camera = new THREE.PerspectiveCamera(40, W / H, 0.1, 100);
+  camera.position.set(0, 0, 3);
+  camera.lookAt(0, 0, 0);
+  out.renderer.render(scene, camera);
+  const px = await out.readPixels();
+  let orange = 0;
+  let teal = 0;
+  for (let i = 0; i < 8; i++) {
+    for (let j = 0; j < 8; j++) {
+      // The centres of the 8×8 squares on the front face (z = 0.5).
+      const [x, y] = project(camera, [-0.5 + (i + 0.5) / 8, -0.5 + (j + 0.5) / 8, 0.5]);
+      const [r, g, b] = pixelAt(px, x, y);
+      if (r > 1.5 * g && g > b) orange++;
+      else if (g > 2 * r && b > 2 * r) teal++;
+    }
+  }
+  assertEquals([orange, teal], [32, 32], "an 8×8 checkerboard, square by square");
 });
 
 test("limina --screenshot writes the last frame of a demo as PNG, with no window", async () => {

@@ -5,6 +5,7 @@ import * as THREE from "../../build/three.bundle.mjs";
 import { z } from "../../build/zod.bundle.mjs";
 import type { Quat } from "../ecs/world.ts";
 import { engineError } from "../errors.ts";
+import { createGLTFLoader } from "../render/gltf.ts";
 import { destroyEntity, requireEntity, setTransform } from "../scene/entities.ts";
 import type { SkillDefinition, SkillRegistry } from "./registry.ts";
 import { Vec3 } from "./schemas.ts";
@@ -41,7 +42,7 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
   if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
   const bytes: Uint8Array = Limina.ops.op_assets_read(assetId);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  const gltf = await new THREE.GLTFLoader().parseAsync(buffer, "");
+  const gltf = await createGLTFLoader().parseAsync(buffer, "");
   const object: THREE.Object3D = gltf.scene;
   let objectCount = 0;
   object.traverse(() => objectCount++);
