@@ -4,6 +4,7 @@ import { assert, assertEquals, test } from "../src/testing.ts";
 import * as THREE from "../build/three.bundle.mjs";
 import { createOffscreenRenderer } from "../src/render/offscreen.ts";
 import { loadGltf } from "../src/skills/three.ts";
+import { partlyCoveredPixels } from "./support/edges.ts";
 
 const W = 200;
 const H = 150;
@@ -43,6 +44,11 @@ test("an object's colour where it stands, the background elsewhere", async () =>
   assert(at[0] > 200 && at[1] < 80 && at[2] < 40, `the red box at (${bx.toFixed(0)}, ${by.toFixed(0)}): ${at}`);
   const [ex, ey] = project(camera, [1.5, 0, 0]);
   assertEquals(pixelAt(px, ex, ey), [0x20, 0x30, 0x40, 255], "the background, exactly");
+});
+
+test("without antialiasing, edges are hard: no partly covered pixels", async () => {
+  assertEquals(out.renderer.samples, 0);
+  assertEquals(await partlyCoveredPixels(out.renderer, out.readPixels), 0);
 });
 
 test("a shadowed region of the floor is darker than its lit region", async () => {

@@ -5,7 +5,37 @@ import { core } from "ext:core/mod.js";
 
 const { loadWebGPU } = core.loadExtScript("ext:deno_webgpu/00_init.js");
 let webgpu = null;
-const load = () => (webgpu ??= loadWebGPU());
+const load = () => (webgpu ??= reportCoreFeatures(loadWebGPU()));
+
+// wgpu makes only core (never compatibility-mode) adapters and devices, and the
+// spec has those list "core-features-and-limits"; deno_webgpu leaves it out,
+// which makes Three.js fall back to compatibility mode (no MSAA). Report it,
+// and drop it from requestDevice's requiredFeatures, which wgpu cannot parse.
+const CORE = "core-features-and-limits";
+function reportCoreFeatures(m) {
+  const proto = m.GPUSupportedFeatures.prototype;
+  const inner = Symbol.for("setlike_set");
+  const setOf = proto[inner];
+  Object.defineProperty(proto, inner, {
+    configurable: true,
+    value() {
+      const set = setOf.call(this);
+      set.add(CORE);
+      return set;
+    },
+  });
+  const requestDevice = m.GPUAdapter.prototype.requestDevice;
+  Object.defineProperty(m.GPUAdapter.prototype, "requestDevice", {
+    configurable: true,
+    writable: true,
+    value(descriptor = {}) {
+      const required = descriptor?.requiredFeatures;
+      if (required) descriptor = { ...descriptor, requiredFeatures: [...required].filter((f) => f !== CORE) };
+      return requestDevice.call(this, descriptor);
+    },
+  });
+  return m;
+}
 
 const navigator = globalThis.navigator ?? {};
 Object.defineProperty(navigator, "gpu", {
