@@ -83,6 +83,6 @@ const crowdFigures = await time(crowd, cam2, 60, (f) => {
   boxes.instanceMatrix.needsUpdate = true;
 });
 
-const figures = { bench: "render", adapter: out.adapter, width: W, height: H, billiards: billiardsFigures, instanced2000: crowdFigures };
+const figures = { bench: "render", adapter: out.adapter, width: W, height: H, msaaSamples: renderer.samples, billiards: billiardsFigures, instanced2000: crowdFigures };
 console.log(`${out.adapter} at ${W}×${H}: billiards ${billiardsFigures.fps} fps (p95 ${billiardsFigures.frameP95Ms} ms), 2000 instanced boxes ${crowdFigures.fps} fps (p95 ${crowdFigures.frameP95Ms} ms)`);
 console.log(JSON.stringify(figures));
