@@ -5,6 +5,7 @@
 // `--screenshot out.png --frames N` the last frame is written as PNG.
 
 import * as THREE from "../build/three.bundle.mjs";
+import { Input } from "./input.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
 import { createOffscreenRenderer } from "./render/offscreen.ts";
 import type { RenderTarget } from "./render/target.ts";
@@ -25,6 +26,8 @@ export interface Engine {
   renderer: THREE.WebGPURenderer;
   camera: THREE.PerspectiveCamera;
   output: RenderTarget;
+  /** The window's keyboard and pointer, polled at the start of every fixed step. */
+  input: Input;
   /** Renders the scene, interpolated `alpha` of the way from the previous fixed state to the current one. */
   renderFrame(alpha?: number): void;
   /** Writes the last rendered frame to a PNG file. */
@@ -45,6 +48,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     ? await createWindowRenderer({ antialias })
     : await createOffscreenRenderer(options.width ?? config.width, options.height ?? config.height, { antialias });
   const renderer = output.renderer;
+  // Registered before the world's systems, so every step sees fresh input.
+  const input = new Input();
+  onFixedStep(() => input.poll());
   renderer.shadowMap.enabled = true;
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
   const session = createWorldSession(options);
@@ -107,5 +113,5 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       );
     }
   });
-  return { session, renderer, camera, output, renderFrame, screenshot: (path) => output.savePng(path) };
+  return { session, renderer, camera, output, input, renderFrame, screenshot: (path) => output.savePng(path) };
 }

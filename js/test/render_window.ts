@@ -41,6 +41,17 @@ test("a resized window gets a drawing buffer of its new size", () => {
   assertEquals(r.exit_code, 0, r.stderr);
 });
 
+test("keys, clicks and the wheel reach the module's fixed steps", () => {
+  const r = reports.input;
+  assertEquals(r.after.lines.slice(0, 4), ["pressed KeyW", "released KeyW", "button down 1 at 100,60", "button up 1 at 100,60"], r.stderr);
+  // Scrolling up is positive. A notch made through XTEST is a real button 4
+  // press and release, which winit reports as a line each (a mouse's wheel
+  // arrives as axis motion and reads as one).
+  const wheel = Number(r.after.lines[4]?.split(" ")[1]);
+  assert(wheel === 1 || wheel === 2, `one notch up: ${r.after.lines[4]}`);
+  assertEquals(r.exit_code, 0, r.stderr);
+});
+
 test("--fullscreen covers the screen", () => {
   const r = reports.fullscreen;
   assertEquals(r.ready, "ready 800x600 windowed=true", r.stderr);

@@ -8,8 +8,10 @@ usage: x11_driver.py LIMINA FIXTURE SHOT_DIR
 """
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 
 from Xlib import X, display, protocol
@@ -39,19 +41,31 @@ def start_xvfb():
 
 def run_limina(disp, args):
     env = dict(os.environ, DISPLAY=disp, XDG_RUNTIME_DIR=RUNTIME_DIR)
-    return subprocess.Popen([LIMINA, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([LIMINA, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # Lines arrive through a queue, so waiting for one can time out.
+    proc.lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            proc.lines.put(line)
+        proc.lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return proc
 
 
 def wait_line(proc, prefix, limit=60):
-    """The fixture's next line starting with `prefix` ("ready WxH windowed=…", "size WxH")."""
+    """The fixture's next line starting with `prefix` ("ready WxH windowed=…", "size WxH"), or None."""
     deadline = time.time() + limit
-    while time.time() < deadline:
-        line = proc.stdout.readline()
+    while True:
+        try:
+            line = proc.lines.get(timeout=max(0.0, deadline - time.time()))
+        except queue.Empty:
+            return None
+        if line is None:
+            return None
         if line.startswith(prefix):
             return line.strip()
-        if not line and proc.poll() is not None:
-            break
-    return None
 
 
 def find_window(d, title):
@@ -97,6 +111,25 @@ def press_escape(d, window):
     xtest.fake_input(d, X.KeyPress, keycode)
     xtest.fake_input(d, X.KeyRelease, keycode)
     d.sync()
+
+
+def type_click_scroll(d, window):
+    """The user types "w", clicks at (100, 60) in the window, and scrolls up one notch."""
+    window.set_input_focus(X.RevertToParent, X.CurrentTime)
+    origin = d.screen().root.translate_coords(window, 0, 0)
+    keycode = d.keysym_to_keycode(ord("w"))
+    xtest.fake_input(d, X.KeyPress, keycode)
+    xtest.fake_input(d, X.KeyRelease, keycode)
+    xtest.fake_input(d, X.MotionNotify, x=origin.x + 100, y=origin.y + 60)
+    d.sync()
+    time.sleep(0.2)  # the move lands before the press, as with a real hand
+    xtest.fake_input(d, X.ButtonPress, 1)
+    xtest.fake_input(d, X.ButtonRelease, 1)
+    xtest.fake_input(d, X.ButtonPress, 4)
+    xtest.fake_input(d, X.ButtonRelease, 4)
+    d.sync()
+    proc = CURRENT["proc"]
+    return {"lines": [wait_line(proc, want, 20) for want in ("pressed KeyW", "released KeyW", "button down", "button up", "wheel")]}
 
 
 def request_close(d, window):
@@ -150,6 +183,7 @@ def main():
         interactive(disp, d, "escape", ["--window", "--size", "320x240"], press_escape)
         interactive(disp, d, "close", ["--window", "--size", "320x240"], request_close)
         interactive(disp, d, "resize", ["--window", "--size", "320x240"], press_escape, then=resize_then_escape)
+        interactive(disp, d, "input", ["--window", "--size", "320x240"], press_escape, then=type_click_scroll)
         interactive(disp, d, "fullscreen", ["--fullscreen"], press_escape)
         shot = os.path.join(SHOT_DIR, "window.png")
         proc = run_limina(disp, ["--window", "--frames", "30", "--screenshot", shot, "--size", "320x240", FIXTURE])

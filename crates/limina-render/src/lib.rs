@@ -90,7 +90,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context],
+  ops = [op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow> },

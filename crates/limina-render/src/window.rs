@@ -12,9 +12,9 @@ use limina_ops::OpError;
 use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, WindowEvent};
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::{Key, NamedKey, PhysicalKey};
 use winit::platform::pump_events::{EventLoopExtPumpEvents, PumpStatus};
 use winit::platform::x11::EventLoopBuilderExtX11;
 use winit::window::{Fullscreen, Window, WindowAttributes, WindowId};
@@ -50,11 +50,71 @@ struct Surface {
   context: v8::Global<v8::Value>,
 }
 
+/// Input for JS, in the DOM's terms: `code` is the physical key ("KeyW",
+/// "ArrowLeft"), `key` what it types or names ("w", "Enter"), buttons are
+/// numbered 0 left, 1 middle, 2 right, 3 back, 4 forward, positions are
+/// physical pixels from the window's top left.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum InputEvent {
+  KeyDown { code: String, key: String, repeat: bool },
+  KeyUp { code: String, key: String },
+  PointerMove { x: f64, y: f64 },
+  PointerDown { button: u16, x: f64, y: f64 },
+  PointerUp { button: u16, x: f64, y: f64 },
+  /// Scroll amounts in lines (`pixels: false`) or pixels (`pixels: true`).
+  Wheel { dx: f64, dy: f64, pixels: bool },
+  Focus { focused: bool },
+}
+
+/// Events kept for JS between drains; past this the oldest go (a module
+/// that never reads input must not grow memory).
+const MAX_QUEUED_EVENTS: usize = 1024;
+
 struct WindowApp {
   attributes: WindowAttributes,
   window: Option<Window>,
   error: Option<String>,
   close: Option<CloseReason>,
+  events: std::collections::VecDeque<InputEvent>,
+  pointer: (f64, f64),
+}
+
+impl WindowApp {
+  fn push(&mut self, event: InputEvent) {
+    // Consecutive moves collapse into the latest position.
+    if let (InputEvent::PointerMove { .. }, Some(InputEvent::PointerMove { .. })) = (&event, self.events.back()) {
+      self.events.pop_back();
+    }
+    if self.events.len() == MAX_QUEUED_EVENTS {
+      self.events.pop_front();
+    }
+    self.events.push_back(event);
+  }
+}
+
+fn key_names(physical: &PhysicalKey, logical: &Key) -> (String, String) {
+  let code = match physical {
+    PhysicalKey::Code(code) => format!("{code:?}"),
+    PhysicalKey::Unidentified(_) => "Unidentified".to_string(),
+  };
+  let key = match logical {
+    Key::Character(c) => c.to_string(),
+    Key::Named(named) => format!("{named:?}"),
+    _ => "Unidentified".to_string(),
+  };
+  (code, key)
+}
+
+fn button_number(button: MouseButton) -> u16 {
+  match button {
+    MouseButton::Left => 0,
+    MouseButton::Middle => 1,
+    MouseButton::Right => 2,
+    MouseButton::Back => 3,
+    MouseButton::Forward => 4,
+    MouseButton::Other(n) => n,
+  }
 }
 
 impl ApplicationHandler for WindowApp {
@@ -85,6 +145,38 @@ impl ApplicationHandler for WindowApp {
       {
         CloseReason::Escape
       }
+      WindowEvent::KeyboardInput { event, .. } => {
+        let (code, key) = key_names(&event.physical_key, &event.logical_key);
+        self.push(match event.state {
+          ElementState::Pressed => InputEvent::KeyDown { code, key, repeat: event.repeat },
+          ElementState::Released => InputEvent::KeyUp { code, key },
+        });
+        return;
+      }
+      WindowEvent::CursorMoved { position, .. } => {
+        self.pointer = (position.x, position.y);
+        self.push(InputEvent::PointerMove { x: position.x, y: position.y });
+        return;
+      }
+      WindowEvent::MouseInput { state, button, .. } => {
+        let (button, (x, y)) = (button_number(button), self.pointer);
+        self.push(match state {
+          ElementState::Pressed => InputEvent::PointerDown { button, x, y },
+          ElementState::Released => InputEvent::PointerUp { button, x, y },
+        });
+        return;
+      }
+      WindowEvent::MouseWheel { delta, .. } => {
+        self.push(match delta {
+          MouseScrollDelta::LineDelta(dx, dy) => InputEvent::Wheel { dx: dx as f64, dy: dy as f64, pixels: false },
+          MouseScrollDelta::PixelDelta(p) => InputEvent::Wheel { dx: p.x, dy: p.y, pixels: true },
+        });
+        return;
+      }
+      WindowEvent::Focused(focused) => {
+        self.push(InputEvent::Focus { focused });
+        return;
+      }
       _ => return,
     };
     self.close.get_or_insert(reason);
@@ -110,7 +202,7 @@ impl NativeWindow {
     if options.fullscreen {
       attributes = attributes.with_fullscreen(Some(Fullscreen::Borderless(None)));
     }
-    let mut app = WindowApp { attributes, window: None, error: None, close: None };
+    let mut app = WindowApp { attributes, window: None, error: None, close: None, events: Default::default(), pointer: (0.0, 0.0) };
     let deadline = Instant::now() + OPEN_LIMIT;
     while app.window.is_none() {
       if let Some(e) = app.error.take() {
@@ -175,25 +267,34 @@ impl NativeWindow {
     if let Some(reason) = self.app.close {
       return Some(reason);
     }
-    let (width, height) = self.size();
-    if let Some(surface) = &self.surface {
-      let resized = {
-        let mut data = surface.data.borrow_mut();
-        // A minimised window has no area: keep the last surface until it returns.
-        let changed = width > 0 && height > 0 && (data.width, data.height) != (width, height);
-        if changed {
-          data.width = width;
-          data.height = height;
-        }
-        changed
-      };
-      if resized {
-        if let Some(context) = unwrap_context(scope, &surface.context) {
-          context.resize(scope);
-        }
-      }
-    }
+    self.fit_surface(scope, false);
     None
+  }
+
+  /// Sizes the surface to the window; `force` reconfigures it even at the
+  /// same size. True when the surface was reconfigured.
+  fn fit_surface(&self, scope: &mut v8::PinScope<'_, '_>, force: bool) -> bool {
+    let (width, height) = self.size();
+    let Some(surface) = &self.surface else { return false };
+    // A minimised window has no area: keep the last surface until it returns.
+    if width == 0 || height == 0 {
+      return false;
+    }
+    {
+      let mut data = surface.data.borrow_mut();
+      if !force && (data.width, data.height) == (width, height) {
+        return false;
+      }
+      data.width = width;
+      data.height = height;
+    }
+    match unwrap_context(scope, &surface.context) {
+      Some(context) => {
+        context.resize(scope);
+        true
+      }
+      None => false,
+    }
   }
 
   /// Presents the frame drawn since the last call, if any.
@@ -227,6 +328,23 @@ fn unwrap_context(
 #[serde]
 pub fn op_render_window_size(state: &OpState) -> Option<(u32, u32)> {
   state.try_borrow::<NativeWindow>().map(NativeWindow::size)
+}
+
+/// The window's input since the last call, oldest first; empty without a window.
+#[op2]
+#[serde]
+pub fn op_render_window_events(state: &mut OpState) -> Vec<InputEvent> {
+  match state.try_borrow_mut::<NativeWindow>() {
+    Some(window) => window.app.events.drain(..).collect(),
+    None => Vec::new(),
+  }
+}
+
+/// Reconfigures the surface to the window's current size, after an acquire
+/// found it out of date (a resize raced the frame). False without a surface.
+#[op2(fast)]
+pub fn op_render_window_reconfigure(state: &mut OpState, scope: &mut v8::PinScope<'_, '_>) -> bool {
+  state.try_borrow::<NativeWindow>().is_some_and(|window| window.fit_surface(scope, true))
 }
 
 /// The window's `GPUCanvasContext`, bound to `canvas` (the object

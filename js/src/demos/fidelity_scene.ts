@@ -2,11 +2,13 @@
 // onto a receiving floor, a textured glTF model from assets/, ACES Filmic
 // tone mapping, 4× MSAA, and a spinning bar whose shadow sweeps the floor —
 // all authored through scene.* and three.* skills (fidelity_scene_core.ts).
+// In the window, drag (or the arrow keys) to orbit and scroll to zoom.
 // Run windowed:  limina --window js/src/demos/fidelity_scene.ts
 // Or offscreen:  limina --frames 90 --screenshot fidelity.png js/src/demos/fidelity_scene.ts
 import * as THREE from "../../build/three.bundle.mjs";
 import { createEngine } from "../engine.ts";
 import { onFixedStep } from "../loop.ts";
+import { steerOrbit } from "../render/orbit-camera.ts";
 import { buildFidelityScene, SPIN_RATE } from "./fidelity_scene_core.ts";
 
 const engine = await createEngine({ antialias: true });
@@ -14,6 +16,8 @@ engine.renderer.toneMapping = THREE.ACESFilmicToneMapping;
 engine.renderer.toneMappingExposure = 1.1;
 const scene = await buildFidelityScene(engine.session);
 engine.session.world.scene.background = new THREE.Color(0x8fa9c4);
-engine.camera.position.set(-4.4, 3.6, 5.6);
-engine.camera.lookAt(0.3, 0.6, 0.4);
-onFixedStep((dt, step) => scene.spinTo(step * dt * SPIN_RATE));
+const orbit = { target: new THREE.Vector3(0.3, 0.6, 0.4), distance: 7.6, azimuth: -0.73, elevation: 0.4 };
+onFixedStep((dt, step) => {
+  scene.spinTo(step * dt * SPIN_RATE);
+  steerOrbit(engine.camera, orbit, engine.input);
+});

@@ -33,7 +33,14 @@ class WindowContext implements FrameSource {
   }
 
   getCurrentTexture(): GPUTexture {
-    return (this.drawn = this.surface.getCurrentTexture());
+    try {
+      return (this.drawn = this.surface.getCurrentTexture());
+    } catch (e) {
+      // The swapchain went out of date (a resize raced this frame): fit it
+      // to the window and acquire again, once.
+      if (!Limina.ops.op_render_window_reconfigure()) throw e;
+      return (this.drawn = this.surface.getCurrentTexture());
+    }
   }
 
   frame(): GPUTexture | null {
