@@ -99,7 +99,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     renderer.render(scene, camera);
   };
   onFrame((alpha) => {
-    const frame = Limina.loop.stats().frames;
+    const frame = config.screenshot === null ? 0 : Limina.loop.stats().frames;
     const last = config.screenshot !== null && frame === config.maxFrames;
     if (!last && !options.renderEveryFrame && !output.windowed) return;
     renderFrame(alpha);

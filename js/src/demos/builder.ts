@@ -18,9 +18,8 @@ async function call(tool: string, input: Record<string, unknown> = {}): Promise<
   return await mcp.callTool({ tool, input });
 }
 async function must<T>(tool: string, input: Record<string, unknown> = {}): Promise<T> {
-  const r = await call(tool, input);
-  if (!r.success) throw new Error(`${tool} failed: ${r.error?.code}: ${r.error?.message}`);
-  return r.result as T;
+  calls++;
+  return await mcp.mustCall<T>(tool, input);
 }
 const log = (line: string) => console.log(`  ${line}`);
 

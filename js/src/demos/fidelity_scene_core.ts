@@ -5,7 +5,6 @@
 // would: through scene.* and three.* skills over the in-process MCP surface.
 // Not a demo by itself: fidelity_scene.ts runs it.
 
-import type { MCPResponse } from "../mcp/protocol.ts";
 import { requireEntity, setTransform } from "../scene/entities.ts";
 import type { WorldSession } from "../world-session.ts";
 
@@ -32,11 +31,7 @@ export interface FidelityScene {
 export async function buildFidelityScene(session: WorldSession): Promise<FidelityScene> {
   const mcp = session.mcp();
   mcp.initialize({ agentId: "fidelity_scene", sessionId: "sess_fidelity_scene", profile: "builder.readWrite" });
-  const must = async <T>(tool: string, input: Record<string, unknown>): Promise<T> => {
-    const r: MCPResponse = await mcp.callTool({ tool, input });
-    if (!r.success) throw new Error(`${tool} failed: ${r.error?.code}: ${r.error?.message}`);
-    return r.result as T;
-  };
+  const must = <T>(tool: string, input: Record<string, unknown>) => mcp.mustCall<T>(tool, input);
   const create = async (input: Record<string, unknown>) => (await must<{ entity: string }>("scene.createEntity", input)).entity;
 
   await must("three.setLighting", {

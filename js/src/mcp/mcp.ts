@@ -60,6 +60,13 @@ export class Mcp {
     });
   }
 
+  /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
+  async mustCall<T>(tool: string, input: Record<string, unknown> = {}): Promise<T> {
+    const r = await this.callTool({ tool, input });
+    if (!r.success) throw new Error(`${tool} failed: ${r.error?.code}: ${r.error?.message}`);
+    return r.result as T;
+  }
+
   /**
    * For engine systems that own attribution: `context.agentId`/`sessionId`
    * (and causal links) override the session's, permissions still come from it.
