@@ -3,10 +3,9 @@
 // whole work: physics, SoA write-back, scene sync, actions (through the
 // registry, traced), perception (one native batched query) and decisions.
 // Run: limina --deterministic js/bench/capstone.ts   (final line: JSON figures)
-import { onFixedStep, waitSteps } from "../src/loop.ts";
-import { stepWorld } from "../src/scene/entities.ts";
-import { AGENTS, createCapstone, DYNAMIC_BODIES, ENTITIES } from "../src/demos/capstone_world.ts";
-import { round, summarize } from "./stats.ts";
+import { onFixedStep, waitSteps } from "limina";
+import { round, summarize } from "limina/bench";
+import { AGENTS, createCapstone, DYNAMIC_BODIES, ENTITIES } from "./worlds/capstone.ts";
 
 const TICKS = 600;
 const { session, systems } = createCapstone();
@@ -14,7 +13,7 @@ const samples: number[] = [];
 let measuring = false;
 const off = onFixedStep((dt, step) => {
   const t0 = performance.now();
-  stepWorld(session.world, dt);
+  session.step(dt);
   systems.tick(step).then(() => {
     if (measuring) samples.push(performance.now() - t0);
   });
@@ -25,7 +24,8 @@ await waitSteps(TICKS);
 measuring = false;
 off();
 const s = summarize(samples);
-const actions = session.tracer.history().filter((e) => e.type === "skill.executed").length;
+let actions = 0;
+for (const e of session.tracer.history()) if (e.type === "skill.executed") actions++;
 const figures = {
   bench: "capstone",
   agents: AGENTS,

@@ -1,28 +1,28 @@
 // Native Rapier: one step with 256 dynamic bodies, and the per-tick
 // zero-copy SoA write-back of their transforms.
 // Run: limina js/bench/physics.ts   (final line: JSON figures)
-import { World } from "../src/ecs/world.ts";
-import { Physics } from "../src/physics/physics.ts";
-import { round, summarize } from "./stats.ts";
+import { PhysicsWorld, World } from "limina";
+import { round, summarize } from "limina/bench";
 
 const DT = 1 / 60;
 const BODIES = 256;
 
+const physics = new PhysicsWorld();
+
 function setup(): World {
   const world = new World();
-  Physics.clear();
-  Physics.setGravity([0, -9.81, 0]);
+  physics.setGravity([0, -9.81, 0]);
   const floor = world.spawn();
-  Physics.createBody({ kind: "static", shape: { type: "box", halfExtents: [30, 0.5, 30] }, position: [0, -0.5, 0], eid: floor.eid });
+  physics.createBody({ kind: "static", shape: { type: "box", halfExtents: [30, 0.5, 30] }, position: [0, -0.5, 0], eid: floor.eid });
   for (const [x, z, hx, hz] of [[0, 12, 12, 0.5], [0, -12, 12, 0.5], [12, 0, 0.5, 12], [-12, 0, 0.5, 12]]) {
-    Physics.createBody({ kind: "static", shape: { type: "box", halfExtents: [hx, 3, hz] }, position: [x, 3, z] });
+    physics.createBody({ kind: "static", shape: { type: "box", halfExtents: [hx, 3, hz] }, position: [x, 3, z] });
   }
   for (let i = 0; i < BODIES; i++) {
     const p: [number, number, number] = [(i % 16) * 1.2 - 9, 1 + Math.floor(i / 64) * 1.5, (Math.floor(i / 16) % 4) * 1.2 - 2];
     const e = world.spawn({ position: p });
     const shape = i % 2 ? { type: "sphere" as const, radius: 0.45 } : { type: "box" as const, halfExtents: [0.4, 0.4, 0.4] as [number, number, number] };
-    const h = Physics.createBody({ kind: "dynamic", shape, position: p, restitution: 0.3, eid: e.eid });
-    Physics.applyImpulse(h, [Math.sin(i) * 2, 1, Math.cos(i) * 2]);
+    const h = physics.createBody({ kind: "dynamic", shape, position: p, restitution: 0.3, eid: e.eid });
+    physics.applyImpulse(h, [Math.sin(i) * 2, 1, Math.cos(i) * 2]);
   }
   return world;
 }
@@ -32,9 +32,9 @@ const step: number[] = [];
 const writeBack: number[] = [];
 for (let s = 0; s < 600; s++) {
   const a = performance.now();
-  Physics.step(DT);
+  physics.step(DT);
   const b = performance.now();
-  Physics.writeTransforms(world.Position, world.Rotation);
+  physics.writeTransforms(world.Position, world.Rotation);
   const c = performance.now();
   step.push(b - a);
   writeBack.push(c - b);

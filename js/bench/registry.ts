@@ -1,18 +1,13 @@
 // The agent-native core's costs: one invoke() (Zod-validated, policy-checked,
 // traced), one emit(), and trace export + verify throughput.
 // Run: limina js/bench/registry.ts   (final line: JSON figures; writes traces/bench-registry.jsonl)
-import { z } from "../build/zod.bundle.mjs";
-import { verifyJsonl } from "../src/observability/chain.ts";
-import { Tracer } from "../src/observability/tracer.ts";
-import { PolicyEngine } from "../src/policy/engine.ts";
-import { createWorldContext } from "../src/skills/context.ts";
-import { resolveProfile } from "../src/skills/profiles.ts";
-import { SkillRegistry } from "../src/skills/registry.ts";
-import { round } from "./stats.ts";
+import { PolicyEngine, readTraceText, resolveProfile, SkillRegistry, Tracer, verifyJsonl } from "limina";
+import { round } from "limina/bench";
+import { z } from "zod";
 
 function registry(withPolicy: boolean) {
   const tracer = new Tracer({ tailSize: 8192 });
-  const reg = new SkillRegistry(tracer, createWorldContext());
+  const reg = new SkillRegistry(tracer);
   if (withPolicy) reg.attachPolicy(new PolicyEngine(tracer));
   reg.register({
     name: "bench.move",
@@ -52,7 +47,7 @@ const history = tracer.size;
 t0 = performance.now();
 const exported = tracer.exportTo("bench-registry");
 const exportMs = performance.now() - t0;
-const jsonl: string = Limina.ops.op_trace_read(exported.path);
+const jsonl = readTraceText(exported.path);
 t0 = performance.now();
 const verified = verifyJsonl(jsonl);
 const verifyMs = performance.now() - t0;

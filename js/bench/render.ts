@@ -2,9 +2,9 @@
 // has: the billiards scene, and 2000 instanced boxes. A frame is render +
 // the GPU finishing it (queue.onSubmittedWorkDone), no readback.
 // Run: limina js/bench/render.ts   (final line: JSON figures)
-import * as THREE from "../build/three.bundle.mjs";
-import { createOffscreenRenderer } from "../src/render/offscreen.ts";
-import { round, summarize } from "./stats.ts";
+import { createOffscreenRenderer } from "limina";
+import { round, summarize } from "limina/bench";
+import * as THREE from "three";
 
 const W = 1280;
 const H = 720;

@@ -1,9 +1,9 @@
 // Runtime bridge costs: an empty fast op, a 1M-element in-place buffer op,
 // a small JSON round trip, and process start-up.
-// Run: limina js/bench/runtime.ts   (final line: JSON figures)
-import { medianMs, round, summarize } from "./stats.ts";
+// Run: limina --bench-ops js/bench/runtime.ts   (final line: JSON figures)
+import { benchOps, medianMs, round, summarize } from "limina/bench";
 
-const { op_limina_noop, op_limina_add, op_limina_scale_f32, op_limina_echo_json } = Limina.ops;
+const { op_limina_noop, op_limina_add, op_limina_scale_f32, op_limina_echo_json } = benchOps();
 
 function perCallNs(calls: number, fn: () => void): number {
   fn(); // warm up to the optimized, fast-call path

@@ -1,10 +1,8 @@
 // The batched radius query: native (limina-ecs, rayon CSR grid) vs the JS
 // oracle, in the same run, on identical worlds and queries.
 // Run: limina js/bench/spatial.ts   (final line: JSON figures)
-import { World } from "../src/ecs/world.ts";
-import { SpatialGrid } from "../src/spatial/grid.ts";
-import { NativeSpatialQuery } from "../src/spatial/native.ts";
-import { round, summarize } from "./stats.ts";
+import { NativeSpatialQuery, SpatialGrid, World } from "limina";
+import { round, summarize } from "limina/bench";
 
 function rng(seed: number) {
   let s = seed;

@@ -4,13 +4,14 @@
 // window; otherwise rendering is offscreen (no window, no display). With
 // `--screenshot out.png --frames N` the last frame is written as PNG.
 
-import * as THREE from "../build/three.bundle.mjs";
-import { Input } from "./input.ts";
+import * as THREE from "three";
+import { Input } from "../../crates/limina-render/js/input.ts";
+import { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
+import { renderConfig } from "../../crates/limina-render/js/ops.ts";
+import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
+import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
-import { createOffscreenRenderer } from "./render/offscreen.ts";
-import type { RenderTarget } from "./render/target.ts";
-import { createWindowRenderer, windowSize } from "./render/window.ts";
-import { createWorldSession, type WorldSession, type WorldSessionOptions } from "./world-session.ts";
+import { WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
 export interface EngineOptions extends WorldSessionOptions {
   width?: number;
@@ -34,15 +35,8 @@ export interface Engine {
   screenshot(path: string): Promise<void>;
 }
 
-interface RenderConfig {
-  screenshot: string | null;
-  width: number;
-  height: number;
-  maxFrames: number | null;
-}
-
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  const config: RenderConfig = Limina.ops.op_render_config();
+  const config = renderConfig();
   const antialias = options.antialias ?? true;
   const output = windowSize()
     ? await createWindowRenderer({ antialias })
@@ -53,8 +47,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   onFixedStep(() => input.poll());
   renderer.shadowMap.enabled = true;
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
-  const session = createWorldSession(options);
-  const { world, scene } = session.world;
+  const session = new WorldSession(options);
+  const { world, scene } = session;
   const camera = new THREE.PerspectiveCamera(55, output.width / output.height, 0.1, 1000);
   camera.position.set(10, 8, 12);
   camera.lookAt(0, 0, 0);

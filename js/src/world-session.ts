@@ -1,42 +1,84 @@
-// One in-process world session: tracer, world, the registered core skills
-// and the host loop stepping physics — what a demo, a test or an MCP
-// server starts from.
+// A world session: one World (SoA transforms + EntityTable), its own native
+// physics world, its Three.js scene graph, its spatial index, its world log
+// and the skill registry over them — what a game, a test or an MCP server
+// starts from. The session owns these; each skill module and system gets
+// only the services it uses.
 
-import { Mcp } from "./mcp/mcp.ts";
-import { Tracer } from "./observability/tracer.ts";
+import type * as THREE from "three";
+import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
+import { AgentDirectory } from "./agents/directory.ts";
+import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
+import { Mcp } from "./mcp/mcp.ts";
+import { Tracer, type TracerOptions } from "./observability/tracer.ts";
 import { PolicyEngine } from "./policy/engine.ts";
-import { stepWorld } from "./scene/entities.ts";
-import { createWorldContext, type WorldContext } from "./skills/context.ts";
+import { Entities } from "./scene/entities.ts";
+import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
 import { SkillRegistry } from "./skills/registry.ts";
-
-export interface WorldSession {
-  tracer: Tracer;
-  world: WorldContext;
-  registry: SkillRegistry;
-  /** Set when the session runs with the dynamic policy engine. */
-  policy: PolicyEngine | null;
-  /** A new in-process MCP endpoint over this world. */
-  mcp(): Mcp;
-  /** Stops this session's systems on the loop. */
-  dispose(): void;
-}
+import type { SceneBuilder } from "./skills/system.ts";
+import { SpatialIndex } from "./spatial/spatial-index.ts";
 
 export interface WorldSessionOptions {
   /** Attach the dynamic policy engine (default: static profile checks). */
   policy?: boolean;
   /** Step physics on the host loop's fixed steps (default true). */
   simulate?: boolean;
+  /** Options of the session's world log. */
+  trace?: TracerOptions;
 }
 
+export class WorldSession {
+  readonly tracer: Tracer;
+  /** The ECS: SoA transforms and the EntityTable. */
+  readonly world = new World();
+  /** This session's own Rapier world. */
+  readonly physics = new PhysicsWorld();
+  readonly scene: THREE.Scene;
+  readonly lighting: Lighting;
+  /** Whole entities: ECS entity + scene object + physics body. */
+  readonly entities: Entities;
+  readonly spatial: SpatialIndex;
+  /** The agents living in this world, as their systems publish them. */
+  readonly agents = new AgentDirectory();
+  /** Named scene builders `dev.reload` can re-run. */
+  readonly sceneBuilders = new Map<string, SceneBuilder>();
+  readonly registry: SkillRegistry;
+  /** Set when the session runs with the dynamic policy engine. */
+  readonly policy: PolicyEngine | null;
+  private readonly stopStepping: () => void;
+
+  constructor(options: WorldSessionOptions = {}) {
+    this.tracer = new Tracer(options.trace);
+    ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
+    this.entities = new Entities(this.world, this.scene, this.physics);
+    this.spatial = new SpatialIndex(this.world);
+    this.registry = new SkillRegistry(this.tracer);
+    this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
+    this.registry.attachPolicy(this.policy);
+    registerCoreSkills(this);
+    this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.entities.step(dt)) : () => {};
+  }
+
+  /** A new in-process MCP endpoint over this world. */
+  mcp(): Mcp {
+    return new Mcp(this.registry);
+  }
+
+  /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
+  step(dt: number): void {
+    this.entities.step(dt);
+  }
+
+  /** Stops this session's systems and frees its physics world and world log. */
+  dispose(): void {
+    this.stopStepping();
+    this.physics.dispose();
+    this.tracer.close();
+  }
+}
+
+/** A new world session (the same as `new WorldSession(options)`). */
 export function createWorldSession(options: WorldSessionOptions = {}): WorldSession {
-  const tracer = new Tracer();
-  const world = createWorldContext();
-  const registry = new SkillRegistry(tracer, world);
-  registerCoreSkills(registry);
-  const policy = options.policy ? new PolicyEngine(tracer) : null;
-  registry.attachPolicy(policy);
-  const off = options.simulate ?? true ? onFixedStep((dt) => stepWorld(world, dt)) : () => {};
-  return { tracer, world, registry, policy, mcp: () => new Mcp(registry), dispose: off };
+  return new WorldSession(options);
 }

@@ -1,22 +1,16 @@
 // limina: --deterministic
 // Agent players: perception → off-loop decision → action, the scheduler, timeouts.
-import { assert, assertEquals, test } from "../src/testing.ts";
-import { waitSteps } from "../src/loop.ts";
-import { createWorldSession } from "../src/world-session.ts";
-import { createAgentSystems } from "../src/agents/systems.ts";
-import { ScriptedProvider } from "../src/agents/providers/scripted.ts";
-import { pursueNearest } from "../src/agents/policies.ts";
-import type { MCPRequest } from "../src/mcp/protocol.ts";
-import { createEntity } from "../src/scene/entities.ts";
+import { assert, assertEquals, test } from "limina/testing";
+import { createAgentSystems, createWorldSession, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
 
 function world() {
   const session = createWorldSession();
-  const floor = createEntity(session.world, { shape: "box", size: 40, position: [0, -20, 0], static: true, dynamic: false, color: 0x777777, friction: 0.5, restitution: 0 });
+  const floor = session.entities.create({ shape: "box", size: 40, position: [0, -20, 0], static: true, dynamic: false, color: 0x777777, friction: 0.5, restitution: 0 });
   return { session, floor };
 }
 
 function body(session: ReturnType<typeof createWorldSession>, position: [number, number, number]) {
-  return createEntity(session.world, { shape: "sphere", size: 1, position, dynamic: true, static: false, color: 0xffffff, friction: 0.5, restitution: 0 }).id;
+  return session.entities.create({ shape: "sphere", size: 1, position, dynamic: true, static: false, color: 0xffffff, friction: 0.5, restitution: 0 }).id;
 }
 
 const pursue = pursueNearest();
@@ -40,10 +34,11 @@ test("the trace reads perception → decision → skill.executed, causally linke
   const p = sys.agents.get("agt_p")!.perception!;
   assertEquals(p.selfEntity, me);
   assert(p.nearby.some((n) => n.id === target), "the target is perceived");
-  assert(session.world.world.position(session.world.world.entities.get(me)!.eid)[0] > 0.05, "and the player moved toward it");
+  assert(session.world.position(session.world.entities.get(me)!.eid)[0] > 0.05, "and the player moved toward it");
   assertEquals(sys.observability.traceOf("agt_p").filter((e) => e.type === "agent.decision.made").length >= 2, true);
   const viaSkill = await session.registry.invoke("agent.getPerception", {}, { agentId: "agt_p", sessionId: "ses_p", permissions: new Set(["agent.read"]) });
-  assertEquals((viaSkill.result as { perception: { selfId: string } }).perception.selfId, "agt_p");
+  assert(viaSkill.ok, JSON.stringify(viaSkill));
+  assertEquals((viaSkill.value as { perception: { selfId: string } }).perception.selfId, "agt_p");
   sys.dispose();
   session.dispose();
 });
@@ -51,7 +46,7 @@ test("the trace reads perception → decision → skill.executed, causally linke
 test("hallucinated and malformed calls are rejected and never run", async () => {
   const { session } = world();
   const me = body(session, [0, 0.5, 0]);
-  const before = session.world.world.snapshot();
+  const before = session.world.snapshot();
   const liar = new ScriptedProvider(() => [
     { tool: "world.teleport", input: { to: "moon" } },
     { tool: "physics.applyImpulse", input: { entity: me, impulse: "hard" } },
@@ -65,7 +60,7 @@ test("hallucinated and malformed calls are rejected and never run", async () => 
   assert(rejected[0].reason.includes("no such skill"));
   assert(rejected[1].reason.includes("does not match"));
   assertEquals(session.tracer.history().filter((e) => e.type === "skill.executed").length, 0, "nothing ran");
-  assertEquals(session.world.world.snapshot().identity, before.identity);
+  assertEquals(session.world.snapshot().identity, before.identity);
   sys.dispose();
   session.dispose();
 });
@@ -75,10 +70,10 @@ test("a permitted-looking call outside the agent's profile is denied with zero e
   const me = body(session, [0, 0.5, 0]);
   const sys = createAgentSystems(session, { s: new ScriptedProvider(() => [{ tool: "scene.createEntity", input: {} }]) });
   sys.agents.add({ id: "agt_d", type: "player", entityId: me, profile: "player.limited", sessionId: "ses_d", llm: { provider: "s", model: "", systemPrompt: "" } });
-  const size = session.world.world.entities.size;
+  const size = session.world.entities.size;
   await waitSteps(3);
   assert(session.tracer.history().some((e) => e.type === "security.permission.denied" && e.actorId === "agt_d"));
-  assertEquals(session.world.world.entities.size, size);
+  assertEquals(session.world.entities.size, size);
   sys.dispose();
   session.dispose();
 });
@@ -153,7 +148,7 @@ test("perception: the native batch and the JS oracle give byte-identical envelop
   const { session } = world();
   for (let i = 0; i < 300; i++) body(session, [((i * 37) % 41) - 20, 0.5, ((i * 53) % 43) - 21]);
   const sys = createAgentSystems(session, {}, { manual: true });
-  const ids = [...session.world.world.entities.entries()].slice(1, 40).map((e) => e.id);
+  const ids = [...session.world.entities.entries()].slice(1, 40).map((e) => e.id);
   ids.forEach((entityId, i) => sys.agents.add({ id: `agt_${i}`, type: "player", entityId, perceptionRadius: 6 + (i % 5), profile: "player.limited", sessionId: `s${i}`, llm: { provider: "x", model: "", systemPrompt: "" } }));
   const agents = sys.agents.all();
   sys.perception.build(agents, 7);

@@ -1,10 +1,7 @@
 // A slow model never drops a frame: with a 500 ms provider thinking, the
 // real-time loop keeps 60 fixed steps per second.
-import { assert, test } from "../src/testing.ts";
-import { waitSteps } from "../src/loop.ts";
-import { createWorldSession } from "../src/world-session.ts";
-import { createAgentSystems } from "../src/agents/systems.ts";
-import { ScriptedProvider } from "../src/agents/providers/scripted.ts";
+import { assert, test } from "limina/testing";
+import { createAgentSystems, createWorldSession, ScriptedProvider, waitSteps } from "limina";
 
 test("a 500 ms provider does not slow the tick rate", async () => {
   const session = createWorldSession();

@@ -1,23 +1,34 @@
-// The headless builder demo runs to completion and its exported trace passes `limina trace verify`.
-import { assert, assertEquals, test } from "../src/testing.ts";
+// The headless builder demo (`limina demo builder`) runs to completion and
+// its exported trace passes `limina trace verify`.
+import { traceDir } from "limina";
+import { assert, assertEquals, test } from "limina/testing";
 
-test("the builder demo builds its scene, is denied social.say, and exports a verifiable trace", async () => {
-  const run = await Limina.run({ cmd: Limina.execPath, args: ["--deterministic", "js/src/demos/builder.ts"] });
+test("the builder demo builds its scene, shows a read-only observer denied, and exports a verifiable trace", async () => {
+  const run = await Limina.run({ cmd: Limina.execPath, args: ["demo", "builder", "--deterministic"] });
   assertEquals(run.code, 0, run.stderr);
   for (const line of [
-    "discovered",
+    "discovered 26 tools",
     "lit: ambient + shadow-casting directional light",
     'loaded glTF "crate"',
-    "social.say under builder.readWrite → forbidden: missing permission: social.act",
+    "scene.createEntity under system.readonly → forbidden: missing permission: scene.write",
     "chain verified",
   ]) {
     assert(run.stdout.includes(line), `demo output lacks "${line}":\n${run.stdout}`);
   }
-  const verify = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", "traces/builder-demo.jsonl"] });
+  const trace = `${traceDir()}/builder-demo.jsonl`;
+  const verify = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", trace] });
   assertEquals(verify.code, 0, verify.stderr);
   const exported = Number(/exported (\d+) events/.exec(run.stdout)![1]);
   assert(verify.stdout.startsWith(`ok: ${exported} events, chain intact`), verify.stdout);
-  const py = await Limina.run({ cmd: "python3", args: ["tests/chain_check.py", "traces/builder-demo.jsonl"] });
+  const py = await Limina.run({ cmd: "python3", args: ["tests/chain_check.py", trace] });
   assertEquals(py.code, 0, py.stderr);
   assertEquals(py.stdout.trim().split("\n").length, exported);
+});
+
+test("limina demo with no name lists the demos", async () => {
+  const run = await Limina.run({ cmd: Limina.execPath, args: ["demo"] });
+  assertEquals(run.code, 0, run.stderr);
+  for (const name of ["billiards", "builder", "fidelity_scene", "particles", "player"]) {
+    assert(run.stdout.includes(name), `the list names ${name}:\n${run.stdout}`);
+  }
 });

@@ -1,12 +1,15 @@
-// The committed third-party bundles load in V8 with no DOM and no Node.
-import { assert, assertEquals, assertThrows, test } from "../src/testing.ts";
-import * as THREE from "../build/three.bundle.mjs";
-import { addComponent, addEntity, createWorld, hasComponent, query, removeEntity } from "../build/bitecs.bundle.mjs";
-import { z } from "../build/zod.bundle.mjs";
-import versions from "../build/VERSIONS.json" with { type: "json" };
+// The committed third-party bundles load in V8 with no DOM and no Node,
+// through their public specifiers ("three", "bitecs", "zod").
+import { assert, assertEquals, assertThrows, test } from "limina/testing";
+import * as THREE from "three";
+import { addComponent, addEntity, createWorld, hasComponent, query, removeEntity } from "bitecs";
+import { z } from "zod";
 
-test("bundle versions are the pinned ones", () => {
-  assertEquals(versions, { three: "0.187.0", bitecs: "0.4.0", zod: "4.6.7" });
+test("bundle versions are the pinned ones", async () => {
+  // The pins live beside the bundles (js/build/VERSIONS.json), outside what a module may import.
+  const pinned = await Limina.run({ cmd: "cat", args: ["js/build/VERSIONS.json"] });
+  assertEquals(pinned.code, 0, pinned.stderr);
+  assertEquals(JSON.parse(pinned.stdout), { three: "0.187.0", bitecs: "0.4.0", zod: "4.6.7" });
   assertEquals(THREE.REVISION, "187");
 });
 
@@ -45,4 +48,15 @@ test("zod 4 validates and reports", () => {
   const e = assertThrows(() => Input.parse({ position: [1, "x", 3] }));
   assert(e.message.includes("position"), e.message);
   assertEquals(typeof z.toJSONSchema, "function");
+});
+
+test("the Three.js specifiers share one module instance", async () => {
+  const webgpu = await import("three/webgpu");
+  assert(webgpu.Mesh === THREE.Mesh && webgpu.WebGPURenderer === THREE.WebGPURenderer, "three/webgpu is the same bundle as three");
+  const { GLTFLoader } = await import("three/addons/loaders/GLTFLoader.js");
+  assert(GLTFLoader === THREE.GLTFLoader, "the addon re-exports the bundle's GLTFLoader");
+  const { GLTFExporter } = await import("three/addons/exporters/GLTFExporter.js");
+  assertEquals(typeof GLTFExporter, "function");
+  const tsl = await import("three/tsl");
+  assert(Object.keys(tsl).length > 100 && typeof tsl.uniform === "function", "three/tsl exposes TSL's nodes");
 });

@@ -1,7 +1,6 @@
 // EntityTable and World identity: ids never reused, snapshot/restore, capacity.
-import { assert, assertEquals, assertThrows, test } from "../src/testing.ts";
-import { EntityTable } from "../src/ecs/entity-table.ts";
-import { MAX_ENTITIES, World } from "../src/ecs/world.ts";
+import { assert, assertEquals, assertThrows, test } from "limina/testing";
+import { EntityTable, MAX_ENTITIES, World } from "limina";
 
 test("ids are monotonic and never reused, even when bitECS recycles the eid", () => {
   const world = new World();

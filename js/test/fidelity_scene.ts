@@ -2,11 +2,11 @@
 // shadow maps darken the floor where the caster's shadow falls, the shadow
 // sweeps as the caster spins, the glTF shows its texture, and the frame is
 // tone-mapped (ACES Filmic) and multisampled.
-import { assert, assertEquals, test } from "../src/testing.ts";
-import * as THREE from "../build/three.bundle.mjs";
-import { createEngine } from "../src/engine.ts";
+import { assert, assertEquals, test } from "limina/testing";
+import * as THREE from "three";
+import { createEngine } from "limina";
 import { partlyCoveredPixels } from "./support/edges.ts";
-import { buildFidelityScene, CASTER_CENTER, CASTER_LENGTH, MODEL_AT } from "../src/demos/fidelity_scene_core.ts";
+import { buildFidelityScene, CASTER_CENTER, CASTER_LENGTH, MODEL_AT } from "../../examples/fidelity_scene_core.ts";
 
 const W = 320;
 const H = 240;
@@ -48,7 +48,7 @@ test("the scene is authored through scene.* and three.* skills, and traced", () 
 test("ACES Filmic tone mapping, 4× MSAA, a shadow-casting light", () => {
   assertEquals(engine.renderer.toneMapping, THREE.ACESFilmicToneMapping);
   assertEquals(engine.renderer.samples, 4);
-  assert(engine.renderer.shadowMap.enabled && engine.session.world.lighting.directional.castShadow, "shadow maps on");
+  assert(engine.renderer.shadowMap.enabled && engine.session.lighting.directional.castShadow, "shadow maps on");
 });
 
 test("MSAA resolves edges: a triangle's border pixels are partly covered", async () => {

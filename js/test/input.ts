@@ -1,9 +1,8 @@
 // Input without a window, and the orbit camera it steers. (Real window
 // input is driven through Xvfb in render_window.ts.)
-import { assert, assertEquals, test } from "../src/testing.ts";
-import * as THREE from "../build/three.bundle.mjs";
-import { Input } from "../src/input.ts";
-import { steerOrbit } from "../src/render/orbit-camera.ts";
+import { assert, assertEquals, test } from "limina/testing";
+import * as THREE from "three";
+import { Input, steerOrbit } from "limina";
 
 test("without a window, polling yields nothing and holds nothing", () => {
   const input = new Input();

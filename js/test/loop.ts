@@ -1,7 +1,7 @@
 // limina: --deterministic
 // The host-owned fixed-timestep loop on the virtual clock.
-import { assert, assertEquals, test } from "../src/testing.ts";
-import { FIXED_DT, onFixedStep, onFrame, waitSteps } from "../src/loop.ts";
+import { assert, assertEquals, test } from "limina/testing";
+import { FIXED_DT, onFixedStep, onFrame, waitSteps } from "limina";
 
 let inStep = false;
 const alphas: number[] = [];

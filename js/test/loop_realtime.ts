@@ -1,6 +1,6 @@
 // The host-owned loop on the wall clock: steps track real time at 60 per second.
-import { assert, assertAlmostEquals, assertEquals, test } from "../src/testing.ts";
-import { FIXED_DT, onFrame, stepsRun, waitSteps } from "../src/loop.ts";
+import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
+import { FIXED_DT, onFrame, stepsRun, waitSteps } from "limina";
 
 const alphas: number[] = [];
 onFrame((alpha) => alphas.push(alpha));

@@ -1,7 +1,12 @@
-// limina-ops conventions seen from JS: fast ops, zero-copy buffers, structured errors.
-import { assert, assertAlmostEquals, assertEquals, assertThrows, test } from "../src/testing.ts";
+// limina: --bench-ops
+// limina-ops conventions seen from JS, through the benchmark-only reference
+// ops (`benchOps()`, registered by `--bench-ops`): fast ops, zero-copy
+// buffers, structured errors; and the native base64 the engine uses.
+import { base64 } from "limina";
+import { benchOps } from "limina/bench";
+import { assert, assertAlmostEquals, assertEquals, assertThrows, test } from "limina/testing";
 
-const ops = Limina.ops;
+const ops = benchOps();
 
 test("fast numeric op", () => {
   assertEquals(ops.op_limina_add(2, 40), 42);
@@ -52,8 +57,8 @@ test("structured errors are catchable with a stable code", () => {
 });
 
 test("a buffer of the wrong element type is a TypeError, not reinterpreted", () => {
-  assertThrows(() => ops.op_limina_sum_f32(new Uint8Array(8)), { name: "TypeError" });
-  assertThrows(() => ops.op_limina_scale_f32([1, 2, 3], 2), { name: "TypeError" });
+  assertThrows(() => ops.op_limina_sum_f32(new Uint8Array(8) as unknown as Float32Array), { name: "TypeError" });
+  assertThrows(() => ops.op_limina_scale_f32([1, 2, 3] as unknown as Float32Array, 2), { name: "TypeError" });
 });
 
 test("JSON round trip", () => {
@@ -62,10 +67,19 @@ test("JSON round trip", () => {
 });
 
 test("base64 of a typed array's bytes, exactly", () => {
-  assertEquals(ops.op_limina_base64(new Uint8Array([])), "");
-  assertEquals(ops.op_limina_base64(new TextEncoder().encode("limina")), "bGltaW5h");
-  assertEquals(ops.op_limina_base64(Uint8Array.of(0xff, 0xfe)), "//4=");
-  assertEquals(ops.op_limina_base64(Float32Array.of(1)), "AACAPw==", "float32 1.0, little-endian");
+  assertEquals(base64(new Uint8Array([])), "");
+  assertEquals(base64(new TextEncoder().encode("limina")), "bGltaW5h");
+  assertEquals(base64(Uint8Array.of(0xff, 0xfe)), "//4=");
+  assertEquals(base64(Float32Array.of(1)), "AACAPw==", "float32 1.0, little-endian");
   const view = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4);
-  assertEquals(ops.op_limina_base64(view), "AQID", "only the view's bytes");
+  assertEquals(base64(view), "AQID", "only the view's bytes");
+});
+
+test("without --bench-ops the bench ops are absent and benchOps() says so with `unavailable`", async () => {
+  const bare = await Limina.run({ cmd: Limina.execPath, args: ["tests/fixtures/bench_ops.ts"] });
+  assertEquals(bare.code, 0, bare.stderr);
+  assert(bare.stdout.startsWith("LiminaError unavailable: ") && bare.stdout.includes("--bench-ops"), bare.stdout);
+  const flagged = await Limina.run({ cmd: Limina.execPath, args: ["--bench-ops", "tests/fixtures/bench_ops.ts"] });
+  assertEquals(flagged.code, 0, flagged.stderr);
+  assertEquals(flagged.stdout, "available: 2 + 40 = 42\n");
 });

@@ -1,12 +1,9 @@
 // The LLM providers against a real local HTTP server process speaking the
 // Ollama and OpenAI-compatible APIs (tests/llm_server.py).
-import { assert, assertEquals, assertRejects, test } from "../src/testing.ts";
-import { OllamaChat, OllamaProvider } from "../src/agents/providers/ollama.ts";
-import { GatewayProvider } from "../src/agents/providers/gateway.ts";
-import { ScriptedProvider } from "../src/agents/providers/scripted.ts";
-import type { DecideRequest } from "../src/agents/providers/provider.ts";
+import { assert, assertEquals, assertRejects, test } from "limina/testing";
+import { type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, ScriptedProvider } from "limina";
 
-const log = `/tmp/limina-llm-${Limina.ops.op_limina_now().toFixed(0)}.jsonl`;
+const log = `/tmp/limina-llm-${Date.now()}.jsonl`;
 const started = await Limina.run({ cmd: "bash", args: ["-c", `python3 tests/llm_server.py --log ${log} > ${log}.out 2>&1 & echo $!`] });
 const pid = started.stdout.trim();
 let port = 0;
@@ -20,7 +17,7 @@ const base = `http://127.0.0.1:${port}`;
 const request: DecideRequest = {
   systemPrompt: "You are a test agent.",
   perception: { selfId: "agt_t", nearby: [{ id: "ent_2", position: [1, 0, 0], distance: 1 }], recentEvents: [], tick: 3 },
-  tools: [{ name: "agent.emitEvent", description: "Emit", input_schema: { type: "object" } }, { name: "scene.queryEntities", description: "Query", input_schema: { type: "object" } }],
+  tools: [{ name: "agent.emitEvent", description: "Emit", inputSchema: { type: "object" } }, { name: "scene.queryEntities", description: "Query", inputSchema: { type: "object" } }],
   previousResults: [],
 };
 

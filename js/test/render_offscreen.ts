@@ -1,9 +1,8 @@
 // Offscreen rendering on the WebGPU adapter this machine has (lavapipe's
 // "llvmpipe" on the CPU here): real pixels, asserted.
-import { assert, assertEquals, test } from "../src/testing.ts";
-import * as THREE from "../build/three.bundle.mjs";
-import { createOffscreenRenderer } from "../src/render/offscreen.ts";
-import { loadGltf } from "../src/skills/three.ts";
+import { assert, assertEquals, test } from "limina/testing";
+import * as THREE from "three";
+import { createOffscreenRenderer, loadGltf, readPng } from "limina";
 import { partlyCoveredPixels } from "./support/edges.ts";
 
 const W = 200;
@@ -115,12 +114,17 @@ test("a textured glTF from assets/ shows its texture: both checker colours on it
 });
 
 test("limina --screenshot writes the last frame of a demo as PNG, with no window", async () => {
-  const path = `/tmp/limina-shot-${Limina.ops.op_limina_now().toFixed(0)}.png`;
-  const r = await Limina.run({ cmd: Limina.execPath, args: ["--deterministic", "--frames", "30", "--screenshot", path, "--size", "320x180", "js/src/demos/billiards.ts"] });
+  const path = `/tmp/limina-shot-${Date.now()}.png`;
+  const r = await Limina.run({ cmd: Limina.execPath, args: ["demo", "billiards", "--deterministic", "--frames", "30", "--screenshot", path, "--size", "320x180"] });
   assertEquals(r.code, 0, r.stderr);
   assert(r.stderr.includes(`wrote ${path} (320×180, frame 30`), r.stderr);
   const ihdr = await Limina.run({ cmd: "python3", args: ["-c", `import struct,sys; d=open(sys.argv[1],'rb').read(33); assert d[:8]==b'\\x89PNG\\r\\n\\x1a\\n'; print(*struct.unpack('>II', d[16:24]))`, path] });
   assertEquals(ihdr.stdout.trim(), "320 180", ihdr.stderr);
+  const png = readPng(path);
+  assertEquals([png.width, png.height, png.data.length], [320, 180, 320 * 180 * 4]);
+  const colours = new Set<number>();
+  for (let i = 0; i < png.data.length; i += 4 * 97) colours.add((png.data[i] << 16) | (png.data[i + 1] << 8) | png.data[i + 2]);
+  assert(colours.size > 10, `a drawn frame, not a blank one (${colours.size} colours sampled)`);
 });
 
 test("with no WebGPU adapter, createEngine says so", async () => {

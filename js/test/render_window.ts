@@ -3,11 +3,12 @@
 // end the program with exit code 0; the drawing buffer follows a resize;
 // --fullscreen covers the screen; --screenshot reads the window's frame.
 // tests/window/x11_driver.py plays the user; the assertions are here.
-import { assert, assertEquals, test } from "../src/testing.ts";
+import { readPng } from "limina";
+import { assert, assertEquals, test } from "limina/testing";
 
 const RED = [255, 32, 0]; // the fixture's box, no tone mapping
 const BLUE = [32, 64, 160]; // its background
-const dir = `/tmp/limina-window-${Limina.ops.op_limina_now().toFixed(0)}`;
+const dir = `/tmp/limina-window-${Date.now()}`;
 const run = await Limina.run({ cmd: "mkdir", args: ["-p", dir] }).then(() =>
   Limina.run({ cmd: ".venv/bin/python", args: ["tests/window/x11_driver.py", Limina.execPath, "tests/fixtures/window_scene.ts", dir] })
 );
@@ -64,7 +65,7 @@ test("--window --frames N --screenshot writes the window's last frame", () => {
   const r = reports.screenshot;
   assertEquals(r.exit_code, 0, r.stderr);
   assert(r.stderr.includes("(320×240, frame 30, ") && r.stderr.includes(", window)"), r.stderr);
-  const png = Limina.ops.op_render_read_png(r.path);
+  const png = readPng(r.path);
   assertEquals([png.width, png.height], [320, 240]);
   const at = (x: number, y: number) => Array.from(png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 3)) as number[];
   near(at(160, 120), RED, "the box");

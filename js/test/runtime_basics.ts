@@ -1,6 +1,8 @@
-// The host: TS features, relative imports, timers, globals.
-import { assert, assertEquals, assertRejects, test } from "../src/testing.ts";
-import { FIXED_DT } from "../src/loop.ts";
+// The host: TS features, module resolution (relative paths and the public
+// specifiers), timers, globals.
+import { assert, assertEquals, assertRejects, test } from "limina/testing";
+import { FIXED_DT } from "limina";
+import { partlyCoveredPixels } from "./support/edges.ts";
 import config from "../../tests/fixtures/config.json" with { type: "json" };
 
 enum Shape {
@@ -23,8 +25,9 @@ test("TypeScript enums, parameter properties and type-only syntax transpile", ()
   assertEquals(n as number, 3);
 });
 
-test("relative TS and JSON imports resolve", () => {
+test("public specifiers, relative TS and JSON imports resolve", () => {
   assertEquals(FIXED_DT, 1 / 60);
+  assertEquals(typeof partlyCoveredPixels, "function");
   assertEquals(config.name, "limina-fixture");
 });
 
@@ -58,10 +61,20 @@ test("performance.now is monotonic and high resolution", () => {
 });
 
 test("dynamic import and rejected promises", async () => {
-  const mod = await import("../src/loop.ts");
+  const mod = await import("limina");
   assertEquals(typeof mod.waitSteps, "function");
+  const again = await import("limina");
+  assert(again === mod, "a specifier names one module instance");
+  const support = await import("./support/edges.ts");
+  assert(support.partlyCoveredPixels === partlyCoveredPixels, "a relative import is the same module instance");
   await assertRejects(import("./does-not-exist.ts"), { message: "does-not-exist.ts" });
-  await assertRejects(import("three"), { message: "only relative, absolute and file: imports" });
+  const three = await import("three");
+  assertEquals(typeof three.Scene, "function");
+  // Any other bare specifier fails, naming the ones that exist.
+  const e = await assertRejects(import("left-pad"), { message: '"left-pad"' });
+  for (const name of ["limina", "limina/testing", "limina/bench", "three", "three/webgpu", "zod", "bitecs"]) {
+    assert(e.message.includes(name), `the error names ${name}: ${e.message}`);
+  }
 });
 
 test("Limina global: version, args, loop stats", () => {

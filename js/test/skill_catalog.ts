@@ -1,11 +1,54 @@
 // The registered skills against the catalog (tests/fixtures/skills.json, a
-// copy of the spec's skills.json): names, versions, categories,
-// permissions, input and output fields, and input defaults.
-import { assert, assertEquals, test } from "../src/testing.ts";
+// copy of the spec's skills.json): exactly the 26 skills whose subsystems
+// exist are registered and listed (tools/list over the registry and over
+// MCP), each with the catalog's name, version, category, permissions, input
+// and output fields and input defaults; every listed tool really works; the
+// catalog's skills without a subsystem (ui.*, audio.*, social.*, package.*)
+// are absent and answer not_found.
+import { createWorldSession, type MCPResponse } from "limina";
+import { assert, assertEquals, test } from "limina/testing";
 import catalog from "../../tests/fixtures/skills.json" with { type: "json" };
-import { createWorldSession } from "../src/world-session.ts";
 
-const { registry } = createWorldSession({ simulate: false });
+/** The registry's skills, in registration (catalog) order. */
+const REGISTERED = [
+  "scene.createEntity",
+  "scene.destroyEntity",
+  "scene.queryEntities",
+  "ecs.updateComponent",
+  "ecs.addComponent",
+  "ecs.removeComponent",
+  "three.setTransform",
+  "three.setMaterial",
+  "three.setLighting",
+  "three.loadGLTF",
+  "physics.applyImpulse",
+  "physics.raycast",
+  "physics.collisionEvents",
+  "agent.emitEvent",
+  "agent.getPerception",
+  "skills.list",
+  "skills.describe",
+  "skills.search",
+  "trace.tail",
+  "trace.explainEvent",
+  "trace.export",
+  "inspector.snapshot",
+  "dev.reload",
+  "audit.explain",
+  "audit.query",
+  "audit.usage",
+];
+
+/** Catalog skills whose subsystem this build does not have. */
+const REMOVED_PREFIXES = ["ui.", "audio.", "social.", "package."];
+
+const session = createWorldSession({ simulate: false });
+const { registry } = session;
+const mcp = session.mcp();
+mcp.initialize({ agentId: "catalog", sessionId: "sess_catalog", profile: "builder.readWrite" });
+
+type CatalogEntry = (typeof catalog.skills)[number];
+const catalogByName = new Map<string, CatalogEntry>(catalog.skills.map((s: CatalogEntry) => [s.name, s]));
 
 /** The default a catalog field spec names after "=", when it is a plain literal. */
 function catalogDefault(spec: string): unknown {
@@ -20,13 +63,30 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("every catalog skill is registered with its exact contract", () => {
-  const tools = new Map(registry.listTools().map((t) => [t.name, t]));
-  for (const entry of catalog.skills) {
-    const skill = registry.get(entry.name);
-    assert(skill, `${entry.name} is not registered`);
+test("the registry holds exactly the 26 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 26);
+  assertEquals(registry.all().map((s) => s.name), REGISTERED);
+  assertEquals(registry.size, 26);
+  const tools = registry.listTools();
+  assertEquals(tools.map((t) => t.name), REGISTERED);
+  const wire = mcp.listTools();
+  assertEquals(wire.map((t) => t.name), REGISTERED, "MCP tools/list");
+  wire.forEach((t, i) => {
+    assertEquals(t.description, tools[i].description, t.name);
+    assertEquals(t.input_schema, tools[i].inputSchema, `${t.name}: the wire schema is the registry's`);
+    assertEquals((t.input_schema as { $schema?: string }).$schema, "http://json-schema.org/draft-07/schema#", t.name);
+  });
+});
+
+test("every registered skill matches its catalog contract", () => {
+  const wire = new Map(mcp.listTools().map((t) => [t.name, t]));
+  let compared = 0;
+  for (const skill of registry.all()) {
+    if (skill.name === "skills.search") continue; // beyond the catalog: checked below
+    const entry = catalogByName.get(skill.name);
+    assert(entry, `${skill.name} is not in the catalog`);
     assertEquals([skill.version, skill.category, skill.permissions], [entry.version, entry.category, entry.permissions], entry.name);
-    const schema = tools.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }> };
+    const schema = wire.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }> };
     assertEquals(Object.keys(schema.properties ?? {}), Object.keys(entry.input), `${entry.name} input fields`);
     for (const [field, spec] of Object.entries(entry.input as Record<string, string>)) {
       const want = catalogDefault(spec);
@@ -34,12 +94,117 @@ test("every catalog skill is registered with its exact contract", () => {
     }
     const output = skill.output as { shape?: Record<string, unknown> };
     assertEquals(Object.keys(output.shape ?? {}), Object.keys(entry.output), `${entry.name} output fields`);
+    compared++;
   }
-  assertEquals(catalog.count, 45);
+  assertEquals(compared, 25);
+  assertEquals(catalog.count, catalog.skills.length);
 });
 
 test("beyond the catalog: only skills.search", () => {
-  const known = new Set(catalog.skills.map((s: { name: string }) => s.name));
-  assertEquals(registry.all().map((s) => s.name).filter((n) => !known.has(n)), ["skills.search"]);
+  assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), ["skills.search"]);
+  const search = registry.get("skills.search")!;
+  assertEquals([search.version, search.category, search.permissions], ["1.0.0", "system", []]);
   assertEquals(catalog.permissionProfiles["builder.readWrite"].length, 10);
+});
+
+test("the catalog's skills without a subsystem are absent and answer not_found", async () => {
+  const removed = catalog.skills.map((s: CatalogEntry) => s.name).filter((n: string) => !registry.has(n));
+  assertEquals(removed.length, 20);
+  for (const name of removed) {
+    assert(REMOVED_PREFIXES.some((p) => name.startsWith(p)), `${name} should be registered`);
+  }
+  assertEquals(catalog.skills.filter((s: CatalogEntry) => REMOVED_PREFIXES.some((p) => s.name.startsWith(p))).map((s: CatalogEntry) => s.name), removed);
+  const listed = new Set(mcp.listTools().map((t) => t.name));
+  const builder = { agentId: "b", sessionId: "s", permissions: ["scene.read", "scene.write", "ui.write", "audio.play", "social.act", "agent.write"], profile: null };
+  for (const name of removed) {
+    assert(!listed.has(name), `${name} must not be in tools/list`);
+    const direct = await registry.invoke(name, {}, builder);
+    assertEquals(direct.ok ? null : direct.error, { code: "not_found", message: `unknown skill: ${name}` }, name);
+    const wire = await mcp.callTool({ tool: name, input: {} });
+    assertEquals([wire.success, wire.error?.code], [false, "not_found"], name);
+    const described = await registry.invoke("skills.describe", { name }, builder);
+    assertEquals(described.ok ? null : described.error.code, "not_found", `skills.describe ${name}`);
+  }
+  const search = await mcp.callTool({ tool: "skills.search", input: { query: "speech bubble say audio play package load panel" } });
+  const results = (search.result as { results: { name: string }[] }).results.map((r) => r.name);
+  assert(results.every((n) => !REMOVED_PREFIXES.some((p) => n.startsWith(p))), `search offers only registered skills: ${results}`);
+});
+
+test("every listed tool works: a minimal valid call under builder.readWrite succeeds", async () => {
+  const s = createWorldSession({ simulate: false });
+  const m = s.mcp();
+  m.initialize({ agentId: "worker", sessionId: "sess_worker", profile: "builder.readWrite" });
+  const setup = async (tool: string, input: Record<string, unknown>) => {
+    const r = await m.callTool({ tool, input });
+    assert(r.success, `${tool}: ${r.error?.code}: ${r.error?.message}`);
+    return r.result as Record<string, string>;
+  };
+  const ball = (await setup("scene.createEntity", { shape: "sphere", position: [0, 2, 0], dynamic: true })).entity;
+  const floor = (await setup("scene.createEntity", { size: 10, position: [0, -5, 0], static: true })).entity;
+  const doomed = (await setup("scene.createEntity", {})).entity;
+  await setup("ecs.addComponent", { entity: floor, component: "floor" });
+  let rebuilt = 0;
+  s.sceneBuilders.set("arena", () => void rebuilt++);
+  const firstEvent = s.tracer.tail()[0].id;
+  s.step(1 / 60); // a step indexes the new colliders for raycasts
+
+  const MINIMAL: Record<string, Record<string, unknown>> = {
+    "scene.createEntity": {},
+    "scene.destroyEntity": { entity: doomed },
+    "scene.queryEntities": {},
+    "ecs.updateComponent": { entity: ball, component: "position", value: [0, 3, 0] },
+    "ecs.addComponent": { entity: ball, component: "target" },
+    "ecs.removeComponent": { entity: floor, component: "floor" },
+    "three.setTransform": { entity: ball, position: [0, 2, 0] },
+    "three.setMaterial": { entity: ball, color: 0x00ff00 },
+    "three.setLighting": {},
+    "three.loadGLTF": { assetId: "crate" },
+    "physics.applyImpulse": { entity: ball, impulse: [0, 1, 0] },
+    "physics.raycast": { origin: [3, 10, 3], direction: [0, -1, 0] },
+    "physics.collisionEvents": {},
+    "agent.emitEvent": { type: "ping" },
+    "agent.getPerception": {},
+    "skills.list": {},
+    "skills.describe": { name: "skills.search" },
+    "skills.search": { query: "entity" },
+    "trace.tail": {},
+    "trace.explainEvent": { eventId: firstEvent },
+    "trace.export": { name: "skill-catalog" },
+    "inspector.snapshot": {},
+    "dev.reload": { target: "scene", name: "arena" },
+    "audit.explain": { eventId: firstEvent },
+    "audit.query": {},
+    "audit.usage": {},
+  };
+  const tools = m.listTools().map((t) => t.name);
+  assertEquals(Object.keys(MINIMAL).sort(), [...tools].sort(), "a minimal input for every listed tool");
+  const outcomes: Record<string, MCPResponse> = {};
+  for (const tool of tools) {
+    const r = await m.callTool({ tool, input: MINIMAL[tool] });
+    outcomes[tool] = r;
+    assert(r.error?.code !== "unavailable", `${tool} is listed but unavailable: ${r.error?.message}`);
+    assert(r.success, `${tool}: ${r.error?.code}: ${r.error?.message}`);
+  }
+  assertEquals(outcomes["scene.destroyEntity"].result, { removed: true });
+  assertEquals((outcomes["physics.raycast"].result as { entity?: string }).entity, floor);
+  assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
+  assertEquals(rebuilt, 1);
+  assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 26);
+  s.dispose();
+});
+
+test("`limina skills` lists exactly the registered skills; --markdown documents each", async () => {
+  const plain = await Limina.run({ cmd: Limina.execPath, args: ["skills"] });
+  assertEquals(plain.code, 0, plain.stderr);
+  const rows = plain.stdout.trimEnd().split("\n").map((l) => l.split("\t"));
+  assertEquals(rows.map((r) => r[0]), REGISTERED);
+  for (const [name, version, permissions] of rows) {
+    const skill = registry.get(name)!;
+    assertEquals([version, permissions], [skill.version, skill.permissions.join(",") || "-"], name);
+  }
+  const md = await Limina.run({ cmd: Limina.execPath, args: ["skills", "--markdown"] });
+  assertEquals(md.code, 0, md.stderr);
+  const headings = md.stdout.split("\n").filter((l) => l.startsWith("## ") && l.includes(".")).map((l) => l.slice(3));
+  assertEquals(headings, REGISTERED);
 });

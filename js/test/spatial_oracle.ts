@@ -1,8 +1,6 @@
 // The native batched CSR query against the JS oracle: byte-identical results.
-import { assert, assertEquals, assertThrows, test } from "../src/testing.ts";
-import { MAX_ENTITIES, World } from "../src/ecs/world.ts";
-import { SpatialGrid, type SpatialResults } from "../src/spatial/grid.ts";
-import { NativeSpatialQuery } from "../src/spatial/native.ts";
+import { assert, assertEquals, assertThrows, test } from "limina/testing";
+import { MAX_ENTITIES, NativeSpatialQuery, SpatialGrid, type SpatialResults, World } from "limina";
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;

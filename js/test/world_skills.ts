@@ -1,11 +1,7 @@
 // World skills over the real world: SoA, scene graph, physics bodies, events.
-import { assert, assertAlmostEquals, assertEquals, test } from "../src/testing.ts";
-import * as THREE from "../build/three.bundle.mjs";
-import { resolveProfile } from "../src/skills/profiles.ts";
-import { createWorldSession } from "../src/world-session.ts";
-import type { MCPResponse } from "../src/mcp/protocol.ts";
-import { stepWorld } from "../src/scene/entities.ts";
-import { World } from "../src/ecs/world.ts";
+import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
+import * as THREE from "three";
+import { createWorldSession, type InvokeResult, resolveProfile, World } from "limina";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
 const READER = { agentId: "r1", sessionId: "s2", permissions: resolveProfile("system.readonly"), profile: "system.readonly" };
@@ -13,41 +9,48 @@ const PLAYER = { agentId: "p1", sessionId: "s3", permissions: resolveProfile("pl
 
 function session() {
   const s = createWorldSession({ simulate: false });
+  const { world, scene, physics, lighting, tracer, agents } = s;
   const call = (tool: string, input: unknown, base = BUILDER) => s.registry.invoke(tool, input, base);
-  const create = async (input: Record<string, unknown> = {}) => ((await call("scene.createEntity", input)).result as { entity: string }).entity;
-  const entry = (id: string) => s.world.world.entities.get(id);
+  const create = async (input: Record<string, unknown> = {}) => (value(await call("scene.createEntity", input)) as { entity: string }).entity;
+  const entry = (id: string) => world.entities.get(id);
   const object = (id: string) => entry(id)?.mesh as THREE.Object3D;
-  const types = (r: MCPResponse) => r.metadata!.eventsEmitted;
-  return { ...s, call, create, entry, object, types };
+  const types = (r: InvokeResult) => r.metadata.eventsEmitted;
+  const step = (dt: number) => s.step(dt);
+  return { world, scene, physics, lighting, tracer, agents, call, create, entry, object, types, step };
 }
 
-function expectError(r: MCPResponse, code: string, message: string): void {
-  assertEquals(r.success, false, JSON.stringify(r.result));
-  assertEquals(r.error?.code, code, r.error?.message);
-  assert(r.error!.message.includes(message), `${r.error!.message} should mention ${message}`);
+/** The value of a call that must succeed. */
+function value(r: InvokeResult): unknown {
+  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+function expectError(r: InvokeResult, code: string, message: string): void {
+  assert(!r.ok, `expected ${code}, got success: ${JSON.stringify(r.ok && r.value)}`);
+  assertEquals(r.error.code, code, r.error.message);
+  assert(r.error.message.includes(message), `${r.error.message} should mention ${message}`);
 }
 
 test("scene.createEntity: mesh in the scene graph, SoA transform, entity id, optional body", async () => {
-  const { call, entry, object, world, types } = session();
+  const { call, entry, object, world, scene, physics, types } = session();
   const r = await call("scene.createEntity", { shape: "sphere", size: 2, color: 0xff0000, position: [1, 5, -2], dynamic: true, restitution: 0.5 });
-  assert(r.success);
-  const id = (r.result as { entity: string }).entity;
+  const id = (value(r) as { entity: string }).entity;
   assertEquals(types(r), ["scene.entity.created", "skill.executed"]);
   const e = entry(id)!;
-  assertEquals(world.world.position(e.eid), [1, 5, -2]);
+  assertEquals(world.position(e.eid), [1, 5, -2]);
   const mesh = object(id) as THREE.Mesh;
-  assert(mesh.parent === world.scene, "in the scene graph");
+  assert(mesh.parent === scene, "in the scene graph");
   assert(mesh.geometry instanceof THREE.SphereGeometry && mesh.geometry.parameters.radius === 1);
   assertEquals((mesh.material as THREE.MeshStandardMaterial).color.getHex(), 0xff0000);
-  const body = world.physics.bodyState(e.body!);
+  const body = physics.bodyState(e.body!);
   assertEquals([body.kind, body.eid], ["dynamic", e.eid]);
-  const plain = ((await call("scene.createEntity", {})).result as { entity: string }).entity;
+  const plain = (value(await call("scene.createEntity", {})) as { entity: string }).entity;
   assertEquals(entry(plain)!.body, undefined, "no body unless asked");
   assert(object(plain) instanceof THREE.Mesh && (object(plain) as THREE.Mesh).geometry instanceof THREE.BoxGeometry);
 });
 
 test("scene.createEntity: invalid input, forbidden, capacity", async () => {
-  const { call, world } = session();
+  const { call, world, scene, physics } = session();
   for (const [input, msg] of [
     [{ size: 0 }, "size"],
     [{ size: 51 }, "size"],
@@ -61,25 +64,25 @@ test("scene.createEntity: invalid input, forbidden, capacity", async () => {
     expectError(await call("scene.createEntity", input), "invalid_input", msg);
   }
   expectError(await call("scene.createEntity", {}, READER), "forbidden", "missing permission: scene.write");
-  assertEquals(world.world.entities.size, 0);
-  for (let i = 0; i < World.capacity; i++) world.world.spawn();
-  const children = world.scene.children.length;
+  assertEquals(world.entities.size, 0);
+  for (let i = 0; i < World.capacity; i++) world.spawn();
+  const children = scene.children.length;
   expectError(await call("scene.createEntity", { dynamic: true }), "capacity_exceeded", "MAX_ENTITIES");
-  assertEquals(world.scene.children.length, children, "no mesh left behind");
-  assertEquals(world.physics.bodyCount(), 0, "no body left behind");
+  assertEquals(scene.children.length, children, "no mesh left behind");
+  assertEquals(physics.bodyCount(), 0, "no body left behind");
 });
 
 test("scene.destroyEntity frees mesh, body and id for good", async () => {
-  const { call, create, entry, world } = session();
+  const { call, create, entry, physics } = session();
   const id = await create({ dynamic: true });
   const e = entry(id)!;
   const mesh = e.mesh as THREE.Mesh;
   const r = await call("scene.destroyEntity", { entity: id });
-  assertEquals(r.result, { removed: true });
+  assertEquals(value(r), { removed: true });
   assertEquals(entry(id), undefined);
   assertEquals(mesh.parent, null);
-  assertEquals(world.physics.bodyCount(), 0);
-  assertEquals((await call("scene.destroyEntity", { entity: id })).result, { removed: false });
+  assertEquals(physics.bodyCount(), 0);
+  assertEquals(value(await call("scene.destroyEntity", { entity: id })), { removed: false });
   expectError(await call("scene.destroyEntity", {}), "invalid_input", "entity");
   expectError(await call("scene.destroyEntity", { entity: id }, READER), "forbidden", "scene.write");
   const next = await create();
@@ -92,35 +95,35 @@ test("scene.queryEntities: by radius (native index) and tag, with distances", as
   const b = await create({ position: [0, 3, 0] });
   const c = await create({ position: [10, 0, 0] });
   await call("ecs.addComponent", { entity: c, component: "target" });
-  const near = (await call("scene.queryEntities", { near: [0, 0, 0], radius: 5 }, READER)).result as { entities: { entity: string; distance: number }[] };
+  const near = value(await call("scene.queryEntities", { near: [0, 0, 0], radius: 5 }, READER)) as { entities: { entity: string; distance: number }[] };
   assertEquals(near.entities.map((e) => [e.entity, e.distance]), [[a, 1], [b, 3]]);
-  const tagged = (await call("scene.queryEntities", { tag: "target" }, READER)).result as { entities: { entity: string; position: number[]; distance: number }[] };
+  const tagged = value(await call("scene.queryEntities", { tag: "target" }, READER)) as { entities: { entity: string; position: number[]; distance: number }[] };
   assertEquals(tagged.entities, [{ entity: c, position: [10, 0, 0], distance: 10 }]);
-  const both = (await call("scene.queryEntities", { near: [9, 0, 0], radius: 2, tag: "target" }, READER)).result as { entities: unknown[] };
+  const both = value(await call("scene.queryEntities", { near: [9, 0, 0], radius: 2, tag: "target" }, READER)) as { entities: unknown[] };
   assertEquals(both.entities.length, 1);
-  const all = (await call("scene.queryEntities", {}, READER)).result as { entities: unknown[] };
+  const all = value(await call("scene.queryEntities", {}, READER)) as { entities: unknown[] };
   assertEquals(all.entities.length, 3);
   expectError(await call("scene.queryEntities", { radius: -1 }), "invalid_input", "radius");
   expectError(await call("scene.queryEntities", {}, { ...READER, permissions: new Set<string>() }), "forbidden", "scene.read");
 });
 
 test("ecs.updateComponent writes SoA, scene object and physics body", async () => {
-  const { call, create, entry, object, world } = session();
+  const { call, create, entry, object, world, physics } = session();
   const id = await create({ dynamic: true });
   const e = entry(id)!;
-  assert((await call("ecs.updateComponent", { entity: id, component: "position", value: [4, 5, 6] })).success);
-  assertEquals(world.world.position(e.eid), [4, 5, 6]);
+  value(await call("ecs.updateComponent", { entity: id, component: "position", value: [4, 5, 6] }));
+  assertEquals(world.position(e.eid), [4, 5, 6]);
   assertEquals(object(id).position.toArray(), [4, 5, 6]);
-  assertEquals(world.physics.bodyState(e.body!).position, [4, 5, 6]);
-  assert((await call("ecs.updateComponent", { entity: id, component: "rotation", value: [0, 0, 2, 0] })).success);
-  assertEquals(world.world.rotation(e.eid), [0, 0, 1, 0], "normalised");
-  assertEquals(world.physics.bodyState(e.body!).rotation, [0, 0, 1, 0]);
-  assert((await call("ecs.updateComponent", { entity: id, component: "scale", value: [2, 2, 2] })).success);
+  assertEquals(physics.bodyState(e.body!).position, [4, 5, 6]);
+  value(await call("ecs.updateComponent", { entity: id, component: "rotation", value: [0, 0, 2, 0] }));
+  assertEquals(world.rotation(e.eid), [0, 0, 1, 0], "normalised");
+  assertEquals(physics.bodyState(e.body!).rotation, [0, 0, 1, 0]);
+  value(await call("ecs.updateComponent", { entity: id, component: "scale", value: [2, 2, 2] }));
   assertEquals(object(id).scale.toArray(), [2, 2, 2]);
   expectError(await call("ecs.updateComponent", { entity: id, component: "rotation", value: [0, 0, 1] }), "invalid_input", "rotation needs exactly 4");
   expectError(await call("ecs.updateComponent", { entity: id, component: "position", value: [0, 0, 1, 1] }), "invalid_input", "position needs exactly 3");
   expectError(await call("ecs.updateComponent", { entity: id, component: "rotation", value: [0, 0, 0, 0] }), "invalid_input", "non-zero");
-  expectError(await call("ecs.updateComponent", { entity: "ent_999", component: "scale", value: [1, 1, 1] }), "handler_error", "ent_999");
+  expectError(await call("ecs.updateComponent", { entity: "ent_999", component: "scale", value: [1, 1, 1] }), "not_found", "ent_999");
   expectError(await call("ecs.updateComponent", { entity: id, component: "scale", value: [1, 1, 1] }, READER), "forbidden", "ecs.modify");
   assertEquals(object(id).scale.toArray(), [2, 2, 2], "denied: unchanged");
 });
@@ -133,27 +136,27 @@ test("ecs.addComponent / removeComponent manage tags and emit events", async () 
   assert(entry(id)!.tags.has("hostile"));
   assertEquals(types(await call("ecs.addComponent", { entity: id, component: "hostile" })), ["skill.executed"], "no change, no event");
   const rm = await call("ecs.removeComponent", { entity: id, component: "hostile" });
-  assertEquals([rm.result, types(rm)], [{ ok: true }, ["ecs.component.removed", "skill.executed"]]);
-  assertEquals((await call("ecs.removeComponent", { entity: id, component: "hostile" })).result, { ok: false });
+  assertEquals([value(rm), types(rm)], [{ ok: true }, ["ecs.component.removed", "skill.executed"]]);
+  assertEquals(value(await call("ecs.removeComponent", { entity: id, component: "hostile" })), { ok: false });
   expectError(await call("ecs.addComponent", { entity: id, component: "" }), "invalid_input", "component");
-  expectError(await call("ecs.addComponent", { entity: "ent_0", component: "x" }), "handler_error", "ent_0");
+  expectError(await call("ecs.addComponent", { entity: "ent_0", component: "x" }), "not_found", "ent_0");
   expectError(await call("ecs.addComponent", { entity: id, component: "x" }, PLAYER), "forbidden", "ecs.modify");
   assert(!entry(id)!.tags.has("x"));
 });
 
 test("three.setTransform: Euler rotation, keeps the body in sync", async () => {
-  const { call, create, entry, object, world } = session();
+  const { call, create, entry, object, physics } = session();
   const id = await create({ static: true });
   const r = await call("three.setTransform", { entity: id, position: [1, 2, 3], rotationEuler: [0, Math.PI / 2, 0], scale: [1, 2, 1] });
-  assert(r.success);
+  value(r);
   const q = object(id).quaternion;
   assertAlmostEquals(q.y, Math.SQRT1_2, 1e-6);
   assertAlmostEquals(q.w, Math.SQRT1_2, 1e-6);
-  const body = world.physics.bodyState(entry(id)!.body!);
+  const body = physics.bodyState(entry(id)!.body!);
   assertEquals(body.position, [1, 2, 3]);
   assertAlmostEquals(body.rotation[1], Math.SQRT1_2, 1e-6);
   expectError(await call("three.setTransform", { entity: id }), "invalid_input", "at least one");
-  expectError(await call("three.setTransform", { entity: "ent_404", position: [0, 0, 0] }), "handler_error", "ent_404");
+  expectError(await call("three.setTransform", { entity: "ent_404", position: [0, 0, 0] }), "not_found", "ent_404");
   expectError(await call("three.setTransform", { entity: id, position: [9, 9, 9] }, PLAYER), "forbidden", "scene.write");
   assertEquals(object(id).position.toArray(), [1, 2, 3]);
 });
@@ -162,11 +165,11 @@ test("three.setMaterial styles every mesh and emits three.material.updated", asy
   const { call, create, object } = session();
   const id = await create({ color: 0xffffff });
   const r = await call("three.setMaterial", { entity: id, color: 0x00ff00, roughness: 0.2, metalness: 0.9, castShadow: true, receiveShadow: true });
-  assertEquals(r.metadata!.eventsEmitted, ["three.material.updated", "skill.executed"]);
+  assertEquals(r.metadata.eventsEmitted, ["three.material.updated", "skill.executed"]);
   const mesh = object(id) as THREE.Mesh;
   const m = mesh.material as THREE.MeshStandardMaterial;
   assertEquals([m.color.getHex(), m.roughness, m.metalness, mesh.castShadow, mesh.receiveShadow], [0x00ff00, 0.2, 0.9, true, true]);
-  const gltf = ((await call("three.loadGLTF", { assetId: "crate" })).result as { entity: string }).entity;
+  const gltf = (value(await call("three.loadGLTF", { assetId: "crate" })) as { entity: string }).entity;
   await call("three.setMaterial", { entity: gltf, color: 0x123456, castShadow: true });
   const meshes: THREE.Mesh[] = [];
   object(gltf).traverse((o: THREE.Object3D) => (o as THREE.Mesh).isMesh && meshes.push(o as THREE.Mesh));
@@ -174,21 +177,21 @@ test("three.setMaterial styles every mesh and emits three.material.updated", asy
   assert(meshes.every((x) => x.castShadow && (x.material as THREE.MeshStandardMaterial).color.getHex() === 0x123456), "across every mesh");
   expectError(await call("three.setMaterial", { entity: id, roughness: 2 }), "invalid_input", "roughness");
   expectError(await call("three.setMaterial", { entity: id }), "invalid_input", "at least one");
-  expectError(await call("three.setMaterial", { entity: "ent_77", color: 1 }), "handler_error", "ent_77");
+  expectError(await call("three.setMaterial", { entity: "ent_77", color: 1 }), "not_found", "ent_77");
   expectError(await call("three.setMaterial", { entity: id, color: 1 }, READER), "forbidden", "scene.write");
   assertEquals(m.color.getHex(), 0x00ff00);
 });
 
 test("three.setLighting sets one ambient + one directional light with shadow parameters", async () => {
-  const { call, world } = session();
-  const lightsBefore = world.scene.children.filter((o: THREE.Object3D) => (o as THREE.Light).isLight).length;
-  assert((await call("three.setLighting", { ambientColor: 0x101010, ambientIntensity: 0.5, direction: [1, 2, 3], castShadow: true, shadowMapSize: 1024, shadowCameraExtent: 30, shadowBias: -0.001 })).success);
-  const { ambient, directional } = world.lighting;
+  const { call, scene, lighting } = session();
+  const lightsBefore = scene.children.filter((o: THREE.Object3D) => (o as THREE.Light).isLight).length;
+  value(await call("three.setLighting", { ambientColor: 0x101010, ambientIntensity: 0.5, direction: [1, 2, 3], castShadow: true, shadowMapSize: 1024, shadowCameraExtent: 30, shadowBias: -0.001 }));
+  const { ambient, directional } = lighting;
   assertEquals([ambient.color.getHex(), ambient.intensity], [0x101010, 0.5]);
   assertEquals(directional.position.toArray(), [1, 2, 3]);
   assertEquals([directional.castShadow, directional.shadow.mapSize.x, directional.shadow.bias], [true, 1024, -0.001]);
   assertEquals((directional.shadow.camera as THREE.OrthographicCamera).right, 30);
-  assertEquals(world.scene.children.filter((o: THREE.Object3D) => (o as THREE.Light).isLight).length, lightsBefore, "still one of each");
+  assertEquals(scene.children.filter((o: THREE.Object3D) => (o as THREE.Light).isLight).length, lightsBefore, "still one of each");
   expectError(await call("three.setLighting", { shadowMapSize: 100 }), "invalid_input", "shadowMapSize");
   expectError(await call("three.setLighting", { shadowBias: 0.5 }), "invalid_input", "shadowBias");
   expectError(await call("three.setLighting", { direction: [0, 0, 0] }), "invalid_input", "non-zero");
@@ -197,40 +200,39 @@ test("three.setLighting sets one ambient + one directional light with shadow par
 });
 
 test("three.loadGLTF: a sandboxed asset id, parsed by GLTFLoader, metadata from the real scene", async () => {
-  const { call, entry, object, world } = session();
+  const { call, entry, object, world, scene } = session();
   const r = await call("three.loadGLTF", { assetId: "crate", position: [1, 0, 2] });
-  assert(r.success, JSON.stringify(r.error));
-  const { entity, resource } = r.result as { entity: string; resource: Record<string, unknown> };
+  const { entity, resource } = value(r) as { entity: string; resource: Record<string, unknown> };
   assertEquals(resource, { kind: "gltf", assetId: "crate", source: "models/crate.glb", bytes: 4116, rootName: "Crate", objectCount: 5, meshCount: 3, materialCount: 2, textureCount: 0 });
-  assert(object(entity).parent === world.scene);
+  assert(object(entity).parent === scene);
   assertEquals(object(entity).position.toArray(), [1, 0, 2]);
   assertEquals(entry(entity)!.resource, resource);
   expectError(await call("three.loadGLTF", { assetId: "../../etc/passwd" }), "invalid_input", "asset id");
-  expectError(await call("three.loadGLTF", { assetId: "missing-model" }), "handler_error", "unknown asset");
+  expectError(await call("three.loadGLTF", { assetId: "missing-model" }), "not_found", "unknown asset");
   expectError(await call("three.loadGLTF", {}), "invalid_input", "assetId");
   expectError(await call("three.loadGLTF", { assetId: "crate" }, READER), "forbidden", "scene.write");
-  assertEquals(world.world.entities.size, 1, "failures created nothing");
+  assertEquals(world.entities.size, 1, "failures created nothing");
 });
 
 test("physics.applyImpulse / raycast / collisionEvents over real bodies", async () => {
-  const { call, create, entry, world } = session();
+  const { call, create, entry, world, physics, step } = session();
   const floor = await create({ size: 20, position: [0, -10, 0], static: true });
   const ball = await create({ shape: "sphere", size: 1, position: [0, 3, 0], dynamic: true });
-  assert((await call("physics.applyImpulse", { entity: ball, impulse: [0, 0, 2] })).success);
-  assert(world.physics.bodyState(entry(ball)!.body!).linearVelocity[2] > 0);
-  for (let i = 0; i < 120; i++) stepWorld(world, 1 / 60);
-  assert(world.world.position(entry(ball)!.eid)[2] > 0.5, "it moved, and the SoA shows it");
-  const down = (await call("physics.raycast", { origin: [5, 10, 5], direction: [0, -1, 0] }, PLAYER)).result as Record<string, unknown>;
+  value(await call("physics.applyImpulse", { entity: ball, impulse: [0, 0, 2] }));
+  assert(physics.bodyState(entry(ball)!.body!).linearVelocity[2] > 0);
+  for (let i = 0; i < 120; i++) step(1 / 60);
+  assert(world.position(entry(ball)!.eid)[2] > 0.5, "it moved, and the SoA shows it");
+  const down = value(await call("physics.raycast", { origin: [5, 10, 5], direction: [0, -1, 0] }, PLAYER)) as Record<string, unknown>;
   assertEquals([down.hit, down.entity], [true, floor]);
   assertAlmostEquals(down.distance as number, 10, 1e-4);
-  assertEquals((await call("physics.raycast", { origin: [0, 50, 0], direction: [0, 1, 0] }, PLAYER)).result, { hit: false });
-  const ev = (await call("physics.collisionEvents", {}, PLAYER)).result as { events: { started: boolean; entityA?: string; entityB?: string }[] };
+  assertEquals(value(await call("physics.raycast", { origin: [0, 50, 0], direction: [0, 1, 0] }, PLAYER)), { hit: false });
+  const ev = value(await call("physics.collisionEvents", {}, PLAYER)) as { events: { started: boolean; entityA?: string; entityB?: string }[] };
   const start = ev.events.find((e) => e.started)!;
   assertEquals([start.entityA, start.entityB].sort(), [floor, ball].sort());
-  assertEquals(((await call("physics.collisionEvents", {}, PLAYER)).result as { events: unknown[] }).events, [], "drained");
+  assertEquals((value(await call("physics.collisionEvents", {}, PLAYER)) as { events: unknown[] }).events, [], "drained");
   const plain = await create();
   expectError(await call("physics.applyImpulse", { entity: plain, impulse: [1, 0, 0] }), "handler_error", "no physics body");
-  expectError(await call("physics.applyImpulse", { entity: "ent_321", impulse: [1, 0, 0] }), "handler_error", "ent_321");
+  expectError(await call("physics.applyImpulse", { entity: "ent_321", impulse: [1, 0, 0] }), "not_found", "ent_321");
   expectError(await call("physics.applyImpulse", { entity: ball, impulse: [1, 0] }), "invalid_input", "impulse");
   expectError(await call("physics.raycast", { origin: [0, 0, 0], direction: [0, 0, 0] }), "invalid_input", "non-zero");
   expectError(await call("physics.applyImpulse", { entity: ball, impulse: [1, 0, 0] }, READER), "forbidden", "physics.write");
@@ -238,24 +240,36 @@ test("physics.applyImpulse / raycast / collisionEvents over real bodies", async 
 });
 
 test("agent.emitEvent and agent.getPerception", async () => {
-  const { call, tracer, world } = session();
+  const { call, agents, tracer } = session();
   const r = await call("agent.emitEvent", { type: "hello", payload: { to: "everyone" } }, PLAYER);
-  const id = (r.result as { eventId: string }).eventId;
+  const id = (value(r) as { eventId: string }).eventId;
   const ev = tracer.get(id)!;
   assertEquals([ev.type, ev.actorId, ev.payload], ["agent.signal.hello", "p1", { to: "everyone" }]);
   expectError(await call("agent.emitEvent", { type: "bad type!" }, PLAYER), "invalid_input", "type");
   expectError(await call("agent.emitEvent", { type: "x" }, READER), "forbidden", "agent.write");
-  assertEquals((await call("agent.getPerception", {}, PLAYER)).result, { perception: null }, "no lookup yet");
-  world.perceptionOf = (agentId) => (agentId === "p1" ? { selfId: "p1", nearby: [], recentEvents: [], tick: 3 } : null);
-  assertEquals((await call("agent.getPerception", {}, PLAYER)).result, { perception: { selfId: "p1", nearby: [], recentEvents: [], tick: 3 } });
+  assertEquals(value(await call("agent.getPerception", {}, PLAYER)), { perception: null }, "no agent systems yet");
+  const perception = { selfId: "p1", nearby: [], recentEvents: [], tick: 3 };
+  const withdraw = agents.publish({ list: () => [{ agentId: "p1" }], perceptionOf: (agentId) => (agentId === "p1" ? perception : null) });
+  assertEquals(value(await call("agent.getPerception", {}, PLAYER)), { perception });
+  assertEquals(value(await call("agent.getPerception", {}, READER)), { perception: null }, "only the caller's own");
+  withdraw();
+  assertEquals(value(await call("agent.getPerception", {}, PLAYER)), { perception: null }, "withdrawn with its systems");
   expectError(await call("agent.getPerception", { extra: 1 }, PLAYER), "invalid_input", "extra");
 });
 
-test("social skills: permission-checked, and honest that acting them out has not landed", async () => {
-  const { call } = session();
-  const social = { agentId: "s1", sessionId: "ss", permissions: resolveProfile("social.actor"), profile: "social.actor" };
-  expectError(await call("social.say", { text: "hi" }), "forbidden", "social.act");
-  expectError(await call("social.say", { text: "" }, social), "invalid_input", "text");
-  expectError(await call("social.say", { text: "hi" }, social), "handler_error", "not available yet");
-  expectError(await call("social.approach", { target: [0, 0, 0] }, social), "handler_error", "not available yet");
+test("unknown entities are not_found, never a generic handler_error", async () => {
+  const { call, create } = session();
+  const id = await create({ dynamic: true });
+  for (const [tool, input] of [
+    ["ecs.updateComponent", { entity: "ent_999", component: "scale", value: [1, 1, 1] }],
+    ["ecs.addComponent", { entity: "ent_999", component: "x" }],
+    ["ecs.removeComponent", { entity: "ent_999", component: "x" }],
+    ["three.setTransform", { entity: "ent_999", position: [0, 0, 0] }],
+    ["three.setMaterial", { entity: "ent_999", color: 1 }],
+    ["physics.applyImpulse", { entity: "ent_999", impulse: [1, 0, 0] }],
+  ] as const) {
+    expectError(await call(tool, input), "not_found", "ent_999");
+  }
+  assertEquals(value(await call("scene.destroyEntity", { entity: id })), { removed: true });
+  expectError(await call("ecs.addComponent", { entity: id, component: "x" }), "not_found", id);
 });

@@ -4,6 +4,7 @@ Usage: python tests/mcp/python_sdk_client.py <path-to-limina>
 """
 import asyncio
 import json
+import os
 import re
 import sys
 
@@ -17,15 +18,15 @@ def fail(msg):
 
 
 async def main(limina):
-    params = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "builder.readWrite"])
+    params = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "builder.readWrite"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
             tools = (await session.list_tools()).tools
-            if len(tools) < 45:
-                fail(f"only {len(tools)} tools")
+            if len(tools) != 26:
+                fail(f"{len(tools)} tools, expected the 26 registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")
@@ -37,10 +38,21 @@ async def main(limina):
                 fail(f"structuredContent {made.structured_content}")
             if json.loads(made.content[0].text)["entity"] != entity:
                 fail("text content disagrees with structuredContent")
-            denied = await session.call_tool("social.say", {"text": "hi"})
-            if not denied.is_error or not denied.content[0].text.startswith("forbidden: missing permission: social.act"):
-                fail(f"social.say: {denied}")
-            print(json.dumps({"ok": True, "sdk": "mcp (python)", "tools": len(tools), "entity": entity}))
+            removed = await session.call_tool("social.say", {"text": "hi"})
+            if not removed.is_error or removed.content[0].text != "not_found: unknown skill: social.say":
+                fail(f"social.say: {removed}")
+    # A server whose standard clients run read-only: looking is allowed, building is not.
+    reader = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "system.readonly"], env=dict(os.environ))
+    async with stdio_client(reader) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            looked = await session.call_tool("scene.queryEntities", {})
+            if looked.is_error:
+                fail(f"scene.queryEntities under system.readonly: {looked}")
+            denied = await session.call_tool("scene.createEntity", {})
+            if not denied.is_error or not denied.content[0].text.startswith("forbidden: missing permission: scene.write"):
+                fail(f"scene.createEntity under system.readonly: {denied}")
+    print(json.dumps({"ok": True, "sdk": "mcp (python)", "tools": len(tools), "entity": entity}))
 
 
 asyncio.run(main(sys.argv[1]))

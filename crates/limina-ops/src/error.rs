@@ -24,6 +24,18 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+  /// Every code, in the order the JS face lists them.
+  pub const ALL: [ErrorCode; 8] = [
+    ErrorCode::InvalidInput,
+    ErrorCode::NotFound,
+    ErrorCode::Forbidden,
+    ErrorCode::CapacityExceeded,
+    ErrorCode::HandlerError,
+    ErrorCode::Io,
+    ErrorCode::Unavailable,
+    ErrorCode::Internal,
+  ];
+
   pub const fn as_str(self) -> &'static str {
     match self {
       ErrorCode::InvalidInput => "invalid_input",

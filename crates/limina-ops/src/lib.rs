@@ -14,20 +14,28 @@
 pub mod error;
 pub mod resources;
 
+mod bench;
 mod ops;
 
 pub use error::{ErrorCode, OpError};
 
 deno_core::extension!(
   limina_ops,
-  ops = [
-    ops::op_limina_noop,
-    ops::op_limina_add,
-    ops::op_limina_scale_f32,
-    ops::op_limina_sum_f32,
-    ops::op_limina_echo_json,
-    ops::op_limina_base64,
-  ],
+  ops = [ops::op_limina_base64, ops::op_limina_error_codes],
   esm_entry_point = "ext:limina_ops/00_ops.js",
   esm = [dir "js", "00_ops.js"],
+);
+
+// The reference ops of the conventions, for the runtime benchmark and the
+// conventions' tests only: registered by `limina --bench-ops`, never otherwise.
+deno_core::extension!(
+  limina_bench,
+  deps = [limina_ops],
+  ops = [
+    bench::op_limina_noop,
+    bench::op_limina_add,
+    bench::op_limina_scale_f32,
+    bench::op_limina_sum_f32,
+    bench::op_limina_echo_json,
+  ],
 );

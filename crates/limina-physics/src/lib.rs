@@ -1,6 +1,7 @@
-//! Rapier3D physics for Limina: one [`PhysicsWorld`] in `OpState`, bodies
-//! addressed by stable `u32` handles, stepped at the loop's fixed dt, with
-//! each tick's dynamic transforms written straight into the SoA buffers.
+//! Rapier3D physics for Limina: [`PhysicsWorld`]s in `OpState`, one per
+//! world session, addressed by id; bodies addressed by stable `u32` handles,
+//! stepped at the loop's fixed dt, with each tick's dynamic transforms
+//! written straight into the SoA buffers. The typed JS face is `js/physics.ts`.
 
 mod ops;
 mod world;
@@ -11,6 +12,8 @@ deno_core::extension!(
   limina_physics,
   deps = [limina_ops],
   ops = [
+    ops::op_physics_world_create,
+    ops::op_physics_world_drop,
     ops::op_physics_create_body,
     ops::op_physics_destroy_body,
     ops::op_physics_step,
@@ -23,7 +26,5 @@ deno_core::extension!(
     ops::op_physics_write_transforms,
     ops::op_physics_body_count,
     ops::op_physics_set_gravity,
-    ops::op_physics_clear,
   ],
-  state = |state| state.put(PhysicsWorld::new()),
 );

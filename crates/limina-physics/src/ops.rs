@@ -1,42 +1,71 @@
-//! Thin ops over the `PhysicsWorld` in `OpState`.
+//! Thin ops over the physics worlds in `OpState`: every op names its
+//! world, so each world session steps and queries only its own bodies.
+
+use std::collections::HashMap;
 
 use deno_core::{op2, OpState};
 use limina_ops::OpError;
 
 use crate::world::{BodyDesc, BodyState, CollisionRecord, PhysicsWorld, TransformColumns};
 
-fn world(state: &mut OpState) -> &mut PhysicsWorld {
-  state.borrow_mut::<PhysicsWorld>()
+/// The live physics worlds by id; ids are never reused.
+#[derive(Default)]
+pub struct PhysicsWorlds {
+  worlds: HashMap<u32, PhysicsWorld>,
+  next: u32,
+}
+
+fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
+  limina_ops::resources::resource_mut::<PhysicsWorlds>(state)
+    .worlds
+    .get_mut(&id)
+    .ok_or_else(|| OpError::not_found(format!("no physics world {id} (never created or already dropped)")))
+}
+
+/// Creates an empty physics world; returns its id.
+#[op2(fast)]
+pub fn op_physics_world_create(state: &mut OpState) -> u32 {
+  let worlds = limina_ops::resources::resource_mut::<PhysicsWorlds>(state);
+  worlds.next += 1;
+  worlds.worlds.insert(worlds.next, PhysicsWorld::new());
+  worlds.next
+}
+
+/// Drops a world and every body in it; returns whether it existed.
+#[op2(fast)]
+pub fn op_physics_world_drop(state: &mut OpState, id: u32) -> bool {
+  limina_ops::resources::resource_mut::<PhysicsWorlds>(state).worlds.remove(&id).is_some()
 }
 
 /// Takes the description as plain JSON so a malformed one (unknown shape,
 /// unknown field, wrong type) is an `invalid_input` error naming the problem.
 #[op2]
-pub fn op_physics_create_body(state: &mut OpState, #[serde] desc: serde_json::Value) -> Result<u32, OpError> {
+pub fn op_physics_create_body(state: &mut OpState, id: u32, #[serde] desc: serde_json::Value) -> Result<u32, OpError> {
   let desc: BodyDesc = serde_json::from_value(desc)
     .map_err(|e| OpError::invalid_input(format!("bad body description: {e}")))?;
-  world(state).create_body(&desc)
+  world(state, id)?.create_body(&desc)
 }
 
 #[op2(fast)]
-pub fn op_physics_destroy_body(state: &mut OpState, handle: u32) -> Result<(), OpError> {
-  world(state).destroy_body(handle)
+pub fn op_physics_destroy_body(state: &mut OpState, id: u32, handle: u32) -> Result<(), OpError> {
+  world(state, id)?.destroy_body(handle)
 }
 
 #[op2(fast)]
-pub fn op_physics_step(state: &mut OpState, dt: f32) -> Result<(), OpError> {
-  world(state).step(dt)
+pub fn op_physics_step(state: &mut OpState, id: u32, dt: f32) -> Result<(), OpError> {
+  world(state, id)?.step(dt)
 }
 
 #[op2(fast)]
-pub fn op_physics_apply_impulse(state: &mut OpState, handle: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
-  world(state).apply_impulse(handle, [x, y, z])
+pub fn op_physics_apply_impulse(state: &mut OpState, id: u32, handle: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
+  world(state, id)?.apply_impulse(handle, [x, y, z])
 }
 
 #[op2(fast)]
 #[allow(clippy::too_many_arguments)]
 pub fn op_physics_set_pose(
   state: &mut OpState,
+  id: u32,
   handle: u32,
   px: f32,
   py: f32,
@@ -46,18 +75,18 @@ pub fn op_physics_set_pose(
   qz: f32,
   qw: f32,
 ) -> Result<(), OpError> {
-  world(state).set_pose(handle, [px, py, pz], [qx, qy, qz, qw])
+  world(state, id)?.set_pose(handle, [px, py, pz], [qx, qy, qz, qw])
 }
 
 #[op2(fast)]
-pub fn op_physics_set_linear_velocity(state: &mut OpState, handle: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
-  world(state).set_linear_velocity(handle, [x, y, z])
+pub fn op_physics_set_linear_velocity(state: &mut OpState, id: u32, handle: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
+  world(state, id)?.set_linear_velocity(handle, [x, y, z])
 }
 
 #[op2]
 #[serde]
-pub fn op_physics_body_state(state: &mut OpState, handle: u32) -> Result<BodyState, OpError> {
-  world(state).body_state(handle)
+pub fn op_physics_body_state(state: &mut OpState, id: u32, handle: u32) -> Result<BodyState, OpError> {
+  world(state, id)?.body_state(handle)
 }
 
 /// Casts a ray; on a hit writes `[distance, px, py, pz, nx, ny, nz, eid]`
@@ -67,6 +96,7 @@ pub fn op_physics_body_state(state: &mut OpState, handle: u32) -> Result<BodySta
 #[allow(clippy::too_many_arguments)]
 pub fn op_physics_raycast(
   state: &mut OpState,
+  id: u32,
   ox: f32,
   oy: f32,
   oz: f32,
@@ -80,7 +110,7 @@ pub fn op_physics_raycast(
   if out.len() < 8 {
     return Err(OpError::invalid_input(format!("raycast output needs 8 Float64 slots, got {}", out.len())));
   }
-  let hit = world(state).raycast([ox, oy, oz], [dx, dy, dz], max_distance, solid)?;
+  let hit = world(state, id)?.raycast([ox, oy, oz], [dx, dy, dz], max_distance, solid)?;
   Ok(match hit {
     Some(h) => {
       out[0] = h.distance as f64;
@@ -97,8 +127,8 @@ pub fn op_physics_raycast(
 
 #[op2]
 #[serde]
-pub fn op_physics_drain_collision_events(state: &mut OpState) -> Vec<CollisionRecord> {
-  world(state).drain_collisions()
+pub fn op_physics_drain_collision_events(state: &mut OpState, id: u32) -> Result<Vec<CollisionRecord>, OpError> {
+  Ok(world(state, id)?.drain_collisions())
 }
 
 /// The per-tick zero-copy write-back into the SoA transform columns.
@@ -106,6 +136,7 @@ pub fn op_physics_drain_collision_events(state: &mut OpState) -> Vec<CollisionRe
 #[allow(clippy::too_many_arguments)]
 pub fn op_physics_write_transforms(
   state: &mut OpState,
+  id: u32,
   #[buffer] px: &mut [f32],
   #[buffer] py: &mut [f32],
   #[buffer] pz: &mut [f32],
@@ -114,20 +145,16 @@ pub fn op_physics_write_transforms(
   #[buffer] rz: &mut [f32],
   #[buffer] rw: &mut [f32],
 ) -> Result<u32, OpError> {
-  world(state).write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw })
+  world(state, id)?.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw })
 }
 
 #[op2(fast)]
-pub fn op_physics_body_count(state: &mut OpState) -> u32 {
-  world(state).body_count() as u32
+pub fn op_physics_body_count(state: &mut OpState, id: u32) -> Result<u32, OpError> {
+  Ok(world(state, id)?.body_count() as u32)
 }
 
 #[op2(fast)]
-pub fn op_physics_set_gravity(state: &mut OpState, x: f32, y: f32, z: f32) -> Result<(), OpError> {
-  world(state).set_gravity([x, y, z])
+pub fn op_physics_set_gravity(state: &mut OpState, id: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
+  world(state, id)?.set_gravity([x, y, z])
 }
 
-#[op2(fast)]
-pub fn op_physics_clear(state: &mut OpState) {
-  world(state).clear()
-}

@@ -279,14 +279,6 @@ impl PhysicsWorld {
 
   /// Removes every body and event. Handle numbering carries on, so no
   /// handle from before the clear addresses a body created after it.
-  pub fn clear(&mut self) {
-    let next = self.next_handle;
-    let gravity = self.rapier.gravity;
-    *self = Self::new();
-    self.next_handle = next;
-    self.rapier.gravity = gravity;
-  }
-
   pub fn set_gravity(&mut self, g: [f32; 3]) -> Result<(), OpError> {
     finite("gravity", &g)?;
     self.rapier.gravity = Vector::new(g[0], g[1], g[2]);
@@ -591,10 +583,6 @@ mod tests {
       assert_eq!(err.code, limina_ops::ErrorCode::NotFound);
       assert!(err.message.contains(&a.to_string()), "{}", err.message);
     }
-    w.clear();
-    let c = w.create_body(&ball(3, [0.0, 1.0, 0.0])).unwrap();
-    assert!(c > b, "handles keep counting across clear()");
-    assert!(w.body_state(b).is_err());
   }
 
   #[test]

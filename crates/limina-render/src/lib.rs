@@ -8,8 +8,25 @@ pub mod window;
 use std::io::BufWriter;
 use std::sync::Arc;
 
-use deno_core::{op2, Extension};
+use deno_core::{op2, Extension, OpState};
 use limina_ops::OpError;
+
+/// How the command line asked to render.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderConfig {
+  /// Write the last frame here.
+  pub screenshot: Option<String>,
+  pub width: u32,
+  pub height: u32,
+  pub max_frames: Option<u64>,
+}
+
+#[op2]
+#[serde]
+pub fn op_render_config(state: &mut OpState) -> RenderConfig {
+  state.borrow::<RenderConfig>().clone()
+}
 
 /// Writes tightly packed RGBA8 pixels (`width * height * 4` bytes, rows top
 /// to bottom) to a PNG file.
@@ -90,11 +107,12 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure],
+  ops = [op_render_config, op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
-  options = { window: Option<window::NativeWindow> },
+  options = { window: Option<window::NativeWindow>, config: RenderConfig },
   state = |state, options| {
+    state.put(options.config);
     if let Some(window) = options.window {
       state.put(window);
     }
@@ -103,7 +121,7 @@ deno_core::extension!(
 
 /// The extensions rendering needs, in dependency order; `window` is the
 /// native window frames are presented to, when the program has one.
-pub fn extensions(window: Option<window::NativeWindow>) -> Vec<Extension> {
+pub fn extensions(window: Option<window::NativeWindow>, config: RenderConfig) -> Vec<Extension> {
   vec![
     deno_webidl::deno_webidl::init(),
     deno_web::deno_web::init(
@@ -113,7 +131,7 @@ pub fn extensions(window: Option<window::NativeWindow>) -> Vec<Extension> {
       deno_web::InMemoryBroadcastChannel::default(),
     ),
     deno_webgpu::deno_webgpu::init(),
-    limina_render::init(window),
+    limina_render::init(window, config),
   ]
 }
 

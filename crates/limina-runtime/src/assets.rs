@@ -1,11 +1,15 @@
 //! Sandboxed assets: skills name an asset id, never a path. The id is
-//! resolved through `assets/manifest.json` (or `$LIMINA_ASSETS_DIR`) and the
-//! file it names must lie inside the asset directory.
+//! resolved through the user's `assets/manifest.json` (or
+//! `$LIMINA_ASSETS_DIR`), whose files must lie inside that directory, and
+//! then among the built-in assets embedded in the binary (what the demos use).
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 use deno_core::op2;
 use limina_ops::OpError;
+
+use crate::embedded;
 
 fn asset_root() -> Result<PathBuf, OpError> {
   match std::env::var_os("LIMINA_ASSETS_DIR") {
@@ -35,23 +39,66 @@ fn valid_id(id: &str) -> bool {
     && !id.starts_with('.')
 }
 
-/// The manifest entry for `id` and the file it names, confined to `root`.
-pub fn resolve_in(root: &Path, id: &str) -> Result<(AssetEntry, PathBuf), OpError> {
-  if !valid_id(id) {
-    return Err(OpError::invalid_input(format!(
-      "asset id {id:?} must be 1–64 lower-case letters, digits, '.', '_' or '-'"
-    )));
+fn check_id(id: &str) -> Result<(), OpError> {
+  if valid_id(id) {
+    Ok(())
+  } else {
+    Err(OpError::invalid_input(format!("asset id {id:?} must be 1–64 lower-case letters, digits, '.', '_' or '-'")))
   }
+}
+
+/// The user's manifest entry for `id`: `Ok(None)` when there is no manifest or no such id.
+fn user_entry(root: &Path, id: &str) -> Result<Option<AssetEntry>, OpError> {
   let manifest_path = root.join("manifest.json");
-  let text = std::fs::read_to_string(&manifest_path)
-    .map_err(|e| OpError::io(format!("cannot read the asset manifest {}", manifest_path.display()), e))?;
+  let text = match std::fs::read_to_string(&manifest_path) {
+    Ok(text) => text,
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    Err(e) => return Err(OpError::io(format!("cannot read the asset manifest {}", manifest_path.display()), e)),
+  };
   let manifest: Manifest = serde_json::from_str(&text)
     .map_err(|e| OpError::invalid_input(format!("asset manifest {} is malformed: {e}", manifest_path.display())))?;
-  let entry = manifest
-    .assets
-    .get(id)
-    .cloned()
-    .ok_or_else(|| OpError::not_found(format!("unknown asset {id:?} (not in {})", manifest_path.display())))?;
+  Ok(manifest.assets.get(id).cloned())
+}
+
+fn builtin_manifest() -> Manifest {
+  let text = embedded::get("assets/manifest.json").expect("the built-in asset manifest is embedded");
+  serde_json::from_slice(&text).expect("the built-in asset manifest is valid")
+}
+
+/// Where an asset's bytes come from.
+pub enum AssetFile {
+  User(PathBuf),
+  Builtin(&'static str),
+}
+
+/// The entry for `id`: the user's first, then the built-in one.
+pub fn find(root: &Path, id: &str) -> Result<(AssetEntry, AssetFile), OpError> {
+  check_id(id)?;
+  if user_entry(root, id)?.is_some() {
+    let (entry, file) = resolve_in(root, id)?;
+    return Ok((entry, AssetFile::User(file)));
+  }
+  let builtin = builtin_manifest();
+  let Some(entry) = builtin.assets.get(id).cloned() else {
+    let names: Vec<&str> = builtin.assets.keys().map(String::as_str).collect();
+    return Err(OpError::not_found(format!(
+      "unknown asset {id:?}: not in {} nor among the built-in assets ({})",
+      root.join("manifest.json").display(),
+      names.join(", ")
+    )));
+  };
+  let path = embedded::list("assets")
+    .into_iter()
+    .find(|p| p.strip_prefix("assets/") == Some(entry.path.as_str()))
+    .ok_or_else(|| OpError::internal(format!("built-in asset {id} names {} which is not embedded", entry.path)))?;
+  Ok((entry, AssetFile::Builtin(path)))
+}
+
+/// The manifest entry for `id` and the file it names, confined to `root`.
+pub fn resolve_in(root: &Path, id: &str) -> Result<(AssetEntry, PathBuf), OpError> {
+  check_id(id)?;
+  let entry = user_entry(root, id)?
+    .ok_or_else(|| OpError::not_found(format!("unknown asset {id:?} (not in {})", root.join("manifest.json").display())))?;
   let rel = Path::new(&entry.path);
   if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
     return Err(OpError::invalid_input(format!("asset {id} has a path outside the asset directory: {}", entry.path)));
@@ -77,7 +124,7 @@ pub struct ResolvedAsset {
 #[op2]
 #[serde]
 pub fn op_assets_resolve(#[string] id: &str) -> Result<ResolvedAsset, OpError> {
-  let (entry, _) = resolve_in(&asset_root()?, id)?;
+  let (entry, _) = find(&asset_root()?, id)?;
   Ok(ResolvedAsset { id: id.to_owned(), kind: entry.kind, source: entry.path, description: entry.description })
 }
 
@@ -85,8 +132,10 @@ pub fn op_assets_resolve(#[string] id: &str) -> Result<ResolvedAsset, OpError> {
 #[op2]
 #[buffer]
 pub fn op_assets_read(#[string] id: &str) -> Result<Vec<u8>, OpError> {
-  let (_, file) = resolve_in(&asset_root()?, id)?;
-  std::fs::read(&file).map_err(|e| OpError::io(format!("asset {id}: cannot read {}", file.display()), e))
+  match find(&asset_root()?, id)?.1 {
+    AssetFile::User(file) => std::fs::read(&file).map_err(|e| OpError::io(format!("asset {id}: cannot read {}", file.display()), e)),
+    AssetFile::Builtin(path) => Ok(embedded::get(path).map(Cow::into_owned).unwrap_or_default()),
+  }
 }
 
 #[cfg(test)]
@@ -122,5 +171,20 @@ mod tests {
     ] {
       assert_eq!(resolve_in(&r, id).unwrap_err().code, code, "{id}");
     }
+  }
+
+  #[test]
+  fn built_in_assets_back_up_the_users() {
+    let r = root();
+    assert!(matches!(find(&r, "a").unwrap().1, AssetFile::User(_)), "the user's own asset");
+    let (entry, file) = find(&r, "crate").unwrap();
+    assert_eq!(entry.kind, "gltf");
+    let AssetFile::Builtin(path) = file else { panic!("crate is built in") };
+    assert!(embedded::get(path).unwrap().starts_with(b"glTF"));
+    let e = find(&r, "nope").unwrap_err();
+    assert_eq!(e.code, limina_ops::ErrorCode::NotFound);
+    assert!(e.message.contains("built-in assets (checker_cube, crate)"), "{}", e.message);
+    let nowhere = std::env::temp_dir().join("limina-no-assets-here");
+    assert!(matches!(find(&nowhere, "checker_cube").unwrap().1, AssetFile::Builtin(_)));
   }
 }

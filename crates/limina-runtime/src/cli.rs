@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina js/test/runtime_basics.ts\n  limina --window js/src/demos/billiards.ts\n  limina --frames 240 --screenshot billiards.png js/src/demos/billiards.ts\n  limina --frames 600 --deterministic js/bench/runtime.ts\n  limina trace verify traces/run.jsonl",
+  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl",
   args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -23,31 +23,36 @@ pub struct Cli {
 
   /// Open a native window (X11) and present every frame to it; closing it
   /// or pressing Escape ends the program with exit code 0.
-  #[arg(long)]
+  #[arg(long, global = true)]
   pub window: bool,
 
   /// Run the window borderless-fullscreen (implies --window).
-  #[arg(long)]
+  #[arg(long, global = true)]
   pub fullscreen: bool,
 
   /// Exit after N frames.
-  #[arg(long, value_name = "N")]
+  #[arg(long, value_name = "N", global = true)]
   pub frames: Option<u64>,
 
   /// Write the last frame to this PNG file; pair with --frames N. Without
   /// --window the frames render offscreen (no window, no display needed).
-  #[arg(long, value_name = "PNG", requires = "frames")]
+  #[arg(long, value_name = "PNG", requires = "frames", global = true)]
   pub screenshot: Option<std::path::PathBuf>,
 
   /// Render size, WIDTHxHEIGHT: the offscreen frame, or the window's
   /// initial inner size.
-  #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+  #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size, global = true)]
   pub size: (u32, u32),
 
   /// Advance a virtual clock by exactly one fixed step per frame instead of
   /// wall-clock time: reproducible runs as fast as the CPU allows.
-  #[arg(long)]
+  #[arg(long, global = true)]
   pub deterministic: bool,
+
+  /// Register the benchmark-only reference ops (noop, add, echo, in-place
+  /// scale and sum) that `limina/bench` exposes: for js/bench/runtime.ts.
+  #[arg(long, global = true)]
+  pub bench_ops: bool,
 
   /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to
   /// stderr). The optional MODULE builds the world first: its default
@@ -73,7 +78,7 @@ pub struct Cli {
   pub profile: String,
 
   /// Largest accepted MCP message (a stdio line or a WebSocket message), in bytes.
-  #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
+  #[arg(long, value_name = "BYTES", default_value_t = limina_mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
   pub max_message_bytes: u32,
 }
 
@@ -88,6 +93,21 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+  /// Run a built-in demo (embedded in this binary); without NAME, list them.
+  Demo {
+    /// The demo's name, e.g. billiards.
+    name: Option<String>,
+  },
+  /// Print the TypeScript declarations of the "limina" modules, the
+  /// `Limina` global and the bundled libraries' module names.
+  Types,
+  /// Describe the registered skills.
+  Skills {
+    /// Print the skills reference as Markdown (names, permissions, input
+    /// schemas and outputs, from the registry itself).
+    #[arg(long)]
+    markdown: bool,
+  },
   /// Work with exported world-log traces.
   Trace {
     #[command(subcommand)]

@@ -3,15 +3,14 @@
 
 mod assets;
 mod cli;
+mod code_cache;
+mod embedded;
 mod fixed_step;
 mod host_loop;
 mod http;
-mod mcp;
 mod module_loader;
 mod process;
 mod runtime;
-mod trace_chain;
-mod trace_ops;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,9 +24,25 @@ use crate::host_loop::{ClockMode, LoopConfig};
 fn main() -> ExitCode {
   process::mark_start();
   let cli = Cli::parse();
-  if let Some(Command::Trace { action: TraceAction::Verify { file } }) = &cli.command {
-    return verify_trace_file(file);
-  }
+  let mut script_args = cli.args.clone();
+  // Commands served by an embedded module; the rest need no V8.
+  let command_module = match &cli.command {
+    Some(Command::Trace { action: TraceAction::Verify { file } }) => return verify_trace_file(file),
+    Some(Command::Types) => return print_types(),
+    Some(Command::Demo { name: None }) => return list_demos(),
+    Some(Command::Demo { name: Some(name) }) => match demo_module(name) {
+      Ok(url) => Some(url),
+      Err(message) => {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+      }
+    },
+    Some(Command::Skills { markdown }) => {
+      script_args = if *markdown { vec!["--markdown".to_owned()] } else { Vec::new() };
+      Some(embedded::url("js/src/cli/skills.ts"))
+    }
+    None => None,
+  };
   let cwd = match std::env::current_dir() {
     Ok(cwd) => cwd,
     Err(e) => {
@@ -42,7 +57,7 @@ fn main() -> ExitCode {
       return ExitCode::from(2);
     }
   };
-  let serve = (cli.mcp_stdio || cli.mcp_ws).then(|| mcp::ServeConfig {
+  let serve = (cli.mcp_stdio || cli.mcp_ws).then(|| limina_mcp::ServeConfig {
     transport: if cli.mcp_stdio { "stdio" } else { "ws" },
     host: cli.host.clone(),
     port: cli.port,
@@ -50,16 +65,11 @@ fn main() -> ExitCode {
     max_message_bytes: cli.max_message_bytes,
     world_module: user_module.as_ref().map(|m| m.to_string()),
   });
-  let main_module = match (&serve, user_module) {
-    (Some(_), _) => match js_entry("src/mcp/serve.ts") {
-      Ok(url) => url,
-      Err(message) => {
-        eprintln!("error: {message}");
-        return ExitCode::from(2);
-      }
-    },
-    (None, Some(m)) => m,
-    (None, None) => {
+  let main_module = match (command_module, &serve, user_module) {
+    (Some(m), _, _) => m,
+    (None, Some(_), _) => embedded::url("js/src/mcp/serve.ts"),
+    (None, None, Some(m)) => m,
+    (None, None, None) => {
       eprintln!("error: no module given\n\nUsage: limina [OPTIONS] <MODULE> [ARGS]...\nRun `limina --help` for more.");
       return ExitCode::from(2);
     }
@@ -96,13 +106,19 @@ fn main() -> ExitCode {
   };
   // A LocalSet: transport tasks share the connection table with the ops on this thread.
   let result: Result<(), CoreError> = tokio::task::LocalSet::new().block_on(&tokio, async {
-    let render = runtime::RenderConfig {
+    let render = limina_render::RenderConfig {
       screenshot: cli.screenshot.as_ref().map(|p| p.to_string_lossy().into_owned()),
       width: cli.size.0,
       height: cli.size.1,
       max_frames: cli.frames,
     };
-    let mut js = runtime::new_runtime(cli.args.clone(), serve, render, window);
+    let mut js = runtime::new_runtime(runtime::HostOptions {
+      args: script_args,
+      serve,
+      render,
+      window,
+      bench_ops: cli.bench_ops,
+    });
     host_loop::run_main_module(&mut js, &main_module, config).await
   });
   let _ = std::io::stdout().flush();
@@ -124,18 +140,43 @@ fn resolve_module(module: &str, cwd: &std::path::Path) -> Result<deno_core::Modu
   }
 }
 
-/// A module of Limina's own `js/` tree: `$LIMINA_JS_DIR`, else the tree this
-/// binary was built from.
-fn js_entry(rel: &str) -> Result<deno_core::ModuleSpecifier, String> {
-  let root = match std::env::var_os("LIMINA_JS_DIR") {
-    Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
-    _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../js"),
-  };
-  let path = root.join(rel);
-  let path = path
-    .canonicalize()
-    .map_err(|e| format!("cannot find Limina's {rel} under {} ({e}); set LIMINA_JS_DIR to the js/ directory", root.display()))?;
-  deno_core::ModuleSpecifier::from_file_path(&path).map_err(|()| format!("bad path {}", path.display()))
+/// The built-in demos: the embedded `examples/*.ts` that are not `*_core.ts` helpers.
+fn demo_names() -> Vec<&'static str> {
+  embedded::list("examples")
+    .into_iter()
+    .filter_map(|p| p.strip_prefix("examples/")?.strip_suffix(".ts"))
+    .filter(|name| !name.contains('/') && !name.ends_with("_core"))
+    .collect()
+}
+
+fn list_demos() -> ExitCode {
+  println!("Built-in demos (run one with `limina demo NAME`, e.g. `limina demo billiards --window`):");
+  for name in demo_names() {
+    println!("  {name}");
+  }
+  ExitCode::SUCCESS
+}
+
+fn demo_module(name: &str) -> Result<deno_core::ModuleSpecifier, String> {
+  let names = demo_names();
+  if names.contains(&name) {
+    Ok(embedded::url(&format!("examples/{name}.ts")))
+  } else {
+    Err(format!("no demo named {name:?}; the demos are: {}", names.join(", ")))
+  }
+}
+
+/// `limina types`: the declarations for editors and `tsc`.
+fn print_types() -> ExitCode {
+  let types = embedded::get("js/build/limina.d.ts").expect("the typings are embedded");
+  let mut out = std::io::stdout().lock();
+  match out.write_all(&types).and_then(|()| out.flush()) {
+    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+      eprintln!("error: cannot write the typings: {e}");
+      ExitCode::FAILURE
+    }
+    _ => ExitCode::SUCCESS,
+  }
 }
 
 /// `limina trace verify FILE`: no V8 needed.
@@ -147,7 +188,7 @@ fn verify_trace_file(file: &std::path::Path) -> ExitCode {
       return ExitCode::from(2);
     }
   };
-  match trace_chain::verify(&text) {
+  match limina_trace::verify(&text) {
     Ok(v) => {
       println!(
         "ok: {} events, chain intact (last hash {})",

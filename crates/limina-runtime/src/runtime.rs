@@ -1,40 +1,21 @@
-//! Builds the V8 host: one `JsRuntime` with the TypeScript loader, the
-//! shared op conventions and the runtime's own globals.
+//! Builds the V8 host: one `JsRuntime` with the module loader, every native
+//! crate's extension and the runtime's own globals.
 
 use std::rc::Rc;
 
-use deno_core::{op2, JsRuntime, OpState, RuntimeOptions};
+use deno_core::{JsRuntime, RuntimeOptions};
 
 use crate::assets;
-use crate::mcp;
+use crate::code_cache::CodeCache;
 use crate::host_loop::{self, HostLoop};
 use crate::http;
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
-use crate::trace_ops;
-
-/// How the command line asked to render.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RenderConfig {
-  /// Write the last frame here.
-  pub screenshot: Option<String>,
-  pub width: u32,
-  pub height: u32,
-  pub max_frames: Option<u64>,
-}
-
-#[op2]
-#[serde]
-fn op_render_config(state: &mut OpState) -> RenderConfig {
-  state.borrow::<RenderConfig>().clone()
-}
 
 deno_core::extension!(
   limina_runtime,
   deps = [limina_ops],
   ops = [
-    op_render_config,
     process::op_limina_now,
     process::op_limina_print,
     process::op_limina_args,
@@ -48,51 +29,47 @@ deno_core::extension!(
     host_loop::op_loop_stop,
     host_loop::op_loop_stats,
     host_loop::op_loop_steps,
-    trace_ops::op_trace_seal,
-    trace_ops::op_trace_verify,
-    trace_ops::op_trace_write,
-    trace_ops::op_trace_export,
-    trace_ops::op_trace_read,
-    trace_ops::op_trace_dir,
     assets::op_assets_resolve,
     assets::op_assets_read,
     http::op_http_post,
-    mcp::op_mcp_config,
-    mcp::op_mcp_listen_stdio,
-    mcp::op_mcp_listen_ws,
-    mcp::op_mcp_next,
-    mcp::op_mcp_send,
-    mcp::op_mcp_broadcast,
-    mcp::op_mcp_backlog,
-    mcp::op_mcp_close,
   ],
   esm_entry_point = "ext:limina_runtime/02_limina.js",
   esm = [dir "js", "00_console.js", "01_globals.js", "02_limina.js"],
-  options = { args: Vec<String>, serve: Option<mcp::ServeConfig>, render: RenderConfig },
+  options = { args: Vec<String> },
   state = |state, options| {
     state.put(ScriptArgs(options.args));
-    state.put(options.render);
     state.put(HostLoop::default());
-    if let Some(serve) = options.serve {
-      state.put(serve);
-    }
   },
 );
 
+/// What the command line asks of the host.
+pub struct HostOptions {
+  pub args: Vec<String>,
+  pub serve: Option<limina_mcp::ServeConfig>,
+  pub render: limina_render::RenderConfig,
+  pub window: Option<limina_render::window::NativeWindow>,
+  /// Register the benchmark-only reference ops (`--bench-ops`).
+  pub bench_ops: bool,
+}
+
 /// A fresh V8 host with every Limina extension registered.
-pub fn new_runtime(
-  args: Vec<String>,
-  serve: Option<mcp::ServeConfig>,
-  render: RenderConfig,
-  window: Option<limina_render::window::NativeWindow>,
-) -> JsRuntime {
+pub fn new_runtime(options: HostOptions) -> JsRuntime {
+  let mut extensions = vec![limina_ops::limina_ops::init()];
+  if options.bench_ops {
+    extensions.push(limina_ops::limina_bench::init());
+  }
+  extensions.extend([limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init()]);
+  extensions.extend(limina_render::extensions(options.window, options.render));
+  extensions.extend([
+    limina_trace::limina_trace::init(),
+    limina_mcp::limina_mcp::init(options.serve),
+    limina_runtime::init(options.args),
+  ]);
+  let code_cache = Rc::new(CodeCache::from_env());
   JsRuntime::new(RuntimeOptions {
-    module_loader: Some(TsModuleLoader::new() as Rc<_>),
-    extensions: [limina_ops::limina_ops::init(), limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init()]
-      .into_iter()
-      .chain(limina_render::extensions(window))
-      .chain([limina_runtime::init(args, serve, render)])
-      .collect(),
+    module_loader: Some(TsModuleLoader::new(code_cache.clone()) as Rc<_>),
+    extension_code_cache: Some(code_cache),
+    extensions,
     ..Default::default()
   })
 }

@@ -1,5 +1,7 @@
-//! Drives the real `limina` binary: every `js/test/*.ts` suite, plus the CLI's
-//! exit codes and error output on crafted fixtures.
+//! Drives the real `limina` binary: every `js/test/*.ts` suite, the CLI's
+//! exit codes and error output on crafted fixtures, the binary on its own
+//! (copied out of the repository, the source tree hidden), and the
+//! boundaries of the source tree itself.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -190,7 +192,194 @@ fn help_and_version() {
   assert_eq!(text(&out).0.trim(), format!("limina {}", env!("CARGO_PKG_VERSION")));
   let out = limina(&["--help"]);
   let (stdout, _) = text(&out);
-  for flag in ["--window", "--frames", "--fullscreen", "--mcp-stdio", "--mcp-ws", "--port", "--host", "--profile", "--max-message-bytes", "--deterministic"] {
+  for flag in ["--window", "--frames", "--fullscreen", "--mcp-stdio", "--mcp-ws", "--port", "--host", "--profile", "--max-message-bytes", "--deterministic", "--bench-ops"] {
     assert!(stdout.contains(flag), "help lacks {flag}");
   }
+  for command in ["demo", "types", "skills", "trace"] {
+    assert!(stdout.contains(command), "help lacks the {command} command");
+  }
+}
+
+#[test]
+fn demos_are_listed_and_an_unknown_one_is_a_clear_error() {
+  let out = limina(&["demo"]);
+  let (stdout, _) = text(&out);
+  assert!(out.status.success());
+  for demo in ["billiards", "builder", "fidelity_scene", "player", "particles", "billiards_headless"] {
+    assert!(stdout.lines().any(|l| l.trim() == demo), "{demo} is not listed:\n{stdout}");
+  }
+  assert!(!stdout.contains("_core"), "helper modules are not demos:\n{stdout}");
+  let out = limina(&["demo", "nope"]);
+  assert_eq!(out.status.code(), Some(2));
+  assert!(text(&out).1.contains("no demo named \"nope\"; the demos are: "), "{}", text(&out).1);
+}
+
+#[test]
+fn types_are_the_committed_declarations() {
+  let out = limina(&["types"]);
+  assert!(out.status.success());
+  let committed = std::fs::read_to_string(repo_root().join("js/build/limina.d.ts")).unwrap();
+  assert_eq!(text(&out).0, committed, "limina types prints js/build/limina.d.ts");
+  for module in ["declare module \"limina\"", "declare module \"limina/testing\"", "declare module \"three\"", "declare const Limina: LiminaGlobal"] {
+    assert!(committed.contains(module), "the typings lack {module}");
+  }
+}
+
+#[test]
+fn the_skills_reference_in_docs_is_current() {
+  let out = limina(&["skills", "--markdown"]);
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success(), "{stderr}");
+  let committed = std::fs::read_to_string(repo_root().join("docs/skills.md")).unwrap_or_default();
+  assert!(
+    stdout == committed,
+    "docs/skills.md is not what `limina skills --markdown` prints: regenerate it with\n  limina skills --markdown > docs/skills.md"
+  );
+}
+
+/// The files of the source tree that are JavaScript or TypeScript modules.
+fn modules_under(dir: &Path, out: &mut Vec<PathBuf>) {
+  for entry in std::fs::read_dir(dir).unwrap().flatten() {
+    let path = entry.path();
+    let name = entry.file_name().to_string_lossy().into_owned();
+    if path.is_dir() {
+      if !matches!(name.as_str(), "node_modules" | "target" | ".git" | "build" | ".venv") {
+        modules_under(&path, out);
+      }
+    } else if [".ts", ".mjs", ".js"].iter().any(|ext| name.ends_with(ext)) {
+      out.push(path);
+    }
+  }
+}
+
+#[test]
+fn only_the_native_crates_js_faces_touch_the_op_table() {
+  let root = repo_root();
+  let mut files = Vec::new();
+  modules_under(&root, &mut files);
+  assert!(files.len() > 50, "found only {} modules", files.len());
+  let mut offenders = Vec::new();
+  for file in &files {
+    let rel = file.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+    // A crate's JS: its typed face (crates/*/js/*.ts) and its ext: bootstrap (crates/*/js/*.js).
+    let face = rel.starts_with("crates/") && rel.split('/').nth(2) == Some("js");
+    let source = std::fs::read_to_string(file).unwrap();
+    if !face && (source.contains("Limina.ops") || source.contains("Deno.core.ops") || source.contains("ext:core/ops")) {
+      offenders.push(rel);
+    }
+  }
+  assert!(offenders.is_empty(), "outside the crates' JS faces, these reach into the op table: {offenders:?}");
+}
+
+#[test]
+fn engine_modules_import_libraries_by_their_public_names() {
+  let root = repo_root();
+  let mut files = Vec::new();
+  for dir in ["js/src", "js/test", "js/bench", "examples", "tests", "crates"] {
+    modules_under(&root.join(dir), &mut files);
+  }
+  let offenders: Vec<String> = files
+    .iter()
+    .filter(|f| f.extension().is_some_and(|e| e == "ts"))
+    .filter(|f| std::fs::read_to_string(f).unwrap().contains(".bundle.mjs\""))
+    .map(|f| f.strip_prefix(&root).unwrap().to_string_lossy().into_owned())
+    .collect();
+  assert!(offenders.is_empty(), "import \"three\", \"zod\" or \"bitecs\", not the bundle files: {offenders:?}");
+  // Outside the engine, modules reach Limina only through its public specifiers.
+  let reaching_in: Vec<String> = files
+    .iter()
+    .filter(|f| !f.starts_with(root.join("js/src")) && !f.starts_with(root.join("crates")))
+    .filter(|f| {
+      let source = std::fs::read_to_string(f).unwrap();
+      source.contains("/js/src/") || source.contains("crates/limina-")
+    })
+    .map(|f| f.strip_prefix(&root).unwrap().to_string_lossy().into_owned())
+    .collect();
+  assert!(reaching_in.is_empty(), "import \"limina\" (or limina/testing, limina/bench) instead of engine files: {reaching_in:?}");
+}
+
+/// Runs `script` with the repository hidden behind an empty tmpfs (a private
+/// mount namespace), as a machine with only the binary would see it. Needs
+/// root, as CI and setup have; elsewhere the tree stays visible.
+fn hidden_repo_shell(script: &str, cwd: &Path) -> Output {
+  let root = repo_root();
+  let hide = format!("mount -t tmpfs -o size=1m limina-hidden {} && test ! -e {}/js && ", root.display(), root.display());
+  let is_root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+  let mut cmd = if is_root {
+    let mut c = Command::new("unshare");
+    c.args(["--mount", "sh", "-c", &format!("{hide}{script}")]);
+    c
+  } else {
+    eprintln!("not root: the repository stays visible to the copied binary");
+    let mut c = Command::new("sh");
+    c.args(["-c", script]);
+    c
+  };
+  cmd.current_dir(cwd).env_remove("LIMINA_SOURCE_DIR").output().unwrap()
+}
+
+#[test]
+fn the_binary_alone_runs_user_modules_mcp_demos_and_screenshots() {
+  let dir = std::env::temp_dir().join(format!("limina-standalone-{}", std::process::id()));
+  let _ = std::fs::remove_dir_all(&dir);
+  std::fs::create_dir_all(&dir).unwrap();
+  let bin = dir.join("limina");
+  std::fs::copy(env!("CARGO_BIN_EXE_limina"), &bin).unwrap();
+  std::fs::write(
+    dir.join("game.ts"),
+    r#"import { onFixedStep, waitSteps, WorldSession } from "limina";
+import * as THREE from "three";
+import { z } from "zod";
+const session = new WorldSession();
+const ball = session.entities.create({ shape: "sphere", size: 1, color: new THREE.Color(0xff0000).getHex(), position: [0, 5, 0], dynamic: true, static: false, friction: 0.5, restitution: 0 });
+let steps = 0;
+onFixedStep(() => steps++);
+await waitSteps(30);
+const y = z.number().parse(session.world.position(ball.eid)[1]);
+console.log(`${ball.id} fell to y=${y.toFixed(2)} after ${steps} steps; entities=${session.world.entities.size}`);
+Limina.loop.stop();
+"#,
+  )
+  .unwrap();
+  let out = hidden_repo_shell(
+    "./limina --deterministic game.ts && ./limina demo billiards --frames 3 --screenshot shot.png && ./limina types > limina.d.ts && ./limina demo builder",
+    &dir,
+  );
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success(), "{stdout}\n{stderr}");
+  assert!(stdout.contains("ent_1 fell to y="), "{stdout}");
+  assert!(stdout.contains("after 30 steps; entities=1"), "{stdout}");
+  let fell: f64 = stdout.split("fell to y=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+  assert!(fell < 5.0, "the ball fell: {stdout}");
+  assert!(stdout.contains("chain verified"), "the builder demo ran: {stdout}");
+  let png = std::fs::read(dir.join("shot.png")).unwrap();
+  assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+  assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1280, "width");
+  assert!(std::fs::read_to_string(dir.join("limina.d.ts")).unwrap().contains("declare module \"limina\""));
+
+  // A standard MCP client (the official TypeScript SDK, run from the
+  // repository) talks to the copied binary, which runs with the tree hidden.
+  let root = repo_root();
+  let is_root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+  let server: Vec<String> = if is_root {
+    vec![
+      "unshare".into(),
+      "--mount".into(),
+      "sh".into(),
+      "-c".into(),
+      format!("mount -t tmpfs -o size=1m limina-hidden {} && exec {} --mcp-stdio", root.display(), bin.display()),
+    ]
+  } else {
+    vec![bin.display().to_string(), "--mcp-stdio".into()]
+  };
+  let out = Command::new("node")
+    .arg(root.join("js/test/node/standalone_client.mjs"))
+    .args(&server)
+    .current_dir(&dir)
+    .output()
+    .unwrap();
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success(), "{stdout}\n{stderr}");
+  assert!(stdout.contains("\"ok\":true"), "{stdout}");
+  let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,10 +1,9 @@
 // A world module for the MCP benchmarks: N entities (LIMINA_BENCH_ENTITIES,
 // default 2000) moving on circles, every one of them every tick.
-import { onFixedStep } from "../../src/loop.ts";
-import type { WorldSession } from "../../src/world-session.ts";
+import { onFixedStep, type WorldSession } from "limina";
 
 export default function build(session: WorldSession): void {
-  const w = session.world.world;
+  const w = session.world;
   const n = Number(Limina.args.find((a) => a.startsWith("--entities="))?.slice(11) ?? 2000);
   const eids: number[] = [];
   for (let i = 0; i < n; i++) eids.push(w.spawn({ position: [(i % 50) * 2, 0, Math.floor(i / 50) * 2] }).eid);

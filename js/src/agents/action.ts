@@ -1,6 +1,6 @@
 // ActionSystem: drains agents' validated action queues on the fixed step,
 // in the scheduler's weighted-fair order and within its caps, through
-// `Mcp.callToolInternal` → `registry.invoke()` under each agent's own
+// `Mcp.callTool` → `registry.invoke()` under each agent's own session and
 // profile, tagged with the decision that produced the action.
 
 import { Mcp } from "../mcp/mcp.ts";
@@ -41,10 +41,10 @@ export class ActionSystem {
     const batch = order.map((agent) => ({ agent, action: agent.queue.shift()! }));
     this.running = this.running.then(async () => {
       for (const { agent, action } of batch) {
-        const r = await this.mcpFor(agent).callToolInternal({
+        const r = await this.mcpFor(agent).callTool({
           tool: action.tool,
           input: action.input,
-          context: { agentId: agent.id, sessionId: agent.sessionId, decisionId: action.decisionId, causedBy: [action.decisionEventId] },
+          context: { decisionId: action.decisionId, causedBy: [action.decisionEventId] },
         });
         agent.previousResults.push({ tool: action.tool, decisionId: action.decisionId, success: r.success, result: r.result, error: r.error });
         if (agent.previousResults.length > KEEP_RESULTS) agent.previousResults.shift();

@@ -4,9 +4,8 @@
 // ActionSystem. A decision that overruns its timeout is retired by
 // generation: its late result is discarded and traced, never acted on.
 
-import type { MCPTool } from "../mcp/protocol.ts";
 import type { Tracer } from "../observability/tracer.ts";
-import type { SkillRegistry } from "../skills/registry.ts";
+import type { SkillRegistry, SkillTool } from "../skills/registry.ts";
 import { resolveProfile } from "../skills/profiles.ts";
 import type { LLMProvider, ProviderMap } from "./providers/provider.ts";
 import type { AgentRecord, QueuedAction } from "./registry.ts";
@@ -15,17 +14,19 @@ import type { AgentScheduler } from "./scheduler.ts";
 let decisions = 0;
 
 export class DecisionSystem {
-  private readonly toolsByProfile = new Map<string, MCPTool[]>();
+  private readonly toolsByProfile = new Map<string, SkillTool[]>();
 
   constructor(
     private readonly registry: SkillRegistry,
     private readonly tracer: Tracer,
     private readonly providers: ProviderMap,
     private readonly scheduler: AgentScheduler,
-  ) {}
+  ) {
+    registry.onChange(() => this.toolsByProfile.clear());
+  }
 
   /** The tools an agent's profile could ever be allowed to call. */
-  private toolsFor(profile: string): MCPTool[] {
+  private toolsFor(profile: string): SkillTool[] {
     let tools = this.toolsByProfile.get(profile);
     if (!tools) {
       const granted = resolveProfile(profile);
@@ -114,10 +115,8 @@ export class DecisionSystem {
       const call = raw as { tool?: unknown; input?: unknown };
       if (i >= budget.maxToolCallsPerDecision) return reject(call?.tool, `over the cap of ${budget.maxToolCallsPerDecision} tool calls per decision`);
       if (typeof call?.tool !== "string") return reject(null, "a tool call needs a tool name");
-      const skill = this.registry.get(call.tool);
-      if (!skill) return reject(call.tool, `no such skill: ${call.tool}`);
-      const parsed = skill.input.safeParse(call.input ?? {});
-      if (!parsed.success) return reject(call.tool, `input does not match ${call.tool}'s schema: ${parsed.error.issues.map((x: { message: string }) => x.message).join("; ")}`);
+      const valid = this.registry.validate(call.tool, call.input);
+      if (!valid.ok) return reject(call.tool, valid.code === "not_found" ? `no such skill: ${call.tool}` : `input does not match ${valid.message}`);
       if (agent.queue.length >= budget.maxQueueDepth) return reject(call.tool, `the agent's queue is full (${budget.maxQueueDepth})`);
       const action: QueuedAction = { tool: call.tool, input: (call.input ?? {}) as Record<string, unknown>, decisionId, decisionEventId };
       agent.queue.push(action);

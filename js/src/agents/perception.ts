@@ -4,10 +4,10 @@
 // back to the JS oracle grid. Both feed the same envelope builder, so the
 // two paths produce byte-identical perception.
 
-import type { Vec3 } from "../ecs/world.ts";
+import { SpatialGrid } from "../../../crates/limina-ecs/js/grid.ts";
+import type { Vec3, World } from "../ecs/world.ts";
 import type { Tracer } from "../observability/tracer.ts";
-import type { WorldContext } from "../skills/context.ts";
-import { SpatialGrid } from "../spatial/grid.ts";
+import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import type { AgentRecord, Perception } from "./registry.ts";
 
 const RECENT_EVENTS = 8;
@@ -19,12 +19,12 @@ interface Query {
 }
 
 export class PerceptionSystem {
-  constructor(private readonly world: WorldContext, private readonly tracer: Tracer) {}
+  constructor(private readonly world: World, private readonly spatial: SpatialIndex, private readonly tracer: Tracer) {}
 
   /** Fills `perception` for each agent and emits `agent.perception.updated`. */
   build(agents: AgentRecord[], tick: number, options: { forceOracle?: boolean } = {}): void {
     if (agents.length === 0) return;
-    const w = this.world.world;
+    const w = this.world;
     const live = w.liveEids();
     const native: Query[] = [];
     const oracle: Query[] = [];
@@ -39,11 +39,11 @@ export class PerceptionSystem {
     if (native.length > 0) {
       const q = new Float64Array(native.length * 5);
       native.forEach((n, k) => q.set([...n.center, n.agent.perceptionRadius, n.selfEid], k * 5));
-      const r = this.world.spatial.queryBatch(w.Position, live, this.world.spatialCellSize, q);
+      const r = this.spatial.queryBatch(q);
       native.forEach((n, k) => this.assemble(n, r.eids.subarray(r.offsets[k], r.offsets[k + 1]), r.distances.subarray(r.offsets[k], r.offsets[k + 1]), recent, tick));
     }
     if (oracle.length > 0) {
-      const grid = new SpatialGrid(live, w.Position, this.world.spatialCellSize);
+      const grid = new SpatialGrid(live, w.Position, this.spatial.cellSize);
       for (const o of oracle) {
         const hits = grid.query(o.center[0], o.center[1], o.center[2], o.agent.perceptionRadius, o.selfEid);
         this.assemble(o, Uint32Array.from(hits, (h) => h.eid), Float64Array.from(hits, (h) => h.distance), recent, tick);
@@ -53,7 +53,7 @@ export class PerceptionSystem {
   }
 
   private recentEvents(): { type: string }[] {
-    const h = this.tracer.history();
+    const h = this.tracer.tail();
     const out: { type: string }[] = [];
     for (let i = h.length - 1; i >= 0 && out.length < RECENT_EVENTS; i--) {
       if (h[i].type !== "agent.perception.updated") out.unshift({ type: h[i].type });
@@ -63,7 +63,7 @@ export class PerceptionSystem {
 
   /** The one place a Perception envelope is assembled, whichever path found the hits. */
   private assemble(q: Query, eids: Uint32Array, distances: Float64Array, recent: { type: string }[], tick: number): void {
-    const w = this.world.world;
+    const w = this.world;
     const nearby = Array.from(eids, (eid, k) => ({ id: w.entities.getByEid(eid)!.id, position: w.position(eid), distance: distances[k] }));
     const p: Perception = { selfId: q.agent.id, nearby, recentEvents: recent, tick };
     if (q.agent.entityId !== undefined && q.selfEid >= 0) p.selfEntity = q.agent.entityId;

@@ -3,7 +3,7 @@
 // inhabits an `ent_` entity whose SoA position is its own.
 
 import type { Vec3 } from "../ecs/world.ts";
-import { engineError } from "../errors.ts";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { MCPRequest } from "../mcp/protocol.ts";
 
 export interface PerceivedEntity {

@@ -28,12 +28,14 @@ export interface AgentSystems {
 export function createAgentSystems(session: WorldSession, providers: ProviderMap, options: { budget?: SchedulerBudget; manual?: boolean } = {}): AgentSystems {
   const agents = new AgentRegistry();
   const scheduler = new AgentScheduler(options.budget ?? DEFAULT_BUDGET);
-  const perception = new PerceptionSystem(session.world, session.tracer);
+  const perception = new PerceptionSystem(session.world, session.spatial, session.tracer);
   const decision = new DecisionSystem(session.registry, session.tracer, providers, scheduler);
   const action = new ActionSystem(session.registry, scheduler);
   const observability = new ObservabilitySystem(session.tracer, agents);
-  session.world.agents = { list: () => agents.summaries() };
-  session.world.perceptionOf = (agentId) => agents.get(agentId)?.perception ?? null;
+  const withdraw = session.agents.publish({
+    list: () => agents.summaries(),
+    perceptionOf: (agentId) => agents.get(agentId)?.perception ?? null,
+  });
   const tick = (step: number) => {
     const all = agents.all();
     const acted = action.run(all);
@@ -43,5 +45,9 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
     return acted;
   };
   const off = options.manual ? () => {} : onFixedStep((_dt, step) => void tick(step));
-  return { agents, scheduler, perception, decision, action, observability, tick, dispose: off };
+  const dispose = () => {
+    off();
+    withdraw();
+  };
+  return { agents, scheduler, perception, decision, action, observability, tick, dispose };
 }

@@ -2,7 +2,7 @@
 // never reused, so a destroyed id resolves to nothing forever — even after
 // bitECS recycles its eid for a new entity.
 
-import { engineError } from "../errors.ts";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 
 export type EntityId = string;
 

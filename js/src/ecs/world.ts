@@ -1,23 +1,14 @@
 // The world's state: a bitECS world whose transforms are SoA Float32Arrays
 // sized MAX_ENTITIES, plus the EntityTable that names its entities.
 
-import { addComponent, addEntity, createWorld, removeEntity } from "../../build/bitecs.bundle.mjs";
-import { engineError } from "../errors.ts";
+import { addComponent, addEntity, createWorld, removeEntity } from "bitecs";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import type { Quat, QuatColumns, Vec3, Vec3Columns } from "../../../crates/limina-ops/js/soa.ts";
 import { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./entity-table.ts";
 
+export type { Quat, QuatColumns, Vec3, Vec3Columns };
+
 export const MAX_ENTITIES = 16384;
-
-export type Vec3 = [number, number, number];
-export type Quat = [number, number, number, number];
-
-export interface Vec3Columns {
-  x: Float32Array;
-  y: Float32Array;
-  z: Float32Array;
-}
-export interface QuatColumns extends Vec3Columns {
-  w: Float32Array;
-}
 
 function vec3Columns(): Vec3Columns {
   return { x: new Float32Array(MAX_ENTITIES), y: new Float32Array(MAX_ENTITIES), z: new Float32Array(MAX_ENTITIES) };

@@ -1,9 +1,11 @@
 // The in-process MCP surface: a session, tool discovery and tool calls,
-// each a thin wrapper over `registry.invoke()`.
+// each a thin wrapper over `registry.invoke()`. Every caller — an external
+// builder over the wire, an engine system acting for an agent — takes the
+// same path under its session's identity and permissions.
 
-import type { SkillRegistry } from "../skills/registry.ts";
+import type { InvokeResult, SkillRegistry } from "../skills/registry.ts";
 import { resolveProfile } from "../skills/profiles.ts";
-import type { MCPErrorCode, MCPRequest, MCPResponse, MCPTool } from "./protocol.ts";
+import type { MCPRequest, MCPResponse, MCPTool } from "./protocol.ts";
 
 export const PROTOCOL_VERSION = "2025-06-18";
 
@@ -14,8 +16,11 @@ export interface McpSession {
   permissions: ReadonlySet<string>;
 }
 
-function refuse(code: MCPErrorCode, message: string): MCPResponse {
-  return { success: false, error: { code, message }, metadata: { executionTimeMs: 0, eventsEmitted: [], eventIds: [] } };
+/** The wire form of a registry result. */
+export function toResponse(r: InvokeResult): MCPResponse {
+  return r.ok
+    ? { success: true, result: r.value, metadata: r.metadata }
+    : { success: false, error: r.error, metadata: r.metadata };
 }
 
 export class Mcp {
@@ -32,7 +37,7 @@ export class Mcp {
     }
     const permissions = resolveProfile(params.profile);
     this.session = { agentId: params.agentId, sessionId: params.sessionId, profile: params.profile, permissions };
-    return { protocolVersion: PROTOCOL_VERSION, session: { ...params, permissions: [...permissions] } };
+    return { protocolVersion: PROTOCOL_VERSION, session: { agentId: params.agentId, sessionId: params.sessionId, profile: params.profile, permissions: [...permissions] } };
   }
 
   get currentSession(): McpSession | null {
@@ -44,20 +49,29 @@ export class Mcp {
   }
 
   listTools(): MCPTool[] {
-    return this.registry.listTools();
+    return this.registry.listTools().map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   }
 
-  /** A call under the bound session's identity and permissions (`context.causedBy` links its cause). */
-  callTool(req: MCPRequest): Promise<MCPResponse> {
+  /**
+   * A call under the bound session's identity and permissions;
+   * `context.causedBy` links its cause, `context.decisionId` the agent
+   * decision it carries out.
+   */
+  async callTool(req: MCPRequest): Promise<MCPResponse> {
     const s = this.session;
-    if (!s) return Promise.resolve(refuse("forbidden", "MCP session is not initialized"));
-    return this.registry.invoke(req.tool, req.input ?? {}, {
-      agentId: s.agentId,
-      sessionId: s.sessionId,
-      permissions: s.permissions,
-      profile: s.profile,
-      causedBy: req.context?.causedBy,
-    });
+    if (!s) {
+      return { success: false, error: { code: "forbidden", message: "MCP session is not initialized" }, metadata: { executionTimeMs: 0, eventsEmitted: [], eventIds: [] } };
+    }
+    return toResponse(
+      await this.registry.invoke(req.tool, req.input ?? {}, {
+        agentId: s.agentId,
+        sessionId: s.sessionId,
+        permissions: s.permissions,
+        profile: s.profile,
+        causedBy: req.context?.causedBy,
+        decisionId: req.context?.decisionId,
+      }),
+    );
   }
 
   /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
@@ -65,22 +79,5 @@ export class Mcp {
     const r = await this.callTool({ tool, input });
     if (!r.success) throw new Error(`${tool} failed: ${r.error?.code}: ${r.error?.message}`);
     return r.result as T;
-  }
-
-  /**
-   * For engine systems that own attribution: `context.agentId`/`sessionId`
-   * (and causal links) override the session's, permissions still come from it.
-   */
-  callToolInternal(req: MCPRequest): Promise<MCPResponse> {
-    const s = this.session;
-    if (!s) return Promise.resolve(refuse("forbidden", "MCP session is not initialized"));
-    return this.registry.invoke(req.tool, req.input ?? {}, {
-      agentId: req.context?.agentId ?? s.agentId,
-      sessionId: req.context?.sessionId ?? s.sessionId,
-      permissions: s.permissions,
-      profile: s.profile,
-      causedBy: req.context?.causedBy,
-      decisionId: req.context?.decisionId,
-    });
   }
 }

@@ -1,6 +1,10 @@
-// The MCP wire contract shared by the in-process, stdio and WebSocket transports.
+// The MCP wire contract shared by the in-process, stdio and WebSocket
+// transports, and the one mapping from the engine's error codes to JSON-RPC.
 
-export type MCPErrorCode = "not_found" | "invalid_input" | "forbidden" | "handler_error" | "capacity_exceeded";
+import type { ErrorCode } from "../../../crates/limina-ops/js/errors.ts";
+
+/** MCP error codes are the engine's error codes, one for one. */
+export type MCPErrorCode = ErrorCode;
 
 export interface MCPTool {
   name: string;
@@ -12,7 +16,8 @@ export interface MCPTool {
 export interface MCPRequest {
   tool: string;
   input?: Record<string, unknown>;
-  context?: { agentId?: string; sessionId?: string; previousResults?: unknown[]; causedBy?: string[]; decisionId?: string };
+  /** `causedBy` links the call into the caller's causal chain; `decisionId` tags an agent's action. Identity is always the session's. */
+  context?: { causedBy?: string[]; decisionId?: string; previousResults?: unknown[] };
 }
 
 export interface MCPResponse {
@@ -36,31 +41,24 @@ export const JSONRPC = {
   INTERNAL_ERROR: -32603,
   FORBIDDEN: -32001,
   CAPACITY_EXCEEDED: -32002,
+  UNAVAILABLE: -32003,
+  IO_ERROR: -32004,
+  ENGINE_INTERNAL: -32005,
 } as const;
+
+/** Each engine error code's JSON-RPC code: one for one, never collapsed. */
+export const JSONRPC_CODE_OF: Readonly<Record<MCPErrorCode, number>> = Object.freeze({
+  not_found: JSONRPC.METHOD_NOT_FOUND,
+  invalid_input: JSONRPC.INVALID_PARAMS,
+  handler_error: JSONRPC.INTERNAL_ERROR,
+  forbidden: JSONRPC.FORBIDDEN,
+  capacity_exceeded: JSONRPC.CAPACITY_EXCEEDED,
+  unavailable: JSONRPC.UNAVAILABLE,
+  io_error: JSONRPC.IO_ERROR,
+  internal: JSONRPC.ENGINE_INTERNAL,
+});
 
 /** The JSON-RPC error code for an MCP error code. */
 export function mcpErrorToJsonRpc(code: MCPErrorCode): number {
-  switch (code) {
-    case "not_found":
-      return JSONRPC.METHOD_NOT_FOUND;
-    case "invalid_input":
-      return JSONRPC.INVALID_PARAMS;
-    case "forbidden":
-      return JSONRPC.FORBIDDEN;
-    case "capacity_exceeded":
-      return JSONRPC.CAPACITY_EXCEEDED;
-    case "handler_error":
-      return JSONRPC.INTERNAL_ERROR;
-  }
-}
-
-/**
- * The MCP error code for something a handler threw: engine errors coded
- * `invalid_input` or `capacity_exceeded` keep their code; everything else
- * (an unknown entity included) is a `handler_error`. `not_found` stays
- * reserved for unknown skills and `forbidden` for permission and policy.
- */
-export function errorCodeOf(e: unknown): MCPErrorCode {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === "invalid_input" || code === "capacity_exceeded" ? code : "handler_error";
+  return JSONRPC_CODE_OF[code];
 }

@@ -3,24 +3,14 @@
 // (stdio) or the process is stopped (WebSocket). The world keeps stepping
 // on the fixed-timestep loop all the while.
 
-import { createWorldSession } from "../world-session.ts";
-import { type HubEvent, McpServer } from "./server.ts";
+import { backlog, listenStdio, listenWs, nextEvent, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { WorldSession } from "../world-session.ts";
+import { McpServer } from "./server.ts";
 
-const ops = Limina.ops;
-
-interface ServeConfig {
-  transport: "stdio" | "ws";
-  host: string;
-  port: number;
-  profile: string;
-  maxMessageBytes: number;
-  worldModule: string | null;
-}
-
-const config: ServeConfig | null = ops.op_mcp_config();
+const config = serveConfig();
 if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mcp-ws");
 
-const session = createWorldSession({ policy: true });
+const session = new WorldSession({ policy: true });
 if (config.worldModule) {
   const mod = await import(config.worldModule);
   const build = mod.default ?? mod.build;
@@ -37,21 +27,21 @@ const server = new McpServer(session, {
   onClose: (conn) => {
     if (conn !== stdioConn) return;
     // End of input: exit once every reply has been written.
-    const finish = () => (ops.op_mcp_backlog(conn) === 0 ? Limina.exit(0) : setTimeout(finish, 1));
+    const finish = () => (backlog(conn) === 0 ? Limina.exit(0) : setTimeout(finish, 1));
     finish();
   },
 });
 
 if (config.transport === "stdio") {
-  stdioConn = ops.op_mcp_listen_stdio(config.maxMessageBytes);
+  stdioConn = listenStdio(config.maxMessageBytes);
   console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
 } else {
-  const port: number = await ops.op_mcp_listen_ws(config.host, config.port, config.maxMessageBytes);
+  const port = await listenWs(config.host, config.port, config.maxMessageBytes);
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
 }
 
 for (;;) {
-  const event: HubEvent | null = await ops.op_mcp_next();
+  const event = await nextEvent();
   if (event === null) break;
   server.onEvent(event);
 }

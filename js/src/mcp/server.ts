@@ -3,6 +3,7 @@
 // are applied at fixed-step boundaries in one total order; each reply is
 // sent after its call has been applied.
 
+import { send, type HubEvent } from "../../../crates/limina-mcp/js/hub.ts";
 import { onFixedStep } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
 import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
@@ -10,16 +11,8 @@ import type { Mcp } from "./mcp.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { StateSync } from "./state-sync.ts";
 
-const ops = Limina.ops;
-
 /** MCP protocol revisions a standard client may ask for, newest first. */
 const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-export type HubEvent =
-  | { kind: "open"; conn: number; peer: string }
-  | { kind: "message"; conn: number; text: string }
-  | { kind: "rejected"; conn: number; reason: string }
-  | { kind: "close"; conn: number; reason: string };
 
 interface Connection {
   conn: number;
@@ -46,7 +39,7 @@ export class McpServer {
   readonly sync: StateSync;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.world);
+    this.sync = new StateSync(session.world, session.spatial);
     onFixedStep(() => {
       if (!this.draining && this.queue.length > 0) this.drain();
     });
@@ -64,7 +57,7 @@ export class McpServer {
         this.queue.push({ conn: e.conn, text: e.text });
         break;
       case "rejected":
-        ops.op_mcp_send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
+        send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
         break;
       case "close":
         // In order: what the connection sent before it ended is still applied.
@@ -102,7 +95,7 @@ export class McpServer {
         const c = this.conns.get(conn);
         if (!c) continue;
         const reply = await this.handle(c, text);
-        if (reply !== null) ops.op_mcp_send(conn, reply, false);
+        if (reply !== null) send(conn, reply, false);
       }
     } finally {
       this.draining = false;

@@ -13,11 +13,12 @@
 // of interest each get their own delta, their visible sets answered by one
 // batched native spatial query. Nothing here ever waits on a client.
 
-import type { WorldContext } from "../skills/context.ts";
+import { base64 } from "../../../crates/limina-ops/js/base64.ts";
+import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
+import type { World } from "../ecs/world.ts";
+import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
-
-const ops = Limina.ops;
 
 /** A client this many messages behind is treated as stalled. */
 const BACKLOG_LIMIT = 8;
@@ -60,7 +61,7 @@ export class StateSync {
   private readonly groupKnown: Known = new Map();
   private readonly row = new Float32Array(STRIDE);
 
-  constructor(private readonly world: WorldContext) {}
+  constructor(private readonly world: World, private readonly spatial: SpatialIndex) {}
 
   get subscribers(): number {
     return this.subs.size;
@@ -99,7 +100,7 @@ export class StateSync {
   }
 
   private readRow(eid: number): Float32Array {
-    const { Position: P, Rotation: R, Scale: S } = this.world.world;
+    const { Position: P, Rotation: R, Scale: S } = this.world;
     const r = this.row;
     r[0] = P.x[eid], r[1] = P.y[eid], r[2] = P.z[eid];
     r[3] = R.x[eid], r[4] = R.y[eid], r[5] = R.z[eid], r[6] = R.w[eid];
@@ -111,10 +112,9 @@ export class StateSync {
   private visible(subs: Subscriber[]): Map<Subscriber, Set<number>> {
     const out = new Map<Subscriber, Set<number>>();
     if (subs.length === 0) return out;
-    const w = this.world.world;
     const q = new Float64Array(subs.length * 5);
     subs.forEach((s, k) => q.set([...s.aoi!.center, s.aoi!.radius, -1], k * 5));
-    const r = this.world.spatial.queryBatch(w.Position, w.liveEids(), this.world.spatialCellSize, q);
+    const r = this.spatial.queryBatch(q);
     subs.forEach((s, k) => out.set(s, new Set(r.eids.subarray(r.offsets[k], r.offsets[k + 1]))));
     return out;
   }
@@ -126,7 +126,7 @@ export class StateSync {
     const created: Delta["created"] = [];
     const updates: [string, Float32Array][] = [];
     const present = new Set<string>();
-    for (const e of this.world.world.entities.entries()) {
+    for (const e of this.world.entities.entries()) {
       if (seen && !seen.has(e.eid)) continue;
       present.add(e.id);
       const row = this.readRow(e.eid);
@@ -166,7 +166,7 @@ export class StateSync {
 
   /** A delta's wire form: transforms as base64 float32 columns. */
   private wire(d: Delta, step: number, at: number): unknown {
-    const b64 = (values: number[]) => ops.op_limina_base64(Float32Array.from(values));
+    const b64 = (values: number[]) => base64(Float32Array.from(values));
     return {
       tick: step,
       sentAt: at,
@@ -179,7 +179,7 @@ export class StateSync {
 
   private snapshot(known: Known, aoi: Aoi | null, step: number, at: number): string {
     const entities = [];
-    for (const e of this.world.world.entities.entries()) {
+    for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
       if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags] });
     }
@@ -192,7 +192,7 @@ export class StateSync {
     const at = performance.timeOrigin + performance.now();
     const ready: Subscriber[] = [];
     for (const s of this.subs.values()) {
-      if (ops.op_mcp_backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
+      if (backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
       else ready.push(s);
     }
 
@@ -204,9 +204,9 @@ export class StateSync {
       groupDelta.apply(this.groupKnown);
       if (members.length > 0) {
         const text = notification("state/delta", this.wire(groupDelta, step, at));
-        const outcomes: number[] = ops.op_mcp_broadcast(members, text, true);
+        const outcomes = broadcast(members, text, true);
         outcomes.forEach((o, i) => {
-          if (o !== 0) this.subs.get(members[i])!.synced = false;
+          if (o !== SendOutcome.Sent) this.subs.get(members[i])!.synced = false;
         });
       }
     }
@@ -214,8 +214,8 @@ export class StateSync {
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {
       const text = this.snapshot(this.groupKnown, null, step, at);
-      const outcomes: number[] = ops.op_mcp_broadcast(joiners.map((s) => s.conn), text, true);
-      outcomes.forEach((o, i) => (joiners[i].synced = o === 0));
+      const outcomes = broadcast(joiners.map((s) => s.conn), text, true);
+      outcomes.forEach((o, i) => (joiners[i].synced = o === SendOutcome.Sent));
     }
 
     // Area-of-interest clients: each its own view.
@@ -230,7 +230,7 @@ export class StateSync {
         ? this.snapshot(known, s.aoi, step, at)
         : d && notification("state/delta", this.wire(d, step, at));
       if (!text) continue;
-      const sent = ops.op_mcp_send(s.conn, text, true) === 0;
+      const sent = send(s.conn, text, true) === SendOutcome.Sent;
       s.known = known;
       s.synced = sent;
     }

@@ -1,8 +1,11 @@
-// The Tracer: the world log. `emit` is hash-free (a sequence number and an
-// FNV-1a-16 discriminator) so it is cheap on the frame path; the full
-// history is kept for export, where the sha256 chain is sealed natively.
+// The Tracer: the world log. `emit` is hash-free and allocation-light (a
+// sequence number and an FNV-1a-16 discriminator over seq, type and actor),
+// so it is cheap on the frame path. Memory holds a bounded ring of recent
+// events for `trace.tail`/`explainEvent`; every event is also flushed in
+// batches to the native world log, which seals the sha256 chain and spools
+// the full history to disk for export.
 
-import { exportTrace, sealEvents } from "./chain.ts";
+import { parseTrace, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
 
 export interface EngineEvent {
   /** `evt_<actorId>_<seq:012d>_<fnv16>` */
@@ -27,13 +30,16 @@ export interface EmitOptions {
 
 export interface TracerOptions {
   threadId?: string;
-  /** Bound of the in-memory tail (default 8192). */
+  /** Events kept in memory (default 8192); older ones live only in the world log on disk. */
   tailSize?: number;
   /** The current tick, recorded with each event for `trace(actorId, sinceTick)`. */
   tick?: () => number;
-  /** Append-on-emit: hash and append every event to this trace file as it happens. */
-  appendTo?: string;
+  /** Keep the world log as this live trace file (in the trace directory) instead of an anonymous spool. */
+  logName?: string;
 }
+
+/** Events buffered before a flush to the world log. */
+const FLUSH_BATCH = 512;
 
 /** FNV-1a (32-bit) over the UTF-16 code units of `s`, xor-folded to 16 bits. */
 export function fnv1a16(s: string): string {
@@ -45,31 +51,40 @@ export function fnv1a16(s: string): string {
   return (((h >>> 16) ^ h) & 0xffff).toString(16).padStart(4, "0");
 }
 
+interface Slot {
+  event: EngineEvent;
+  tick: number;
+}
+
 export class Tracer {
   readonly threadId: string;
   private readonly tailSize: number;
   private readonly tickOf: () => number;
-  private readonly appendTo?: string;
-  private readonly durable: EngineEvent[] = [];
-  private readonly ticks: number[] = [];
-  private readonly byId = new Map<string, number>();
+  private readonly log: WorldLog;
+  /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+  private readonly ring: (Slot | undefined)[];
+  private seq = 0;
+  private pending: EngineEvent[] = [];
+  private flushQueued = false;
   private readonly children = new Map<string, string[]>();
   private readonly actors = new Set<string>();
-  private lastAppendedHash = "";
   private readonly listeners = new Set<(e: EngineEvent) => void>();
 
   constructor(options: TracerOptions = {}) {
     this.threadId = options.threadId ?? "thread_main";
     this.tailSize = options.tailSize ?? 8192;
+    if (!(Number.isInteger(this.tailSize) && this.tailSize > 0)) throw new RangeError(`tailSize must be a whole number > 0, got ${this.tailSize}`);
     this.tickOf = options.tick ?? Limina.loop.steps;
-    this.appendTo = options.appendTo;
+    this.log = new WorldLog(options.logName ?? "");
+    this.ring = new Array(this.tailSize);
   }
 
   /** Records an event; returns its id. */
   emit(type: string, payload: unknown, options: EmitOptions = {}): string {
-    const seq = this.durable.length;
+    const seq = this.seq++;
     const actorId = options.actorId ?? "system";
-    const id = `evt_${actorId}_${String(seq).padStart(12, "0")}_${fnv1a16(JSON.stringify({ seq, type, actorId, payload }) ?? "")}`;
+    const seqText = String(seq).padStart(12, "0");
+    const id = `evt_${actorId}_${seqText}_${fnv1a16(`${seqText}\u0000${type}\u0000${actorId}`)}`;
     const causedBy = options.causedBy ?? [];
     const event: EngineEvent = {
       id,
@@ -81,22 +96,34 @@ export class Tracer {
       timestamp: new Date().toISOString(),
       payload,
     };
-    this.durable.push(event);
-    this.ticks.push(this.tickOf());
-    this.byId.set(id, seq);
+    const slot = seq % this.tailSize;
+    const evicted = this.ring[slot];
+    if (evicted) this.children.delete(evicted.event.id);
+    this.ring[slot] = { event, tick: this.tickOf() };
     this.actors.add(actorId);
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
-    if (this.appendTo) {
-      const { jsonl, lastHash } = sealEvents([event], this.lastAppendedHash);
-      Limina.ops.op_trace_write(this.appendTo, jsonl, true);
-      this.lastAppendedHash = lastHash ?? "";
+    this.pending.push(event);
+    if (this.pending.length >= FLUSH_BATCH) this.flush();
+    else if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
     }
     for (const l of this.listeners) l(event);
     return id;
   }
 
+  /** Seals and spools the events not yet in the world log. */
+  flush(): void {
+    this.flushQueued = false;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.log.append(batch);
+  }
+
   private linkChild(parent: string, child: string): void {
+    if (!this.get(parent)) return; // only links among recent events are kept
     const kids = this.children.get(parent);
     if (!kids) this.children.set(parent, [child]);
     else if (kids[kids.length - 1] !== child) kids.push(child);
@@ -108,82 +135,111 @@ export class Tracer {
     return () => this.listeners.delete(fn);
   }
 
+  /** Events emitted so far. */
   get size(): number {
-    return this.durable.length;
+    return this.seq;
   }
 
+  /** The oldest sequence number still in memory. */
+  get firstRecentSeq(): number {
+    return Math.max(0, this.seq - this.tailSize);
+  }
+
+  private slotOf(seq: number): Slot | undefined {
+    return seq >= this.firstRecentSeq && seq < this.seq ? this.ring[seq % this.tailSize] : undefined;
+  }
+
+  /** A recent event by id (events older than the in-memory window are only in the world log). */
   get(id: string): EngineEvent | undefined {
-    const seq = this.byId.get(id);
-    return seq === undefined ? undefined : this.durable[seq];
+    const m = /_(\d{12})_[0-9a-f]{4}$/.exec(id);
+    const event = m ? this.slotOf(Number(m[1]))?.event : undefined;
+    return event?.id === id ? event : undefined;
   }
 
-  /** Ids of events naming `id` as parent or cause. */
+  /** Recent events naming `id` as parent or cause. */
   childrenOf(id: string): EngineEvent[] {
-    return (this.children.get(id) ?? []).map((c) => this.get(c)!);
+    return (this.children.get(id) ?? []).map((c) => this.get(c)).filter((e): e is EngineEvent => e !== undefined);
   }
 
-  /** The bounded in-memory tail, oldest first. */
+  /** The in-memory window, oldest first. */
   tail(): EngineEvent[] {
-    return this.durable.slice(Math.max(0, this.durable.length - this.tailSize));
+    const out: EngineEvent[] = [];
+    for (let s = this.firstRecentSeq; s < this.seq; s++) out.push(this.ring[s % this.tailSize]!.event);
+    return out;
   }
 
-  /** The full durable history (read-only view). */
-  history(): readonly EngineEvent[] {
-    return this.durable;
+  /** The full history, read back from the world log on disk (costly: for audits and tests). */
+  history(): EngineEvent[] {
+    this.flush();
+    return parseTrace(this.log.jsonl()).map((e) => {
+      delete e.integrity;
+      return e;
+    });
   }
 
-  /** Events after `afterSeq` (or the last `limit` when undefined), filtered, with the next cursor. */
+  /**
+   * Recent events after `afterSeq` (or the last `limit` when undefined),
+   * filtered, with the next cursor. A cursor older than the in-memory
+   * window resumes at its oldest event.
+   */
   page(opts: { afterSeq?: number; limit?: number; actorId?: string; type?: string }): { events: EngineEvent[]; nextAfterSeq: number | null } {
     const limit = opts.limit ?? 100;
     const match = (e: EngineEvent) =>
       (opts.actorId === undefined || e.actorId === opts.actorId) && (opts.type === undefined || e.type === opts.type);
     const events: EngineEvent[] = [];
     let last: number | null = null;
+    const first = this.firstRecentSeq;
     if (opts.afterSeq === undefined) {
-      // The most recent `limit` matches, oldest first.
-      for (let s = this.durable.length - 1; s >= 0 && events.length < limit; s--) {
-        if (match(this.durable[s])) {
-          events.unshift(this.durable[s]);
+      for (let s = this.seq - 1; s >= first && events.length < limit; s--) {
+        const e = this.ring[s % this.tailSize]!.event;
+        if (match(e)) {
+          events.unshift(e);
           last ??= s;
         }
       }
       return { events, nextAfterSeq: last };
     }
-    for (let s = opts.afterSeq + 1; s < this.durable.length && events.length < limit; s++) {
-      if (match(this.durable[s])) {
-        events.push(this.durable[s]);
+    for (let s = Math.max(opts.afterSeq + 1, first); s < this.seq && events.length < limit; s++) {
+      const e = this.ring[s % this.tailSize]!.event;
+      if (match(e)) {
+        events.push(e);
         last = s;
       }
     }
     return { events, nextAfterSeq: last };
   }
 
-  /** One actor's events since `sinceTick` (inclusive). */
+  /** One actor's recent events since `sinceTick` (inclusive). */
   trace(actorId: string, sinceTick = 0): EngineEvent[] {
     const out: EngineEvent[] = [];
-    for (let s = 0; s < this.durable.length; s++) {
-      if (this.durable[s].actorId === actorId && this.ticks[s] >= sinceTick) out.push(this.durable[s]);
+    for (let s = this.firstRecentSeq; s < this.seq; s++) {
+      const slot = this.ring[s % this.tailSize]!;
+      if (slot.event.actorId === actorId && slot.tick >= sinceTick) out.push(slot.event);
     }
     return out;
   }
 
   inspect(recent = 20): { threadId: string; eventCount: number; actors: string[]; recent: EngineEvent[] } {
-    return {
-      threadId: this.threadId,
-      eventCount: this.durable.length,
-      actors: [...this.actors],
-      recent: this.durable.slice(Math.max(0, this.durable.length - recent)),
-    };
+    const tail = this.tail();
+    return { threadId: this.threadId, eventCount: this.seq, actors: [...this.actors], recent: tail.slice(Math.max(0, tail.length - recent)) };
   }
 
-  /** The durable history as hash-chained JSONL (empty string when there are no events). */
+  /** The full history as hash-chained JSONL (empty string when there are no events). */
   exportJsonl(): string {
-    return sealEvents(this.durable, "").jsonl;
+    this.flush();
+    return this.log.jsonl();
   }
 
-  /** Seals the durable history into a trace file under the trace directory. */
+  /** Writes the full history, sealed, to a trace file under the trace directory. */
   exportTo(name: string): { name: string; path: string; bytes: number; events: number } {
-    const events = this.durable.length;
-    return { ...exportTrace(name, this.durable), events };
+    this.flush();
+    const { name: file, path, bytes, events } = this.log.exportTo(name);
+    return { name: file, path, bytes, events };
+  }
+
+  /** Frees the world log (an anonymous spool is deleted). */
+  close(): void {
+    this.flush();
+    this.log.close();
   }
 }

@@ -1,8 +1,8 @@
 // A camera orbiting a target point, steered by window input: drag with the
 // left button (or hold the arrow keys) to orbit, scroll to zoom.
 
-import * as THREE from "../../build/three.bundle.mjs";
-import type { Input } from "../input.ts";
+import * as THREE from "three";
+import type { Input } from "../../../crates/limina-render/js/input.ts";
 
 export interface Orbit {
   target: THREE.Vector3;

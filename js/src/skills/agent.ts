@@ -1,9 +1,10 @@
 // agent.* skills: signals into the trace, and the caller's perception.
 
-import { z } from "../../build/zod.bundle.mjs";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { z } from "zod";
+import type { AgentDirectory } from "../agents/directory.ts";
+import type { SkillDefinition } from "./registry.ts";
 
-export function agentSkills(_registry: SkillRegistry): SkillDefinition[] {
+export function agentSkills({ agents }: { agents: AgentDirectory }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "agentSkills" };
   return [
     {
@@ -29,7 +30,7 @@ export function agentSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ perception: z.unknown() }),
       permissions: ["agent.read"],
       source,
-      handler: (_input, ctx) => ({ perception: ctx.world.perceptionOf(ctx.agentId) }),
+      handler: (_input, ctx) => ({ perception: agents.perceptionOf(ctx.agentId) }),
     },
   ];
 }

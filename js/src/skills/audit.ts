@@ -1,8 +1,8 @@
 // Audit skills: answers read back from the recorded policy decisions.
 
-import { z } from "../../build/zod.bundle.mjs";
+import { z } from "zod";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import type { SkillDefinition } from "./registry.ts";
 
 interface DecisionPayload {
   allow: boolean;
@@ -50,8 +50,7 @@ function decisions(tracer: Tracer): (EngineEvent & { payload: DecisionPayload })
   return tracer.history().filter(isDecision);
 }
 
-export function auditSkills(registry: SkillRegistry): SkillDefinition[] {
-  const { tracer } = registry;
+export function auditSkills({ tracer }: { tracer: Tracer }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "auditSkills" };
   const DecisionOut = z.object({
     eventId: z.string(),

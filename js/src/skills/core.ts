@@ -1,21 +1,24 @@
-// The core skill set, registered in the spec's order. Each module exports
-// a factory of its definitions (the factory is also what dev.reload calls).
+// The core skill set, registered in the catalog's order. Each module exports
+// a factory of its definitions over the narrow services they act on (the
+// factory is also what dev.reload calls). Only skills whose subsystem exists
+// in this build are registered, so discovery never offers one that cannot work.
 
-import type { SkillRegistry } from "./registry.ts";
+import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
-import { audioSkills } from "./audio.ts";
 import { auditSkills } from "./audit.ts";
 import { ecsSkills } from "./ecs.ts";
-import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
 import { sceneSkills } from "./scene.ts";
-import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
-import { uiSkills } from "./ui.ts";
 
-const CORE = [sceneSkills, ecsSkills, threeSkills, physicsSkills, agentSkills, systemSkills, auditSkills, uiSkills, audioSkills, socialSkills, packageSkills];
-
-export function registerCoreSkills(registry: SkillRegistry): void {
-  for (const factory of CORE) for (const skill of factory(registry)) registry.register(skill);
+export function registerCoreSkills(session: WorldSession): void {
+  const { registry, entities, spatial, lighting, tracer, agents, sceneBuilders } = session;
+  registry.registerAll(sceneSkills, { entities, spatial });
+  registry.registerAll(ecsSkills, { entities });
+  registry.registerAll(threeSkills, { entities, lighting });
+  registry.registerAll(physicsSkills, { entities });
+  registry.registerAll(agentSkills, { agents });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders });
+  registry.registerAll(auditSkills, { tracer });
 }

@@ -1,13 +1,13 @@
 // ecs.* skills: transform components and named component tags.
 
-import { z } from "../../build/zod.bundle.mjs";
+import { z } from "zod";
 import type { Quat, Vec3 } from "../ecs/world.ts";
-import { requireEntity, setTransform } from "../scene/entities.ts";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import type { Entities } from "../scene/entities.ts";
+import type { SkillDefinition } from "./registry.ts";
 
 const Tag = z.string().min(1).max(64);
 
-export function ecsSkills(_registry: SkillRegistry): SkillDefinition[] {
+export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "ecsSkills" };
   return [
     {
@@ -30,11 +30,11 @@ export function ecsSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ ok: z.boolean() }),
       permissions: ["ecs.modify"],
       source,
-      handler: ({ entity, component, value }, ctx) => {
-        const entry = requireEntity(ctx.world, entity);
-        if (component === "position") setTransform(ctx.world, entry, { position: value as Vec3 });
-        else if (component === "rotation") setTransform(ctx.world, entry, { rotation: value as Quat });
-        else setTransform(ctx.world, entry, { scale: value as Vec3 });
+      handler: ({ entity, component, value }) => {
+        const entry = entities.require(entity);
+        if (component === "position") entities.setTransform(entry, { position: value as Vec3 });
+        else if (component === "rotation") entities.setTransform(entry, { rotation: value as Quat });
+        else entities.setTransform(entry, { scale: value as Vec3 });
         return { ok: true };
       },
     },
@@ -48,7 +48,7 @@ export function ecsSkills(_registry: SkillRegistry): SkillDefinition[] {
       permissions: ["ecs.modify"],
       source,
       handler: ({ entity, component }, ctx) => {
-        const entry = requireEntity(ctx.world, entity);
+        const entry = entities.require(entity);
         if (!entry.tags.has(component)) {
           entry.tags.add(component);
           ctx.emit("ecs.component.added", { entity, component });
@@ -66,7 +66,7 @@ export function ecsSkills(_registry: SkillRegistry): SkillDefinition[] {
       permissions: ["ecs.modify"],
       source,
       handler: ({ entity, component }, ctx) => {
-        const entry = requireEntity(ctx.world, entity);
+        const entry = entities.require(entity);
         const had = entry.tags.delete(component);
         if (had) ctx.emit("ecs.component.removed", { entity, component });
         return { ok: had };

@@ -1,12 +1,13 @@
 // physics.* skills over native Rapier.
 
-import { z } from "../../build/zod.bundle.mjs";
-import { engineError } from "../errors.ts";
-import { requireEntity } from "../scene/entities.ts";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { z } from "zod";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import type { Entities } from "../scene/entities.ts";
+import type { SkillDefinition } from "./registry.ts";
 import { Vec3 } from "./schemas.ts";
 
-export function physicsSkills(_registry: SkillRegistry): SkillDefinition[] {
+export function physicsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
+  const { physics, world } = entities;
   const source = { module: import.meta.url, factory: "physicsSkills" };
   return [
     {
@@ -18,10 +19,10 @@ export function physicsSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ ok: z.boolean() }),
       permissions: ["physics.write"],
       source,
-      handler: ({ entity, impulse }, ctx) => {
-        const entry = requireEntity(ctx.world, entity);
+      handler: ({ entity, impulse }) => {
+        const entry = entities.require(entity);
         if (entry.body === undefined) throw engineError("handler_error", `entity ${entity} has no physics body`);
-        ctx.world.physics.applyImpulse(entry.body, impulse);
+        physics.applyImpulse(entry.body, impulse);
         return { ok: true };
       },
     },
@@ -38,10 +39,10 @@ export function physicsSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() }),
       permissions: ["physics.read"],
       source,
-      handler: ({ origin, direction, maxDistance }, ctx) => {
-        const hit = ctx.world.physics.raycast(origin, direction, maxDistance);
+      handler: ({ origin, direction, maxDistance }) => {
+        const hit = physics.raycast(origin, direction, maxDistance);
         if (!hit) return { hit: false };
-        const entity = hit.eid === null ? undefined : ctx.world.world.entities.getByEid(hit.eid)?.id;
+        const entity = hit.eid === null ? undefined : world.entities.getByEid(hit.eid)?.id;
         return { hit: true, distance: hit.distance, point: hit.point, ...(entity ? { entity } : {}) };
       },
     },
@@ -66,11 +67,11 @@ export function physicsSkills(_registry: SkillRegistry): SkillDefinition[] {
       }),
       permissions: ["physics.read"],
       source,
-      handler: (_input, ctx) => {
-        const table = ctx.world.world.entities;
+      handler: () => {
+        const table = world.entities;
         const idOf = (eid: number | null) => (eid === null ? undefined : table.getByEid(eid)?.id);
         return {
-          events: ctx.world.physics.drainCollisions().map((e) => {
+          events: physics.drainCollisions().map((e) => {
             const entityA = idOf(e.eidA);
             const entityB = idOf(e.eidB);
             return {

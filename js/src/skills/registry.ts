@@ -2,14 +2,18 @@
 // resolve → Zod-validate → permission/policy → before → handler →
 // output-validate → after → emit `skill.executed`.
 
-import { z } from "../../build/zod.bundle.mjs";
+import { z } from "zod";
+import { type ErrorCode, errorCodeOf } from "../../../crates/limina-ops/js/errors.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { Decision, PolicyEngine } from "../policy/engine.ts";
-import { errorCodeOf, type MCPErrorCode, type MCPResponse, type MCPTool } from "../mcp/protocol.ts";
-import type { WorldContext } from "./context.ts";
 
 export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "ui" | "social" | "audio";
 
+/**
+ * Who is calling and what the call may do. What a handler acts on (the
+ * world, its physics, its scene) comes from the services its skill module
+ * was built with, not from here.
+ */
 export interface ExecutionContext {
   agentId: string;
   sessionId: string;
@@ -18,7 +22,6 @@ export interface ExecutionContext {
   pkg: string | null;
   /** The fixed-step tick the call runs on. */
   tick: number;
-  world: WorldContext;
   /** Records an event attributed to the caller; returns its id. */
   emit(type: string, payload: unknown, causedBy?: string[]): string;
 }
@@ -37,9 +40,13 @@ export interface SkillDefinition<I = any, O = any> {
     before?(input: I, ctx: ExecutionContext): void | Promise<void>;
     after?(result: O, ctx: ExecutionContext): void | Promise<void>;
   };
-  /** Where the definition comes from, so `dev.reload` can load it again from disk. */
+  /** Where the definition comes from, so `dev.reload` can load it again: a module and the factory it exports. */
   source?: { module: string; factory: string };
 }
+
+/** A skill module's factory: its definitions, built over the services they act on. */
+// deno-lint-ignore no-explicit-any
+export type SkillFactory<S = any> = (services: S) => SkillDefinition[];
 
 /** Who is calling, under what. */
 export interface InvokeBase {
@@ -56,9 +63,25 @@ export interface InvokeBase {
   decisionId?: string;
 }
 
-export interface SkillSummary {
+/** What a call did, in the registry's own terms (the MCP layer maps it onto its wire type). */
+export interface InvokeMetadata {
+  executionTimeMs: number;
+  /** Types of the events this call emitted, in order. */
+  eventsEmitted: string[];
+  /** Their ids, in the same order. */
+  eventIds: string[];
+}
+
+export type InvokeResult<O = unknown> =
+  | { ok: true; value: O; metadata: InvokeMetadata }
+  | { ok: false; error: { code: ErrorCode; message: string }; metadata: InvokeMetadata };
+
+/** A skill as discovery shows it: name, description and the JSON Schema of its input. */
+export interface SkillTool {
   name: string;
   description: string;
+  /** JSON Schema draft-07 of the skill's input. */
+  inputSchema: unknown;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -71,20 +94,30 @@ export function inputSchema(skill: AnySkill): unknown {
 
 export class SkillRegistry {
   private readonly skills = new Map<string, AnySkill>();
-  private tools: MCPTool[] | null = null;
+  /** The services each skill was built over, so a reload can build it again. */
+  private readonly services = new Map<string, unknown>();
+  private tools: SkillTool[] | null = null;
   private policy: PolicyEngine | null = null;
+  private readonly listeners = new Set<() => void>();
 
-  constructor(
-    readonly tracer: Tracer,
-    readonly world: WorldContext,
-    private readonly tickOf: () => number = Limina.loop.steps,
-  ) {}
+  constructor(readonly tracer: Tracer, private readonly tickOf: () => number = Limina.loop.steps) {}
 
-  register(skill: AnySkill): void {
+  register(skill: AnySkill, services?: unknown): void {
     if (this.skills.has(skill.name)) throw new Error(`skill ${skill.name} is already registered (use replace)`);
     this.check(skill);
     this.skills.set(skill.name, skill);
-    this.tools = null;
+    this.services.set(skill.name, services);
+    this.changed();
+  }
+
+  /** Registers every skill a module's factory builds over `services`. */
+  registerAll<S>(factory: SkillFactory<S>, services: S): void {
+    for (const skill of factory(services)) this.register(skill, services);
+  }
+
+  /** The services `name` was built over (what a reload passes its factory). */
+  servicesOf(name: string): unknown {
+    return this.services.get(name);
   }
 
   /** Swaps a registered skill for a new definition; later calls run the new handler. */
@@ -92,13 +125,25 @@ export class SkillRegistry {
     if (!this.skills.has(skill.name)) throw new Error(`skill ${skill.name} is not registered`);
     this.check(skill);
     this.skills.set(skill.name, skill);
-    this.tools = null;
+    this.changed();
   }
 
   unregister(name: string): boolean {
     const had = this.skills.delete(name);
-    if (had) this.tools = null;
+    this.services.delete(name);
+    if (had) this.changed();
     return had;
+  }
+
+  /** Calls `fn` whenever the skill set changes; returns the unsubscribe function. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    this.tools = null;
+    for (const fn of this.listeners) fn();
   }
 
   private check(skill: AnySkill): void {
@@ -123,10 +168,19 @@ export class SkillRegistry {
     return this.skills.size;
   }
 
-  /** The MCP tool list, memoized until the next register/unregister/replace. */
-  listTools(): MCPTool[] {
-    this.tools ??= this.all().map((s) => ({ name: s.name, description: s.description, input_schema: inputSchema(s) }));
+  /** Every skill with its input schema, memoized until the next register/unregister/replace. */
+  listTools(): SkillTool[] {
+    this.tools ??= this.all().map((s) => ({ name: s.name, description: s.description, inputSchema: inputSchema(s) }));
     return this.tools;
+  }
+
+  /** Validates `input` against `name`'s schema: the parsed input, or why not. */
+  validate(name: string, input: unknown): { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string } {
+    const skill = this.skills.get(name);
+    if (!skill) return { ok: false, code: "not_found", message: `unknown skill: ${name}` };
+    const parsed = skill.input.safeParse(input ?? {});
+    if (!parsed.success) return { ok: false, code: "invalid_input", message: `${name}: ${z.prettifyError(parsed.error)}` };
+    return { ok: true, value: parsed.data };
   }
 
   /** Attaches (or, with null, detaches) the dynamic policy engine. */
@@ -138,7 +192,7 @@ export class SkillRegistry {
     return this.policy;
   }
 
-  async invoke(name: string, input: unknown, base: InvokeBase): Promise<MCPResponse> {
+  async invoke(name: string, input: unknown, base: InvokeBase): Promise<InvokeResult> {
     const started = performance.now();
     const eventIds: string[] = [];
     const eventsEmitted: string[] = [];
@@ -149,17 +203,13 @@ export class SkillRegistry {
       eventsEmitted.push(type);
       return id;
     };
-    const done = (response: Omit<MCPResponse, "metadata">): MCPResponse => ({
-      ...response,
-      metadata: { executionTimeMs: performance.now() - started, eventsEmitted, eventIds },
-    });
-    const fail = (code: MCPErrorCode, message: string) => done({ success: false, error: { code, message } });
+    const metadata = (): InvokeMetadata => ({ executionTimeMs: performance.now() - started, eventsEmitted, eventIds });
+    const fail = (code: ErrorCode, message: string): InvokeResult => ({ ok: false, error: { code, message }, metadata: metadata() });
 
-    const skill = this.skills.get(name);
-    if (!skill) return fail("not_found", `unknown skill: ${name}`);
-
-    const parsed = skill.input.safeParse(input ?? {});
-    if (!parsed.success) return fail("invalid_input", `${name}: ${z.prettifyError(parsed.error)}`);
+    const valid = this.validate(name, input);
+    if (!valid.ok) return fail(valid.code, valid.message);
+    const skill = this.skills.get(name)!;
+    const parsed = { data: valid.value };
 
     const permissions = base.permissions instanceof Set ? base.permissions : new Set(base.permissions);
     const causedBy = [...(base.causedBy ?? [])];
@@ -203,7 +253,6 @@ export class SkillRegistry {
       profile: base.profile ?? null,
       pkg: base.pkg ?? null,
       tick,
-      world: this.world,
       emit,
     };
     const handlerStart = performance.now();
@@ -235,6 +284,6 @@ export class SkillRegistry {
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: parsed.data, tick };
     if (base.decisionId) payload.decisionId = base.decisionId;
     emit("skill.executed", payload, causedBy);
-    return done({ success: true, result: checked.data });
+    return { ok: true, value: checked.data, metadata: metadata() };
   }
 }

@@ -1,13 +1,14 @@
 // scene.* skills: whole entities in the world.
 
-import { z } from "../../build/zod.bundle.mjs";
-import { createEntity, destroyEntity } from "../scene/entities.ts";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { z } from "zod";
+import type { Entities } from "../scene/entities.ts";
+import type { SpatialIndex } from "../spatial/spatial-index.ts";
+import type { SkillDefinition } from "./registry.ts";
 import { Vec3 } from "./schemas.ts";
 
 const Color = z.number().int().min(0).max(0xffffff);
 
-export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
+export function sceneSkills({ entities, spatial }: { entities: Entities; spatial: SpatialIndex }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "sceneSkills" };
   return [
     {
@@ -32,7 +33,7 @@ export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
       permissions: ["scene.write"],
       source,
       handler: (input, ctx) => {
-        const entry = createEntity(ctx.world, input);
+        const entry = entities.create(input);
         ctx.emit("scene.entity.created", { entity: entry.id, shape: input.shape, position: input.position, body: entry.body ?? null });
         return { entity: entry.id };
       },
@@ -47,7 +48,7 @@ export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
       permissions: ["scene.write"],
       source,
       handler: ({ entity }, ctx) => {
-        const removed = destroyEntity(ctx.world, entity);
+        const removed = entities.destroy(entity);
         if (removed) ctx.emit("scene.entity.destroyed", { entity });
         return { removed };
       },
@@ -61,14 +62,12 @@ export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number() })) }),
       permissions: ["scene.read"],
       source,
-      handler: ({ near, radius, tag }, ctx) => {
-        const { world } = ctx.world;
+      handler: ({ near, radius, tag }) => {
+        const { world } = entities;
         const center = near ?? [0, 0, 0];
         let hits: { eid: number; distance: number }[];
         if (radius !== undefined) {
-          // The batched native query over the live entities (creation order).
-          const r = ctx.world.spatial.queryBatch(world.Position, world.liveEids(), ctx.world.spatialCellSize, Float64Array.of(...center, radius, -1));
-          hits = Array.from(r.eids, (eid, k) => ({ eid, distance: r.distances[k] }));
+          hits = spatial.near(center, radius);
         } else {
           hits = [];
           for (const e of world.entities.entries()) {
@@ -77,13 +76,13 @@ export function sceneSkills(_registry: SkillRegistry): SkillDefinition[] {
           }
           hits.sort((a, b) => a.distance - b.distance);
         }
-        const entities = [];
+        const found = [];
         for (const h of hits) {
           const entry = world.entities.getByEid(h.eid)!;
           if (tag !== undefined && !entry.tags.has(tag)) continue;
-          entities.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance });
+          found.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance });
         }
-        return { entities };
+        return { entities: found };
       },
     },
   ];

@@ -1,10 +1,23 @@
 // System skills: discovery, the trace, the inspector, live reload.
 
-import { z } from "../../build/zod.bundle.mjs";
-import { engineError } from "../errors.ts";
-import type { EngineEvent } from "../observability/tracer.ts";
+import { z } from "zod";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import type { AgentDirectory } from "../agents/directory.ts";
+import type { EngineEvent, Tracer } from "../observability/tracer.ts";
+import type { Entities } from "../scene/entities.ts";
 import { PROFILES } from "./profiles.ts";
 import { inputSchema, type SkillDefinition, type SkillRegistry } from "./registry.ts";
+
+/** A named function that (re)builds part of the scene; `dev.reload` can re-run it. */
+export type SceneBuilder = () => void | Promise<void>;
+
+export interface SystemServices {
+  registry: SkillRegistry;
+  tracer: Tracer;
+  entities: Entities;
+  agents: AgentDirectory;
+  sceneBuilders: Map<string, SceneBuilder>;
+}
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
 const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "ui", "social", "audio"] as const;
@@ -16,8 +29,7 @@ function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
-export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
-  const { tracer } = registry;
+export function systemSkills({ registry, tracer, entities, agents, sceneBuilders }: SystemServices): SkillDefinition[] {
   const source = (factory: string) => ({ module: import.meta.url, factory });
   return [
     {
@@ -162,7 +174,7 @@ export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
       permissions: ["scene.read", "ecs.read", "physics.read", "agent.read"],
       source: source("systemSkills"),
       handler: ({ afterEntity, limit }, ctx) => {
-        const { world, physics, agents } = ctx.world;
+        const { world, physics } = entities;
         const all = [...world.entities.entries()];
         let start = 0;
         if (afterEntity !== undefined) {
@@ -227,7 +239,7 @@ export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
             const mod = await import(`${current.source.module}?reload=${++reloads}`);
             const factory = mod[current.source.factory];
             if (typeof factory !== "function") return failed(`${current.source.module} no longer exports ${current.source.factory}`);
-            fresh = (factory(registry) as SkillDefinition[]).find((s) => s.name === name);
+            fresh = (factory(registry.servicesOf(name)) as SkillDefinition[]).find((s) => s.name === name);
           } catch (e) {
             return failed(`reloading ${current.source.module} failed: ${e instanceof Error ? e.message : String(e)}`);
           }
@@ -237,10 +249,10 @@ export function systemSkills(registry: SkillRegistry): SkillDefinition[] {
           ctx.emit("dev.skill.reload.completed", { target, name, module: current.source.module, version: fresh.version, invalidated, reason: reason ?? null });
           return { ok: true, target, invalidated, ...(reason === undefined ? {} : { reason }) };
         }
-        const builder = ctx.world.sceneBuilders.get(name);
+        const builder = sceneBuilders.get(name);
         if (!builder) return failed(`no scene builder named ${name} is registered`);
         try {
-          await builder(ctx.world);
+          await builder();
         } catch (e) {
           return failed(`scene builder ${name} threw: ${e instanceof Error ? e.message : String(e)}`);
         }

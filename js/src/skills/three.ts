@@ -1,13 +1,15 @@
 // three.* skills: transforms, PBR materials, lighting and glTF models in the
 // Three.js scene graph.
 
-import * as THREE from "../../build/three.bundle.mjs";
-import { z } from "../../build/zod.bundle.mjs";
+import * as THREE from "three";
+import { z } from "zod";
 import type { Quat } from "../ecs/world.ts";
-import { engineError } from "../errors.ts";
-import { createGLTFLoader } from "../render/gltf.ts";
-import { destroyEntity, requireEntity, setTransform } from "../scene/entities.ts";
-import type { SkillDefinition, SkillRegistry } from "./registry.ts";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import { createGLTFLoader } from "../../../crates/limina-render/js/gltf.ts";
+import { readAsset, resolveAsset } from "../../../crates/limina-runtime/js/host.ts";
+import type { Entities } from "../scene/entities.ts";
+import type { Lighting } from "../scene/scene-graph.ts";
+import type { SkillDefinition } from "./registry.ts";
 import { Vec3 } from "./schemas.ts";
 
 const Color = z.number().int().min(0).max(0xffffff);
@@ -38,10 +40,10 @@ function materialsOf(mesh: THREE.Mesh): THREE.Material[] {
 
 /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
 export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource }> {
-  const info = Limina.ops.op_assets_resolve(assetId);
+  const info = resolveAsset(assetId);
   if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
-  const bytes: Uint8Array = Limina.ops.op_assets_read(assetId);
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const bytes = readAsset(assetId);
+  const buffer = bytes.slice().buffer;
   const gltf = await createGLTFLoader().parseAsync(buffer, "");
   const object: THREE.Object3D = gltf.scene;
   let objectCount = 0;
@@ -69,7 +71,7 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
   return { object, resource };
 }
 
-export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
+export function threeSkills({ entities, lighting }: { entities: Entities; lighting: Lighting }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "threeSkills" };
   return [
     {
@@ -83,14 +85,15 @@ export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
       output: z.object({ ok: z.boolean() }),
       permissions: ["scene.write"],
       source,
-      handler: ({ entity, position, rotationEuler, scale }, ctx) => {
-        const entry = requireEntity(ctx.world, entity);
+      handler: ({ entity, position, rotationEuler, scale }) => {
+        const entry = entities.require(entity);
         let rotation: Quat | undefined;
         if (rotationEuler) {
-          const q = new THREE.Quaternion().setFromEuler(new THREE.Euler(...rotationEuler, "XYZ"));
+          const [x, y, z] = rotationEuler;
+          const q = new THREE.Quaternion().setFromEuler(new THREE.Euler(x, y, z, "XYZ"));
           rotation = [q.x, q.y, q.z, q.w];
         }
-        setTransform(ctx.world, entry, { position, rotation, scale });
+        entities.setTransform(entry, { position, rotation, scale });
         return { ok: true };
       },
     },
@@ -115,7 +118,7 @@ export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
       source,
       handler: (input, ctx) => {
         const { entity, ...changes } = input;
-        const entry = requireEntity(ctx.world, entity);
+        const entry = entities.require(entity);
         const object = entry.mesh as THREE.Object3D | undefined;
         const meshes = object ? meshesOf(object) : [];
         if (meshes.length === 0) throw engineError("handler_error", `entity ${entity} has no meshes to style`);
@@ -155,12 +158,13 @@ export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
       permissions: ["scene.write"],
       source,
       handler: (l, ctx) => {
-        const { ambient, directional } = ctx.world.lighting;
+        const { ambient, directional } = lighting;
         ambient.color.setHex(l.ambientColor);
         ambient.intensity = l.ambientIntensity;
         directional.color.setHex(l.directionalColor);
         directional.intensity = l.directionalIntensity;
-        directional.position.set(...l.direction);
+        const [dx, dy, dz] = l.direction;
+        directional.position.set(dx, dy, dz);
         directional.target.position.set(0, 0, 0);
         directional.castShadow = l.castShadow;
         const shadow = directional.shadow;
@@ -204,17 +208,7 @@ export function threeSkills(_registry: SkillRegistry): SkillDefinition[] {
       source,
       handler: async ({ assetId, position }, ctx) => {
         const { object, resource } = await loadGltf(assetId);
-        const entry = ctx.world.world.spawn({ position, tags: ["gltf"] });
-        try {
-          object.name = entry.id;
-          object.position.set(...position);
-          ctx.world.scene.add(object);
-          entry.mesh = object;
-          entry.resource = resource;
-        } catch (e) {
-          destroyEntity(ctx.world, entry.id);
-          throw e;
-        }
+        const entry = entities.adopt(object, position, ["gltf"], resource);
         ctx.emit("three.gltf.loaded", { entity: entry.id, resource });
         return { entity: entry.id, resource };
       },

@@ -9,14 +9,14 @@ const fail = (msg) => {
   process.exit(1);
 };
 
-const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "builder.readWrite"], stderr: "inherit" });
+const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "builder.readWrite"], env: process.env, stderr: "inherit" });
 const client = new Client({ name: "node-sdk-test", version: "1.0.0" });
 await client.connect(transport);
 const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
 const { tools } = await client.listTools();
-if (tools.length < 45) fail(`only ${tools.length} tools`);
+if (tools.length !== 26) fail(`${tools.length} tools, expected the 26 registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
 
@@ -29,10 +29,19 @@ if (JSON.parse(made.content[0].text).entity !== entity) fail("text content disag
 const query = await client.callTool({ name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 10 } });
 if (!query.structuredContent.entities.some((e) => e.entity === entity)) fail("the new entity is not in the world");
 
-const denied = await client.callTool({ name: "social.say", arguments: { text: "hi" } });
-if (!denied.isError || !denied.content[0].text.startsWith("forbidden: missing permission: social.act")) fail(`social.say: ${JSON.stringify(denied)}`);
+const removed = await client.callTool({ name: "social.say", arguments: { text: "hi" } });
+if (!removed.isError || removed.content[0].text !== "not_found: unknown skill: social.say") fail(`social.say: ${JSON.stringify(removed)}`);
 const invalid = await client.callTool({ name: "scene.createEntity", arguments: { size: -1 } });
 if (!invalid.isError || !invalid.content[0].text.startsWith("invalid_input")) fail(`invalid input: ${JSON.stringify(invalid)}`);
-
 await client.close();
+
+// A server whose standard clients run read-only: looking is allowed, building is not.
+const reader = new Client({ name: "node-sdk-reader", version: "1.0.0" });
+await reader.connect(new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "system.readonly"], env: process.env, stderr: "inherit" }));
+const looked = await reader.callTool({ name: "scene.queryEntities", arguments: {} });
+if (looked.isError) fail(`scene.queryEntities under system.readonly: ${JSON.stringify(looked)}`);
+const denied = await reader.callTool({ name: "scene.createEntity", arguments: {} });
+if (!denied.isError || !denied.content[0].text.startsWith("forbidden: missing permission: scene.write")) fail(`scene.createEntity under system.readonly: ${JSON.stringify(denied)}`);
+await reader.close();
+
 console.log(JSON.stringify({ ok: true, sdk: "@modelcontextprotocol/sdk", tools: tools.length, entity }));

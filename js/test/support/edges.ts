@@ -1,6 +1,6 @@
 // Counts the edge pixels an unlit white triangle leaves partly covered on a
 // black background: zero without multisampling, many with it.
-import * as THREE from "../../build/three.bundle.mjs";
+import * as THREE from "three";
 
 export async function partlyCoveredPixels(renderer: THREE.WebGPURenderer, readPixels: () => Promise<Uint8Array>): Promise<number> {
   const scene = new THREE.Scene();

@@ -3,6 +3,7 @@
 // LIMINA_GATEWAY_KEY and LIMINA_GATEWAY_MODEL. Unconfigured, it rejects
 // saying so; it never pretends to decide.
 
+import { env } from "../../../../crates/limina-runtime/js/host.ts";
 import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, postJson, replyToolCalls } from "./provider.ts";
 
 export interface GatewayOptions {
@@ -25,7 +26,6 @@ export class GatewayProvider implements LLMProvider {
   private readonly timeoutMs: number;
 
   constructor(options: GatewayOptions = {}) {
-    const env = (k: string): string | undefined => Limina.ops.op_limina_env(k) ?? undefined;
     this.baseUrl = options.baseUrl ?? env("LIMINA_GATEWAY_URL");
     this.apiKey = options.apiKey ?? env("LIMINA_GATEWAY_KEY");
     this.model = options.model ?? env("LIMINA_GATEWAY_MODEL");

@@ -1,13 +1,15 @@
 // The LLMProvider seam: perception and tools in, candidate tool calls out.
 // Providers never act: the DecisionSystem validates every candidate.
 
-import type { MCPRequest, MCPTool } from "../../mcp/protocol.ts";
+import { httpPost } from "../../../../crates/limina-runtime/js/host.ts";
+import type { MCPRequest } from "../../mcp/protocol.ts";
+import type { SkillTool } from "../../skills/registry.ts";
 import type { Perception } from "../registry.ts";
 
 export interface DecideRequest {
   systemPrompt: string;
   perception: Perception;
-  tools: MCPTool[];
+  tools: SkillTool[];
   previousResults: unknown[];
 }
 
@@ -29,7 +31,7 @@ export const fromFunctionName = (fn: string) => fn.replaceAll("__", ".");
 
 /** One POST through the native HTTP op; a non-2xx status or non-JSON body is an error. */
 export async function postJson(url: string, body: unknown, options: { timeoutMs: number; headers?: [string, string][] }): Promise<unknown> {
-  const r: { status: number; body: string } = await Limina.ops.op_http_post({
+  const r = await httpPost({
     url,
     body: JSON.stringify(body),
     headers: options.headers ?? [],
@@ -52,8 +54,8 @@ export function decisionMessages(req: DecideRequest): { role: string; content: s
 }
 
 /** Skills as function tools (the shape Ollama and OpenAI-compatible APIs share). */
-export function functionTools(tools: MCPTool[]): unknown[] {
-  return tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.input_schema } }));
+export function functionTools(tools: SkillTool[]): unknown[] {
+  return tools.map((t) => ({ type: "function", function: { name: toFunctionName(t.name), description: t.description, parameters: t.inputSchema } }));
 }
 
 /** Tool calls a model wrote as text: a `{name, arguments}` object (or a list), possibly in a code fence. */

@@ -1,0 +1,48 @@
+// The native batched radius query (limina-ecs), with the oracle's result
+// layout. Output buffers are reused across calls and grown on demand.
+
+import type { Vec3Columns } from "../../limina-ops/js/soa.ts";
+import { checkQueries, type SpatialResults } from "./grid.ts";
+
+interface EcsOps {
+  op_ecs_spatial_query_batch(
+    x: Float32Array, y: Float32Array, z: Float32Array, eids: Uint32Array, cellSize: number,
+    queries: Float64Array, offsets: Uint32Array, outEids: Uint32Array, outDistances: Float64Array,
+  ): number;
+}
+
+const { op_ecs_spatial_query_batch } = Limina.ops as unknown as EcsOps;
+
+export class NativeSpatialQuery {
+  private offsets = new Uint32Array(1);
+  private eids = new Uint32Array(1024);
+  private distances = new Float64Array(1024);
+
+  /**
+   * Indexes `eids` (insertion order) at `position` and answers every packed
+   * `[x, y, z, radius, selfEid]` query in one native call. The returned
+   * views alias this object's buffers until the next call.
+   */
+  queryBatch(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): SpatialResults {
+    const n = checkQueries(queries);
+    if (this.offsets.length < n + 1) this.offsets = new Uint32Array(n + 1);
+    let total = this.call(position, eids, cellSize, queries);
+    if (total > this.eids.length) {
+      const size = Math.max(total, this.eids.length * 2);
+      this.eids = new Uint32Array(size);
+      this.distances = new Float64Array(size);
+      total = this.call(position, eids, cellSize, queries);
+    }
+    return {
+      offsets: this.offsets.subarray(0, n + 1),
+      eids: this.eids.subarray(0, total),
+      distances: this.distances.subarray(0, total),
+    };
+  }
+
+  private call(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): number {
+    return op_ecs_spatial_query_batch(
+      position.x, position.y, position.z, eids, cellSize, queries, this.offsets, this.eids, this.distances,
+    );
+  }
+}

@@ -1,0 +1,54 @@
+// The JS face of limina-mcp: the transports frame, bound and move bytes;
+// the JSON-RPC server (js/src/mcp/server.ts) reads their events and queues
+// its replies through these functions.
+
+export type HubEvent =
+  | { kind: "open"; conn: number; peer: string }
+  | { kind: "message"; conn: number; text: string }
+  | { kind: "rejected"; conn: number; reason: string }
+  | { kind: "close"; conn: number; reason: string };
+
+/** How `--mcp-stdio` / `--mcp-ws` asked to serve. */
+export interface ServeConfig {
+  transport: "stdio" | "ws";
+  host: string;
+  port: number;
+  profile: string;
+  maxMessageBytes: number;
+  /** The module that builds the world, as a file URL. */
+  worldModule: string | null;
+}
+
+/** What queuing a message did: sent, dropped (droppable — a state delta — and the client is behind), or the connection is closed. */
+export const SendOutcome = { Sent: 0, Dropped: 1, Closed: 2 } as const;
+export type SendOutcome = (typeof SendOutcome)[keyof typeof SendOutcome];
+
+interface McpOps {
+  op_mcp_config(): ServeConfig | null;
+  op_mcp_listen_stdio(maxMessageBytes: number): number;
+  op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number): Promise<number>;
+  op_mcp_next(): Promise<HubEvent | null>;
+  op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
+  op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
+  op_mcp_backlog(conn: number): number;
+  op_mcp_close(conn: number): void;
+}
+
+const ops = Limina.ops as unknown as McpOps;
+
+/** The serve configuration, or null when this process is not an MCP server. */
+export const serveConfig = (): ServeConfig | null => ops.op_mcp_config();
+/** Serves MCP on stdin/stdout; returns its connection id. */
+export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_listen_stdio(maxMessageBytes);
+/** Listens for WebSocket clients; resolves to the bound port. */
+export const listenWs = (host: string, port: number, maxMessageBytes: number): Promise<number> => ops.op_mcp_listen_ws(host, port, maxMessageBytes);
+/** The next transport event (null once every transport is gone). */
+export const nextEvent = (): Promise<HubEvent | null> => ops.op_mcp_next();
+/** Queues one message to a connection. */
+export const send = (conn: number, text: string, droppable: boolean): SendOutcome => ops.op_mcp_send(conn, text, droppable);
+/** Queues the same message to many connections; each outcome in order. */
+export const broadcast = (conns: number[], text: string, droppable: boolean): SendOutcome[] => ops.op_mcp_broadcast(conns, text, droppable);
+/** Messages queued to a connection and not yet written. */
+export const backlog = (conn: number): number => ops.op_mcp_backlog(conn);
+/** Closes a connection once its queued messages are written. */
+export const close = (conn: number): void => ops.op_mcp_close(conn);

@@ -1,0 +1,105 @@
+//! What start-up would otherwise redo on every run, kept on disk: V8's
+//! compiled code for modules (so a second start skips parsing what it parsed
+//! before — the three.js bundle above all) and TypeScript transpiled to
+//! JavaScript with its source map. Entries are keyed by module and checked
+//! against a hash of the exact source; V8 itself rejects code made by
+//! another V8 build, and a rejected or missing entry is simply made again.
+//! Where the cache directory cannot be written, nothing is cached and
+//! nothing fails.
+//!
+//! Directory: `$LIMINA_CACHE_DIR`, else `$XDG_CACHE_HOME/limina`, else
+//! `~/.cache/limina`, under `code-<version>/`. `LIMINA_CACHE_DIR=off` disables it.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use deno_core::{ModuleSourceCode, ModuleSpecifier, SourceCodeCacheInfo};
+
+pub struct CodeCache {
+  dir: Option<PathBuf>,
+}
+
+/// A stable 64-bit hash of a module's source (FNV-1a: the same across runs and builds).
+pub fn source_hash(code: &[u8]) -> u64 {
+  let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+  for &b in code {
+    h ^= u64::from(b);
+    h = h.wrapping_mul(0x0000_0100_0000_01b3);
+  }
+  h
+}
+
+impl CodeCache {
+  pub fn from_env() -> Self {
+    let base = match std::env::var_os("LIMINA_CACHE_DIR") {
+      Some(dir) if dir == "off" => None,
+      Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+      _ => std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("limina")),
+    };
+    Self { dir: base.map(|b| b.join(concat!("code-", env!("CARGO_PKG_VERSION")))) }
+  }
+
+  fn entry(&self, specifier: &str, kind: &str) -> Option<PathBuf> {
+    Some(self.dir.as_ref()?.join(format!("{:016x}.{kind}", source_hash(specifier.as_bytes()))))
+  }
+
+  /// The entry of `kind` for `specifier`, when it was made from source with hash `hash`.
+  fn get(&self, specifier: &str, kind: &str, hash: u64) -> Option<Vec<u8>> {
+    let mut bytes = std::fs::read(self.entry(specifier, kind)?).ok()?;
+    let stored = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+    (stored == hash).then(|| bytes.split_off(8))
+  }
+
+  /// Writes an entry whole, then renames it into place.
+  fn put(&self, specifier: &str, kind: &str, hash: u64, parts: &[&[u8]]) {
+    let (Some(dir), Some(path)) = (self.dir.as_ref(), self.entry(specifier, kind)) else { return };
+    let tmp = path.with_extension(format!("{kind}.tmp{}", std::process::id()));
+    let written = std::fs::create_dir_all(dir).and_then(|()| {
+      let mut f = std::fs::File::create(&tmp)?;
+      f.write_all(&hash.to_le_bytes())?;
+      parts.iter().try_for_each(|p| f.write_all(p))
+    });
+    if written.and_then(|()| std::fs::rename(&tmp, &path)).is_err() {
+      let _ = std::fs::remove_file(&tmp);
+    }
+  }
+
+  /// What to tell V8 about `specifier` with source `code`: its cached code when
+  /// there is a matching entry, else a request to make one.
+  pub fn lookup(&self, specifier: &str, code: &[u8]) -> Option<SourceCodeCacheInfo> {
+    self.dir.as_ref()?;
+    let hash = source_hash(code);
+    Some(SourceCodeCacheInfo { hash, data: self.get(specifier, "v8", hash).map(Into::into) })
+  }
+
+  /// Stores V8's code for `specifier`.
+  pub fn store(&self, specifier: &str, hash: u64, code_cache: &[u8]) {
+    self.put(specifier, "v8", hash, &[code_cache]);
+  }
+
+  /// The JavaScript and source map `source` (TypeScript) was transpiled to before.
+  pub fn transpiled(&self, specifier: &str, source: &str) -> Option<(String, Vec<u8>)> {
+    let bytes = self.get(specifier, "js", source_hash(source.as_bytes()))?;
+    let len = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize;
+    let js = String::from_utf8(bytes.get(8..8 + len)?.to_vec()).ok()?;
+    Some((js, bytes[8 + len..].to_vec()))
+  }
+
+  pub fn store_transpiled(&self, specifier: &str, source: &str, js: &str, map: &[u8]) {
+    self.put(specifier, "js", source_hash(source.as_bytes()), &[&(js.len() as u64).to_le_bytes(), js.as_bytes(), map]);
+  }
+}
+
+impl deno_core::ExtCodeCache for CodeCache {
+  fn get_code_cache_info(&self, specifier: &ModuleSpecifier, code: &ModuleSourceCode, _esm: bool) -> SourceCodeCacheInfo {
+    self.lookup(specifier.as_str(), code.as_bytes()).unwrap_or(SourceCodeCacheInfo { hash: source_hash(code.as_bytes()), data: None })
+  }
+
+  fn code_cache_ready(&self, specifier: ModuleSpecifier, hash: u64, code_cache: &[u8], _esm: bool) {
+    self.store(specifier.as_str(), hash, code_cache);
+  }
+}

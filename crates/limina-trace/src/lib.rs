@@ -1,0 +1,27 @@
+//! The world log on disk: the sha256 chain over EngineEvents (sealed and
+//! verified natively), the spooled full history behind each Tracer, trace
+//! files confined to the trace directory, and `limina trace verify`. The
+//! typed JS face is `js/chain.ts`.
+
+pub mod chain;
+mod log;
+mod ops;
+
+pub use chain::{verify, IntegrityError, IntegrityReason, VerifiedTrace};
+
+deno_core::extension!(
+  limina_trace,
+  deps = [limina_ops],
+  ops = [
+    ops::op_trace_seal,
+    ops::op_trace_verify,
+    ops::op_trace_write,
+    ops::op_trace_read,
+    ops::op_trace_dir,
+    log::op_trace_log_open,
+    log::op_trace_log_append,
+    log::op_trace_log_read,
+    log::op_trace_log_export,
+    log::op_trace_log_close,
+  ],
+);

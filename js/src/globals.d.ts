@@ -1,0 +1,49 @@
+// The globals the limina host installs in every module: `Limina` (the loop,
+// arguments, process control) and the `LiminaError` class native failures
+// arrive as. Web-style globals (console, timers, performance, TextEncoder,
+// TextDecoder, AbortController, navigator.gpu) follow the DOM's types.
+
+interface LiminaLoopStats {
+  steps: number;
+  frames: number;
+  simTime: number;
+  fixedDt: number;
+  clock: "realtime" | "virtual";
+}
+
+interface LiminaRunResult {
+  /** Exit code; null when a signal ended the child. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+interface LiminaGlobal {
+  /** The limina version. */
+  readonly version: string;
+  /** Arguments after the module on the command line. */
+  readonly args: readonly string[];
+  /** The host's fixed-timestep loop (the "limina" module's onFixedStep/onFrame fan out from these slots). */
+  readonly loop: {
+    onFixedStep(cb: (dt: number) => void): void;
+    onFrame(cb: (alpha: number) => void): void;
+    stop(): void;
+    stats(): LiminaLoopStats;
+    /** Fixed steps run so far: the current tick. */
+    steps(): number;
+  };
+  /** The path of the running limina binary. */
+  readonly execPath: string;
+  /** Runs a child process off the loop. */
+  run(options: { cmd: string; args?: string[]; cwd?: string; stdin?: string }): Promise<LiminaRunResult>;
+  /** Flushes output and ends the process with `code`. */
+  exit(code?: number): never;
+}
+
+declare const Limina: LiminaGlobal;
+
+/** A native or engine failure with a stable machine-readable `code` (see ERROR_CODES in "limina"). */
+declare class LiminaError extends Error {
+  code: string;
+}

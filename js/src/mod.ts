@@ -1,0 +1,111 @@
+// The public API of Limina: `import { … } from "limina"`. Everything a game,
+// a tool or a test builds on — the loop, the world session, rendering, the
+// skill registry and MCP, agents — under one stable specifier. The testing
+// harness is "limina/testing"; benchmark helpers are "limina/bench".
+
+// The loop.
+export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "./loop.ts";
+
+// Errors: one vocabulary from native ops to MCP.
+export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "../../crates/limina-ops/js/errors.ts";
+export type { Quat, QuatColumns, Vec3, Vec3Columns } from "../../crates/limina-ops/js/soa.ts";
+export { base64 } from "../../crates/limina-ops/js/base64.ts";
+
+// The world: ECS, entities, physics, spatial queries, scene graph.
+export { MAX_ENTITIES, type SpawnOptions, World, type WorldSnapshot } from "./ecs/world.ts";
+export { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./ecs/entity-table.ts";
+export { type CreateEntityOptions, Entities } from "./scene/entities.ts";
+export { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
+export {
+  type BodyDesc,
+  type BodyKind,
+  type BodyState,
+  type CollisionEvent,
+  PhysicsWorld,
+  type RayHit,
+  type ShapeDesc,
+} from "../../crates/limina-physics/js/physics.ts";
+export { checkQueries, type Hit, SpatialGrid, type SpatialResults } from "../../crates/limina-ecs/js/grid.ts";
+export { NativeSpatialQuery } from "../../crates/limina-ecs/js/native.ts";
+export { SpatialIndex } from "./spatial/spatial-index.ts";
+export { createWorldSession, WorldSession, type WorldSessionOptions } from "./world-session.ts";
+
+// Rendering and input.
+export { createEngine, type Engine, type EngineOptions } from "./engine.ts";
+export { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
+export { readTexture, type RenderTarget } from "../../crates/limina-render/js/target.ts";
+export { createGLTFLoader } from "../../crates/limina-render/js/gltf.ts";
+export { decodePng, type DecodedImage, readPng, type RenderConfig, renderConfig, writePng } from "../../crates/limina-render/js/ops.ts";
+export { Input, type InputEvent } from "../../crates/limina-render/js/input.ts";
+export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
+export { type AssetInfo, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
+
+// Skills, permissions and policy.
+export {
+  type ExecutionContext,
+  type InvokeBase,
+  type InvokeMetadata,
+  type InvokeResult,
+  inputSchema,
+  type SkillCategory,
+  type SkillDefinition,
+  type SkillFactory,
+  SkillRegistry,
+  type SkillTool,
+} from "./skills/registry.ts";
+export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "./skills/profiles.ts";
+export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "./skills/schemas.ts";
+export { type GltfResource, loadGltf } from "./skills/three.ts";
+export type { SceneBuilder } from "./skills/system.ts";
+export {
+  type Boundary,
+  type BudgetSnapshot,
+  type Decision,
+  PolicyEngine,
+  type PolicyEngineOptions,
+  type PolicyInput,
+  type PolicyRule,
+  type QuotaSnapshot,
+} from "./policy/engine.ts";
+
+// The world log.
+export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "./observability/tracer.ts";
+export {
+  type IntegrityReason,
+  parseTrace,
+  readTrace,
+  readTraceText,
+  sealEvents,
+  TraceIntegrityError,
+  traceDir,
+  verifyJsonl,
+  WorldLog,
+  writeTraceFile,
+} from "../../crates/limina-trace/js/chain.ts";
+
+// MCP.
+export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "./mcp/mcp.ts";
+export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "./mcp/protocol.ts";
+
+// Agents.
+export { AgentDirectory, type AgentSource, type AgentSummary } from "./agents/directory.ts";
+export { type AgentRecord, AgentRegistry, type AgentSpec, type PerceivedEntity, type Perception, type QueuedAction } from "./agents/registry.ts";
+export { type AgentBudget, AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "./agents/scheduler.ts";
+export { type AgentSystems, createAgentSystems } from "./agents/systems.ts";
+export { pursueNearest } from "./agents/policies.ts";
+export {
+  type DecideRequest,
+  type DecideResult,
+  decisionMessages,
+  fromFunctionName,
+  functionTools,
+  type LLMProvider,
+  type ProviderMap,
+  replyToolCalls,
+  toFunctionName,
+  toolCallsFromFunctions,
+  toolCallsFromText,
+} from "./agents/providers/provider.ts";
+export { ScriptedProvider } from "./agents/providers/scripted.ts";
+export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/providers/ollama.ts";
+export { type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";

@@ -1,0 +1,27 @@
+// A world's radius queries: the native batched query (limina-ecs) over the
+// world's live entities in creation order, byte-identical to the JS oracle.
+
+import type { SpatialResults } from "../../../crates/limina-ecs/js/grid.ts";
+import { NativeSpatialQuery } from "../../../crates/limina-ecs/js/native.ts";
+import type { Vec3, World } from "../ecs/world.ts";
+
+export class SpatialIndex {
+  private readonly native = new NativeSpatialQuery();
+
+  /** `cellSize`: the grid's cell edge in metres (it changes cost, never results). */
+  constructor(readonly world: World, readonly cellSize = 8) {}
+
+  /**
+   * Answers packed `[x, y, z, radius, selfEid] × N` queries in one native
+   * call. The returned views alias internal buffers until the next call.
+   */
+  queryBatch(queries: Float64Array): SpatialResults {
+    return this.native.queryBatch(this.world.Position, this.world.liveEids(), this.cellSize, queries);
+  }
+
+  /** Entities within `radius` of `center` (excluding `selfEid`), nearest first. */
+  near(center: Vec3, radius: number, selfEid = -1): { eid: number; distance: number }[] {
+    const r = this.queryBatch(Float64Array.of(center[0], center[1], center[2], radius, selfEid));
+    return Array.from(r.eids, (eid, k) => ({ eid, distance: r.distances[k] }));
+  }
+}
