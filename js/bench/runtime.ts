@@ -1,5 +1,7 @@
 // Runtime bridge costs: an empty fast op, a 1M-element in-place buffer op,
-// a small JSON round trip, and process start-up.
+// a small JSON round trip, and process start-up (hello world, a module
+// importing three, one building a world session from "limina"), each with
+// the start-up cache warm and with it off.
 // Run: limina --bench-ops js/bench/runtime.ts   (final line: JSON figures)
 import { benchOps, medianMs, round, summarize } from "limina/bench";
 
@@ -37,17 +39,22 @@ const jsonRoundTripUs = perCallNs(JSON_CALLS, () => {
   for (let i = 0; i < JSON_CALLS; i++) op_limina_echo_json(payload);
 }) / 1000;
 
-async function startup(module: string, runs: number) {
+async function startup(module: string, runs: number, cache: boolean) {
   const wall: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const out = await Limina.run({ cmd: Limina.execPath, args: [module] });
+  const env: Record<string, string> = cache ? {} : { LIMINA_CACHE_DIR: "off" };
+  for (let i = 0; i < runs + 1; i++) {
+    const out = await Limina.run({ cmd: Limina.execPath, args: [`js/bench/startup/${module}.ts`], env });
     if (out.code !== 0) throw new Error(`${module} failed: ${out.stderr}`);
-    wall.push(out.wallMs);
+    if (i > 0) wall.push(out.wallMs); // the first run warms the cache and the page cache
   }
   return summarize(wall);
 }
-const hello = await startup("tests/fixtures/hello.ts", 30);
-const helloThree = await startup("tests/fixtures/hello_three.ts", 10);
+const hello = await startup("hello", 30, true);
+const helloThree = await startup("three", 20, true);
+const engine = await startup("engine", 20, true);
+const helloCold = await startup("hello", 20, false);
+const threeCold = await startup("three", 20, false);
+const engineCold = await startup("engine", 20, false);
 
 const figures = {
   bench: "runtime",
@@ -59,9 +66,13 @@ const figures = {
   jsonRoundTripUs: round(jsonRoundTripUs),
   startupHelloP50Ms: round(hello.p50, 2),
   startupHelloMinMs: round(hello.min, 2),
-  startupWithThreeP50Ms: round(helloThree.p50, 2),
+  startupThreeP50Ms: round(helloThree.p50, 2),
+  startupEngineP50Ms: round(engine.p50, 2),
+  startupHelloNoCacheP50Ms: round(helloCold.p50, 2),
+  startupThreeNoCacheP50Ms: round(threeCold.p50, 2),
+  startupEngineNoCacheP50Ms: round(engineCold.p50, 2),
   sink: sink > 0,
 };
 console.log(`fast op call: ${figures.fastOpNs} ns; 1M in-place scale: ${figures.scale1MNativeMs} ms native vs ${figures.scale1MJsMs} ms JS`);
-console.log(`JSON round trip: ${figures.jsonRoundTripUs} µs; start-up (hello): p50 ${figures.startupHelloP50Ms} ms`);
+console.log(`JSON round trip: ${figures.jsonRoundTripUs} µs; start-up p50: hello ${figures.startupHelloP50Ms} ms, three ${figures.startupThreeP50Ms} ms, engine ${figures.startupEngineP50Ms} ms (cache off: ${figures.startupHelloNoCacheP50Ms} / ${figures.startupThreeNoCacheP50Ms} / ${figures.startupEngineNoCacheP50Ms} ms)`);
 console.log(JSON.stringify(figures));

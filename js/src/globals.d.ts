@@ -36,7 +36,7 @@ interface LiminaGlobal {
   /** The path of the running limina binary. */
   readonly execPath: string;
   /** Runs a child process off the loop. */
-  run(options: { cmd: string; args?: string[]; cwd?: string; stdin?: string }): Promise<LiminaRunResult>;
+  run(options: { cmd: string; args?: string[]; cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<LiminaRunResult>;
   /** Flushes output and ends the process with `code`. */
   exit(code?: number): never;
 }

@@ -1,8 +1,8 @@
 // Offscreen rendering on the WebGPU adapter this machine has (lavapipe's
 // "llvmpipe" on the CPU here): real pixels, asserted.
-import { assert, assertEquals, test } from "limina/testing";
+import { assert, assertEquals, assertThrows, test } from "limina/testing";
 import * as THREE from "three";
-import { createOffscreenRenderer, loadGltf, readPng } from "limina";
+import { createOffscreenRenderer, decodePng, loadGltf, readPng, renderConfig, writePng } from "limina";
 import { partlyCoveredPixels } from "./support/edges.ts";
 
 const W = 200;
@@ -125,6 +125,23 @@ test("limina --screenshot writes the last frame of a demo as PNG, with no window
   const colours = new Set<number>();
   for (let i = 0; i < png.data.length; i += 4 * 97) colours.add((png.data[i] << 16) | (png.data[i + 1] << 8) | png.data[i + 2]);
   assert(colours.size > 10, `a drawn frame, not a blank one (${colours.size} colours sampled)`);
+});
+
+test("PNG ops: write, read back and decode RGBA8 exactly; the render config is the command line's", async () => {
+  const w = 5;
+  const h = 3;
+  const rgba = new Uint8Array(w * h * 4).map((_, i) => (i * 37) & 255);
+  const path = `/tmp/limina-png-${Date.now()}.png`;
+  writePng(path, w, h, rgba);
+  const back = readPng(path);
+  assertEquals([back.width, back.height], [w, h]);
+  assertEquals(Array.from(back.data), Array.from(rgba), "lossless round trip");
+  const hex = await Limina.run({ cmd: "od", args: ["-An", "-v", "-tx1", path] });
+  const bytes = Uint8Array.from(hex.stdout.trim().split(/\s+/), (b) => parseInt(b, 16));
+  const decoded = decodePng(bytes);
+  assertEquals([decoded.width, decoded.height, Array.from(decoded.data)], [w, h, Array.from(rgba)]);
+  assertThrows(() => decodePng(Uint8Array.of(1, 2, 3)), { name: "LiminaError", code: "invalid_input" });
+  assertEquals(renderConfig(), { screenshot: null, width: 1280, height: 720, maxFrames: null }, "no --size, --frames or --screenshot given");
 });
 
 test("with no WebGPU adapter, createEngine says so", async () => {

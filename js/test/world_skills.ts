@@ -1,7 +1,7 @@
 // World skills over the real world: SoA, scene graph, physics bodies, events.
-import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
+import { assert, assertAlmostEquals, assertEquals, assertThrows, test } from "limina/testing";
 import * as THREE from "three";
-import { createWorldSession, type InvokeResult, resolveProfile, World } from "limina";
+import { createWorldSession, type InvokeResult, readAsset, resolveAsset, resolveProfile, World } from "limina";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
 const READER = { agentId: "r1", sessionId: "s2", permissions: resolveProfile("system.readonly"), profile: "system.readonly" };
@@ -212,6 +212,17 @@ test("three.loadGLTF: a sandboxed asset id, parsed by GLTFLoader, metadata from 
   expectError(await call("three.loadGLTF", {}), "invalid_input", "assetId");
   expectError(await call("three.loadGLTF", { assetId: "crate" }, READER), "forbidden", "scene.write");
   assertEquals(world.entities.size, 1, "failures created nothing");
+});
+
+test("the sandboxed asset store behind three.loadGLTF", () => {
+  const info = resolveAsset("crate");
+  assertEquals([info.id, info.kind, info.source], ["crate", "gltf", "models/crate.glb"]);
+  assert(info.description.length > 0);
+  const bytes = readAsset("crate");
+  assertEquals(bytes.byteLength, 4116);
+  assertEquals(new TextDecoder().decode(bytes.subarray(0, 4)), "glTF", "a binary glTF");
+  assertThrows(() => resolveAsset("missing-model"), { code: "not_found", message: "unknown asset" });
+  assertThrows(() => readAsset("../../etc/passwd"), { code: "invalid_input" });
 });
 
 test("physics.applyImpulse / raycast / collisionEvents over real bodies", async () => {

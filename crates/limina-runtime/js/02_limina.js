@@ -16,7 +16,7 @@ import {
   op_set_frame_callback,
 } from "ext:core/ops";
 
-const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "stdin"]);
+const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "env", "stdin"]);
 
 globalThis.Limina = Object.freeze({
   version: op_limina_version(),
@@ -35,7 +35,7 @@ globalThis.Limina = Object.freeze({
   /** The path of the running limina binary. */
   execPath: op_limina_exec_path(),
   /**
-   * Runs a child process off the loop: `{cmd, args?, cwd?, stdin?}` →
+   * Runs a child process off the loop: `{cmd, args?, cwd?, env?, stdin?}` →
    * `{code, stdout, stderr, wallMs}`.
    */
   run: (options) => {

@@ -66,6 +66,7 @@ fn builtin_manifest() -> Manifest {
 }
 
 /// Where an asset's bytes come from.
+#[derive(Debug)]
 pub enum AssetFile {
   User(PathBuf),
   Builtin(&'static str),

@@ -87,6 +87,9 @@ pub struct RunOptions {
   #[serde(default)]
   args: Vec<String>,
   cwd: Option<String>,
+  /// Variables set for the child, on top of this process's environment.
+  #[serde(default)]
+  env: std::collections::BTreeMap<String, String>,
   /// Written to the child's stdin, which is then closed.
   stdin: Option<String>,
 }
@@ -108,6 +111,7 @@ pub async fn op_limina_run(#[serde] options: RunOptions) -> Result<RunOutput, Op
   let mut command = tokio::process::Command::new(&options.cmd);
   command
     .args(&options.args)
+    .envs(&options.env)
     .stdin(if options.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())

@@ -52,6 +52,29 @@ pub struct HostOptions {
   pub bench_ops: bool,
 }
 
+include!(concat!(env!("OUT_DIR"), "/extension_sources.rs"));
+
+/// deno_core reads an extension's JS from its crate's source directory when
+/// the runtime starts (it expects a snapshot to carry it otherwise); give it
+/// the copies embedded at build time instead, so the binary needs no sources.
+fn embed_extension_sources(extension: &mut deno_core::Extension) {
+  use deno_core::{ExtensionFileSource, ExtensionFileSourceCode};
+  let embed = |files: &mut std::borrow::Cow<'static, [ExtensionFileSource]>| {
+    for file in files.to_mut().iter_mut() {
+      let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code else { continue };
+      let source = EXTENSION_SOURCES
+        .iter()
+        .find(|(key, _)| path.ends_with(key) && path[..path.len() - key.len()].ends_with('/'))
+        .unwrap_or_else(|| panic!("{} ({path}) was not embedded at build time", file.specifier));
+      *file = ExtensionFileSource::new_computed(file.specifier, std::sync::Arc::from(source.1));
+    }
+  };
+  embed(&mut extension.js_files);
+  embed(&mut extension.esm_files);
+  embed(&mut extension.lazy_loaded_esm_files);
+  embed(&mut extension.lazy_loaded_js_files);
+}
+
 /// A fresh V8 host with every Limina extension registered.
 pub fn new_runtime(options: HostOptions) -> JsRuntime {
   let mut extensions = vec![limina_ops::limina_ops::init()];
@@ -65,6 +88,7 @@ pub fn new_runtime(options: HostOptions) -> JsRuntime {
     limina_mcp::limina_mcp::init(options.serve),
     limina_runtime::init(options.args),
   ]);
+  extensions.iter_mut().for_each(embed_extension_sources);
   let code_cache = Rc::new(CodeCache::from_env());
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new(code_cache.clone()) as Rc<_>),

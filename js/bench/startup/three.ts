@@ -1,0 +1,2 @@
+import { REVISION } from "three";
+console.log(`three r${REVISION}`);
