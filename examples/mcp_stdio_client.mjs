@@ -1,6 +1,7 @@
 // A minimal MCP client in plain Node (no dependencies): spawns
 // `limina --mcp-stdio` and walks initialize → tools/list → tools/call →
-// shutdown over newline-delimited JSON-RPC.
+// shutdown over newline-delimited JSON-RPC, then opens a read-only session
+// whose write is denied.
 // Run: node examples/mcp_stdio_client.mjs [path-to-limina]
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -29,8 +30,14 @@ console.log(`${tools.length} tools, e.g.`, tools.slice(0, 5).map((t) => t.name).
 const created = await request("tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", color: 0xff8c1a, position: [0, 0.5, 0], dynamic: true } });
 console.log("created:", created.result.result.entity, "in", created.result.metadata.executionTimeMs.toFixed(2), "ms; events:", created.result.metadata.eventsEmitted.join(", "));
 
-const denied = await request("tools/call", { name: "social.say", arguments: { text: "hello" } });
-console.log("social.say →", denied.error.code, denied.error.message);
+await request("shutdown", {});
+
+// A read-only observer may look, not build: the call is refused and changes nothing.
+await request("initialize", { agentId: "example-observer", sessionId: "sess_observer", profile: "system.readonly" });
+const denied = await request("tools/call", { name: "scene.createEntity", arguments: { shape: "box" } });
+console.log("scene.createEntity as system.readonly →", denied.error.code, denied.error.message);
+const { result: seen } = await request("tools/call", { name: "scene.queryEntities", arguments: {} });
+console.log("entities the observer sees:", seen.result.entities.map((e) => e.entity).join(", "));
 
 await request("shutdown", {});
 server.stdin.end();

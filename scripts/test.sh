@@ -40,7 +40,7 @@ printf '\n== cargo test\n' >&2
 # No doctests: the only ones are the ignored examples deno_core's extension! macro generates.
 log=$(mktemp)
 status=0
-cargo test --release --locked --workspace --lib --bins --tests 2>&1 | tee "$log" || status=$?
+cargo test --release --locked --workspace --bins --tests 2>&1 | tee "$log" || status=$?
 # One closing line for the whole run (the JS suites count inside cli.rs's every_js_suite_passes).
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
 rm -f "$log"

@@ -45,7 +45,7 @@ interface LiminaGlobal {
   /** The path of the running limina binary. */
   readonly execPath: string;
   /** Runs a child process off the loop. */
-  run(options: { cmd: string; args?: string[]; cwd?: string; stdin?: string }): Promise<LiminaRunResult>;
+  run(options: { cmd: string; args?: string[]; cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<LiminaRunResult>;
   /** Flushes output and ends the process with `code`. */
   exit(code?: number): never;
 }
@@ -462,6 +462,8 @@ declare module "limina/internal/limina-trace/js/chain" {
     export function parseTrace(text: string): EngineEvent[];
     /** Reads and verifies a trace file, returning its events. */
     export function readTrace(path: string): EngineEvent[];
+    /** A trace file's text, unverified. */
+    export function readTraceText(path: string): string;
     /** The trace directory: `$LIMINA_TRACE_DIR`, else `traces/` in the working directory. */
     export function traceDir(): string;
     /** Writes (or appends to) a trace file by name in the trace directory. */
@@ -529,6 +531,7 @@ declare module "limina/internal/engine/observability/tracer" {
         private seq;
         private pending;
         private flushQueued;
+        private closed;
         private readonly children;
         private readonly actors;
         private readonly listeners;
@@ -584,7 +587,7 @@ declare module "limina/internal/engine/observability/tracer" {
             bytes: number;
             events: number;
         };
-        /** Frees the world log (an anonymous spool is deleted). */
+        /** Frees the world log (an anonymous spool is deleted); later emits throw `unavailable`. */
         close(): void;
     }
 }
@@ -1646,7 +1649,7 @@ declare module "limina" {
     export type { SceneBuilder } from "limina/internal/engine/skills/system";
     export { type Boundary, type BudgetSnapshot, type Decision, PolicyEngine, type PolicyEngineOptions, type PolicyInput, type PolicyRule, type QuotaSnapshot, } from "limina/internal/engine/policy/engine";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
-    export { type IntegrityReason, parseTrace, readTrace, sealEvents, TraceIntegrityError, traceDir, verifyJsonl, WorldLog, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
+    export { type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TraceIntegrityError, traceDir, verifyJsonl, WorldLog, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
   after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl",
-  args_conflicts_with_subcommands = true
+  subcommand_precedence_over_arg = true
 )]
 pub struct Cli {
   #[command(subcommand)]

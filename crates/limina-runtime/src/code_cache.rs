@@ -13,7 +13,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use deno_core::{ModuleSourceCode, ModuleSpecifier, SourceCodeCacheInfo};
+use deno_core::SourceCodeCacheInfo;
+
+/// Sources below this many bytes are compiled afresh each run.
+const MIN_CACHED_SOURCE: usize = 64 << 10;
 
 pub struct CodeCache {
   dir: Option<PathBuf>,
@@ -69,9 +72,13 @@ impl CodeCache {
   }
 
   /// What to tell V8 about `specifier` with source `code`: its cached code when
-  /// there is a matching entry, else a request to make one.
+  /// there is a matching entry, else a request to make one. Small modules
+  /// compile faster than their entry reads, so only large ones are cached.
   pub fn lookup(&self, specifier: &str, code: &[u8]) -> Option<SourceCodeCacheInfo> {
     self.dir.as_ref()?;
+    if code.len() < MIN_CACHED_SOURCE {
+      return None;
+    }
     let hash = source_hash(code);
     Some(SourceCodeCacheInfo { hash, data: self.get(specifier, "v8", hash).map(Into::into) })
   }
@@ -91,15 +98,5 @@ impl CodeCache {
 
   pub fn store_transpiled(&self, specifier: &str, source: &str, js: &str, map: &[u8]) {
     self.put(specifier, "js", source_hash(source.as_bytes()), &[&(js.len() as u64).to_le_bytes(), js.as_bytes(), map]);
-  }
-}
-
-impl deno_core::ExtCodeCache for CodeCache {
-  fn get_code_cache_info(&self, specifier: &ModuleSpecifier, code: &ModuleSourceCode, _esm: bool) -> SourceCodeCacheInfo {
-    self.lookup(specifier.as_str(), code.as_bytes()).unwrap_or(SourceCodeCacheInfo { hash: source_hash(code.as_bytes()), data: None })
-  }
-
-  fn code_cache_ready(&self, specifier: ModuleSpecifier, hash: u64, code_cache: &[u8], _esm: bool) {
-    self.store(specifier.as_str(), hash, code_cache);
   }
 }

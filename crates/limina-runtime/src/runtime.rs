@@ -89,10 +89,8 @@ pub fn new_runtime(options: HostOptions) -> JsRuntime {
     limina_runtime::init(options.args),
   ]);
   extensions.iter_mut().for_each(embed_extension_sources);
-  let code_cache = Rc::new(CodeCache::from_env());
   JsRuntime::new(RuntimeOptions {
-    module_loader: Some(TsModuleLoader::new(code_cache.clone()) as Rc<_>),
-    extension_code_cache: Some(code_cache),
+    module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
     extensions,
     ..Default::default()
   })

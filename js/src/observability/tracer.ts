@@ -5,6 +5,7 @@
 // batches to the native world log, which seals the sha256 chain and spools
 // the full history to disk for export.
 
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { parseTrace, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
 
 export interface EngineEvent {
@@ -66,6 +67,7 @@ export class Tracer {
   private seq = 0;
   private pending: EngineEvent[] = [];
   private flushQueued = false;
+  private closed = false;
   private readonly children = new Map<string, string[]>();
   private readonly actors = new Set<string>();
   private readonly listeners = new Set<(e: EngineEvent) => void>();
@@ -81,6 +83,7 @@ export class Tracer {
 
   /** Records an event; returns its id. */
   emit(type: string, payload: unknown, options: EmitOptions = {}): string {
+    if (this.closed) throw engineError("unavailable", `the world log is closed (its session was disposed); cannot record ${type}`);
     const seq = this.seq++;
     const actorId = options.actorId ?? "system";
     const seqText = String(seq).padStart(12, "0");
@@ -116,7 +119,7 @@ export class Tracer {
   /** Seals and spools the events not yet in the world log. */
   flush(): void {
     this.flushQueued = false;
-    if (this.pending.length === 0) return;
+    if (this.closed || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     this.log.append(batch);
@@ -237,9 +240,11 @@ export class Tracer {
     return { name: file, path, bytes, events };
   }
 
-  /** Frees the world log (an anonymous spool is deleted). */
+  /** Frees the world log (an anonymous spool is deleted); later emits throw `unavailable`. */
   close(): void {
+    if (this.closed) return;
     this.flush();
+    this.closed = true;
     this.log.close();
   }
 }
