@@ -469,17 +469,18 @@ declare module "limina/internal/limina-trace/js/chain" {
     /** Writes (or appends to) a trace file by name in the trace directory. */
     export function writeTraceFile(name: string, content: string, append?: boolean): Written;
     /**
-     * A world log: events appended in batches are sealed onto the chain and
-     * spooled to disk, so the full history never has to live in memory.
+     * A world log: events appended in batches are sealed onto the sha256 chain
+     * and spooled to disk by the log's own thread, so the full history never has
+     * to live in memory and no hashing runs on the loop.
      */
     export class WorldLog {
         private readonly id;
         /** An anonymous spool, or with `name` a live trace file in the trace directory. */
         constructor(name?: string);
         append(events: readonly EngineEvent[]): void;
-        /** The whole log as chained JSONL. */
+        /** The whole log as chained JSONL (waits for the log thread to catch up). */
         jsonl(): string;
-        /** Writes the whole log to a trace file under the trace directory. */
+        /** Copies the whole log into a trace file under the trace directory. */
         exportTo(name: string): Written & {
             events: number;
             lastHash: string | null;
@@ -531,6 +532,8 @@ declare module "limina/internal/engine/observability/tracer" {
         private seq;
         private pending;
         private flushQueued;
+        private lastFlush;
+        private readonly live;
         private closed;
         private readonly children;
         private readonly actors;
@@ -538,7 +541,7 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
-        /** Seals and spools the events not yet in the world log. */
+        /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
         /** Calls `fn` for every event emitted from now on; returns the unsubscribe function. */

@@ -143,8 +143,9 @@ pub fn op_assets_read(#[string] id: &str) -> Result<Vec<u8>, OpError> {
 mod tests {
   use super::*;
 
-  fn root() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("limina-assets-{}", std::process::id()));
+  /// An asset directory of its own per test (tests run in parallel).
+  fn root(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("limina-assets-{}-{test}", std::process::id()));
     std::fs::create_dir_all(dir.join("models")).unwrap();
     std::fs::write(dir.join("models/a.glb"), b"glTF").unwrap();
     std::fs::write(dir.join("secret.txt"), b"no").unwrap();
@@ -158,7 +159,7 @@ mod tests {
 
   #[test]
   fn ids_resolve_inside_the_asset_directory_only() {
-    let r = root();
+    let r = root("confined");
     let (entry, file) = resolve_in(&r, "a").unwrap();
     assert_eq!(entry.kind, "gltf");
     assert!(file.ends_with("models/a.glb"));
@@ -176,7 +177,7 @@ mod tests {
 
   #[test]
   fn built_in_assets_back_up_the_users() {
-    let r = root();
+    let r = root("builtin");
     assert!(matches!(find(&r, "a").unwrap().1, AssetFile::User(_)), "the user's own asset");
     let (entry, file) = find(&r, "crate").unwrap();
     assert_eq!(entry.kind, "gltf");

@@ -342,7 +342,10 @@ Limina.loop.stop();
   )
   .unwrap();
   let out = hidden_repo_shell(
-    "./limina --deterministic game.ts && ./limina demo billiards --frames 3 --screenshot shot.png && ./limina types > limina.d.ts && ./limina demo builder",
+    "set -e; ./limina --deterministic game.ts; ./limina demo billiards --frames 3 --screenshot shot.png; ./limina types > limina.d.ts; \
+     ./limina demo builder; for d in billiards_headless particles fidelity_scene player; do ./limina demo $d --deterministic --frames 2 > /dev/null; done; \
+     (timeout 5 ./limina --mcp-ws --port 0 2> ws.log || true); grep 'listening on ws://127.0.0.1:' ws.log; \
+     if command -v xvfb-run > /dev/null; then xvfb-run -a ./limina demo billiards --window --frames 3 && echo windowed-ok; fi",
     &dir,
   );
   let (stdout, stderr) = text(&out);
@@ -352,6 +355,10 @@ Limina.loop.stop();
   let fell: f64 = stdout.split("fell to y=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
   assert!(fell < 5.0, "the ball fell: {stdout}");
   assert!(stdout.contains("chain verified"), "the builder demo ran: {stdout}");
+  assert!(stdout.contains("MCP world server listening on ws://127.0.0.1:"), "the WebSocket server started: {stdout}");
+  if Command::new("sh").args(["-c", "command -v xvfb-run"]).output().is_ok_and(|o| o.status.success()) {
+    assert!(stdout.contains("windowed-ok"), "a windowed demo ran: {stdout}\n{stderr}");
+  }
   let png = std::fs::read(dir.join("shot.png")).unwrap();
   assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
   assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1280, "width");

@@ -24,7 +24,7 @@ interface TraceOps {
   op_trace_read(path: string): string;
   op_trace_dir(): string;
   op_trace_log_open(name: string): number;
-  op_trace_log_append(log: number, eventsJson: string): void;
+  op_trace_log_append(log: number, jsonLines: string): void;
   op_trace_log_read(log: number): string;
   op_trace_log_export(log: number, name: string): Written & { events: number; lastHash: string | null };
   op_trace_log_close(log: number): boolean;
@@ -79,8 +79,9 @@ export function writeTraceFile(name: string, content: string, append = false): W
 }
 
 /**
- * A world log: events appended in batches are sealed onto the chain and
- * spooled to disk, so the full history never has to live in memory.
+ * A world log: events appended in batches are sealed onto the sha256 chain
+ * and spooled to disk by the log's own thread, so the full history never has
+ * to live in memory and no hashing runs on the loop.
  */
 export class WorldLog {
   private readonly id: number;
@@ -91,15 +92,17 @@ export class WorldLog {
   }
 
   append(events: readonly EngineEvent[]): void {
-    if (events.length > 0) ops.op_trace_log_append(this.id, JSON.stringify(events));
+    let lines = "";
+    for (const e of events) lines += JSON.stringify(e) + "\n";
+    if (lines !== "") ops.op_trace_log_append(this.id, lines);
   }
 
-  /** The whole log as chained JSONL. */
+  /** The whole log as chained JSONL (waits for the log thread to catch up). */
   jsonl(): string {
     return ops.op_trace_log_read(this.id);
   }
 
-  /** Writes the whole log to a trace file under the trace directory. */
+  /** Copies the whole log into a trace file under the trace directory. */
   exportTo(name: string): Written & { events: number; lastHash: string | null } {
     return ops.op_trace_log_export(this.id, name);
   }

@@ -85,9 +85,9 @@ pub fn trace_file_name(name: &str) -> Result<String, OpError> {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Written {
-  name: String,
-  path: String,
-  bytes: usize,
+  pub name: String,
+  pub path: String,
+  pub bytes: usize,
 }
 
 /// Writes (or appends) a trace file in the trace directory.
@@ -99,23 +99,24 @@ pub fn op_trace_write(#[string] name: &str, #[string] content: &str, append: boo
 
 /// Creates (or truncates) a trace file in the trace directory for reading
 /// and writing; symlinks are never followed.
-pub(crate) fn create_trace_file(name: &str) -> Result<std::fs::File, OpError> {
+pub(crate) fn create_trace_file(name: &str) -> Result<(std::fs::File, Written), OpError> {
   let file = trace_file_name(name)?;
   let dir = trace_dir()?;
   std::fs::create_dir_all(&dir)?;
   let path = dir.join(&file);
-  std::fs::OpenOptions::new()
+  let handle = std::fs::OpenOptions::new()
     .read(true)
     .write(true)
     .create(true)
     .truncate(true)
     .custom_flags(libc_o_nofollow())
     .open(&path)
-    .map_err(|e| OpError::io(format!("cannot write {}", path.display()), e))
+    .map_err(|e| OpError::io(format!("cannot write {}", path.display()), e))?;
+  Ok((handle, Written { name: file, path: path.to_string_lossy().into_owned(), bytes: 0 }))
 }
 
 /// Writes a trace file in the trace directory; symlinks are never followed.
-pub(crate) fn write_trace_file(name: &str, content: &str, append: bool) -> Result<Written, OpError> {
+fn write_trace_file(name: &str, content: &str, append: bool) -> Result<Written, OpError> {
   let file = trace_file_name(name)?;
   let dir = trace_dir()?;
   std::fs::create_dir_all(&dir)?;

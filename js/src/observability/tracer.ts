@@ -2,8 +2,8 @@
 // sequence number and an FNV-1a-16 discriminator over seq, type and actor),
 // so it is cheap on the frame path. Memory holds a bounded ring of recent
 // events for `trace.tail`/`explainEvent`; every event is also flushed in
-// batches to the native world log, which seals the sha256 chain and spools
-// the full history to disk for export.
+// batches to the native world log, whose own thread seals the sha256 chain
+// and spools the full history to disk.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { parseTrace, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
@@ -39,8 +39,10 @@ export interface TracerOptions {
   logName?: string;
 }
 
-/** Events buffered before a flush to the world log. */
+/** Events buffered before a flush to the world log... */
 const FLUSH_BATCH = 512;
+/** ...or milliseconds since the last flush. A live log (`logName`) flushes at the end of every job instead. */
+const FLUSH_INTERVAL_MS = 250;
 
 /** FNV-1a (32-bit) over the UTF-16 code units of `s`, xor-folded to 16 bits. */
 export function fnv1a16(s: string): string {
@@ -67,6 +69,8 @@ export class Tracer {
   private seq = 0;
   private pending: EngineEvent[] = [];
   private flushQueued = false;
+  private lastFlush = 0;
+  private readonly live: boolean;
   private closed = false;
   private readonly children = new Map<string, string[]>();
   private readonly actors = new Set<string>();
@@ -78,6 +82,7 @@ export class Tracer {
     if (!(Number.isInteger(this.tailSize) && this.tailSize > 0)) throw new RangeError(`tailSize must be a whole number > 0, got ${this.tailSize}`);
     this.tickOf = options.tick ?? Limina.loop.steps;
     this.log = new WorldLog(options.logName ?? "");
+    this.live = options.logName !== undefined;
     this.ring = new Array(this.tailSize);
   }
 
@@ -107,8 +112,8 @@ export class Tracer {
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
     this.pending.push(event);
-    if (this.pending.length >= FLUSH_BATCH) this.flush();
-    else if (!this.flushQueued) {
+    if (this.pending.length >= FLUSH_BATCH || performance.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
+    else if (this.live && !this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());
     }
@@ -116,9 +121,10 @@ export class Tracer {
     return id;
   }
 
-  /** Seals and spools the events not yet in the world log. */
+  /** Hands the events not yet in the world log to it. */
   flush(): void {
     this.flushQueued = false;
+    this.lastFlush = performance.now();
     if (this.closed || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
