@@ -1,26 +1,10 @@
 // The dynamic policy engine at the registry boundary: profile denials,
 // quotas, revocation, budgets, every decision recorded and linked, and the
 // audit skills that answer from those records.
-import { type InvokeBase, type InvokeResult, PolicyEngine, resolveProfile, type SkillDefinition, type Tracer, type World, WorldSession } from "limina";
+import { type InvokeResult, PolicyEngine, type Tracer, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { z } from "zod";
-
-function as(profile: string, agentId = "agent_a", sessionId = "sess_a"): InvokeBase {
-  return { agentId, sessionId, permissions: resolveProfile(profile), profile };
-}
-
-function spawner(world: World): SkillDefinition {
-  return {
-    name: "test.spawn",
-    version: "1.0.0",
-    category: "scene",
-    description: "Spawns an entity at a position.",
-    input: z.strictObject({ position: z.tuple([z.number(), z.number(), z.number()]) }),
-    output: z.object({ entity: z.string() }),
-    permissions: ["scene.write"],
-    handler: ({ position }) => ({ entity: world.spawn({ position }).id }),
-  };
-}
+import { as, spawner } from "./support/skills.ts";
 
 /** A session whose registry runs under a policy engine with a hand-driven clock. */
 function withPolicy() {

@@ -3,7 +3,6 @@
 // list, live reload, the system skills over it, and the in-process MCP
 // surface (`Mcp`) that wraps it.
 import {
-  type InvokeBase,
   type InvokeResult,
   Mcp,
   PERMISSIONS,
@@ -12,40 +11,15 @@ import {
   type SkillDefinition,
   SkillRegistry,
   Tracer,
-  type World,
   WorldSession,
 } from "limina";
 import { assert, assertEquals, assertThrows, test } from "limina/testing";
 import { z } from "zod";
+import { as, spawner } from "./support/skills.ts";
 
 function setup() {
   const session = new WorldSession({ simulate: false });
   return { session, tracer: session.tracer, registry: session.registry, world: session.world };
-}
-
-function as(profile: string, agentId = "agent_a", sessionId = "sess_a"): InvokeBase {
-  return { agentId, sessionId, permissions: resolveProfile(profile), profile };
-}
-
-/** A skill that changes the world: spawns an entity in `world`. */
-function spawner(world: World, log: string[] = []): SkillDefinition {
-  return {
-    name: "test.spawn",
-    version: "1.0.0",
-    category: "scene",
-    description: "Spawns an entity at a position.",
-    input: z.strictObject({ position: z.tuple([z.number(), z.number(), z.number()]) }),
-    output: z.object({ entity: z.string() }),
-    permissions: ["scene.write"],
-    hooks: {
-      before: (input) => void log.push(`before ${input.position}`),
-      after: (result) => void log.push(`after ${result.entity}`),
-    },
-    handler: ({ position }) => {
-      log.push("handler");
-      return { entity: world.spawn({ position }).id };
-    },
-  };
 }
 
 const digest = (s: WorldSession) => JSON.stringify([s.world.snapshot(), s.physics.bodyCount()]);

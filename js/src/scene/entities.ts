@@ -50,9 +50,8 @@ export class Entities {
     return entry;
   }
 
-  /** Creates the whole entity; on any failure nothing is left behind. */
+  /** Creates the whole entity (dynamic wins over static); on any failure nothing is left behind. */
   create(o: CreateEntityOptions): EntityEntry {
-    if (o.dynamic && o.static) throw engineError("invalid_input", "an entity is either dynamic or static, not both");
     const entry = this.world.spawn({ position: o.position, tags: o.tags });
     try {
       const mesh = meshFor(o);
