@@ -316,7 +316,7 @@ declare module "limina/internal/engine/scene/entities" {
         constructor(world: World, scene: THREE.Scene, physics: PhysicsWorld);
         /** The live entry for `id`, or a `not_found` error naming it. */
         require(id: string): EntityEntry;
-        /** Creates the whole entity; on any failure nothing is left behind. */
+        /** Creates the whole entity (dynamic wins over static); on any failure nothing is left behind. */
         create(o: CreateEntityOptions): EntityEntry;
         /** Adds a loaded scene object (a glTF model) as a new entity. */
         adopt(object: THREE.Object3D, position: Vec3, tags: string[], resource?: unknown): EntityEntry;

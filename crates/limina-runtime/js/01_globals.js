@@ -34,10 +34,13 @@ globalThis.setInterval = (cb, delay = 0, ...args) => schedule(cb, delay, args, t
 globalThis.clearTimeout = clear;
 globalThis.clearInterval = clear;
 
-const timeOrigin = Date.now() - op_limina_now();
+// Computed on first use, in the process that asks (never baked into a snapshot).
+let timeOrigin;
 globalThis.performance = {
   now: op_limina_now,
-  timeOrigin,
+  get timeOrigin() {
+    return (timeOrigin ??= Date.now() - op_limina_now());
+  },
 };
 
 class TextEncoder {

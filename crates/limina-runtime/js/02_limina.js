@@ -18,10 +18,17 @@ import {
 
 const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "env", "stdin"]);
 
+// What belongs to the running process is read on first use, never at
+// evaluation, so this module may be evaluated ahead of time.
+let args;
 globalThis.Limina = Object.freeze({
-  version: op_limina_version(),
+  get version() {
+    return op_limina_version();
+  },
   /** Arguments after the module on the command line. */
-  args: Object.freeze(op_limina_args()),
+  get args() {
+    return (args ??= Object.freeze(op_limina_args()));
+  },
   /** The raw op table; engine modules wrap these. */
   ops: Deno.core.ops,
   loop: Object.freeze({
@@ -33,7 +40,9 @@ globalThis.Limina = Object.freeze({
     steps: op_loop_steps,
   }),
   /** The path of the running limina binary. */
-  execPath: op_limina_exec_path(),
+  get execPath() {
+    return op_limina_exec_path();
+  },
   /**
    * Runs a child process off the loop: `{cmd, args?, cwd?, env?, stdin?}` →
    * `{code, stdout, stderr, wallMs}`.

@@ -112,14 +112,13 @@ fn main() -> ExitCode {
       height: cli.size.1,
       max_frames: cli.frames,
     };
-    let mut js = runtime::new_runtime(runtime::HostOptions {
-      args: script_args,
-      serve,
-      render,
-      window,
-      bench_ops: cli.bench_ops,
-    });
-    host_loop::run_main_module(&mut js, &main_module, config).await
+    let mut js = runtime::new_runtime(runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops });
+    let result = host_loop::run_main_module(&mut js, &main_module, config).await;
+    // The process ends next: tearing the isolate's heap down would only cost
+    // time. What must reach the disk first does.
+    limina_trace::close_logs(&mut js.op_state().borrow_mut());
+    std::mem::forget(js);
+    result
   });
   let _ = std::io::stdout().flush();
   match result {

@@ -9,6 +9,13 @@ mod ops;
 
 pub use chain::{verify, IntegrityError, IntegrityReason, VerifiedTrace};
 
+/// Waits until every world log of the runtime has written what it was
+/// handed, and closes them: for a host about to end the process without
+/// tearing the runtime down.
+pub fn close_logs(state: &mut deno_core::OpState) {
+  drop(state.try_take::<log::WorldLogs>());
+}
+
 deno_core::extension!(
   limina_trace,
   deps = [limina_ops],

@@ -125,6 +125,8 @@ impl Drop for Spool {
   }
 }
 
+/// Every world log of a runtime; dropping it waits until each has written
+/// what it was handed.
 #[derive(Default)]
 pub struct WorldLogs {
   logs: HashMap<u32, Spool>,

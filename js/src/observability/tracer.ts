@@ -93,7 +93,8 @@ export class Tracer {
     const actorId = options.actorId ?? "system";
     const seqText = String(seq).padStart(12, "0");
     const id = `evt_${actorId}_${seqText}_${fnv1a16(`${seqText}\u0000${type}\u0000${actorId}`)}`;
-    const causedBy = options.causedBy ?? [];
+    // A copy: callers go on using their array (the registry adds the decision it caused).
+    const causedBy = options.causedBy ? [...options.causedBy] : [];
     const event: EngineEvent = {
       id,
       type,
