@@ -209,7 +209,7 @@ export class SkillRegistry {
     const valid = this.validate(name, input);
     if (!valid.ok) return fail(valid.code, valid.message);
     const skill = this.skills.get(name)!;
-    const parsed = { data: valid.value };
+    const args = valid.value;
 
     const permissions = base.permissions instanceof Set ? base.permissions : new Set(base.permissions);
     const causedBy = [...(base.causedBy ?? [])];
@@ -258,8 +258,8 @@ export class SkillRegistry {
     const handlerStart = performance.now();
     let result: unknown;
     try {
-      await skill.hooks?.before?.(parsed.data, ctx);
-      result = await skill.handler(parsed.data, ctx);
+      await skill.hooks?.before?.(args, ctx);
+      result = await skill.handler(args, ctx);
     } catch (e) {
       this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
       const code = errorCodeOf(e);
@@ -281,7 +281,7 @@ export class SkillRegistry {
       emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
       return fail("handler_error", message);
     }
-    const payload: Record<string, unknown> = { skill: name, version: skill.version, input: parsed.data, tick };
+    const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
     if (base.decisionId) payload.decisionId = base.decisionId;
     emit("skill.executed", payload, causedBy);
     return { ok: true, value: checked.data, metadata: metadata() };
