@@ -1,40 +1,26 @@
 //! Thin ops over the physics worlds in `OpState`: every op names its
 //! world, so each world session steps and queries only its own bodies.
 
-use std::collections::HashMap;
-
 use deno_core::{op2, OpState};
+use limina_ops::resources::{resource_mut, Handles};
 use limina_ops::OpError;
 
 use crate::world::{BodyDesc, BodyState, CollisionRecord, PhysicsWorld, TransformColumns};
 
-/// The live physics worlds by id; ids are never reused.
-#[derive(Default)]
-pub struct PhysicsWorlds {
-  worlds: HashMap<u32, PhysicsWorld>,
-  next: u32,
-}
-
 fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
-  limina_ops::resources::resource_mut::<PhysicsWorlds>(state)
-    .worlds
-    .get_mut(&id)
-    .ok_or_else(|| OpError::not_found(format!("no physics world {id} (never created or already dropped)")))
+  resource_mut::<Handles<PhysicsWorld>>(state).get_mut(id, "physics world")
 }
 
 /// Creates an empty physics world; returns its id.
 #[op2(fast)]
 pub fn op_physics_world_create(state: &mut OpState) -> u32 {
-  let worlds = limina_ops::resources::resource_mut::<PhysicsWorlds>(state);
-  worlds.next += 1;
-  worlds.worlds.insert(worlds.next, PhysicsWorld::new());
-  worlds.next
+  resource_mut::<Handles<PhysicsWorld>>(state).insert(PhysicsWorld::new())
 }
 
 /// Drops a world and every body in it; returns whether it existed.
 #[op2(fast)]
 pub fn op_physics_world_drop(state: &mut OpState, id: u32) -> bool {
-  limina_ops::resources::resource_mut::<PhysicsWorlds>(state).worlds.remove(&id).is_some()
+  resource_mut::<Handles<PhysicsWorld>>(state).remove(id).is_some()
 }
 
 /// Takes the description as plain JSON so a malformed one (unknown shape,

@@ -7,13 +7,13 @@
 //! trace file that the thread seals as it appends (a live trace, always a
 //! verifiable prefix).
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use deno_core::{op2, OpState};
+use limina_ops::resources::{resource_mut, Handles};
 use limina_ops::OpError;
 
 use crate::chain;
@@ -98,7 +98,7 @@ fn run(mut file: File, seal: bool, jobs: mpsc::Receiver<Job>) {
   }
 }
 
-struct Spool {
+pub struct Spool {
   jobs: Option<mpsc::SyncSender<Job>>,
   thread: Option<JoinHandle<()>>,
 }
@@ -127,17 +127,10 @@ impl Drop for Spool {
 
 /// Every world log of a runtime; dropping it waits until each has written
 /// what it was handed.
-#[derive(Default)]
-pub struct WorldLogs {
-  logs: HashMap<u32, Spool>,
-  next: u32,
-}
+pub type WorldLogs = Handles<Spool>;
 
 fn spool(state: &mut OpState, id: u32) -> Result<&mut Spool, OpError> {
-  limina_ops::resources::resource_mut::<WorldLogs>(state)
-    .logs
-    .get_mut(&id)
-    .ok_or_else(|| OpError::not_found(format!("no world log {id}")))
+  resource_mut::<WorldLogs>(state).get_mut(id, "world log")
 }
 
 fn anonymous_file() -> Result<File, OpError> {
@@ -169,10 +162,7 @@ pub fn op_trace_log_open(state: &mut OpState, #[string] name: &str) -> Result<u3
     .name("limina-world-log".into())
     .spawn(move || run(file, live, rx))
     .map_err(|e| OpError::io("cannot start the world log's thread", e))?;
-  let logs = limina_ops::resources::resource_mut::<WorldLogs>(state);
-  logs.next += 1;
-  logs.logs.insert(logs.next, Spool { jobs: Some(jobs), thread: Some(thread) });
-  Ok(logs.next)
+  Ok(resource_mut::<WorldLogs>(state).insert(Spool { jobs: Some(jobs), thread: Some(thread) }))
 }
 
 /// Hands events (JSON lines, each ending with a newline) to the log thread.
@@ -274,7 +264,7 @@ impl<W: Write> Write for CountingWriter<W> {
 /// Closes a log once everything handed to it is on disk, freeing its spool.
 #[op2(fast)]
 pub fn op_trace_log_close(state: &mut OpState, id: u32) -> bool {
-  limina_ops::resources::resource_mut::<WorldLogs>(state).logs.remove(&id).is_some()
+  resource_mut::<WorldLogs>(state).remove(id).is_some()
 }
 
 #[cfg(test)]
