@@ -1,5 +1,7 @@
-// stdio MCP round trips: sequential tools/call latency (p50/p99) and
-// pipelined throughput, against `limina --mcp-stdio`.
+// stdio MCP round trips against `limina --mcp-stdio` (policy engine on,
+// every call traced): sequential tools/call latency (p50/p99) and pipelined
+// throughput, for a cheap read (`scene.queryEntities`) and a write
+// (`ecs.updateComponent`).
 // Run: node js/bench/mcp_stdio.mjs target/release/limina   (final line: JSON figures)
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -22,34 +24,51 @@ const pct = (s, p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) -
 
 await call("initialize", { agentId: "bench", sessionId: "sess_bench", profile: "builder.readWrite" });
 const ent = (await call("tools/call", { name: "scene.createEntity", arguments: {} })).result.result.entity;
-const move = (i) => call("tools/call", { name: "ecs.updateComponent", arguments: { entity: ent, component: "position", value: [i, 0, 0] } });
-for (let i = 0; i < 50; i++) await move(i);
-console.error("warm");
+// The cheap read: a spatial query that finds the one entity.
+const read = () => call("tools/call", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } });
+const write = (i) => call("tools/call", { name: "ecs.updateComponent", arguments: { entity: ent, component: "position", value: [i % 2, 0, 0] } });
 
-const rtt = [];
-for (let i = 0; i < 600; i++) {
-  const t = performance.now();
-  const r = await move(i);
-  if (!r.result?.success) throw new Error(JSON.stringify(r));
-  rtt.push(performance.now() - t);
+async function sequential(fn, n) {
+  for (let i = 0; i < 200; i++) await fn(i); // warm-up
+  const rtt = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await fn(i);
+    if (!r.result?.success) throw new Error(JSON.stringify(r));
+    rtt.push(performance.now() - t);
+  }
+  return rtt.sort((a, b) => a - b);
 }
-rtt.sort((a, b) => a - b);
-console.error("seq done");
 
-const PIPELINED = 5000;
-const t0 = performance.now();
-await Promise.all(Array.from({ length: PIPELINED }, (_, i) => move(i)));
-const callsPerSec = PIPELINED / ((performance.now() - t0) / 1000);
+async function pipelined(fn, n) {
+  const t0 = performance.now();
+  const replies = await Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+  if (!replies.every((r) => r.result?.success)) throw new Error("a pipelined call failed");
+  return Math.round(n / ((performance.now() - t0) / 1000));
+}
+
+const SEQUENTIAL = 2000;
+const PIPELINED = 20000;
+const reads = await sequential(read, SEQUENTIAL);
+const writes = await sequential(write, SEQUENTIAL);
+const readsPerSec = await pipelined(read, PIPELINED);
+const writesPerSec = await pipelined(write, PIPELINED);
 child.stdin.end();
 await new Promise((r) => child.on("exit", r));
 
+const ms = (v) => +v.toFixed(3);
 const figures = {
   bench: "mcp_stdio",
-  sequentialCalls: rtt.length,
-  rttP50Ms: +pct(rtt, 50).toFixed(3),
-  rttP99Ms: +pct(rtt, 99).toFixed(3),
+  sequentialCalls: SEQUENTIAL,
+  readRttP50Ms: ms(pct(reads, 50)),
+  readRttP99Ms: ms(pct(reads, 99)),
+  writeRttP50Ms: ms(pct(writes, 50)),
+  writeRttP99Ms: ms(pct(writes, 99)),
   pipelinedCalls: PIPELINED,
-  pipelinedCallsPerSec: Math.round(callsPerSec),
+  pipelinedReadsPerSec: readsPerSec,
+  pipelinedWritesPerSec: writesPerSec,
 };
-console.log(`tools/call round trip: p50 ${figures.rttP50Ms} ms, p99 ${figures.rttP99Ms} ms; pipelined: ${figures.pipelinedCallsPerSec} calls/s`);
+console.log(
+  `tools/call round trip: read p50 ${figures.readRttP50Ms} ms, p99 ${figures.readRttP99Ms} ms; write p50 ${figures.writeRttP50Ms} ms, p99 ${figures.writeRttP99Ms} ms; pipelined: ${readsPerSec} reads/s, ${writesPerSec} writes/s`,
+);
 console.log(JSON.stringify(figures));

@@ -1,82 +1,127 @@
-// The WebSocket world server under load: 16 subscribed clients, 2000
-// entities all moving at 60 Hz. Measures tick-to-delivery latency (the
-// server stamps each delta with its tick's epoch time; clients compare on
-// arrival — same machine, same clock) and server memory per client.
-// Run: node js/bench/mcp_ws.mjs target/release/limina   (final line: JSON figures)
+// The WebSocket world server under load: N subscribed clients (1, 4, 16
+// and 64, a fresh server each), 2000 entities all moving at 60 Hz. Each
+// client also makes a cheap read call (`scene.queryEntities`) every 50 ms.
+// Measures the request round trip, tick-to-delivery latency of the state
+// deltas (the server stamps each delta with its tick's epoch time; clients
+// compare on arrival — same machine, same clock), server CPU and memory
+// per client.
+// Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…]   (final line: JSON figures)
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
 
 const limina = process.argv[2] ?? "target/release/limina";
-const CLIENTS = 16;
+const COUNTS = (process.argv[3] ?? "1,4,16,64").split(",").map(Number);
 const ENTITIES = 2000;
-const SECONDS = 5;
+const SECONDS = 4;
+const CALL_EVERY_MS = 50;
+const CLOCK_TICKS = 100; // USER_HZ: /proc/<pid>/stat times are in 1/100 s
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`], { stdio: ["ignore", "inherit", "pipe"] });
-const port = await new Promise((resolve) => {
-  let err = "";
-  server.stderr.on("data", (d) => {
-    err += d;
-    const m = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-});
-const rssKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))[1]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-await sleep(500);
-const rssBefore = rssKiB();
-const latencies = [];
-let bytes = 0;
-let deltas = 0;
-let measuring = false;
-const clients = await Promise.all(
-  Array.from({ length: CLIENTS }, (_, i) =>
-    new Promise((resolve) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-      ws.on("open", () => {
-        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `viewer_${i}`, sessionId: `sess_${i}`, profile: "system.readonly" } }));
-        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
-        resolve(ws);
-      });
-      ws.on("message", (data) => {
-        const at = now();
-        // Read the stamp from the head of the message; the body is not parsed.
-        const head = data.toString("utf8", 0, 120);
-        const m = /"method":"state\/delta","params":\{"tick":\d+,"sentAt":([\d.]+)/.exec(head);
-        if (m && measuring) {
-          latencies.push(at - Number(m[1]));
-          bytes += data.length;
-          deltas++;
+async function scenario(clientCount) {
+  const server = spawn(limina, ["--mcp-ws", "--port", "0", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`], { stdio: ["ignore", "inherit", "pipe"] });
+  const port = await new Promise((resolve) => {
+    let err = "";
+    server.stderr.on("data", (d) => {
+      err += d;
+      const m = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if (m) resolve(Number(m[1]));
+    });
+  });
+  const proc = (file) => readFileSync(`/proc/${server.pid}/${file}`, "utf8");
+  const rssKiB = () => Number(/VmRSS:\s+(\d+)/.exec(proc("status"))[1]);
+  // utime + stime, fields 14 and 15 after the parenthesised command name.
+  const cpuSeconds = () => {
+    const f = proc("stat").slice(proc("stat").lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  };
+
+  await sleep(500);
+  const rssBefore = rssKiB();
+  const latencies = [];
+  const rtts = [];
+  let bytes = 0;
+  let deltas = 0;
+  let measuring = false;
+  const clients = await Promise.all(
+    Array.from({ length: clientCount }, (_, i) =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+        const sentAt = new Map();
+        let next = 3;
+        ws.on("open", () => {
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `viewer_${i}`, sessionId: `sess_${i}`, profile: "system.readonly" } }));
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
+          resolve({ ws, call });
+        });
+        function call() {
+          const id = next++;
+          sentAt.set(id, now());
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } } }));
         }
-      });
-    })
-  ),
-);
-await sleep(1000);
-const rssAfter = rssKiB();
-measuring = true;
-await sleep(SECONDS * 1000);
-measuring = false;
-for (const ws of clients) ws.close();
-server.kill("SIGTERM");
+        ws.on("message", (data) => {
+          const at = now();
+          // Read the head of the message only; delta bodies are not parsed.
+          const head = data.toString("utf8", 0, 120);
+          const m = /"method":"state\/delta","params":\{"tick":\d+,"sentAt":([\d.]+)/.exec(head);
+          if (m) {
+            if (measuring) {
+              latencies.push(at - Number(m[1]));
+              bytes += data.length;
+              deltas++;
+            }
+            return;
+          }
+          const id = /"id":(\d+)/.exec(head)?.[1];
+          if (id !== undefined && sentAt.has(Number(id))) {
+            if (measuring) rtts.push(at - sentAt.get(Number(id)));
+            sentAt.delete(Number(id));
+          }
+        });
+      })
+    ),
+  );
+  // Calls staggered over the interval, so they do not all land on one tick.
+  const timers = clients.map((c, i) => setTimeout(() => timers.push(setInterval(c.call, CALL_EVERY_MS)), (i * CALL_EVERY_MS) / clientCount));
+  await sleep(1000);
+  const rssAfter = rssKiB();
+  const cpuBefore = cpuSeconds();
+  measuring = true;
+  await sleep(SECONDS * 1000);
+  measuring = false;
+  const cpu = cpuSeconds() - cpuBefore;
+  timers.forEach((t) => clearInterval(t));
+  for (const c of clients) c.ws.close();
+  server.kill("SIGTERM");
+  await new Promise((r) => server.on("exit", r));
 
-latencies.sort((a, b) => a - b);
-const pct = (p) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
-const figures = {
-  bench: "mcp_ws",
-  clients: CLIENTS,
-  entities: ENTITIES,
-  seconds: SECONDS,
-  deltasPerClientPerSec: +(deltas / CLIENTS / SECONDS).toFixed(1),
-  deltaKiB: +(bytes / deltas / 1024).toFixed(1),
-  latencyP50Ms: +pct(50).toFixed(2),
-  latencyP95Ms: +pct(95).toFixed(2),
-  latencyMaxMs: +latencies[latencies.length - 1].toFixed(2),
-  serverMemoryPerClientKiB: Math.round((rssAfter - rssBefore) / CLIENTS),
-};
-console.log(
-  `${CLIENTS} clients × ${ENTITIES} moving entities: ${figures.deltasPerClientPerSec} deltas/s per client (${figures.deltaKiB} KiB each), tick-to-delivery p50 ${figures.latencyP50Ms} ms, p95 ${figures.latencyP95Ms} ms; ~${figures.serverMemoryPerClientKiB} KiB server memory per client`,
-);
-console.log(JSON.stringify(figures));
+  latencies.sort((a, b) => a - b);
+  rtts.sort((a, b) => a - b);
+  return {
+    clients: clientCount,
+    deltasPerClientPerSec: +(deltas / clientCount / SECONDS).toFixed(1),
+    deltaKiB: +(bytes / deltas / 1024).toFixed(1),
+    calls: rtts.length,
+    rttP50Ms: +pct(rtts, 50).toFixed(3),
+    rttP95Ms: +pct(rtts, 95).toFixed(3),
+    deltaLatencyP50Ms: +pct(latencies, 50).toFixed(2),
+    deltaLatencyP95Ms: +pct(latencies, 95).toFixed(2),
+    deltaLatencyMaxMs: +latencies[latencies.length - 1].toFixed(2),
+    serverCpuPercent: +((cpu / SECONDS) * 100).toFixed(1),
+    serverCpuPerClientPercent: +((cpu / SECONDS / clientCount) * 100).toFixed(2),
+    serverMemoryPerClientKiB: Math.round((rssAfter - rssBefore) / clientCount),
+  };
+}
+
+const curve = [];
+for (const n of COUNTS) {
+  const s = await scenario(n);
+  curve.push(s);
+  console.log(
+    `${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
+  );
+}
+console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, curve }));

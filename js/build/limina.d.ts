@@ -37,6 +37,10 @@ interface LiminaGlobal {
   readonly loop: {
     onFixedStep(cb: (dt: number) => void): void;
     onFrame(cb: (alpha: number) => void): void;
+    /** Called between frames, as soon as transport input arrives, with a time budget in ms. */
+    onArrivals(cb: (budgetMs: number) => void): void;
+    /** Asks for another arrivals call soon (work was left over). */
+    wake(): void;
     stop(): void;
     stats(): LiminaLoopStats;
     /** Fixed steps run so far: the current tick. */
@@ -71,6 +75,14 @@ declare module "limina/internal/engine/loop" {
     export function onFixedStep(fn: StepFn): () => void;
     /** Runs `fn(alpha)` once per frame; returns a function that removes it. */
     export function onFrame(fn: FrameFn): () => void;
+    /**
+     * Installs the host's arrivals handler: `fn(budgetMs)` runs between frames
+     * as soon as transport input arrives. It applies input for at most
+     * `budgetMs`, and calls `wakeArrivals()` if it left work over.
+     */
+    export function onArrivals(fn: (budgetMs: number) => void): void;
+    /** Asks the host for another arrivals call after any due frame. */
+    export function wakeArrivals(): void;
     /** Resolves after `n` more fixed steps, with the step count reached. */
     export function waitSteps(n: number): Promise<number>;
     /** Fixed steps this module has dispatched so far. */

@@ -28,6 +28,10 @@ interface LiminaGlobal {
   readonly loop: {
     onFixedStep(cb: (dt: number) => void): void;
     onFrame(cb: (alpha: number) => void): void;
+    /** Called between frames, as soon as transport input arrives, with a time budget in ms. */
+    onArrivals(cb: (budgetMs: number) => void): void;
+    /** Asks for another arrivals call soon (work was left over). */
+    wake(): void;
     stop(): void;
     stats(): LiminaLoopStats;
     /** Fixed steps run so far: the current tick. */

@@ -48,6 +48,20 @@ export function onFrame(fn: FrameFn): () => void {
   return remover(frameSystems, fn);
 }
 
+/**
+ * Installs the host's arrivals handler: `fn(budgetMs)` runs between frames
+ * as soon as transport input arrives. It applies input for at most
+ * `budgetMs`, and calls `wakeArrivals()` if it left work over.
+ */
+export function onArrivals(fn: (budgetMs: number) => void): void {
+  Limina.loop.onArrivals(fn);
+}
+
+/** Asks the host for another arrivals call after any due frame. */
+export function wakeArrivals(): void {
+  Limina.loop.wake();
+}
+
 /** Resolves after `n` more fixed steps, with the step count reached. */
 export function waitSteps(n: number): Promise<number> {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`waitSteps: n must be a whole number ≥ 0, got ${n}`);

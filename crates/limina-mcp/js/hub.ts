@@ -1,6 +1,6 @@
 // The JS face of limina-mcp: the transports frame, bound and move bytes;
-// the JSON-RPC server (js/src/mcp/server.ts) reads their events and queues
-// its replies through these functions.
+// the JSON-RPC server (js/src/mcp/server.ts) takes their events as it
+// applies them and queues its replies through these functions.
 
 export type HubEvent =
   | { kind: "open"; conn: number; peer: string }
@@ -27,7 +27,7 @@ interface McpOps {
   op_mcp_config(): ServeConfig | null;
   op_mcp_listen_stdio(maxMessageBytes: number): number;
   op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number): Promise<number>;
-  op_mcp_next(): Promise<HubEvent | null>;
+  op_mcp_take(max: number): HubEvent[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
   op_mcp_backlog(conn: number): number;
@@ -42,8 +42,8 @@ export const serveConfig = (): ServeConfig | null => ops.op_mcp_config();
 export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_listen_stdio(maxMessageBytes);
 /** Listens for WebSocket clients; resolves to the bound port. */
 export const listenWs = (host: string, port: number, maxMessageBytes: number): Promise<number> => ops.op_mcp_listen_ws(host, port, maxMessageBytes);
-/** The next transport event (null once every transport is gone). */
-export const nextEvent = (): Promise<HubEvent | null> => ops.op_mcp_next();
+/** Up to `max` transport events, oldest first, across every connection. */
+export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */
 export const send = (conn: number, text: string, droppable: boolean): SendOutcome => ops.op_mcp_send(conn, text, droppable);
 /** Queues the same message to many connections; each outcome in order. */

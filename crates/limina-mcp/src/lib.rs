@@ -1,30 +1,41 @@
 //! The MCP transports' native half. Network and stdio tasks only frame,
-//! bound and move bytes: inbound messages go to JS through one bounded
-//! event channel (the JS server applies them at tick boundaries); outbound
-//! messages go into a bounded per-connection queue drained by the
+//! bound and move bytes. Inbound messages from every connection join one
+//! queue in arrival order and ring the host loop's [`Arrivals`] doorbell, so
+//! the JS server applies them between frames as soon as they arrive;
+//! outbound messages go into a per-connection queue drained by the
 //! connection's writer task, so a slow client never blocks the simulation.
+//!
+//! Flow control is per connection: a connection stops being read while it
+//! has `MAX_QUEUED` messages waiting to be applied or `PAUSE_BACKLOG`
+//! outbound messages it has not read. A flooding client is thus queued
+//! against itself (its socket fills), and the shared queue holds at most
+//! `MAX_QUEUED` messages of any one connection, so everyone else's messages
+//! keep their place.
 
 pub mod stdio;
 pub mod ws;
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use deno_core::{op2, OpState};
-use limina_ops::OpError;
-use tokio::sync::mpsc;
+use limina_ops::{Arrivals, OpError};
+use tokio::sync::{mpsc, Notify};
 
 /// Default largest inbound message (a stdio line or a WebSocket message).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1 << 20;
 /// Queued outbound messages beyond which droppable ones (state deltas) are dropped.
 pub const DROPPABLE_BACKLOG: usize = 256;
-/// Queued outbound messages beyond which the connection is closed: replies
-/// are never dropped, so a client that sends without reading is cut off here.
+/// Unwritten outbound messages at which a connection's input is paused
+/// until its client reads.
+pub const PAUSE_BACKLOG: usize = 1024;
+/// Messages of one connection waiting to be applied at which its input is paused.
+pub const MAX_QUEUED: usize = 256;
+/// Queued outbound messages beyond which the connection is closed (a
+/// safety net: input pauses long before replies alone get here).
 pub const MAX_BACKLOG: usize = 1 << 16;
-const INBOUND_QUEUE: usize = 4096;
 
 /// What the transports tell the JS server.
 #[derive(Debug, serde::Serialize)]
@@ -38,63 +49,155 @@ pub enum HubEvent {
   Close { conn: u32, reason: String },
 }
 
+impl HubEvent {
+  fn conn(&self) -> u32 {
+    match self {
+      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
+    }
+  }
+}
+
+/// One connection's flow-control counters, shared by its transport task,
+/// its writer and the queue.
+#[derive(Default)]
+struct Flow {
+  /// Its messages in the shared queue.
+  queued: Cell<usize>,
+  /// Its outbound messages not yet written.
+  backlog: Cell<usize>,
+  /// Signalled when either count falls.
+  room: Notify,
+}
+
+impl Flow {
+  fn has_room(&self) -> bool {
+    self.queued.get() < MAX_QUEUED && self.backlog.get() < PAUSE_BACKLOG
+  }
+}
+
 /// One connection's outbound side.
 struct Outbound {
   tx: mpsc::UnboundedSender<Arc<str>>,
-  backlog: Arc<AtomicUsize>,
+  flow: Rc<Flow>,
 }
 
 /// The transports' shared state, in `OpState`.
 pub struct McpHub {
   registry: ConnRegistry,
-  events_rx: Rc<tokio::sync::Mutex<mpsc::Receiver<HubEvent>>>,
 }
 
-impl Default for McpHub {
-  fn default() -> Self {
-    let (events, events_rx) = mpsc::channel(INBOUND_QUEUE);
-    Self {
-      registry: ConnRegistry { conns: Rc::default(), next_conn: Rc::default(), events },
-      events_rx: Rc::new(tokio::sync::Mutex::new(events_rx)),
-    }
-  }
-}
-
-/// What a transport task needs: the event sender and its connection's queue.
-pub struct ConnIo {
-  pub conn: u32,
-  pub events: mpsc::Sender<HubEvent>,
-  pub outbound: mpsc::UnboundedReceiver<Arc<str>>,
-  pub backlog: Arc<AtomicUsize>,
-}
-
-/// The connection table, shared with the transport tasks (all on the main
-/// thread's single-threaded runtime).
+/// The connection table and the inbound queue, shared with the transport
+/// tasks (all on the loop thread's single-threaded runtime).
 #[derive(Clone)]
 pub struct ConnRegistry {
   conns: Rc<RefCell<HashMap<u32, Outbound>>>,
-  next_conn: Rc<RefCell<u32>>,
-  events: mpsc::Sender<HubEvent>,
+  next_conn: Rc<Cell<u32>>,
+  inbound: Rc<RefCell<VecDeque<HubEvent>>>,
+  arrivals: Arrivals,
+}
+
+/// A transport task's ends of one connection.
+pub struct ConnIo {
+  pub conn: u32,
+  pub inbox: Inbox,
+  pub outbound: Outbox,
+}
+
+/// Where a transport puts what its connection receives.
+pub struct Inbox {
+  flow: Rc<Flow>,
+  inbound: Rc<RefCell<VecDeque<HubEvent>>>,
+  arrivals: Arrivals,
+}
+
+impl Inbox {
+  /// Whether the connection may be read now.
+  pub fn has_room(&self) -> bool {
+    self.flow.has_room()
+  }
+
+  /// Resolves once the connection may be read again.
+  pub async fn room(&self) {
+    while !self.flow.has_room() {
+      self.flow.room.notified().await;
+    }
+  }
+
+  /// Queues an event for the server and wakes the host loop. Callers read
+  /// a message only when [`Inbox::has_room`]; opens, rejections and closes
+  /// are always queued.
+  pub fn push(&self, event: HubEvent) {
+    if matches!(event, HubEvent::Message { .. }) {
+      self.flow.queued.set(self.flow.queued.get() + 1);
+    }
+    self.inbound.borrow_mut().push_back(event);
+    self.arrivals.ring();
+  }
+}
+
+/// A connection's outbound queue, read by its writer.
+pub struct Outbox {
+  rx: mpsc::UnboundedReceiver<Arc<str>>,
+  flow: Rc<Flow>,
+}
+
+impl Outbox {
+  /// The next message to write; `None` once the server closed the connection.
+  pub async fn recv(&mut self) -> Option<Arc<str>> {
+    self.rx.recv().await
+  }
+
+  /// The next message if one is already queued.
+  pub fn try_recv(&mut self) -> Result<Arc<str>, mpsc::error::TryRecvError> {
+    self.rx.try_recv()
+  }
+
+  /// Marks one message written (or abandoned).
+  pub fn written(&self) {
+    self.flow.backlog.set(self.flow.backlog.get() - 1);
+    self.flow.room.notify_one();
+  }
 }
 
 impl ConnRegistry {
+  fn new(arrivals: Arrivals) -> Self {
+    Self { conns: Rc::default(), next_conn: Rc::default(), inbound: Rc::default(), arrivals }
+  }
+
   /// Registers a new connection and returns its I/O ends.
   pub fn open(&self) -> ConnIo {
-    let conn = {
-      let mut n = self.next_conn.borrow_mut();
-      let c = *n;
-      *n += 1;
-      c
-    };
-    let (tx, outbound) = mpsc::unbounded_channel();
-    let backlog = Arc::new(AtomicUsize::new(0));
-    self.conns.borrow_mut().insert(conn, Outbound { tx, backlog: backlog.clone() });
-    ConnIo { conn, events: self.events.clone(), outbound, backlog }
+    let conn = self.next_conn.get();
+    self.next_conn.set(conn + 1);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let flow = Rc::new(Flow::default());
+    self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone() });
+    ConnIo {
+      conn,
+      inbox: Inbox { flow: flow.clone(), inbound: self.inbound.clone(), arrivals: self.arrivals.clone() },
+      outbound: Outbox { rx, flow },
+    }
   }
 
   /// Forgets a connection whose transport ended.
   pub fn forget(&self, conn: u32) {
     self.conns.borrow_mut().remove(&conn);
+  }
+
+  /// Takes up to `max` queued events, oldest first, reopening the input of
+  /// connections that were paused on a full queue.
+  fn take(&self, max: usize) -> Vec<HubEvent> {
+    let mut inbound = self.inbound.borrow_mut();
+    let n = max.min(inbound.len());
+    let events: Vec<HubEvent> = inbound.drain(..n).collect();
+    drop(inbound);
+    let conns = self.conns.borrow();
+    for event in &events {
+      if let (HubEvent::Message { .. }, Some(out)) = (event, conns.get(&event.conn())) {
+        out.flow.queued.set(out.flow.queued.get() - 1);
+        out.flow.room.notify_one();
+      }
+    }
+    events
   }
 }
 
@@ -119,7 +222,11 @@ pub fn op_mcp_config(state: &mut OpState) -> Option<ServeConfig> {
 }
 
 fn hub(state: &mut OpState) -> &mut McpHub {
-  limina_ops::resources::resource_mut::<McpHub>(state)
+  if !state.has::<McpHub>() {
+    let arrivals = state.borrow::<Arrivals>().clone();
+    state.put(McpHub { registry: ConnRegistry::new(arrivals) });
+  }
+  state.borrow_mut::<McpHub>()
 }
 
 /// Serves MCP on stdin/stdout as connection 0.
@@ -144,13 +251,14 @@ pub async fn op_mcp_listen_ws(
   ws::listen(&host, port, max_message_bytes as usize, registry).await
 }
 
-/// The next transport event; never resolves while nothing happens.
+/// Up to `max` transport events, oldest first (none: nothing is waiting).
+/// The host loop calls the server when the doorbell rings; the server takes
+/// events as it applies them, so unapplied input stays queued here, under
+/// flow control.
 #[op2]
 #[serde]
-pub async fn op_mcp_next(state: Rc<RefCell<OpState>>) -> Option<HubEvent> {
-  let rx = hub(&mut state.borrow_mut()).events_rx.clone();
-  let mut rx = rx.lock().await;
-  rx.recv().await
+pub fn op_mcp_take(state: &mut OpState, max: u32) -> Vec<HubEvent> {
+  hub(state).registry.take(max as usize)
 }
 
 /// Send outcomes.
@@ -164,7 +272,7 @@ const CLOSED: u32 = 2;
 fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool) -> u32 {
   let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
-  let backlog = out.backlog.load(Ordering::Relaxed);
+  let backlog = out.flow.backlog.get();
   if droppable && backlog >= DROPPABLE_BACKLOG {
     return DROPPED;
   }
@@ -176,7 +284,7 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool)
   if out.tx.send(text.clone()).is_err() {
     return CLOSED;
   }
-  out.backlog.fetch_add(1, Ordering::Relaxed);
+  out.flow.backlog.set(backlog + 1);
   SENT
 }
 
@@ -199,7 +307,7 @@ pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string]
 /// Messages queued to a connection and not yet written.
 #[op2(fast)]
 pub fn op_mcp_backlog(state: &mut OpState, conn: u32) -> u32 {
-  hub(state).registry.conns.borrow().get(&conn).map_or(0, |o| o.backlog.load(Ordering::Relaxed) as u32)
+  hub(state).registry.conns.borrow().get(&conn).map_or(0, |o| o.flow.backlog.get() as u32)
 }
 
 /// Closes a connection after its queued messages are written.
@@ -215,7 +323,7 @@ deno_core::extension!(
     op_mcp_config,
     op_mcp_listen_stdio,
     op_mcp_listen_ws,
-    op_mcp_next,
+    op_mcp_take,
     op_mcp_send,
     op_mcp_broadcast,
     op_mcp_backlog,

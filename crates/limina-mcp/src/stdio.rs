@@ -2,38 +2,40 @@
 //! Lines over the size limit are skipped up to their newline and reported,
 //! so one bad line never desynchronises the stream.
 
-use std::sync::atomic::Ordering;
-
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter, Stdout};
 
 use super::{ConnIo, HubEvent};
 
 /// Starts the stdin reader and stdout writer tasks. At end of input the
 /// JS server is told (`Close`) and decides when to exit, after its replies
-/// are written.
+/// are written. Input is read only while the connection has room (see the
+/// crate's flow control), so a client that never reads its replies stops
+/// being read instead of growing the server.
 pub fn serve(io: ConnIo, max_bytes: usize) {
-  let ConnIo { conn, events, mut outbound, backlog } = io;
+  let ConnIo { conn, inbox, mut outbound } = io;
   tokio::task::spawn_local(async move {
-    let mut out = tokio::io::stdout();
+    let mut out = BufWriter::with_capacity(64 * 1024, tokio::io::stdout());
     while let Some(text) = outbound.recv().await {
-      let written = async {
-        out.write_all(text.as_bytes()).await?;
-        out.write_all(b"\n").await?;
-        out.flush().await
+      let mut written = write_line(&mut out, &text).await;
+      outbound.written();
+      // Write every reply already queued, then flush once.
+      while written.is_ok() {
+        let Ok(text) = outbound.try_recv() else { break };
+        written = write_line(&mut out, &text).await;
+        outbound.written();
       }
-      .await;
-      backlog.fetch_sub(1, Ordering::Relaxed);
-      if written.is_err() {
+      if written.is_err() || out.flush().await.is_err() {
         break;
       }
     }
   });
   tokio::task::spawn_local(async move {
-    let _ = events.send(HubEvent::Open { conn, peer: "stdio".to_owned() }).await;
+    inbox.push(HubEvent::Open { conn, peer: "stdio".to_owned() });
     let mut input = BufReader::with_capacity(64 * 1024, tokio::io::stdin());
     let mut line: Vec<u8> = Vec::new();
     let mut oversized = false;
     let reason = loop {
+      inbox.room().await;
       let buf = match input.fill_buf().await {
         Ok([]) => break "end of input".to_owned(),
         Ok(buf) => buf,
@@ -56,26 +58,34 @@ pub fn serve(io: ConnIo, max_bytes: usize) {
       if !ends_line {
         continue;
       }
-      let event = if oversized {
-        HubEvent::Rejected { conn, reason: format!("message exceeds the {max_bytes}-byte limit") }
-      } else {
-        match String::from_utf8(std::mem::take(&mut line)) {
-          Ok(text) if text.trim().is_empty() => continue,
-          Ok(text) => HubEvent::Message { conn, text: text.trim_end_matches('\r').to_owned() },
-          Err(_) => HubEvent::Rejected { conn, reason: "message is not valid UTF-8".to_owned() },
-        }
-      };
-      oversized = false;
-      if events.send(event).await.is_err() {
-        break "server stopped".to_owned();
+      if let Some(event) = line_event(conn, std::mem::take(&mut line), oversized, max_bytes) {
+        inbox.push(event);
       }
+      oversized = false;
     };
-    if !line.is_empty() && !oversized {
-      // A last line without a newline still counts.
-      if let Ok(text) = String::from_utf8(std::mem::take(&mut line)) {
-        let _ = events.send(HubEvent::Message { conn, text }).await;
+    // A last line without a newline still counts.
+    if !line.is_empty() || oversized {
+      if let Some(event) = line_event(conn, line, oversized, max_bytes) {
+        inbox.push(event);
       }
     }
-    let _ = events.send(HubEvent::Close { conn, reason }).await;
+    inbox.push(HubEvent::Close { conn, reason });
   });
+}
+
+async fn write_line(out: &mut BufWriter<Stdout>, text: &str) -> std::io::Result<()> {
+  out.write_all(text.as_bytes()).await?;
+  out.write_all(b"\n").await
+}
+
+/// What one complete input line is for the server (nothing for a blank line).
+fn line_event(conn: u32, line: Vec<u8>, oversized: bool, max_bytes: usize) -> Option<HubEvent> {
+  if oversized {
+    return Some(HubEvent::Rejected { conn, reason: format!("message exceeds the {max_bytes}-byte limit") });
+  }
+  match String::from_utf8(line) {
+    Ok(text) if text.trim().is_empty() => None,
+    Ok(text) => Some(HubEvent::Message { conn, text: text.trim_end_matches('\r').to_owned() }),
+    Err(_) => Some(HubEvent::Rejected { conn, reason: "message is not valid UTF-8".to_owned() }),
+  }
 }

@@ -2,8 +2,6 @@
 //! JSON-RPC; frames over the size limit close the connection with 1009,
 //! binary frames are refused, and a client that vanishes ends its session.
 
-use std::sync::atomic::Ordering;
-
 use futures_util::{SinkExt, StreamExt};
 use limina_ops::OpError;
 use tokio::net::{TcpListener, TcpStream};
@@ -31,7 +29,7 @@ pub async fn listen(host: &str, port: u16, max_bytes: usize, registry: ConnRegis
 }
 
 async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, registry: ConnRegistry) {
-  let ConnIo { conn, events, mut outbound, backlog } = io;
+  let ConnIo { conn, inbox, mut outbound } = io;
   let config = WebSocketConfig::default().max_message_size(Some(max_bytes)).max_frame_size(Some(max_bytes));
   let socket = match tokio_tungstenite::accept_async_with_config(stream, Some(config)).await {
     Ok(s) => s,
@@ -40,14 +38,14 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, re
       return;
     }
   };
-  let _ = events.send(HubEvent::Open { conn, peer }).await;
+  inbox.push(HubEvent::Open { conn, peer });
   let (mut sink, mut source) = socket.split();
   let reason = loop {
     tokio::select! {
       out = outbound.recv() => match out {
         Some(text) => {
           let sent = sink.send(Message::text(text.as_ref())).await;
-          backlog.fetch_sub(1, Ordering::Relaxed);
+          outbound.written();
           if let Err(e) = sent {
             break format!("send failed: {e}");
           }
@@ -58,14 +56,12 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, re
           break "closed by server".to_owned();
         }
       },
-      inbound = source.next() => match inbound {
-        Some(Ok(Message::Text(text))) => {
-          if events.send(HubEvent::Message { conn, text: text.as_str().to_owned() }).await.is_err() {
-            break "server stopped".to_owned();
-          }
-        }
+      // Paused while the connection has no room: its socket fills instead.
+      () = inbox.room(), if !inbox.has_room() => {}
+      inbound = source.next(), if inbox.has_room() => match inbound {
+        Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
         Some(Ok(Message::Binary(_))) => {
-          let _ = events.send(HubEvent::Rejected { conn, reason: "binary frames are not supported: send JSON-RPC as text".to_owned() }).await;
+          inbox.push(HubEvent::Rejected { conn, reason: "binary frames are not supported: send JSON-RPC as text".to_owned() });
         }
         Some(Ok(Message::Close(_))) | None => break "client closed the connection".to_owned(),
         Some(Ok(_)) => {} // ping/pong are answered by tungstenite
@@ -78,5 +74,5 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, re
     }
   };
   registry.forget(conn);
-  let _ = events.send(HubEvent::Close { conn, reason }).await;
+  inbox.push(HubEvent::Close { conn, reason });
 }

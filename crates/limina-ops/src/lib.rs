@@ -11,12 +11,14 @@
 //! - **`OpState` resources**: host-owned state lives in `OpState`, fetched
 //!   with [`resources::resource_mut`].
 
+pub mod arrivals;
 pub mod error;
 pub mod resources;
 
 mod bench;
 mod ops;
 
+pub use arrivals::Arrivals;
 pub use error::{ErrorCode, OpError};
 
 deno_core::extension!(
@@ -24,6 +26,9 @@ deno_core::extension!(
   ops = [ops::op_limina_base64, ops::op_limina_error_codes],
   esm_entry_point = "ext:limina_ops/00_ops.js",
   esm = [dir "js", "00_ops.js"],
+  state = |state| {
+    state.put(Arrivals::default());
+  },
 );
 
 // The reference ops of the conventions, for the runtime benchmark and the

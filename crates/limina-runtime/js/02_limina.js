@@ -12,6 +12,8 @@ import {
   op_loop_stats,
   op_loop_steps,
   op_loop_stop,
+  op_loop_wake,
+  op_set_arrivals_callback,
   op_set_fixed_step_callback,
   op_set_frame_callback,
 } from "ext:core/ops";
@@ -34,6 +36,8 @@ globalThis.Limina = Object.freeze({
   loop: Object.freeze({
     onFixedStep: (cb) => op_set_fixed_step_callback(cb),
     onFrame: (cb) => op_set_frame_callback(cb),
+    onArrivals: (cb) => op_set_arrivals_callback(cb),
+    wake: () => op_loop_wake(),
     stop: () => op_loop_stop(),
     stats: () => op_loop_stats(),
     /** Fixed steps run so far: the current tick. */

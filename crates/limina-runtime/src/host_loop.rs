@@ -2,6 +2,14 @@
 //! in whole `FIXED_DT` steps and the frame callback once per frame, and
 //! polls the event loop between frames so promise jobs, timers and async op
 //! results land between ticks, never inside one.
+//!
+//! Input from the transports is applied on arrival: a transport rings the
+//! [`Arrivals`] doorbell, which wakes the loop while it waits for its next
+//! frame, and the loop calls the JS arrivals callback right away — between
+//! frames, so never inside a step. Each call gets `ARRIVAL_BUDGET`; work
+//! left over rings the doorbell again and continues after the loop has
+//! checked for a due frame, so a flood of input delays a fixed step by at
+//! most one budget (plus the one request running when it expires).
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
@@ -10,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use deno_core::error::{CoreError, JsError};
 use deno_core::{op2, v8, JsRuntime, OpState, PollEventLoopOptions};
+use limina_ops::Arrivals;
 
 use crate::fixed_step::{FixedStepAccumulator, FIXED_DT};
 
@@ -44,6 +53,7 @@ pub struct LoopConfig {
 pub struct HostLoop {
   fixed_step: Option<v8::Global<v8::Function>>,
   frame: Option<v8::Global<v8::Function>>,
+  arrivals: Option<v8::Global<v8::Function>>,
   /// A callback is registered and the loop has not been stopped: the loop
   /// counts as pending work, so a top-level await on a later tick is valid.
   active: bool,
@@ -78,6 +88,24 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
   host.activate(&tracker);
 }
 
+/// Registers the arrivals callback: called with a time budget in
+/// milliseconds whenever the doorbell has rung, and once soon after
+/// registering for input that arrived before it.
+#[op2]
+pub fn op_set_arrivals_callback(state: &mut OpState, #[scoped] callback: v8::Global<v8::Function>) {
+  state.borrow_mut::<HostLoop>().arrivals = Some(callback);
+  state.borrow::<Arrivals>().ring();
+}
+
+/// Rings the doorbell: the arrivals callback runs again soon, after any due frame.
+#[op2(fast)]
+pub fn op_loop_wake(state: &mut OpState) {
+  state.borrow::<Arrivals>().ring();
+}
+
+/// The time one arrivals call may take before yielding to a due frame.
+const ARRIVAL_BUDGET: Duration = Duration::from_millis(2);
+
 /// How long a `--frames` run waits, after its last frame, for work under way.
 const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 
@@ -93,6 +121,7 @@ fn stop_loop(state: &mut OpState) {
   let host = state.borrow_mut::<HostLoop>();
   host.fixed_step = None;
   host.frame = None;
+  host.arrivals = None;
   host.stopped = true;
   if host.active {
     host.active = false;
@@ -188,6 +217,19 @@ fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -
   Ok(true)
 }
 
+/// Applies arrived input if the doorbell rang; returns whether more is
+/// waiting (the callback left work over, or more arrived meanwhile).
+fn apply_arrivals(rt: &mut JsRuntime, arrivals: &Arrivals, cx: &Context) -> Result<bool, CoreError> {
+  // Without a callback the doorbell stays rung for the one registered later.
+  let Some(callback) = rt.op_state().borrow().borrow::<HostLoop>().arrivals.clone() else { return Ok(false) };
+  if !arrivals.take(cx.waker()) {
+    return Ok(false);
+  }
+  deno_core::scope!(scope, rt);
+  call_with_number(scope, &callback, ARRIVAL_BUDGET.as_secs_f64() * 1000.0).map_err(CoreError::from)?;
+  Ok(arrivals.is_rung())
+}
+
 fn bump(rt: &JsRuntime, f: impl FnOnce(&mut HostLoop)) {
   f(rt.op_state().borrow_mut().borrow_mut::<HostLoop>());
 }
@@ -201,6 +243,7 @@ pub async fn run_main_module(
   config: LoopConfig,
 ) -> Result<(), CoreError> {
   rt.op_state().borrow_mut().borrow_mut::<HostLoop>().clock = Some(config.clock);
+  let arrivals = rt.op_state().borrow().borrow::<Arrivals>().clone();
   let id = rt.load_main_es_module(main).await?;
   let mut evaluation = Box::pin(rt.mod_evaluate(id));
   let mut evaluated = false;
@@ -247,10 +290,17 @@ pub async fn run_main_module(
       }
       return Poll::Pending;
     }
+    // Before the frame: input that arrived while the loop waited is applied
+    // ahead of the next step, and its replies precede that step's output.
+    let more = apply_arrivals(rt, &arrivals, cx)?;
     let elapsed = match config.clock {
       ClockMode::Virtual => FIXED_DT,
       ClockMode::RealTime => {
         if pacer.as_mut().poll(cx).is_pending() {
+          if more {
+            // Yield so replies are written and other input is read, then go on.
+            cx.waker().wake_by_ref();
+          }
           return Poll::Pending;
         }
         let now = Instant::now();

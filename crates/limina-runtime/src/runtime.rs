@@ -26,6 +26,8 @@ deno_core::extension!(
     process::op_limina_run,
     host_loop::op_set_fixed_step_callback,
     host_loop::op_set_frame_callback,
+    host_loop::op_set_arrivals_callback,
+    host_loop::op_loop_wake,
     host_loop::op_loop_stop,
     host_loop::op_loop_stats,
     host_loop::op_loop_steps,

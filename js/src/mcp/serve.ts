@@ -3,7 +3,7 @@
 // (stdio) or the process is stopped (WebSocket). The world keeps stepping
 // on the fixed-timestep loop all the while.
 
-import { backlog, listenStdio, listenWs, nextEvent, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { backlog, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { WorldSession } from "../world-session.ts";
 import { McpServer } from "./server.ts";
 
@@ -38,10 +38,4 @@ if (config.transport === "stdio") {
 } else {
   const port = await listenWs(config.host, config.port, config.maxMessageBytes);
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
-}
-
-for (;;) {
-  const event = await nextEvent();
-  if (event === null) break;
-  server.onEvent(event);
 }

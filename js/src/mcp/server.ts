@@ -1,10 +1,19 @@
 // The MCP JSON-RPC server over the native transports (stdio, WebSocket).
-// Every connection is its own session. Requests queue in arrival order and
-// are applied at fixed-step boundaries in one total order; each reply is
-// sent after its call has been applied.
+// Every connection is its own session. Messages from every connection are
+// applied in one total order — their arrival order — as soon as they
+// arrive: the host calls `apply` between frames, never inside a step, and
+// each reply is sent the moment its call has been applied, so it precedes
+// the next step's state delta.
+//
+// Ordering with async handlers: messages are applied one at a time. A call
+// whose handler awaits real I/O (a `three.loadGLTF` reading its file) holds
+// every later message back until it has finished; fixed steps go on
+// meanwhile, and its effects land when its continuation runs, which is
+// also between frames. So each call still sees every earlier call applied
+// and none of the later ones.
 
-import { send, type HubEvent } from "../../../crates/limina-mcp/js/hub.ts";
-import { onFixedStep } from "../loop.ts";
+import { send, takeEvents, type HubEvent } from "../../../crates/limina-mcp/js/hub.ts";
+import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
 import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
 import type { Mcp } from "./mcp.ts";
@@ -13,6 +22,8 @@ import { StateSync } from "./state-sync.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
 const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** Events taken from the transports at a time; the rest wait there, under their flow control. */
+const BATCH = 64;
 
 interface Connection {
   conn: number;
@@ -33,35 +44,68 @@ export interface McpServerOptions {
 
 export class McpServer {
   private readonly conns = new Map<number, Connection>();
-  /** Messages and closes, in arrival order; `text` null marks the connection's end. */
-  private readonly queue: { conn: number; text: string | null; reason?: string }[] = [];
+  /** Events taken from the transports and not yet applied. */
+  private batch: HubEvent[] = [];
+  private next = 0;
   private draining = false;
+  /** When the current arrivals call's budget runs out (performance.now() ms). */
+  private deadline = 0;
   readonly sync: StateSync;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
     this.sync = new StateSync(session.world, session.spatial);
-    onFixedStep(() => {
-      if (!this.draining && this.queue.length > 0) this.drain();
-    });
+    onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
   }
 
-  /** Handles one transport event. Messages wait for the next tick boundary. */
-  onEvent(e: HubEvent): void {
+  /** Applies arrived messages, in arrival order, for up to `budgetMs`. */
+  private apply(budgetMs: number): void {
+    this.deadline = performance.now() + budgetMs;
+    // While a call awaits real I/O, the messages after it wait for it.
+    if (!this.draining) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      for (;;) {
+        if (this.next === this.batch.length) {
+          this.batch = takeEvents(BATCH);
+          this.next = 0;
+          if (this.batch.length === 0) return;
+        }
+        if (performance.now() >= this.deadline) {
+          // Out of budget: the host runs a due frame first, then calls again.
+          wakeArrivals();
+          return;
+        }
+        const e = this.batch[this.next++];
+        if (e.kind === "message") await this.message(e.conn, e.text);
+        else this.control(e);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async message(conn: number, text: string): Promise<void> {
+    const c = this.conns.get(conn);
+    if (!c) return;
+    const reply = await this.handle(c, text);
+    if (reply !== null) send(conn, reply, false);
+  }
+
+  private control(e: Exclude<HubEvent, { kind: "message" }>): void {
     switch (e.kind) {
       case "open":
         this.conns.set(e.conn, { conn: e.conn, peer: e.peer, mcp: this.session.mcp(), mode: null, sessions: 0 });
         this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: this.options.transport });
         break;
-      case "message":
-        this.queue.push({ conn: e.conn, text: e.text });
-        break;
       case "rejected":
         send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
         break;
       case "close":
-        // In order: what the connection sent before it ended is still applied.
-        this.queue.push({ conn: e.conn, text: null, reason: e.reason });
+        this.closed(e.conn, e.reason);
         break;
     }
   }
@@ -81,25 +125,6 @@ export class McpServer {
 
   get connections(): number {
     return this.conns.size;
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.queue.length > 0) {
-        const { conn, text, reason } = this.queue.shift()!;
-        if (text === null) {
-          this.closed(conn, reason ?? "closed");
-          continue;
-        }
-        const c = this.conns.get(conn);
-        if (!c) continue;
-        const reply = await this.handle(c, text);
-        if (reply !== null) send(conn, reply, false);
-      }
-    } finally {
-      this.draining = false;
-    }
   }
 
   /** One message → its reply (null for notifications). Never throws. */
