@@ -1,7 +1,8 @@
 // The batched radius query: native (limina-ecs, rayon CSR grid) vs the JS
-// oracle, in the same run, on identical worlds and queries.
+// oracle, in the same run, on identical worlds and queries — their results
+// checked byte for byte at every point.
 // Run: limina js/bench/spatial.ts   (final line: JSON figures)
-import { NativeSpatialQuery, SpatialGrid, World } from "limina";
+import { NativeSpatialQuery, SpatialGrid, type SpatialResults, World } from "limina";
 import { round, summarize } from "limina/bench";
 
 function rng(seed: number) {
@@ -12,6 +13,12 @@ function rng(seed: number) {
     s ^= s << 5;
     return (s >>> 0) / 0x100000000;
   };
+}
+
+function sameBytes(a: SpatialResults, b: SpatialResults): boolean {
+  const bytes = (r: SpatialResults) => [r.offsets, r.eids, r.distances].map((x) => new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
+  const [x, y] = [bytes(a), bytes(b)];
+  return x.every((s, k) => s.length === y[k].length && s.every((v, i) => v === y[k][i]));
 }
 
 function scenario(entities: number, queries: number, radius: number, extent: number) {
@@ -25,6 +32,9 @@ function scenario(entities: number, queries: number, radius: number, extent: num
     q.set([...world.position(eid), radius, eid], k * 5);
   }
   const native = new NativeSpatialQuery();
+  if (!sameBytes(native.queryBatch(world.Position, live, radius, q), new SpatialGrid(live, world.Position, radius).queryBatch(q))) {
+    throw new Error(`${entities} entities × ${queries} queries: native and oracle results differ`);
+  }
   const time = (runs: number, fn: () => void) => {
     for (let i = 0; i < 5; i++) fn();
     const t: number[] = [];
@@ -54,13 +64,16 @@ function scenario(entities: number, queries: number, radius: number, extent: num
   };
 }
 
-// 2000 entities over 200 m × 200 m (the density capstone's world), then the
-// same density at the 16384-entity ceiling.
-const small = scenario(2000, 200, 15, 200);
-const full = scenario(16383, 200, 15, 200 * Math.sqrt(16383 / 2000));
-for (const s of [small, full]) {
+// The density capstone's world (2000 entities over 200 m × 200 m, r = 15 m:
+// ~30 hits a query), then the same density up to the 16383-entity ceiling,
+// each with 200 queries (every capstone agent at once) and with 2000.
+const curve = [];
+for (const entities of [2000, 4000, 8000, 16383]) {
+  for (const queries of [200, 2000]) curve.push(scenario(entities, queries, 15, 200 * Math.sqrt(entities / 2000)));
+}
+for (const s of curve) {
   console.log(
     `${s.entities} entities, ${s.queries} queries r=${s.radius} (${s.hitsPerQuery} hits/query): native p50 ${s.nativeP50Ms} ms (p95 ${s.nativeP95Ms}), oracle p50 ${s.oracleP50Ms} ms → ${s.speedup}×`,
   );
 }
-console.log(JSON.stringify({ bench: "spatial", threads: "rayon default", small, full }));
+console.log(JSON.stringify({ bench: "spatial", threads: "rayon default", byteIdentical: true, small: curve[0], curve }));

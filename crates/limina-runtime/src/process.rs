@@ -125,12 +125,18 @@ pub async fn op_limina_run(#[serde] options: RunOptions) -> Result<RunOutput, Op
   let mut child = command
     .spawn()
     .map_err(|e| OpError::io(format!("cannot run {}", options.cmd), e))?;
-  if let Some(input) = options.stdin {
+  // Input is written while output is read: a child that answers as it
+  // reads would otherwise fill its stdout pipe and stop reading.
+  let stdin = child.stdin.take();
+  let feed = async move {
     use tokio::io::AsyncWriteExt;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    stdin.write_all(input.as_bytes()).await?;
-  }
-  let out = child.wait_with_output().await?;
+    if let (Some(mut stdin), Some(input)) = (stdin, options.stdin) {
+      // A child that exits without reading all of it is not an error here.
+      let _ = stdin.write_all(input.as_bytes()).await;
+    }
+  };
+  let ((), out) = tokio::join!(feed, child.wait_with_output());
+  let out = out?;
   Ok(RunOutput {
     code: out.status.code(),
     stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
