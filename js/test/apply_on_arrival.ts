@@ -17,7 +17,7 @@ async function stdio(lines: string[]) {
 }
 
 test("a read never observes a half-applied step, and steps run between queued reads", async () => {
-  const READS = 400;
+  const READS = 1500;
   const byId = await stdio([INIT, ...Array.from({ length: READS }, (_, i) => call(10 + i, "scene.queryEntities"))]);
   const seen = new Set<number>();
   for (let i = 0; i < READS; i++) {

@@ -62,6 +62,8 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
     rpc(25, "tools/call", { name: "agent.emitEvent", arguments: { type: "a" }, context: { causedBy: ["evt_x"], previousResults: [] } }),
     rpc(26, "tools/call", { name: "scene.createEntity", arguments: {} }),
     rpc(27, "tools/call", { name: "physics.applyImpulse", arguments: { entity: "ent_2", impulse: [1, 0, 0] } }),
+    rpc(30, "initialize", { agentId: "other", sessionId: "sess_other", profile: "system.readonly" }),
+    rpc(31, "shutdown"),
     rpc(28, "initialize", { agentId: "reader", sessionId: "sess_reader", profile: "system.readonly" }),
     rpc(29, "tools/call", { name: "scene.createEntity", arguments: {} }),
     rpc(23, "ping"),
@@ -86,7 +88,10 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
   assertEquals(r.byId.get(26).result.result, { entity: "ent_2" }, "the tools/call notification ran (ent_1), unanswered");
   assertEquals(r.byId.get(27).error.code, -32603, "handler_error → -32603");
   assertEquals(r.byId.get(27).error.data.error, { code: "handler_error", message: "entity ent_2 has no physics body" });
-  assertEquals(r.byId.get(28).result.session.profile, "system.readonly");
+  assertEquals(r.byId.get(30).error.code, -32001, "a live session cannot be re-initialized");
+  assert(r.byId.get(30).error.message.includes("identity and profile cannot change"), r.byId.get(30).error.message);
+  assertEquals(r.byId.get(31).result, { ok: true });
+  assertEquals(r.byId.get(28).result.session.profile, "system.readonly", "after shutdown a new session may begin");
   assertEquals(r.byId.get(29).error.code, -32001, "forbidden → -32001");
   assertEquals(r.byId.get(29).error.data.error.code, "forbidden");
   assert(r.byId.get(29).error.message.startsWith("missing permission: scene.write"), r.byId.get(29).error.message);
@@ -95,7 +100,7 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
   assertEquals(r.byId.get(24).error.code, -32602, "a context cannot change the caller's identity");
   assert(r.byId.get(25).result.success, "context.causedBy is accepted");
   assertEquals(r.byId.get(23).result, {}, "still serving after all that");
-  assertEquals(r.replies.length, 22, "24 lines, two of them notifications: those got no reply");
+  assertEquals(r.replies.length, 24, "26 lines, two of them notifications: those got no reply");
 });
 
 test("stdio: capacity_exceeded → -32002, with a module that builds the world first", async () => {

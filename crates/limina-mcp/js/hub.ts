@@ -42,7 +42,7 @@ export const serveConfig = (): ServeConfig | null => ops.op_mcp_config();
 export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_listen_stdio(maxMessageBytes);
 /** Listens for WebSocket clients; resolves to the bound port. */
 export const listenWs = (host: string, port: number, maxMessageBytes: number): Promise<number> => ops.op_mcp_listen_ws(host, port, maxMessageBytes);
-/** Up to `max` transport events, oldest first, across every connection. */
+/** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
 export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */
 export const send = (conn: number, text: string, droppable: boolean): SendOutcome => ops.op_mcp_send(conn, text, droppable);

@@ -1,16 +1,16 @@
 //! The MCP transports' native half. Network and stdio tasks only frame,
-//! bound and move bytes. Inbound messages from every connection join one
-//! queue in arrival order and ring the host loop's [`Arrivals`] doorbell, so
-//! the JS server applies them between frames as soon as they arrive;
-//! outbound messages go into a per-connection queue drained by the
+//! bound and move bytes. Inbound messages wait in their connection's queue
+//! and ring the host loop's [`Arrivals`] doorbell, so the JS server applies
+//! them between frames as soon as they arrive; the server takes them
+//! round-robin across connections, one message per connection per turn, so
+//! a busy client cannot delay a quiet one by more than one message each
+//! turn. Outbound messages go into a per-connection queue drained by the
 //! connection's writer task, so a slow client never blocks the simulation.
 //!
 //! Flow control is per connection: a connection stops being read while it
 //! has `MAX_QUEUED` messages waiting to be applied or `PAUSE_BACKLOG`
 //! outbound messages it has not read. A flooding client is thus queued
-//! against itself (its socket fills), and the shared queue holds at most
-//! `MAX_QUEUED` messages of any one connection, so everyone else's messages
-//! keep their place.
+//! against itself (its socket fills) and the server's memory stays bounded.
 
 pub mod stdio;
 pub mod ws;
@@ -92,8 +92,40 @@ pub struct McpHub {
 pub struct ConnRegistry {
   conns: Rc<RefCell<HashMap<u32, Outbound>>>,
   next_conn: Rc<Cell<u32>>,
-  inbound: Rc<RefCell<VecDeque<HubEvent>>>,
+  inbound: Rc<RefCell<Inbound>>,
   arrivals: Arrivals,
+}
+
+/// Events waiting to be applied, per connection, and the connections that
+/// have any, in turn order.
+#[derive(Default)]
+struct Inbound {
+  queues: HashMap<u32, VecDeque<HubEvent>>,
+  turns: VecDeque<u32>,
+}
+
+impl Inbound {
+  fn push(&mut self, event: HubEvent) {
+    let conn = event.conn();
+    let queue = self.queues.entry(conn).or_default();
+    if queue.is_empty() {
+      self.turns.push_back(conn);
+    }
+    queue.push_back(event);
+  }
+
+  /// The next event in round-robin order.
+  fn pop(&mut self) -> Option<HubEvent> {
+    let conn = self.turns.pop_front()?;
+    let queue = self.queues.get_mut(&conn)?;
+    let event = queue.pop_front();
+    if queue.is_empty() {
+      self.queues.remove(&conn);
+    } else {
+      self.turns.push_back(conn);
+    }
+    event
+  }
 }
 
 /// A transport task's ends of one connection.
@@ -106,7 +138,7 @@ pub struct ConnIo {
 /// Where a transport puts what its connection receives.
 pub struct Inbox {
   flow: Rc<Flow>,
-  inbound: Rc<RefCell<VecDeque<HubEvent>>>,
+  inbound: Rc<RefCell<Inbound>>,
   arrivals: Arrivals,
 }
 
@@ -130,7 +162,7 @@ impl Inbox {
     if matches!(event, HubEvent::Message { .. }) {
       self.flow.queued.set(self.flow.queued.get() + 1);
     }
-    self.inbound.borrow_mut().push_back(event);
+    self.inbound.borrow_mut().push(event);
     self.arrivals.ring();
   }
 }
@@ -152,9 +184,17 @@ impl Outbox {
     self.rx.try_recv()
   }
 
-  /// Marks one message written (or abandoned).
-  pub fn written(&self) {
-    self.flow.backlog.set(self.flow.backlog.get() - 1);
+  /// Gives up on the connection's output (its reader went away): what is
+  /// queued is dropped and later sends find the connection closed.
+  pub fn abandon(&mut self) {
+    self.rx.close();
+    self.flow.backlog.set(0);
+    self.flow.room.notify_one();
+  }
+
+  /// Marks `count` messages written.
+  pub fn written(&self, count: usize) {
+    self.flow.backlog.set(self.flow.backlog.get() - count);
     self.flow.room.notify_one();
   }
 }
@@ -183,12 +223,11 @@ impl ConnRegistry {
     self.conns.borrow_mut().remove(&conn);
   }
 
-  /// Takes up to `max` queued events, oldest first, reopening the input of
-  /// connections that were paused on a full queue.
+  /// Takes up to `max` queued events, round-robin across connections,
+  /// reopening the input of connections that were paused on a full queue.
   fn take(&self, max: usize) -> Vec<HubEvent> {
     let mut inbound = self.inbound.borrow_mut();
-    let n = max.min(inbound.len());
-    let events: Vec<HubEvent> = inbound.drain(..n).collect();
+    let events: Vec<HubEvent> = std::iter::from_fn(|| inbound.pop()).take(max).collect();
     drop(inbound);
     let conns = self.conns.borrow();
     for event in &events {
@@ -251,7 +290,8 @@ pub async fn op_mcp_listen_ws(
   ws::listen(&host, port, max_message_bytes as usize, registry).await
 }
 
-/// Up to `max` transport events, oldest first (none: nothing is waiting).
+/// Up to `max` transport events, round-robin across connections, each
+/// connection's in the order they arrived (none: nothing is waiting).
 /// The host loop calls the server when the doorbell rings; the server takes
 /// events as it applies them, so unapplied input stays queued here, under
 /// flow control.

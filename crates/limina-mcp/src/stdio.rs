@@ -17,14 +17,20 @@ pub fn serve(io: ConnIo, max_bytes: usize) {
     let mut out = BufWriter::with_capacity(64 * 1024, tokio::io::stdout());
     while let Some(text) = outbound.recv().await {
       let mut written = write_line(&mut out, &text).await;
-      outbound.written();
+      let mut count = 1;
       // Write every reply already queued, then flush once.
       while written.is_ok() {
         let Ok(text) = outbound.try_recv() else { break };
         written = write_line(&mut out, &text).await;
-        outbound.written();
+        count += 1;
       }
-      if written.is_err() || out.flush().await.is_err() {
+      if written.is_ok() {
+        written = out.flush().await;
+      }
+      // Counted as written only once flushed: the server exits when none are left.
+      outbound.written(count);
+      if written.is_err() {
+        outbound.abandon();
         break;
       }
     }

@@ -45,7 +45,7 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, re
       out = outbound.recv() => match out {
         Some(text) => {
           let sent = sink.send(Message::text(text.as_ref())).await;
-          outbound.written();
+          outbound.written(1);
           if let Err(e) = sent {
             break format!("send failed: {e}");
           }

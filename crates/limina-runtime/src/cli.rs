@@ -72,8 +72,9 @@ pub struct Cli {
   #[arg(long, value_name = "H", requires = "mcp_ws", default_value = "127.0.0.1")]
   pub host: String,
 
-  /// Permission profile of sessions opened by standard MCP clients (Limina
-  /// clients name theirs in `initialize`).
+  /// The operator's permission profile: standard MCP clients run under it,
+  /// and over WebSocket it is the ceiling for the profile a Limina client
+  /// names in `initialize` (over stdio the spawning process may name any).
   #[arg(long, value_name = "NAME", default_value = "builder.readWrite")]
   pub profile: String,
 
@@ -117,11 +118,16 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum TraceAction {
-  /// Verify a JSONL trace's sha256 chain: exit 0 when intact, otherwise
-  /// exit 1 naming the reason and the line.
+  /// Verify a JSONL trace's sha256 chain and its trace.sealed terminator:
+  /// exit 0 when intact and complete, otherwise exit 1 naming the reason and
+  /// the line (a file without a terminator is `truncated`).
   Verify {
     /// The .jsonl trace file.
     file: std::path::PathBuf,
+    /// Check a live (still open) world log: an intact prefix without a
+    /// terminator passes, reported as "open", never as complete.
+    #[arg(long)]
+    open: bool,
   },
 }
 

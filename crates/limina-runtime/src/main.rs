@@ -65,6 +65,7 @@ fn main() -> ExitCode {
     max_message_bytes: cli.max_message_bytes,
     world_module: user_module.as_ref().map(|m| m.to_string()),
   });
+  process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);
   let main_module = match (command_module, &serve, user_module) {
     (Some(m), _, _) => m,
     (None, Some(_), _) => embedded::url("js/src/mcp/serve.ts"),
@@ -96,6 +97,17 @@ fn main() -> ExitCode {
   } else {
     None
   };
+
+  // A developer's window into V8 (e.g. `--perf-basic-prof` for `perf`).
+  if let Ok(flags) = std::env::var("LIMINA_V8_FLAGS") {
+    let mut argv = vec!["limina".to_owned()];
+    argv.extend(flags.split_whitespace().map(str::to_owned));
+    let unknown = deno_core::v8_set_flags(argv);
+    if unknown.len() > 1 {
+      eprintln!("error: LIMINA_V8_FLAGS: V8 does not know {}", unknown[1..].join(" "));
+      return ExitCode::from(2);
+    }
+  }
 
   let tokio = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
     Ok(rt) => rt,

@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -56,11 +57,15 @@ pub fn op_limina_exec_path() -> Result<String, OpError> {
     .map_err(|p| OpError::internal(format!("executable path is not UTF-8: {}", p.to_string_lossy())))
 }
 
+/// Set while stdout carries a protocol (`--mcp-stdio`): console output then
+/// goes to stderr.
+pub static STDOUT_RESERVED: AtomicBool = AtomicBool::new(false);
+
 /// Writes console output. A reader that went away (`limina … | head`) is
 /// not the program's error: output to a broken pipe is dropped.
 #[op2(fast)]
 pub fn op_limina_print(#[string] text: &str, to_stderr: bool) -> Result<(), OpError> {
-  let result = if to_stderr {
+  let result = if to_stderr || STDOUT_RESERVED.load(Ordering::Relaxed) {
     std::io::stderr().lock().write_all(text.as_bytes())
   } else {
     let mut out = std::io::stdout().lock();

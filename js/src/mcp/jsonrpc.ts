@@ -2,7 +2,28 @@
 
 import { JSONRPC } from "./protocol.ts";
 
-export type Id = string | number | null;
+/** A request id as sent: a number beyond what a double holds exactly is kept as its raw JSON text. */
+export type Id = string | number | null | RawJson;
+
+/** `JSON.rawJSON`'s result: serialised by JSON.stringify as the text it holds. */
+interface RawJson {
+  readonly rawJSON: string;
+}
+
+const json = JSON as JSON & {
+  rawJSON(text: string): RawJson;
+  parse(text: string, reviver: (this: unknown, key: string, value: unknown, context: { source?: string }) => unknown): unknown;
+};
+
+/** The top-level `id` of `text` exactly as written (the parse rounded it). */
+function rawId(text: string): RawJson {
+  const ids: [unknown, string][] = [];
+  const root = json.parse(text, function (key, value, context) {
+    if (key === "id" && context.source !== undefined) ids.push([this, context.source]);
+    return value;
+  });
+  return json.rawJSON(ids.find(([holder]) => holder === root)![1]);
+}
 
 export interface Request {
   id: Id;
@@ -32,7 +53,8 @@ export function parseRequest(text: string): Request {
   const hasId = Object.hasOwn(m, "id");
   const id = m.id;
   const validId = !hasId || id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-  const replyId: Id = validId && hasId ? (id as Id) : null;
+  const exact = typeof id === "number" && !Number.isSafeInteger(id) ? rawId(text) : (id as Id);
+  const replyId: Id = validId && hasId ? exact : null;
   if (!validId) throw new RpcError(JSONRPC.INVALID_REQUEST, "Invalid Request: id must be a string, a number or null");
   if (m.jsonrpc !== "2.0") throw new RpcError(JSONRPC.INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', undefined, replyId);
   if (typeof m.method !== "string" || m.method.length === 0) {

@@ -4,11 +4,16 @@
 // on the fixed-timestep loop all the while.
 
 import { backlog, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { PROFILES } from "../skills/profiles.ts";
 import { WorldSession } from "../world-session.ts";
 import { McpServer } from "./server.ts";
 
 const config = serveConfig();
 if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mcp-ws");
+
+if (!Object.hasOwn(PROFILES, config.profile)) {
+  throw new Error(`--profile ${config.profile}: unknown profile (known: ${Object.keys(PROFILES).join(", ")})`);
+}
 
 const session = new WorldSession({ policy: true });
 if (config.worldModule) {
@@ -21,7 +26,7 @@ if (config.worldModule) {
 }
 
 let stdioConn = -1;
-const server = new McpServer(session, {
+new McpServer(session, {
   transport: config.transport,
   profile: config.profile,
   onClose: (conn) => {

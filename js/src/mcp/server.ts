@@ -1,9 +1,10 @@
 // The MCP JSON-RPC server over the native transports (stdio, WebSocket).
-// Every connection is its own session. Messages from every connection are
-// applied in one total order — their arrival order — as soon as they
-// arrive: the host calls `apply` between frames, never inside a step, and
-// each reply is sent the moment its call has been applied, so it precedes
-// the next step's state delta.
+// Every connection is its own session. Messages are applied as soon as they
+// arrive, one at a time, in one total order (the world log's): each
+// connection's in the order it sent them, connections taking turns
+// round-robin. The host calls `apply` between frames, never inside a step,
+// and each reply is sent the moment its call has been applied, so it
+// precedes the next step's state delta.
 //
 // Ordering with async handlers: messages are applied one at a time. A call
 // whose handler awaits real I/O (a `three.loadGLTF` reading its file) holds
@@ -18,10 +19,14 @@ import type { WorldSession } from "../world-session.ts";
 import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
 import type { Mcp } from "./mcp.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
+import { PROFILES, resolveProfile } from "../skills/profiles.ts";
+import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
 const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** Agent ids no client may take: the engine's own actor. */
+const RESERVED_AGENT_IDS = new Set(["system"]);
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
 const BATCH = 64;
 
@@ -36,7 +41,12 @@ interface Connection {
 
 export interface McpServerOptions {
   transport: "stdio" | "ws";
-  /** The profile standard MCP clients run under. */
+  /**
+   * The operator's profile: standard MCP clients run under it, and over a
+   * network it is the ceiling — a Limina client may name a profile only if
+   * every permission of it is in this one. Over stdio the spawning process
+   * is the operator and may name any profile.
+   */
   profile: string;
   /** Called when a connection ends (stdio uses it to exit). */
   onClose?: (conn: number, reason: string) => void;
@@ -58,7 +68,7 @@ export class McpServer {
     onFixedStep((_dt, step) => this.sync.tick(step));
   }
 
-  /** Applies arrived messages, in arrival order, for up to `budgetMs`. */
+  /** Applies arrived messages for up to `budgetMs`. */
   private apply(budgetMs: number): void {
     this.deadline = performance.now() + budgetMs;
     // While a call awaits real I/O, the messages after it wait for it.
@@ -132,6 +142,8 @@ export class McpServer {
     let req: Request;
     try {
       req = parseRequest(text);
+      const bad = illFormed(req.params, "params");
+      if (bad !== null) throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: ${bad}`, undefined, req.id);
     } catch (e) {
       const r = e as RpcError;
       return error(r.id, r.code, r.message);
@@ -186,16 +198,33 @@ export class McpServer {
           throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: initialize needs a non-empty string ${key}`);
         }
       }
+      const [agentId, sessionId, profile] = [p.agentId, p.sessionId, p.profile] as string[];
+      if (!Object.hasOwn(PROFILES, profile)) {
+        throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: unknown profile ${profile} (known: ${Object.keys(PROFILES).join(", ")})`);
+      }
+      this.refuseLive(c);
+      if (this.options.transport !== "stdio") {
+        const ceiling = resolveProfile(this.options.profile);
+        const above = [...resolveProfile(profile)].filter((perm) => !ceiling.has(perm));
+        if (above.length > 0) {
+          this.refuse(c, "profile", `profile ${profile} grants ${above.join(", ")}, above this server's ceiling ${this.options.profile}`, { agentId, profile });
+        }
+      }
+      if (RESERVED_AGENT_IDS.has(agentId)) this.refuse(c, "agentId", `agent id ${agentId} is reserved for the engine`, { agentId });
+      if (this.agentInUse(agentId)) this.refuse(c, "agentId", `agent id ${agentId} is in use by another live session`, { agentId });
       c.mode = "limina";
-      const r = c.mcp.initialize({ agentId: p.agentId as string, sessionId: p.sessionId as string, profile: p.profile as string });
+      const r = c.mcp.initialize({ agentId, sessionId, profile });
       this.opened(c);
       return r;
     }
     if (typeof p.protocolVersion !== "string") {
       throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: initialize needs {agentId, sessionId, profile} or a standard MCP {protocolVersion, capabilities, clientInfo}");
     }
+    this.refuseLive(c);
     const client = (p.clientInfo ?? {}) as { name?: unknown };
-    const agentId = typeof client.name === "string" && client.name.length > 0 ? client.name : "mcp-client";
+    const named = typeof client.name === "string" && client.name.length > 0 ? client.name : "mcp-client";
+    // A standard client only names its software: the server makes the id unique.
+    const agentId = this.agentInUse(named) || RESERVED_AGENT_IDS.has(named) ? `${named}#${c.conn}` : named;
     c.mode = "standard";
     const r = c.mcp.initialize({ agentId, sessionId: `sess_${c.conn}_${++c.sessions}`, profile: this.options.profile });
     this.opened(c);
@@ -207,6 +236,25 @@ export class McpServer {
       instructions: "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.",
       session: r.session,
     };
+  }
+
+  private agentInUse(agentId: string): boolean {
+    for (const other of this.conns.values()) if (other.mcp.currentSession?.agentId === agentId) return true;
+    return false;
+  }
+
+  /** Identity and permissions are bound for a session's life: no second initialize while it lives. */
+  private refuseLive(c: Connection): void {
+    const live = c.mcp.currentSession;
+    if (live) {
+      this.refuse(c, "reinitialize", `this connection's session is already initialized (agent ${live.agentId}, profile ${live.profile}); identity and profile cannot change while it lives`);
+    }
+  }
+
+  /** Refuses a handshake with `forbidden`, recording a `security.handshake.refused` event. */
+  private refuse(c: Connection, what: string, message: string, detail: Record<string, unknown> = {}): never {
+    this.session.tracer.emit("security.handshake.refused", { conn: c.conn, peer: c.peer, what, reason: message, ...detail });
+    throw new RpcError(JSONRPC.FORBIDDEN, message);
   }
 
   private opened(c: Connection): void {

@@ -164,10 +164,12 @@ export class PolicyEngine {
 
     const agentRevoked = this.revokedAgents.get(input.agentId);
     if (agentRevoked !== undefined) return deny("revoked", `agent ${input.agentId} is revoked: ${agentRevoked}`);
-    for (const cap of [input.cap, ...input.requiredPermissions]) {
-      for (const scope of [`agent:${input.agentId}`, `session:${input.sessionId}`]) {
-        const why = this.revokedCaps.get(`${scope}\u0000${cap}`);
-        if (why !== undefined) return deny("revoked", `${cap} is revoked for ${scope.replace(":", " ")}: ${why}`);
+    if (this.revokedCaps.size > 0) {
+      for (const cap of [input.cap, ...input.requiredPermissions]) {
+        for (const scope of [`agent:${input.agentId}`, `session:${input.sessionId}`]) {
+          const why = this.revokedCaps.get(`${scope}\u0000${cap}`);
+          if (why !== undefined) return deny("revoked", `${cap} is revoked for ${scope.replace(":", " ")}: ${why}`);
+        }
       }
     }
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type ErrorCode, errorCodeOf } from "../../../crates/limina-ops/js/errors.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { Decision, PolicyEngine } from "../policy/engine.ts";
+import { illFormed } from "./well-formed.ts";
 
 export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "ui" | "social" | "audio";
 
@@ -178,6 +179,8 @@ export class SkillRegistry {
   validate(name: string, input: unknown): { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string } {
     const skill = this.skills.get(name);
     if (!skill) return { ok: false, code: "not_found", message: `unknown skill: ${name}` };
+    const bad = illFormed(input, "input");
+    if (bad !== null) return { ok: false, code: "invalid_input", message: `${name}: ${bad}` };
     const parsed = skill.input.safeParse(input ?? {});
     if (!parsed.success) return { ok: false, code: "invalid_input", message: `${name}: ${z.prettifyError(parsed.error)}` };
     return { ok: true, value: parsed.data };

@@ -1,0 +1,80 @@
+// Hostile input at the MCP edge, over the real wire: each test reproduces
+// an attack and asserts the precise error, a server that keeps serving,
+// and a world (and world log) the rejected input did not touch.
+import { assert, assertEquals, test } from "limina/testing";
+
+const rpc = (id: number | string, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const INIT = rpc(1, "initialize", { agentId: "probe", sessionId: "sess_probe", profile: "builder.readWrite" });
+
+async function stdio(input: string) {
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio"], stdin: input });
+  assertEquals(out.code, 0, out.stderr);
+  return out.stdout.trim().split("\n");
+}
+const byId = (lines: string[]) => new Map(lines.map((l) => JSON.parse(l)).map((r: { id: unknown }) => [r.id, r]));
+
+test("lone surrogates and deep nesting are refused at the edge, naming the field; the world log still exports", async () => {
+  const deep = JSON.parse("[".repeat(200) + "]".repeat(200));
+  const lines = await stdio(
+    [
+      rpc(1, "initialize", { agentId: "agt_\ud800", sessionId: "s", profile: "builder.readWrite" }),
+      INIT,
+      rpc(2, "tools/call", { name: "trace.tail", arguments: { type: "\ud800" } }),
+      rpc(3, "tools/call", { name: "agent.emitEvent", arguments: { type: "deep", payload: { deep } } }),
+      rpc(4, "tools/call", { name: "agent.emitEvent", arguments: { type: "fine", payload: { emoji: "\u{1F600}" } } }),
+      rpc(5, "tools/call", { name: "trace.tail", arguments: { limit: 1000 } }),
+      rpc(6, "tools/call", { name: "trace.export", arguments: { name: `hostile-${Date.now()}` } }),
+    ].join("\n") + "\n",
+  );
+  const r = byId(lines);
+  const first = JSON.parse(lines[0]);
+  assertEquals(first.error.code, -32602);
+  assertEquals(first.error.message, "Invalid params: params.agentId holds a lone UTF-16 surrogate");
+  assertEquals(r.get(2).error.message, "Invalid params: params.arguments.type holds a lone UTF-16 surrogate");
+  assert(r.get(3).error.message.startsWith("Invalid params: params.arguments.payload.deep"), r.get(3).error.message);
+  assert(r.get(3).error.message.endsWith("is nested deeper than 64 levels"), r.get(3).error.message);
+  assert(r.get(4).result.success, "well-formed text (a surrogate pair) is fine");
+  const types = r.get(5).result.result.events.map((e: { type: string }) => e.type);
+  assert(!types.includes("agent.signal.deep") && types.includes("agent.signal.fine"), `the refused calls left no trace (${types})`);
+  assert(r.get(6).result.success, `the world log still exports: ${JSON.stringify(r.get(6))}`);
+});
+
+test("JSON-RPC ids come back exactly as sent, replies keep arrival order, and every bad line is answered", async () => {
+  const lines = await stdio(
+    [
+      INIT,
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":-1.5e300,"method":"ping"}',
+      rpc("text-id", "ping"),
+      "\u00ff\u00fe not json",
+      rpc(7, "ping"),
+    ].join("\n") + "\n" + '{"jsonrpc":"2.0","id":8,"method":"ping"}',
+  );
+  assertEquals(lines[1], '{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}');
+  assertEquals(lines[2], '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}');
+  assertEquals(lines[3], '{"jsonrpc":"2.0","id":-1.5e300,"result":{}}');
+  assertEquals(JSON.parse(lines[4]).id, "text-id");
+  assertEquals(JSON.parse(lines[5]).error.code, -32700, "the bad line is answered in its place, after the replies before it");
+  assertEquals([JSON.parse(lines[6]).id, JSON.parse(lines[7]).id], [7, 8], "a last line without a newline is served");
+});
+
+test("invalid UTF-8 as the last line, without a newline, still gets its error reply", async () => {
+  const out = await Limina.run({ cmd: "bash", args: ["-c", `printf '%s\\n\\x7b\\xff\\xfe\\x7d' "$1" | "$0" --mcp-stdio`, Limina.execPath, INIT] });
+  const lines = out.stdout.trim().split("\n");
+  assertEquals(lines.length, 2, out.stdout);
+  assertEquals(JSON.parse(lines[1]).error, { code: -32700, message: "Invalid Request: message is not valid UTF-8" });
+});
+
+test("a world module's console.log never reaches the protocol on stdout", async () => {
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio", "tests/fixtures/chatty_world.ts"], stdin: INIT + "\n" });
+  assertEquals(out.code, 0, out.stderr);
+  assertEquals(out.stdout.trim().split("\n").map((l) => JSON.parse(l).id), [1]);
+  assert(out.stderr.includes("building the chatty world"), out.stderr);
+});
+
+test("over WebSocket: the operator's profile is the ceiling, identity is bound for the session's life and unique", async () => {
+  const r = await Limina.run({ cmd: "node", args: ["js/test/node/hostile_ws.mjs", Limina.execPath] });
+  assertEquals(r.code, 0, r.stderr + r.stdout);
+  assert(r.stdout.includes("ok:"), r.stdout);
+});
