@@ -8,19 +8,84 @@ The request's model name picks the behaviour:
   badjson - a body that is not JSON
   slow   - a tool call after 600 ms
   chat   - a plain text line (for OllamaChat)
+or, as a hostile or broken server, writes raw HTTP (see HOSTILE below).
 Every request body is appended to the file named by --log, one JSON per line.
-Prints "port N" once listening.
+--tls CERT KEY serves HTTPS instead (tests/fixtures/tls: a CA and a
+127.0.0.1/localhost certificate it signed, valid 2000-2999, made once with
+Python's cryptography package). Prints "port N" once listening; exits after
+5 minutes in any case.
 """
 import argparse
 import json
-import sys
+import os
+import socket
+import ssl
+import struct
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--log", default=None)
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
 args = parser.parse_args()
+
+# Every endless writer stops by itself: at the client's hang-up, or at these.
+MAX_BYTES = 64 << 20
+MAX_SECONDS = 10
+
+
+def flood(out, head, block):
+    """Writes head, then block after block, until the client hangs up (or a bound)."""
+    sent, until = 0, time.monotonic() + MAX_SECONDS
+    try:
+        out.write(head)
+        while sent < MAX_BYTES and time.monotonic() < until:
+            out.write(block)
+            sent += len(block)
+    except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+        pass
+
+
+def drip(out):
+    """A valid head promising 1000 bytes, then one byte every 50 ms."""
+    try:
+        out.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        for _ in range(int(MAX_SECONDS / 0.05)):
+            out.write(b" ")
+            time.sleep(0.05)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+def reset(handler):
+    """Half a response, then a TCP reset (SO_LINGER 0) instead of a close."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"message\"")
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.connection.close()
+
+
+CHUNKED = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+HOSTILE = {
+    # a chunk size past 2**64 after a first chunk
+    "chunk-overflow": lambda h: h.wfile.write(CHUNKED + b"5\r\nhello\r\n10000000000000000\r\n"),
+    # the size that overflowed the old client's arithmetic, then that many bytes, for real
+    "chunk-huge": lambda h: flood(h.wfile, CHUNKED + b"5\r\nhello\r\nfffffffffffffffb\r\n", b"x" * 65536),
+    # a chunk-size line that never ends (an endless extension)
+    "endless-chunk-line": lambda h: flood(h.wfile, CHUNKED + b"5;", b"a" * 65536),
+    # a header line that never ends
+    "endless-header": lambda h: flood(h.wfile, b"HTTP/1.1 200 OK\r\nX-Endless: ", b"a" * 65536),
+    "drip": lambda h: drip(h.wfile),
+    "bad-utf8": lambda h: h.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"a\": \"\xff\xfe\"}"),
+    # a declared length past the cap, then nothing
+    "huge-length": lambda h: h.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\n"),
+    # no declared length: bytes until the client hangs up
+    "huge-stream": lambda h: flood(h.wfile, b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", b"x" * 65536),
+    "reset": reset,
+    # a redirect to itself, for ever
+    "redirect": lambda h: h.wfile.write(f"HTTP/1.1 302 Found\r\nLocation: {h.path}\r\nContent-Length: 0\r\n\r\n".encode()),
+}
 
 
 def first_tool_call(body):
@@ -51,6 +116,9 @@ class Handler(BaseHTTPRequestHandler):
             with open(args.log, "a") as f:
                 f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
         mode = body.get("model", "")
+        if mode in HOSTILE:
+            self.close_connection = True
+            return HOSTILE[mode](self)
         if mode == "slow":
             time.sleep(0.6)
         if mode == "badjson":
@@ -76,6 +144,17 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(404, {"error": "not found"})
 
 
+# A suite that dies before it stops the server cannot leave it running.
+threading.Timer(300, os._exit, [0]).start()
+# The tests open a dozen connections at once; socketserver's backlog of 5
+# would drop the rest's SYNs and cost them a one-second retransmit.
+ThreadingHTTPServer.request_queue_size = 64
 server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+if args.tls:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*args.tls)
+    # The handshake runs in the request's thread, so a client that never
+    # finishes one cannot stall the accept loop.
+    server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 print(f"port {server.server_address[1]}", flush=True)
 server.serve_forever()

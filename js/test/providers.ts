@@ -1,18 +1,29 @@
-// The LLM providers against a real local HTTP server process speaking the
-// Ollama and OpenAI-compatible APIs (tests/llm_server.py).
+// The LLM providers against a real local HTTP(S) server process speaking the
+// Ollama and OpenAI-compatible APIs, or attacking the client as a hostile or
+// broken server would (tests/llm_server.py).
 import { assert, assertEquals, assertRejects, test } from "limina/testing";
-import { type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, ScriptedProvider } from "limina";
+import { createAgentSystems, createWorldSession, type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, onFixedStep, ScriptedProvider, waitSteps } from "limina";
 
 const log = `/tmp/limina-llm-${Date.now()}.jsonl`;
-const started = await Limina.run({ cmd: "bash", args: ["-c", `python3 tests/llm_server.py --log ${log} > ${log}.out 2>&1 & echo $!`] });
-const pid = started.stdout.trim();
-let port = 0;
-for (let i = 0; i < 200 && !port; i++) {
-  await new Promise((r) => setTimeout(r, 20));
-  const out = await Limina.run({ cmd: "cat", args: [`${log}.out`] });
-  port = Number(/port (\d+)/.exec(out.stdout)?.[1] ?? 0);
+const pids: string[] = [];
+
+/** Starts tests/llm_server.py with `flags`; resolves with its port. */
+async function startServer(name: string, flags = ""): Promise<number> {
+  const out = `${log}.${name}.out`;
+  const started = await Limina.run({ cmd: "bash", args: ["-c", `python3 tests/llm_server.py --log ${log} ${flags} > ${out} 2>&1 & echo $!`] });
+  pids.push(started.stdout.trim());
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const port = Number(/port (\d+)/.exec((await Limina.run({ cmd: "cat", args: [out] })).stdout)?.[1] ?? 0);
+    if (port) return port;
+  }
+  return 0;
 }
+
+const port = await startServer("http");
+const tlsPort = await startServer("https", "--tls tests/fixtures/tls/server.pem tests/fixtures/tls/server.key");
 const base = `http://127.0.0.1:${port}`;
+const tlsBase = `https://127.0.0.1:${tlsPort}`;
 
 const request: DecideRequest = {
   systemPrompt: "You are a test agent.",
@@ -26,7 +37,15 @@ async function lastRequest() {
   return JSON.parse(out.stdout);
 }
 
-test("the local server is up", () => assert(port > 0, "tests/llm_server.py did not start"));
+const requestsLogged = async () => Number((await Limina.run({ cmd: "bash", args: ["-c", `cat ${log} 2>/dev/null | wc -l`] })).stdout.trim());
+
+/** This process's peak resident memory, in MiB. */
+async function peakMiB(): Promise<number> {
+  const status = await Limina.run({ cmd: "bash", args: ["-c", "grep VmHWM /proc/$PPID/status"] });
+  return Number(/(\d+)/.exec(status.stdout)?.[1] ?? NaN) / 1024;
+}
+
+test("the local servers are up", () => assert(port > 0 && tlsPort > 0, "tests/llm_server.py did not start"));
 
 test("OllamaProvider: native tool calls, '.' encoded as '__', temperature 0", async () => {
   const p = new OllamaProvider({ baseUrl: base, model: "tool" });
@@ -45,12 +64,108 @@ test("OllamaProvider: the JSON-object-in-content fallback", async () => {
   assertEquals(r.toolCalls[0].tool, "agent.emitEvent");
 });
 
-test("honest failures: empty reply, bad JSON, dead server, timeout, https", async () => {
+test("honest failures: empty reply, bad JSON, dead server, timeout", async () => {
   await assertRejects(new OllamaProvider({ baseUrl: base, model: "empty" }).decide(request), { message: "no tool call" });
   await assertRejects(new OllamaProvider({ baseUrl: base, model: "badjson" }).decide(request), { message: "not JSON" });
-  await assertRejects(new OllamaProvider({ baseUrl: "http://127.0.0.1:1", model: "tool" }).decide(request), { message: "cannot connect" });
-  await assertRejects(new OllamaProvider({ baseUrl: base, model: "slow", timeoutMs: 100 }).decide(request), { message: "no response within 100 ms" });
-  await assertRejects(new GatewayProvider({ baseUrl: "https://gateway.example/v1", model: "m" }).decide(request), { message: "no TLS" });
+  await assertRejects(new OllamaProvider({ baseUrl: "http://127.0.0.1:1", model: "tool" }).decide(request), { code: "io_error", message: "cannot connect to 127.0.0.1:1" });
+  await assertRejects(new OllamaProvider({ baseUrl: base, model: "slow", timeoutMs: 100 }).decide(request), { code: "io_error", message: "no complete response within 100 ms" });
+});
+
+test("bad input is refused precisely before anything is sent", async () => {
+  const before = await requestsLogged();
+  await assertRejects(new OllamaProvider({ baseUrl: `${base}/x\r\nX-Evil: 1`, model: "tool" }).decide(request), { code: "invalid_input", message: `has '\\r' at byte ${base.length + 2}` });
+  await assertRejects(new OllamaProvider({ baseUrl: `${base}/a b`, model: "tool" }).decide(request), { code: "invalid_input", message: "has ' ' at byte" });
+  await assertRejects(new OllamaProvider({ baseUrl: "ftp://127.0.0.1", model: "tool" }).decide(request), { code: "invalid_input", message: "not an http:// or https:// URL" });
+  await assertRejects(new OllamaProvider({ baseUrl: `http://127.0.0.1:99999`, model: "tool" }).decide(request), { code: "invalid_input", message: "bad port" });
+  const leaked = await assertRejects(new GatewayProvider({ baseUrl: base, model: "tool", apiKey: "sk-1\r\nX-Evil: 1" }).decide(request), {
+    code: "invalid_input",
+    message: `header "Authorization": the value has a control character`,
+  });
+  assert(!leaked.message.includes("sk-1"), "the key is not echoed");
+  await assertRejects(new OllamaProvider({ baseUrl: base, model: "tool", timeoutMs: 0 }).decide(request), { code: "invalid_input", message: "timeoutMs must be" });
+  assertEquals(await requestsLogged(), before, "none of them reached the server");
+});
+
+// Each hostile or broken server and the precise error its request fails with.
+const attacks: [model: string, code: string, message: string, timeoutMs?: number][] = [
+  ["chunk-overflow", "io_error", "invalid chunk size: overflow"],
+  ["chunk-huge", "capacity_exceeded", "response body over 32 MiB"],
+  ["endless-chunk-line", "io_error", "chunk extensions over limit"],
+  ["endless-header", "io_error", "message head is too large"],
+  ["drip", "io_error", "no complete response within 300 ms", 300],
+  ["bad-utf8", "io_error", "response body is not UTF-8 (invalid byte at offset 7)"],
+  ["huge-length", "capacity_exceeded", "response body over 32 MiB"],
+  ["huge-stream", "capacity_exceeded", "response body over 32 MiB"],
+  ["reset", "io_error", "Connection reset by peer"],
+  ["redirect", "io_error", `HTTP 302 redirect to "/api/chat" refused`],
+];
+
+test("hostile servers: each request fails precisely, memory stays bounded, the loop steps, the next request works", async () => {
+  const peak = await peakMiB();
+  let steps = 0;
+  const off = onFixedStep(() => steps++);
+  const t0 = performance.now();
+  const outcomes = await Promise.all(attacks.map(([model, , , timeoutMs]) =>
+    new OllamaProvider({ baseUrl: base, model, timeoutMs: timeoutMs ?? 5000 }).decide(request).then(() => null, (e: Error & { code?: string }) => e)
+  ));
+  const seconds = (performance.now() - t0) / 1000;
+  off();
+  attacks.forEach(([model, code, message], i) => {
+    const e = outcomes[i];
+    assert(e !== null, `${model}: the request succeeded`);
+    assertEquals([model, e.code], [model, code], e.message);
+    assert(e.message.startsWith(`${base}/api/chat: `) && e.message.includes(message), `${model}: ${e.message}`);
+  });
+  assert(steps >= Math.floor(seconds * 60 * 0.5), `the loop kept stepping: ${steps} steps in ${seconds.toFixed(2)} s`);
+  const grown = (await peakMiB()) - peak;
+  assert(grown < 128, `peak memory grew ${grown.toFixed(0)} MiB`);
+  assertEquals((await new OllamaProvider({ baseUrl: base, model: "tool", timeoutMs: Number.MAX_VALUE }).decide(request)).toolCalls[0].tool, "agent.emitEvent");
+});
+
+test("an agent whose provider is hostile: that decision fails with a clear event, the world steps, another agent acts", async () => {
+  const session = createWorldSession();
+  const sys = createAgentSystems(session, {
+    hostile: new OllamaProvider({ baseUrl: base, model: "chunk-overflow" }),
+    healthy: new OllamaProvider({ baseUrl: base, model: "tool" }),
+  });
+  for (const name of ["hostile", "healthy"]) {
+    sys.agents.add({ id: `agt_${name}`, type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 6, profile: "player.limited", sessionId: `s_${name}`, llm: { provider: name, model: "", systemPrompt: "" } });
+  }
+  const s0 = Limina.loop.steps();
+  await waitSteps(30);
+  const events = session.tracer.history();
+  const failed = events.filter((e) => e.type === "agent.decision.failed" && e.actorId === "agt_hostile");
+  assert(failed.length >= 2, `the hostile provider's decisions failed (${failed.length})`);
+  const payload = failed[0].payload as { provider: string; error: string };
+  assertEquals(payload.provider, "ollama");
+  assert(payload.error === `${base}/api/chat: error reading a body from connection: invalid chunk size: overflow`, payload.error);
+  assert(events.some((e) => e.type === "skill.executed" && e.actorId === "agt_healthy"), "the healthy agent decided and acted");
+  assert(!events.some((e) => e.type === "agent.decision.failed" && e.actorId === "agt_healthy"), "and never failed");
+  assert(Limina.loop.steps() - s0 >= 30, "the world stepped");
+  sys.dispose();
+  // Decisions and actions still under way land before the world log closes.
+  while (sys.agents.all().some((a) => a.inFlight)) await waitSteps(1);
+  await waitSteps(2);
+  session.dispose();
+});
+
+test("HTTPS: an unknown issuer is refused; LIMINA_CA_CERTS adds a trusted CA; a bad CA file is a clear error", async () => {
+  await assertRejects(new OllamaProvider({ baseUrl: tlsBase, model: "tool" }).decide(request), {
+    code: "io_error",
+    message: `${tlsBase}/api/chat: TLS handshake with 127.0.0.1:${tlsPort} failed: invalid peer certificate: UnknownIssuer`,
+  });
+  const gateway = (ca: string) => Limina.run({
+    cmd: "bash",
+    args: ["-c", `LIMINA_CA_CERTS=${ca} LIMINA_GATEWAY_URL=${tlsBase}/v1 LIMINA_GATEWAY_MODEL=tool '${Limina.execPath}' tests/fixtures/gateway_env.ts`],
+  });
+  const trusted = await gateway("tests/fixtures/tls/ca.pem");
+  assertEquals(trusted.code, 0, trusted.stderr);
+  assertEquals(trusted.stdout.trim(), "agent.emitEvent");
+  const missing = await gateway("/nonexistent/ca.pem");
+  assertEquals(missing.code, 1);
+  assert(missing.stderr.includes("LIMINA_CA_CERTS=/nonexistent/ca.pem: No such file or directory"), missing.stderr);
+  const notPem = await gateway("tests/llm_server.py");
+  assert(notPem.stderr.includes("LIMINA_CA_CERTS=tests/llm_server.py: no PEM certificate in the file"), notPem.stderr);
 });
 
 test("GatewayProvider: OpenAI-compatible /chat/completions with a bearer key", async () => {
@@ -87,6 +202,6 @@ test("ScriptedProvider is a pure function of the request", async () => {
   assertEquals((await s.decide(request)).toolCalls, [{ tool: "agent.emitEvent", input: { type: "n1" } }]);
 });
 
-test("stop the server", async () => {
-  await Limina.run({ cmd: "kill", args: [pid] });
+test("stop the servers", async () => {
+  await Limina.run({ cmd: "kill", args: pids });
 });

@@ -1,17 +1,40 @@
-//! `op_http_post`: a small HTTP/1.1 client for LLM providers (Ollama, an
-//! OpenAI-compatible gateway), run on the async runtime so a slow model
-//! never blocks the loop. Plain `http://` only: this build has no TLS, and
-//! an `https://` URL is refused with an error that says so.
+//! `op_http_post`: the HTTP(S) client of LLM providers (Ollama, an
+//! OpenAI-compatible gateway): hyper's HTTP/1.1 client over rustls, on the
+//! async runtime so a slow model never blocks the loop.
+//!
+//! A provider is an untrusted peer, so everything it controls is bounded:
+//! the response head (`MAX_HEAD`; hyper caps the header count at 100 and
+//! rejects chunk sizes that overflow), the body (`MAX_BODY`), connecting
+//! (`CONNECT_TIMEOUT`) and the whole exchange (the request's `timeoutMs`).
+//! Redirects are refused, not followed. Whatever goes wrong fails this one
+//! request with a `LiminaError`; it never panics through the op runtime.
 
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::pin;
+use std::sync::{Arc, OnceLock};
+use std::task::Poll;
 use std::time::Duration;
 
 use deno_core::op2;
-use limina_ops::OpError;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Bytes};
+use hyper::header::{self, HeaderName, HeaderValue};
+use hyper::{Method, Request};
+use hyper_util::rt::TokioIo;
+use limina_ops::{ErrorCode, OpError};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
+use tokio::time::timeout;
 
 /// Largest response body accepted.
 const MAX_BODY: usize = 32 << 20;
+/// Largest response head (status line and headers) accepted.
+const MAX_HEAD: usize = 64 << 10;
+/// How long the TCP connect, and then the TLS handshake, may each take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,7 +43,7 @@ pub struct PostRequest {
   body: String,
   #[serde(default)]
   headers: Vec<(String, String)>,
-  timeout_ms: u64,
+  timeout_ms: f64,
 }
 
 #[derive(serde::Serialize)]
@@ -31,136 +54,222 @@ pub struct PostResponse {
 
 #[derive(Debug)]
 struct Target {
+  tls: bool,
+  /// The host to connect to: a name or an IP address, without brackets.
   host: String,
   port: u16,
+  /// The `Host` header: the URL's authority as written.
+  authority: String,
+  /// The request target: path and query.
   path: String,
 }
 
 fn parse_url(url: &str) -> Result<Target, OpError> {
-  if url.starts_with("https://") {
-    return Err(OpError::unavailable(format!(
-      "cannot reach {url}: this build has no TLS; use an http:// endpoint (for example a local proxy)"
+  // Checked before parsing, so the error names the character: a CR or LF
+  // here would otherwise be a way to smuggle lines into the request.
+  if let Some((i, c)) = url.char_indices().find(|&(_, c)| c.is_control() || c == ' ' || !c.is_ascii()) {
+    return Err(OpError::invalid_input(format!(
+      "URL {url:?} has {c:?} at byte {i}: control characters, spaces and non-ASCII characters must be percent-encoded"
     )));
   }
-  let rest = url
-    .strip_prefix("http://")
-    .ok_or_else(|| OpError::invalid_input(format!("not an http:// URL: {url}")))?;
-  let (authority, path) = match rest.find('/') {
-    Some(i) => (&rest[..i], &rest[i..]),
-    None => (rest, "/"),
+  let bad = |why: &str| OpError::invalid_input(format!("URL {url:?}: {why}"));
+  let uri: hyper::Uri = url.parse().map_err(|e| bad(&format!("{e}")))?;
+  let tls = match uri.scheme_str() {
+    Some("http") => false,
+    Some("https") => true,
+    _ => return Err(bad("not an http:// or https:// URL")),
   };
-  let (host, port) = match authority.rsplit_once(':') {
-    Some((h, p)) => (h, p.parse::<u16>().map_err(|_| OpError::invalid_input(format!("bad port in {url}")))?),
-    None => (authority, 80),
-  };
-  if host.is_empty() || authority.contains('@') {
-    return Err(OpError::invalid_input(format!("bad host in {url}")));
+  let authority = uri.authority().ok_or_else(|| bad("no host"))?.as_str();
+  if authority.contains('@') {
+    return Err(bad("credentials in a URL are not sent; pass them as a header"));
   }
-  Ok(Target { host: host.trim_matches(['[', ']']).to_owned(), port, path: path.to_owned() })
+  let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| bad("no host"))?;
+  // `Uri::port_u16` reads an out-of-range port as none, which would silently
+  // mean the default port; parse what follows the host instead.
+  let port = match authority.strip_prefix(host).ok_or_else(|| bad("no host"))? {
+    "" => if tls { 443 } else { 80 },
+    rest => rest.strip_prefix(':').and_then(|p| p.parse::<u16>().ok()).filter(|&p| p != 0).ok_or_else(|| bad("bad port"))?,
+  };
+  let path = uri.path_and_query().map(|p| p.as_str()).filter(|p| !p.is_empty()).unwrap_or("/");
+  Ok(Target {
+    tls,
+    host: host.trim_start_matches('[').trim_end_matches(']').to_owned(),
+    port,
+    authority: authority.to_owned(),
+    path: path.to_owned(),
+  })
 }
 
-fn header_ok(s: &str) -> bool {
-  !s.is_empty() && !s.contains(['\r', '\n'])
+fn build_request(t: &Target, headers: &[(String, String)], body: String) -> Result<Request<Full<Bytes>>, OpError> {
+  let mut request = Request::builder()
+    .method(Method::POST)
+    .uri(t.path.as_str())
+    .body(Full::new(Bytes::from(body)))
+    .map_err(|e| OpError::invalid_input(format!("bad request target {:?}: {e}", t.path)))?;
+  let map = request.headers_mut();
+  for (k, v) in headers {
+    let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| OpError::invalid_input(format!("bad header name {k:?}")))?;
+    if [header::HOST, header::CONTENT_LENGTH, header::TRANSFER_ENCODING, header::CONNECTION].contains(&name) {
+      return Err(OpError::invalid_input(format!("header {k:?} is set by the HTTP client")));
+    }
+    // The value is not echoed: it is often a key.
+    let value = HeaderValue::from_str(v).map_err(|_| OpError::invalid_input(format!("header {k:?}: the value has a control character")))?;
+    map.append(name, value);
+  }
+  let host = HeaderValue::from_str(&t.authority).map_err(|_| OpError::invalid_input(format!("bad host {:?}", t.authority)))?;
+  map.insert(header::HOST, host);
+  // One request per connection: nothing is pooled, so nothing outlives the op.
+  map.insert(header::CONNECTION, HeaderValue::from_static("close"));
+  map.entry(header::CONTENT_TYPE).or_insert(HeaderValue::from_static("application/json"));
+  Ok(request)
 }
 
-async fn post(req: PostRequest) -> Result<PostResponse, OpError> {
-  let t = parse_url(&req.url)?;
-  for (k, v) in &req.headers {
-    if !header_ok(k) || v.contains(['\r', '\n']) {
-      return Err(OpError::invalid_input(format!("bad header {k:?}")));
+/// An error and its causes, `outer: inner: …` (hyper's own message is only the outer one).
+fn chain(e: &dyn std::error::Error) -> String {
+  let mut text = e.to_string();
+  let mut cause = e.source();
+  while let Some(c) = cause {
+    text.push_str(": ");
+    text.push_str(&c.to_string());
+    cause = c.source();
+  }
+  text
+}
+
+fn wire(e: hyper::Error) -> OpError {
+  OpError::new(ErrorCode::Io, chain(&e))
+}
+
+/// The TLS client configuration, built once: Mozilla's root certificates
+/// plus those in the PEM file `$LIMINA_CA_CERTS` (a private gateway's CA).
+fn tls_config() -> Result<Arc<rustls::ClientConfig>, OpError> {
+  static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
+  CONFIG.get_or_init(build_tls_config).clone().map_err(OpError::unavailable)
+}
+
+fn build_tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
+  let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+  if let Some(path) = std::env::var_os("LIMINA_CA_CERTS").filter(|p| !p.is_empty()) {
+    let file = std::path::Path::new(&path).display().to_string();
+    let pem = std::fs::read(&path).map_err(|e| format!("LIMINA_CA_CERTS={file}: {e}"))?;
+    let mut added = 0;
+    for cert in CertificateDer::pem_slice_iter(&pem) {
+      let cert = cert.map_err(|e| format!("LIMINA_CA_CERTS={file}: {e}"))?;
+      roots.add(cert).map_err(|e| format!("LIMINA_CA_CERTS={file}: {e}"))?;
+      added += 1;
+    }
+    if added == 0 {
+      return Err(format!("LIMINA_CA_CERTS={file}: no PEM certificate in the file"));
     }
   }
-  let mut stream = TcpStream::connect((t.host.as_str(), t.port))
+  let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+  config.alpn_protocols = vec![b"http/1.1".to_vec()];
+  Ok(Arc::new(config))
+}
+
+async fn send(t: &Target, request: Request<Full<Bytes>>) -> Result<PostResponse, OpError> {
+  let endpoint = format!("{}:{}", t.host, t.port);
+  let tcp = timeout(CONNECT_TIMEOUT, TcpStream::connect((t.host.as_str(), t.port)))
     .await
-    .map_err(|e| OpError::io(format!("cannot connect to {}:{}", t.host, t.port), e))?;
-  let mut head = format!(
-    "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-    t.path,
-    t.host,
-    t.port,
-    req.body.len()
-  );
-  for (k, v) in &req.headers {
-    head.push_str(&format!("{k}: {v}\r\n"));
+    .map_err(|_| OpError::new(ErrorCode::Io, format!("cannot connect to {endpoint} within {} s", CONNECT_TIMEOUT.as_secs())))?
+    .map_err(|e| OpError::io(format!("cannot connect to {endpoint}"), e))?;
+  if !t.tls {
+    return exchange(tcp, request).await;
   }
-  head.push_str("\r\n");
-  stream.write_all(head.as_bytes()).await.map_err(|e| OpError::io("request failed", e))?;
-  stream.write_all(req.body.as_bytes()).await.map_err(|e| OpError::io("request failed", e))?;
-  let mut reader = BufReader::new(stream);
-  let mut status_line = String::new();
-  reader.read_line(&mut status_line).await.map_err(|e| OpError::io("no response", e))?;
-  let status = status_line
-    .split_whitespace()
-    .nth(1)
-    .and_then(|s| s.parse::<u16>().ok())
-    .filter(|_| status_line.starts_with("HTTP/1."))
-    .ok_or_else(|| OpError::new(limina_ops::ErrorCode::Io, format!("not an HTTP response: {:?}", status_line.trim_end())))?;
-  let mut length: Option<usize> = None;
-  let mut chunked = false;
-  loop {
-    let mut line = String::new();
-    if reader.read_line(&mut line).await.map_err(|e| OpError::io("bad response headers", e))? == 0 {
-      break;
-    }
-    let line = line.trim_end();
-    if line.is_empty() {
-      break;
-    }
-    if let Some((k, v)) = line.split_once(':') {
-      let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
-      if k == "content-length" {
-        length = v.parse().ok();
-      } else if k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked") {
-        chunked = true;
-      }
-    }
-  }
-  let too_big = || OpError::new(limina_ops::ErrorCode::Io, format!("response body over {MAX_BODY} bytes"));
-  let mut body = Vec::new();
-  if chunked {
-    loop {
-      let mut size_line = String::new();
-      reader.read_line(&mut size_line).await.map_err(|e| OpError::io("bad chunk", e))?;
-      let size = usize::from_str_radix(size_line.trim().split(';').next().unwrap_or(""), 16)
-        .map_err(|_| OpError::new(limina_ops::ErrorCode::Io, "bad chunk size"))?;
-      if size == 0 {
-        break;
-      }
-      if body.len() + size > MAX_BODY {
-        return Err(too_big());
-      }
-      let start = body.len();
-      body.resize(start + size, 0);
-      reader.read_exact(&mut body[start..]).await.map_err(|e| OpError::io("truncated chunk", e))?;
-      let mut crlf = [0u8; 2];
-      reader.read_exact(&mut crlf).await.map_err(|e| OpError::io("truncated chunk", e))?;
-    }
-  } else if let Some(n) = length {
-    if n > MAX_BODY {
-      return Err(too_big());
-    }
-    body.resize(n, 0);
-    reader.read_exact(&mut body).await.map_err(|e| OpError::io("truncated body", e))?;
-  } else {
-    (&mut reader).take(MAX_BODY as u64 + 1).read_to_end(&mut body).await.map_err(|e| OpError::io("bad body", e))?;
-    if body.len() > MAX_BODY {
-      return Err(too_big());
-    }
-  }
-  let body = String::from_utf8(body).map_err(|_| OpError::new(limina_ops::ErrorCode::Io, "response body is not UTF-8"))?;
-  Ok(PostResponse { status, body })
+  let name = ServerName::try_from(t.host.clone()).map_err(|_| OpError::invalid_input(format!("{:?} is not a valid TLS server name", t.host)))?;
+  let tls = timeout(CONNECT_TIMEOUT, tokio_rustls::TlsConnector::from(tls_config()?).connect(name, tcp))
+    .await
+    .map_err(|_| OpError::new(ErrorCode::Io, format!("no TLS handshake with {endpoint} within {} s", CONNECT_TIMEOUT.as_secs())))?
+    .map_err(|e| OpError::new(ErrorCode::Io, format!("TLS handshake with {endpoint} failed: {e}")))?;
+  exchange(tls, request).await
 }
 
-/// POSTs a JSON body; resolves with the status and body, or fails with a
-/// structured error (connection refused, timeout, malformed response).
+/// One request and its whole response over a fresh connection.
+async fn exchange<S>(io: S, request: Request<Full<Bytes>>) -> Result<PostResponse, OpError>
+where
+  S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+  let (mut sender, conn) = hyper::client::conn::http1::Builder::new()
+    .max_header_size(MAX_HEAD)
+    .handshake(TokioIo::new(io))
+    .await
+    .map_err(wire)?;
+  let too_big = || OpError::capacity_exceeded(format!("response body over {} MiB", MAX_BODY >> 20));
+  let read = async {
+    let response = sender.send_request(request).await.map_err(wire)?;
+    let status = response.status();
+    if status.is_redirection() {
+      let to = response.headers().get(header::LOCATION).map(|l| String::from_utf8_lossy(l.as_bytes()).chars().take(200).collect::<String>());
+      return Err(OpError::new(
+        ErrorCode::Io,
+        format!("HTTP {} redirect to {:?} refused: providers follow no redirects; configure the final URL", status.as_u16(), to.unwrap_or_default()),
+      ));
+    }
+    let mut body = response.into_body();
+    // A declared Content-Length over the cap fails before anything is read.
+    if body.size_hint().lower() > MAX_BODY as u64 {
+      return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    while let Some(frame) = body.frame().await {
+      if let Some(data) = frame.map_err(wire)?.data_ref() {
+        if data.len() > MAX_BODY - bytes.len() {
+          return Err(too_big());
+        }
+        bytes.extend_from_slice(data);
+      }
+    }
+    let body = String::from_utf8(bytes)
+      .map_err(|e| OpError::new(ErrorCode::Io, format!("response body is not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())))?;
+    Ok(PostResponse { status: status.as_u16(), body })
+  };
+  // The connection future does the actual I/O; drive it until the response is read.
+  let mut read = pin!(read);
+  let mut conn = pin!(conn);
+  tokio::select! {
+    biased;
+    r = &mut read => r,
+    r = &mut conn => {
+      r.map_err(wire)?;
+      read.await
+    }
+  }
+}
+
+/// Polls `fut`, turning a panic into an error: a bug in the client fails
+/// its own request instead of unwinding through the op runtime.
+async fn panic_free<T>(fut: impl Future<Output = Result<T, OpError>>) -> Result<T, OpError> {
+  let mut fut = pin!(fut);
+  std::future::poll_fn(|cx| {
+    std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx)))
+      .unwrap_or_else(|_| Poll::Ready(Err(OpError::internal("the HTTP client panicked; the request was dropped"))))
+  })
+  .await
+}
+
+/// POSTs a body (JSON by default) to an `http://` or `https://` URL;
+/// resolves with the status and body, or fails with a `LiminaError`:
+/// `invalid_input` for a bad URL, header or timeout, `capacity_exceeded` for
+/// an oversized body, `io_error` for everything the server or network did.
 #[op2]
 #[serde]
 pub async fn op_http_post(#[serde] req: PostRequest) -> Result<PostResponse, OpError> {
-  let timeout = Duration::from_millis(req.timeout_ms.max(1));
-  let url = req.url.clone();
-  tokio::time::timeout(timeout, post(req))
-    .await
-    .map_err(|_| OpError::new(limina_ops::ErrorCode::Io, format!("{url}: no response within {} ms", timeout.as_millis())))?
+  let target = parse_url(&req.url)?;
+  if !(req.timeout_ms.is_finite() && req.timeout_ms >= 1.0) {
+    return Err(OpError::invalid_input(format!("timeoutMs must be a number of milliseconds ≥ 1, not {}", req.timeout_ms)));
+  }
+  let request = build_request(&target, &req.headers, req.body)?;
+  // Past `Duration::MAX` is as good as never; tokio treats it so.
+  let deadline = Duration::try_from_secs_f64(req.timeout_ms / 1000.0).unwrap_or(Duration::MAX);
+  let url = req.url;
+  match timeout(deadline, panic_free(send(&target, request))).await {
+    Ok(result) => result.map_err(|e| OpError::new(e.code, format!("{url}: {}", e.message))),
+    Err(_) => Err(OpError::new(ErrorCode::Io, format!("{url}: no complete response within {} ms", req.timeout_ms))),
+  }
 }
 
 #[cfg(test)]
@@ -168,15 +277,45 @@ mod tests {
   use super::*;
 
   #[test]
-  fn urls_parse_and_https_is_refused_honestly() {
-    let t = parse_url("http://127.0.0.1:11434/api/chat").unwrap();
-    assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("127.0.0.1", 11434, "/api/chat"));
+  fn urls_parse_or_fail_precisely() {
+    let t = parse_url("http://127.0.0.1:11434/api/chat?x=1").unwrap();
+    assert_eq!((t.tls, t.host.as_str(), t.port, t.authority.as_str(), t.path.as_str()), (false, "127.0.0.1", 11434, "127.0.0.1:11434", "/api/chat?x=1"));
     let t = parse_url("http://localhost").unwrap();
     assert_eq!((t.port, t.path.as_str()), (80, "/"));
-    let e = parse_url("https://api.example.com/v1").unwrap_err();
-    assert!(e.message.contains("no TLS"), "{}", e.message);
-    assert!(parse_url("ftp://x").is_err());
-    assert!(parse_url("http://user@host/").is_err());
-    assert!(parse_url("http://host:99999/").is_err());
+    let t = parse_url("https://api.example.com/v1").unwrap();
+    assert_eq!((t.tls, t.port, t.authority.as_str()), (true, 443, "api.example.com"));
+    let t = parse_url("http://[::1]:8080/x").unwrap();
+    assert_eq!((t.host.as_str(), t.port, t.authority.as_str()), ("::1", 8080, "[::1]:8080"));
+    let err = |url: &str| parse_url(url).unwrap_err().message;
+    assert!(err("http://h/a\r\nX-Evil: 1").contains(r#"has '\r' at byte 10"#), "{}", err("http://h/a\r\nX-Evil: 1"));
+    assert!(err("http://h/\u{7f}").contains("at byte 9"));
+    assert!(err("http://h/é").contains("non-ASCII"));
+    assert!(err("ftp://x/").contains("not an http:// or https:// URL"));
+    assert!(err("http://user@host/").contains("credentials"));
+    assert!(err("http://host:99999/").contains("bad port"));
+    assert!(err("http://host:0/").contains("bad port"));
+    assert!(err("//host/").contains("not an http"));
+  }
+
+  #[test]
+  fn headers_are_checked_and_framing_is_the_clients() {
+    let t = parse_url("http://127.0.0.1:9/v1").unwrap();
+    let ok = build_request(&t, &[("Authorization".into(), "Bearer k".into())], "{}".into()).unwrap();
+    assert_eq!(ok.headers()["host"], "127.0.0.1:9");
+    assert_eq!(ok.headers()["content-type"], "application/json");
+    assert_eq!(ok.uri().to_string(), "/v1");
+    let err = |k: &str, v: &str| build_request(&t, &[(k.into(), v.into())], String::new()).unwrap_err().message;
+    assert!(err("X-A\r\nX-B", "1").contains("bad header name"));
+    assert!(err("X-Key", "secret\r\nX-B: 1").contains("control character"));
+    assert!(!err("X-Key", "secret\r\nX-B: 1").contains("secret"), "the value is not echoed");
+    assert!(err("Content-Length", "1").contains("set by the HTTP client"));
+  }
+
+  #[test]
+  fn a_panic_fails_only_its_request() {
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let e = rt.block_on(panic_free::<()>(async { panic!("boom") })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert_eq!(rt.block_on(panic_free(async { Ok(7) })).unwrap(), 7);
   }
 }

@@ -1,5 +1,5 @@
 // GatewayProvider: an OpenAI-compatible /chat/completions endpoint,
-// configured by LIMINA_GATEWAY_URL (e.g. http://host:port/v1),
+// configured by LIMINA_GATEWAY_URL (e.g. https://host/v1),
 // LIMINA_GATEWAY_KEY and LIMINA_GATEWAY_MODEL. Unconfigured, it rejects
 // saying so; it never pretends to decide.
 
