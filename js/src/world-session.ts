@@ -26,6 +26,12 @@ export interface WorldSessionOptions {
   simulate?: boolean;
   /** Options of the session's world log. */
   trace?: TracerOptions;
+  /**
+   * Let `dev.reload` swap skill handlers (default true: a module that makes
+   * its own session is its operator; `limina --mcp-*` allows it only with
+   * `--dev`, since every reload loads another copy of a module).
+   */
+  skillReload?: boolean;
 }
 
 export class WorldSession {
@@ -43,6 +49,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
+  /** Whether `dev.reload` may swap skill handlers. */
+  readonly skillReload: boolean;
   readonly registry: SkillRegistry;
   /** Set when the session runs with the dynamic policy engine. */
   readonly policy: PolicyEngine | null;
@@ -50,6 +58,7 @@ export class WorldSession {
 
   constructor(options: WorldSessionOptions = {}) {
     this.tracer = new Tracer(options.trace);
+    this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);

@@ -39,6 +39,49 @@ test("lone surrogates and deep nesting are refused at the edge, naming the field
   assert(r.get(6).result.success, `the world log still exports: ${JSON.stringify(r.get(6))}`);
 });
 
+test("numbers stay finite and inside the world: out-of-extent values are refused before any effect", async () => {
+  const lines = await stdio(
+    [
+      INIT,
+      rpc(2, "tools/call", { name: "scene.createEntity", arguments: { position: [1, 2, 3] } }),
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ecs.updateComponent","arguments":{"entity":"ent_1","component":"position","value":[1e39,0,0]}}}',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ecs.updateComponent","arguments":{"entity":"ent_1","component":"position","value":[3.5e38,0,0]}}}',
+      rpc(5, "tools/call", { name: "ecs.updateComponent", arguments: { entity: "ent_1", component: "scale", value: [0, 1, 1] } }),
+      rpc(6, "tools/call", { name: "scene.createEntity", arguments: { position: [0, 200000, 0] } }),
+      rpc(7, "tools/call", { name: "three.setTransform", arguments: { entity: "ent_1", scale: [1, 1e5, 1] } }),
+      rpc(8, "tools/call", { name: "physics.applyImpulse", arguments: { entity: "ent_1", impulse: [0, -1e300, 0] } }),
+      rpc(9, "tools/call", { name: "ecs.updateComponent", arguments: { entity: "ent_1", component: "rotation", value: [0, 0, 0, 2] } }),
+      rpc(10, "tools/call", { name: "inspector.snapshot", arguments: {} }),
+    ].join("\n") + "\n",
+  );
+  const r = byId(lines);
+  for (const [id, field] of [[3, "position"], [4, "position"], [5, "scale"], [6, "position"], [7, "scale"], [8, "impulse"]] as const) {
+    assertEquals(r.get(id).error?.data?.error?.code, "invalid_input", `call ${id}: ${JSON.stringify(r.get(id))}`);
+    assert(r.get(id).error.message.includes(field) || r.get(id).error.message.includes("value"), r.get(id).error.message);
+  }
+  assert(r.get(9).result.success, "a non-unit quaternion is normalised on the way in");
+  const snap = r.get(10).result.result;
+  assert(snap !== undefined, `inspector.snapshot still works: ${JSON.stringify(r.get(10))}`);
+  const entity = snap.entities.find((e: { entity: string }) => e.entity === "ent_1");
+  assertEquals(entity.transform.position, [1, 2, 3], "the refused writes changed nothing");
+  assertEquals(entity.transform.rotation, [0, 0, 0, 1]);
+  assertEquals(entity.transform.scale, [1, 1, 1]);
+  assertEquals(snap.entities.length, 1, "the refused create made nothing");
+});
+
+test("dev.reload swaps a skill handler only on a --dev server, and never for a caller without the skill's permissions", async () => {
+  const reload = rpc(2, "tools/call", { name: "dev.reload", arguments: { target: "skill", name: "scene.createEntity" } });
+  const shared = byId(await stdio([INIT, reload].join("\n") + "\n"));
+  assertEquals(shared.get(2).error.data.error, { code: "forbidden", message: "swapping a skill handler needs a server started with --dev" });
+  const out = await Limina.run({
+    cmd: Limina.execPath,
+    args: ["--mcp-stdio", "--dev"],
+    stdin: [rpc(1, "initialize", { agentId: "dev", sessionId: "s", profile: "builder.readWrite" }), reload].join("\n") + "\n",
+  });
+  const dev = byId(out.stdout.trim().split("\n"));
+  assertEquals(dev.get(2).result.result, { ok: true, target: "skill", invalidated: ["skill:scene.createEntity", "tools/list"] });
+});
+
 test("JSON-RPC ids come back exactly as sent, replies keep arrival order, and every bad line is answered", async () => {
   const lines = await stdio(
     [

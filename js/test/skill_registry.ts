@@ -231,7 +231,10 @@ test("hot reload loads the skill module from disk again, over the same services;
 test("dev.reload reloads a core skill from its module over its services", async () => {
   const { registry, world } = setup();
   const before = registry.get("scene.createEntity")!;
-  const r = await registry.invoke("dev.reload", { target: "skill", name: "scene.createEntity" }, as("system.readonly"));
+  const refused = await registry.invoke("dev.reload", { target: "skill", name: "scene.createEntity" }, as("system.readonly"));
+  assertEquals(refused.ok ? null : refused.error, { code: "forbidden", message: "reloading scene.createEntity needs scene.write" });
+  assert(registry.get("scene.createEntity") === before, "a refused reload changes nothing");
+  const r = await registry.invoke("dev.reload", { target: "skill", name: "scene.createEntity" }, as("builder.readWrite"));
   assertEquals(value(r), { ok: true, target: "skill", invalidated: ["skill:scene.createEntity", "tools/list"] });
   assert(registry.get("scene.createEntity") !== before, "a fresh definition");
   const made = await registry.invoke("scene.createEntity", { position: [1, 2, 3] }, as("builder.readWrite"));
@@ -246,15 +249,26 @@ test("dev.reload re-runs a registered scene builder", async () => {
     runs++;
     world.spawn({ tags: ["arena"] });
   });
-  const r = await registry.invoke("dev.reload", { target: "scene", name: "arena" }, as("system.readonly"));
+  const refused = await registry.invoke("dev.reload", { target: "scene", name: "arena" }, as("system.readonly"));
+  assertEquals(refused.ok ? null : refused.error, { code: "forbidden", message: "re-running a scene builder needs scene.write" });
+  assertEquals(runs, 0, "a read-only caller cannot re-run it");
+  const r = await registry.invoke("dev.reload", { target: "scene", name: "arena" }, as("builder.readWrite"));
   assertEquals(value(r), { ok: true, target: "scene", invalidated: ["scene:arena"] });
   assertEquals(runs, 1);
   assertEquals(world.entities.size, 1);
   session.sceneBuilders.set("broken", () => {
     throw new Error("no floor");
   });
-  const f = value(await registry.invoke("dev.reload", { target: "scene", name: "broken" }, as("system.readonly"))) as { ok: boolean; reason: string };
+  const f = value(await registry.invoke("dev.reload", { target: "scene", name: "broken" }, as("builder.readWrite"))) as { ok: boolean; reason: string };
   assertEquals([f.ok, f.reason], [false, "scene builder broken threw: no floor"]);
+});
+
+test("without skillReload (a server without --dev) no skill handler can be swapped", async () => {
+  const session = new WorldSession({ simulate: false, skillReload: false });
+  const before = session.registry.get("scene.createEntity")!;
+  const r = await session.registry.invoke("dev.reload", { target: "skill", name: "scene.createEntity" }, as("builder.readWrite"));
+  assertEquals(r.ok ? null : r.error, { code: "forbidden", message: "swapping a skill handler needs a server started with --dev" });
+  assert(session.registry.get("scene.createEntity") === before);
 });
 
 test("the Mcp class: session required, tools listed, calls routed under the session's identity", async () => {

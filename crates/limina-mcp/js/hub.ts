@@ -15,6 +15,8 @@ export interface ServeConfig {
   port: number;
   profile: string;
   maxMessageBytes: number;
+  /** `--dev`: `dev.reload` may swap skill handlers. */
+  dev: boolean;
   /** The module that builds the world, as a file URL. */
   worldModule: string | null;
 }

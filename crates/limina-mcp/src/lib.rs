@@ -249,6 +249,8 @@ pub struct ServeConfig {
   pub port: u16,
   pub profile: String,
   pub max_message_bytes: u32,
+  /// `--dev`: `dev.reload` may swap skill handlers.
+  pub dev: bool,
   /// The module that builds the world, as a file URL.
   pub world_module: Option<String>,
 }

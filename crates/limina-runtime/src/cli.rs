@@ -81,6 +81,11 @@ pub struct Cli {
   /// Largest accepted MCP message (a stdio line or a WebSocket message), in bytes.
   #[arg(long, value_name = "BYTES", default_value_t = limina_mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
   pub max_message_bytes: u32,
+
+  /// Development server: lets `dev.reload` swap skill handlers (each reload
+  /// loads a new module copy, so it is off on a shared world).
+  #[arg(long)]
+  pub dev: bool,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -63,6 +63,7 @@ fn main() -> ExitCode {
     port: cli.port,
     profile: cli.profile.clone(),
     max_message_bytes: cli.max_message_bytes,
+    dev: cli.dev,
     world_module: user_module.as_ref().map(|m| m.to_string()),
   });
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);

@@ -15,7 +15,7 @@ if (!Object.hasOwn(PROFILES, config.profile)) {
   throw new Error(`--profile ${config.profile}: unknown profile (known: ${Object.keys(PROFILES).join(", ")})`);
 }
 
-const session = new WorldSession({ policy: true });
+const session = new WorldSession({ policy: true, skillReload: config.dev });
 if (config.worldModule) {
   const mod = await import(config.worldModule);
   const build = mod.default ?? mod.build;

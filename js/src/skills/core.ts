@@ -13,12 +13,12 @@ import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, tracer, agents, sceneBuilders } = session;
+  const { registry, entities, spatial, lighting, tracer, agents, sceneBuilders, skillReload } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
-  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
   registry.registerAll(auditSkills, { tracer });
 }

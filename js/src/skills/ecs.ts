@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Quat, Vec3 } from "../ecs/world.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
+import { Scale3, UnitQuat, WorldVec3 } from "./schemas.ts";
 
 const Tag = z.string().min(1).max(64);
 
@@ -21,11 +22,19 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
           component: z.enum(["position", "rotation", "scale"]),
           value: z.array(z.number()).min(3).max(4),
         })
-        .superRefine((i, c) => {
+        .transform((i, c) => {
           const want = i.component === "rotation" ? 4 : 3;
           if (i.value.length !== want) {
             c.addIssue({ code: "custom", path: ["value"], message: `${i.component} needs exactly ${want} numbers, got ${i.value.length}` });
+            return z.NEVER;
           }
+          const schema = i.component === "position" ? WorldVec3 : i.component === "rotation" ? UnitQuat : Scale3;
+          const parsed = schema.safeParse(i.value);
+          if (!parsed.success) {
+            for (const issue of parsed.error.issues) c.addIssue({ ...issue, code: "custom", path: ["value", ...issue.path], message: `${i.component}: ${issue.message}` });
+            return z.NEVER;
+          }
+          return { ...i, value: parsed.data as number[] };
         }),
       output: z.object({ ok: z.boolean() }),
       permissions: ["ecs.modify"],

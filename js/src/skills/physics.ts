@@ -4,7 +4,7 @@ import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { Vec3 } from "./schemas.ts";
+import { Distance, Vec3, WorldVec3 } from "./schemas.ts";
 
 export function physicsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
   const { physics, world } = entities;
@@ -15,7 +15,7 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Apply an impulse [x,y,z] to an entity's dynamic body (wakes it).",
-      input: z.strictObject({ entity: z.string(), impulse: Vec3 }),
+      input: z.strictObject({ entity: z.string(), impulse: WorldVec3 }),
       output: z.object({ ok: z.boolean() }),
       permissions: ["physics.write"],
       source,
@@ -32,9 +32,9 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       category: "physics",
       description: "Cast a ray from origin along direction; returns the first hit (distance, point, entity).",
       input: z.strictObject({
-        origin: Vec3,
-        direction: Vec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
-        maxDistance: z.number().gt(0).default(1000),
+        origin: WorldVec3,
+        direction: WorldVec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+        maxDistance: Distance.default(1000),
       }),
       output: z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() }),
       permissions: ["physics.read"],

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { Vec3 } from "./schemas.ts";
+import { Distance, Vec3, WorldVec3 } from "./schemas.ts";
 
 const Color = z.number().int().min(0).max(0xffffff);
 
@@ -22,7 +22,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
           collider: z.enum(["box", "sphere", "capsule"]).optional(),
           size: z.number().gt(0).max(50).default(1),
           color: Color.default(0xffffff),
-          position: Vec3.default([0, 0, 0]),
+          position: WorldVec3.default([0, 0, 0]),
           dynamic: z.boolean().default(false),
           static: z.boolean().default(false),
           friction: z.number().min(0).max(10).default(0.5),
@@ -58,7 +58,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.0.0",
       category: "scene",
       description: "List entities, optionally filtered by tag and/or within a radius of a point. Returns ids, positions, distances.",
-      input: z.strictObject({ near: Vec3.optional(), radius: z.number().gt(0).optional(), tag: z.string().optional() }),
+      input: z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: z.string().optional() }),
       output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number() })) }),
       permissions: ["scene.read"],
       source,

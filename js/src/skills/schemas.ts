@@ -2,8 +2,34 @@
 
 import { z } from "zod";
 
+/** Any three finite numbers (what the world reports). */
 export const Vec3 = z.tuple([z.number(), z.number(), z.number()]);
 export const Quat = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+// What may enter the world: finite numbers within its extent, checked
+// before any effect so a float32 column, a Rapier body and the GPU never
+// see Infinity, NaN or a value they cannot hold.
+
+/** The world's extent: ±100 km on each axis, in metres. */
+export const WORLD_EXTENT = 1e5;
+/** The largest scale factor on an axis. */
+export const MAX_SCALE = 1e4;
+
+const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
+/** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+export const WorldVec3 = z.tuple([Coord, Coord, Coord]);
+/** A scale: every factor in (0, MAX_SCALE]. */
+export const Scale3 = z.tuple([z.number().gt(0).max(MAX_SCALE), z.number().gt(0).max(MAX_SCALE), z.number().gt(0).max(MAX_SCALE)]);
+/** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+export const UnitQuat = z
+  .tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)])
+  .refine((q) => Math.hypot(...q) > 1e-6, { message: "a rotation quaternion must be non-zero" })
+  .transform((q) => {
+    const n = Math.hypot(...q);
+    return [q[0] / n, q[1] / n, q[2] / n, q[3] / n] as [number, number, number, number];
+  });
+/** A distance or radius: positive, at most the world's diagonal. */
+export const Distance = z.number().gt(0).max(4 * WORLD_EXTENT);
 
 export const EventSchema = z.object({
   id: z.string(),

@@ -17,6 +17,8 @@ export interface SystemServices {
   entities: Entities;
   agents: AgentDirectory;
   sceneBuilders: Map<string, SceneBuilder>;
+  /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
+  skillReload: boolean;
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
@@ -29,7 +31,7 @@ function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
-export function systemSkills({ registry, tracer, entities, agents, sceneBuilders }: SystemServices): SkillDefinition[] {
+export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[] {
   const source = (factory: string) => ({ module: import.meta.url, factory });
   return [
     {
@@ -212,7 +214,7 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "2.0.0",
       category: "system",
       description:
-        "Live-reload a skill (registry unregister+re-register so a later callTool runs the new handler) or re-run a registered scene builder; emits an honest dev.*.reload.completed/.failed trace event listing what was invalidated. Targets that genuinely cannot reload fail honestly instead of pretending success.",
+        "Live-reload a skill (registry unregister+re-register so a later callTool runs the new handler) or re-run a registered scene builder; emits an honest dev.*.reload.completed/.failed trace event listing what was invalidated. Targets that genuinely cannot reload fail honestly instead of pretending success. Re-running a scene builder needs scene.write; swapping a skill needs a server started with --dev and the skill's own permissions.",
       input: z.strictObject({
         target: z.enum(["skill", "scene", "data"]),
         name: z.string().min(1).optional(),
@@ -222,6 +224,15 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       permissions: ["scene.read"],
       source: source("systemSkills"),
       handler: async ({ target, name, reason }, ctx) => {
+        // A reload needs the permissions of what it reloads; refused, it changes nothing.
+        if (target === "scene" && !ctx.permissions.has("scene.write")) {
+          throw engineError("forbidden", "re-running a scene builder needs scene.write");
+        }
+        if (target === "skill") {
+          if (!skillReload) throw engineError("forbidden", "swapping a skill handler needs a server started with --dev");
+          const missing = (name === undefined ? [] : (registry.get(name)?.permissions ?? [])).filter((p) => !ctx.permissions.has(p));
+          if (missing.length > 0) throw engineError("forbidden", `reloading ${name} needs ${missing.join(", ")}`);
+        }
         const failed = (why: string) => {
           ctx.emit(`dev.${target}.reload.failed`, { target, name: name ?? null, reason: why, requestedBecause: reason ?? null });
           return { ok: false, target, invalidated: [], reason: why };

@@ -10,7 +10,7 @@ import { readAsset, resolveAsset } from "../../../crates/limina-runtime/js/host.
 import type { Entities } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { Vec3 } from "./schemas.ts";
+import { Scale3, WorldVec3 } from "./schemas.ts";
 
 const Color = z.number().int().min(0).max(0xffffff);
 
@@ -80,7 +80,7 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       category: "three",
       description: "Set an entity's position, rotation (Euler radians), and/or scale.",
       input: z
-        .strictObject({ entity: z.string(), position: Vec3.optional(), rotationEuler: Vec3.optional(), scale: Vec3.optional() })
+        .strictObject({ entity: z.string(), position: WorldVec3.optional(), rotationEuler: WorldVec3.optional(), scale: Scale3.optional() })
         .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" }),
       output: z.object({ ok: z.boolean() }),
       permissions: ["scene.write"],
@@ -146,7 +146,7 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
         ambientIntensity: z.number().min(0).max(10).default(1.2),
         directionalColor: Color.default(0xffffff),
         directionalIntensity: z.number().min(0).max(10).default(3),
-        direction: Vec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+        direction: WorldVec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
         castShadow: z.boolean().default(false),
         shadowMapSize: z.number().int().min(256).max(4096).default(2048),
         shadowCameraExtent: z.number().gt(0).max(500).default(20),
@@ -189,7 +189,7 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       version: "1.0.0",
       category: "three",
       description: "Load a glTF/glb model from a sandboxed asset id and add it to the scene at a position.",
-      input: z.strictObject({ assetId: z.string(), position: Vec3.default([0, 0, 0]) }),
+      input: z.strictObject({ assetId: z.string(), position: WorldVec3.default([0, 0, 0]) }),
       output: z.object({
         entity: z.string(),
         resource: z.object({
