@@ -218,6 +218,11 @@ impl ConnRegistry {
     }
   }
 
+  /// Connections open now.
+  pub fn live(&self) -> usize {
+    self.conns.borrow().len()
+  }
+
   /// Forgets a connection whose transport ended.
   pub fn forget(&self, conn: u32) {
     self.conns.borrow_mut().remove(&conn);
@@ -249,6 +254,8 @@ pub struct ServeConfig {
   pub port: u16,
   pub profile: String,
   pub max_message_bytes: u32,
+  /// `--max-clients`: WebSocket connections served at once.
+  pub max_clients: u32,
   /// `--dev`: `dev.reload` may swap skill handlers.
   pub dev: bool,
   /// The module that builds the world, as a file URL.
@@ -280,16 +287,19 @@ pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
   conn
 }
 
-/// Listens for WebSocket clients on `host:port` (0 = any free port); returns the bound port.
+/// Listens for WebSocket clients on `host:port` (0 = any free port), serving
+/// at most `max_clients` at once; returns the bound port.
 #[op2]
 pub async fn op_mcp_listen_ws(
   state: Rc<RefCell<OpState>>,
   #[string] host: String,
   port: u16,
   max_message_bytes: u32,
+  max_clients: u32,
 ) -> Result<u16, OpError> {
   let registry = hub(&mut state.borrow_mut()).registry.clone();
-  ws::listen(&host, port, max_message_bytes as usize, registry).await
+  let limits = ws::Limits { max_bytes: max_message_bytes as usize, max_clients: max_clients as usize };
+  ws::listen(&host, port, limits, registry).await
 }
 
 /// Up to `max` transport events, round-robin across connections, each

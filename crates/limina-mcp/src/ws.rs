@@ -1,45 +1,112 @@
 //! MCP over WebSocket: one session per connection. Text frames carry
-//! JSON-RPC; frames over the size limit close the connection with 1009,
-//! binary frames are refused, and a client that vanishes ends its session.
+//! JSON-RPC. The connection's life is bounded on every side: the opening
+//! handshake must finish within `HANDSHAKE_TIMEOUT`, the server pings every
+//! `PING_EVERY` and drops a client silent for `IDLE_TIMEOUT`, at most
+//! `max_clients` connections live at once, and protocol faults get their
+//! RFC 6455 close codes — 1009 for a message over the size limit, 1007 for
+//! text that is not UTF-8, 1002 for a broken frame, 1013 when the server is
+//! full. Binary frames are refused with a JSON-RPC error.
 
+use std::time::Duration;
+
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use limina_ops::OpError;
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::WebSocketStream;
 
 use super::{ConnIo, ConnRegistry, HubEvent};
 
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+const PING_EVERY: Duration = Duration::from_secs(20);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a closing connection's unread input is drained, so the client
+/// reads the close frame instead of a TCP reset.
+const LINGER: Duration = Duration::from_secs(2);
+/// The longest pause after a failed accept (out of file descriptors, say).
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// What bounds the server's connections.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+  pub max_bytes: usize,
+  pub max_clients: usize,
+}
+
+type Socket = WebSocketStream<TcpStream>;
+
 /// Binds and starts accepting; returns the bound port.
-pub async fn listen(host: &str, port: u16, max_bytes: usize, registry: ConnRegistry) -> Result<u16, OpError> {
+pub async fn listen(host: &str, port: u16, limits: Limits, registry: ConnRegistry) -> Result<u16, OpError> {
   let listener = TcpListener::bind((host, port))
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {host}:{port}"), e))?;
   let bound = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?.port();
   tokio::task::spawn_local(async move {
+    let mut backoff = Duration::from_millis(10);
     loop {
-      let Ok((stream, peer)) = listener.accept().await else { continue };
+      let (stream, peer) = match listener.accept().await {
+        Ok(accepted) => accepted,
+        Err(_) => {
+          // Accept errors repeat while their cause lasts: wait instead of spinning.
+          tokio::time::sleep(backoff).await;
+          backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
+          continue;
+        }
+      };
+      backoff = Duration::from_millis(10);
       let _ = stream.set_nodelay(true);
+      if registry.live() >= limits.max_clients {
+        tokio::task::spawn_local(refuse_full(stream, limits));
+        continue;
+      }
       let io = registry.open();
-      tokio::task::spawn_local(serve(stream, peer.to_string(), io, max_bytes, registry.clone()));
+      tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, registry.clone()));
     }
   });
   Ok(bound)
 }
 
-async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, registry: ConnRegistry) {
+async fn handshake(stream: TcpStream, limits: Limits) -> Option<Socket> {
+  let config = WebSocketConfig::default().max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes));
+  tokio::time::timeout(HANDSHAKE_TIMEOUT, tokio_tungstenite::accept_async_with_config(stream, Some(config))).await.ok()?.ok()
+}
+
+/// Completes the handshake only to say why the connection cannot stay.
+async fn refuse_full(stream: TcpStream, limits: Limits) {
+  if let Some(socket) = handshake(stream, limits).await {
+    let (sink, source) = socket.split();
+    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
+  }
+}
+
+/// Sends a close frame, then drains what the client still sends for a while.
+async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>, code: CloseCode, reason: String) {
+  let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+  let Ok(mut socket) = sink.reunite(source) else { return };
+  let drain = async {
+    let mut buf = [0u8; 16 * 1024];
+    while matches!(socket.get_mut().read(&mut buf).await, Ok(n) if n > 0) {}
+  };
+  let _ = tokio::time::timeout(LINGER, drain).await;
+}
+
+async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, registry: ConnRegistry) {
   let ConnIo { conn, inbox, mut outbound } = io;
-  let config = WebSocketConfig::default().max_message_size(Some(max_bytes)).max_frame_size(Some(max_bytes));
-  let socket = match tokio_tungstenite::accept_async_with_config(stream, Some(config)).await {
-    Ok(s) => s,
-    Err(_) => {
-      registry.forget(conn);
-      return;
-    }
+  let Some(socket) = handshake(stream, limits).await else {
+    registry.forget(conn);
+    return;
   };
   inbox.push(HubEvent::Open { conn, peer });
   let (mut sink, mut source) = socket.split();
+  let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+  let idle = tokio::time::sleep(IDLE_TIMEOUT);
+  tokio::pin!(idle);
+  // Set when the server ends the connection with a close frame of its own.
+  let mut closing: Option<(CloseCode, String)> = None;
   let reason = loop {
     tokio::select! {
       out = outbound.recv() => match out {
@@ -51,28 +118,51 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, max_bytes: usize, re
           }
         }
         None => {
-          // The server closed this connection: flush was done message by message.
-          let _ = sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Normal, reason: "closed by server".into() }))).await;
+          closing = Some((CloseCode::Normal, "closed by server".to_owned()));
           break "closed by server".to_owned();
         }
       },
+      _ = ping.tick() => {
+        if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
+          break "ping failed".to_owned();
+        }
+      }
+      () = &mut idle => {
+        closing = Some((CloseCode::Away, format!("idle for {} s", IDLE_TIMEOUT.as_secs())));
+        break "idle timeout".to_owned();
+      }
       // Paused while the connection has no room: its socket fills instead.
       () = inbox.room(), if !inbox.has_room() => {}
-      inbound = source.next(), if inbox.has_room() => match inbound {
-        Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
-        Some(Ok(Message::Binary(_))) => {
-          inbox.push(HubEvent::Rejected { conn, reason: "binary frames are not supported: send JSON-RPC as text".to_owned() });
+      inbound = source.next(), if inbox.has_room() => {
+        idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
+        match inbound {
+          Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
+          Some(Ok(Message::Binary(_))) => {
+            inbox.push(HubEvent::Rejected { conn, reason: "binary frames are not supported: send JSON-RPC as text".to_owned() });
+          }
+          Some(Ok(Message::Close(_))) | None => {
+            // Flushes tungstenite's reply to the client's close frame.
+            let _ = sink.close().await;
+            break "client closed the connection".to_owned();
+          }
+          Some(Ok(_)) => {} // pings are answered by tungstenite; pongs only keep the connection alive
+          Some(Err(e)) => {
+            let (code, why) = match &e {
+              WsError::Capacity(_) => (CloseCode::Size, format!("message exceeds the {}-byte limit", limits.max_bytes)),
+              WsError::Utf8(_) => (CloseCode::Invalid, "text frame is not valid UTF-8".to_owned()),
+              WsError::Protocol(p) => (CloseCode::Protocol, format!("protocol error: {p}")),
+              _ => break format!("connection error: {e}"),
+            };
+            closing = Some((code, why.clone()));
+            break format!("closed: {why}");
+          }
         }
-        Some(Ok(Message::Close(_))) | None => break "client closed the connection".to_owned(),
-        Some(Ok(_)) => {} // ping/pong are answered by tungstenite
-        Some(Err(WsError::Capacity(e))) => {
-          let _ = sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Size, reason: format!("message exceeds the {max_bytes}-byte limit").into() }))).await;
-          break format!("closed: {e}");
-        }
-        Some(Err(e)) => break format!("connection error: {e}"),
-      },
+      }
     }
   };
   registry.forget(conn);
   inbox.push(HubEvent::Close { conn, reason });
+  if let Some((code, why)) = closing {
+    close(sink, source, code, why).await;
+  }
 }

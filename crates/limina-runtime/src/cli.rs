@@ -82,6 +82,10 @@ pub struct Cli {
   #[arg(long, value_name = "BYTES", default_value_t = limina_mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
   pub max_message_bytes: u32,
 
+  /// Most WebSocket clients served at once; the next is refused with close code 1013.
+  #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+  pub max_clients: u32,
+
   /// Development server: lets `dev.reload` swap skill handlers (each reload
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]

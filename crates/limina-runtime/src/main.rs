@@ -64,6 +64,7 @@ fn main() -> ExitCode {
     profile: cli.profile.clone(),
     max_message_bytes: cli.max_message_bytes,
     dev: cli.dev,
+    max_clients: cli.max_clients,
     world_module: user_module.as_ref().map(|m| m.to_string()),
   });
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);

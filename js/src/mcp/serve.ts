@@ -41,6 +41,6 @@ if (config.transport === "stdio") {
   stdioConn = listenStdio(config.maxMessageBytes);
   console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
 } else {
-  const port = await listenWs(config.host, config.port, config.maxMessageBytes);
+  const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients);
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
 }

@@ -1,0 +1,115 @@
+// The WebSocket server's limits, against `limina --mcp-ws --max-clients 3
+// --max-message-bytes 65536`: each fault gets its RFC 6455 close code (and
+// a close frame, not a reset), a full server says so with 1013, a client's
+// close is answered, a connection that never finishes its handshake is
+// dropped, and the server keeps serving throughout.
+// Usage: node js/test/node/ws_limits.mjs <path-to-limina>
+import { spawn } from "node:child_process";
+import net from "node:net";
+import WebSocket from "ws";
+
+const limina = process.argv[2];
+const checks = [];
+const fail = (msg) => {
+  console.error(`FAIL: ${msg}`);
+  server.kill("SIGKILL");
+  process.exit(1);
+};
+const check = (cond, msg) => {
+  if (!cond) fail(msg);
+  checks.push(msg);
+};
+
+const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-clients", "3", "--max-message-bytes", "65536"], { stdio: ["ignore", "inherit", "pipe"] });
+const port = await new Promise((resolve, reject) => {
+  let err = "";
+  server.stderr.on("data", (d) => {
+    err += d;
+    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+    if (m) resolve(Number(m[1]));
+  });
+  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
+});
+
+const open = () =>
+  new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+    ws.on("open", () => resolve(ws));
+    ws.on("error", reject);
+  });
+/** Resolves with the close code and reason the server sent (1006: none — the connection just dropped). */
+const closed = (ws) => new Promise((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+const ping = (ws) =>
+  new Promise((resolve) => {
+    ws.once("message", (d) => resolve(JSON.parse(d.toString())));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+  });
+
+// A TCP connection that never sends its handshake: dropped after the handshake timeout.
+const silent = net.connect(port, "127.0.0.1");
+const silentEnded = new Promise((resolve) => silent.on("close", () => resolve(Date.now())));
+const silentSince = Date.now();
+silent.on("error", () => {});
+
+const keeper = await open();
+check((await ping(keeper)).result !== undefined, "a client is served");
+
+const big = await open();
+const bigClosed = closed(big);
+big.on("error", () => {});
+big.send("x".repeat(2 << 20));
+const size = await bigClosed;
+check(size.code === 1009 && size.reason === "message exceeds the 65536-byte limit", `a 2 MiB message gets close code 1009 (${size.code} ${size.reason})`);
+
+const utf8 = await open();
+const utf8Closed = closed(utf8);
+utf8.on("error", () => {});
+utf8.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+const bad = await utf8Closed;
+check(bad.code === 1007, `text that is not UTF-8 gets close code 1007 (${bad.code} ${bad.reason})`);
+
+// A raw client sends a frame with a reserved opcode.
+const raw = net.connect(port, "127.0.0.1");
+raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+const rawBytes = await new Promise((resolve) => {
+  let buf = Buffer.alloc(0);
+  let sent = false;
+  raw.on("data", (d) => {
+    buf = Buffer.concat([buf, d]);
+    const head = buf.indexOf("\r\n\r\n");
+    if (head >= 0 && !sent) {
+      sent = true;
+      buf = buf.subarray(head + 4);
+      raw.write(Buffer.from([0x83, 0x80, 1, 2, 3, 4])); // FIN + opcode 3 (reserved), masked, empty
+    }
+  });
+  raw.on("close", () => resolve(buf));
+  raw.on("error", () => {});
+});
+check(rawBytes[0] === 0x88 && rawBytes.readUInt16BE(2) === 1002, `a reserved opcode gets close code 1002 (${rawBytes.subarray(0, 4).toString("hex")})`);
+
+// A client's own close is answered with a close frame.
+const polite = await open();
+const politeClosed = closed(polite);
+polite.close(1000, "bye");
+check((await politeClosed).code === 1000, "a client's close is answered (no 1006)");
+
+// Three clients at most: the fourth is told the server is full.
+const second = await open();
+const third = await open();
+const fourth = await open();
+const full = await closed(fourth);
+check(full.code === 1013 && full.reason === "server full: 3 clients", `the client over --max-clients gets 1013 (${full.code} ${full.reason})`);
+check((await ping(keeper)).result !== undefined, "and the server keeps serving its clients");
+second.close();
+third.close();
+await new Promise((r) => setTimeout(r, 200));
+const later = await open();
+check((await ping(later)).result !== undefined, "a place freed is taken again");
+
+const droppedAt = await silentEnded;
+check(droppedAt - silentSince >= 9000, `a connection without a handshake is dropped after the timeout (${droppedAt - silentSince} ms)`);
+
+for (const ws of [keeper, later]) ws.close();
+server.kill("SIGTERM");
+console.log(`ok: ${checks.length} checks`);
