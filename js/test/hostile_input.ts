@@ -82,6 +82,40 @@ test("dev.reload swaps a skill handler only on a --dev server, and never for a c
   assertEquals(dev.get(2).result.result, { ok: true, target: "skill", invalidated: ["skill:scene.createEntity", "tools/list"] });
 });
 
+test("assets are read off the loop: a FIFO, a directory, an oversized file or a way out is a clear error, never a hang", async () => {
+  const dir = `/tmp/limina-hostile-assets-${Date.now()}`;
+  const manifest = JSON.stringify({
+    assets: {
+      pipe: { kind: "gltf", path: "pipe.glb" },
+      dir: { kind: "gltf", path: "models" },
+      huge: { kind: "gltf", path: "huge.glb" },
+      out: { kind: "gltf", path: "link.glb" },
+    },
+  });
+  const made = await Limina.run({
+    cmd: "bash",
+    args: ["-c", `mkdir -p "$0/models" && mkfifo "$0/pipe.glb" && truncate -s 300M "$0/huge.glb" && ln -s /etc/hostname "$0/link.glb" && printf '%s' "$1" > "$0/manifest.json"`, dir, manifest],
+  });
+  assertEquals(made.code, 0, made.stderr);
+  const load = (id: number, assetId: string) => rpc(id, "tools/call", { name: "three.loadGLTF", arguments: { assetId } });
+  const out = await Limina.run({
+    cmd: Limina.execPath,
+    args: ["--mcp-stdio"],
+    env: { LIMINA_ASSETS_DIR: dir },
+    stdin: [INIT, load(3, "pipe"), load(4, "dir"), load(5, "huge"), load(6, "out"), load(7, "crate")].join("\n") + "\n",
+  });
+  await Limina.run({ cmd: "rm", args: ["-rf", dir] });
+  assertEquals(out.code, 0, out.stderr);
+  const r = byId(out.stdout.trim().split("\n"));
+  const err = (id: number) => r.get(id).error?.data?.error;
+  assertEquals(err(3), { code: "invalid_input", message: "asset pipe is not a regular file" });
+  assertEquals(err(4), { code: "invalid_input", message: "asset dir is not a regular file" });
+  assertEquals(err(5), { code: "capacity_exceeded", message: "asset huge is 314572800 bytes, over the 268435456-byte limit" });
+  assertEquals(err(6), { code: "invalid_input", message: "asset out resolves outside the asset directory" });
+  assert(!out.stdout.includes(dir), "no reply names the server's directories");
+  assert(r.get(7).result?.success, "and the server goes on loading what it may (a built-in asset)");
+});
+
 test("JSON-RPC ids come back exactly as sent, replies keep arrival order, and every bad line is answered", async () => {
   const lines = await stdio(
     [

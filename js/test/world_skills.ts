@@ -1,5 +1,5 @@
 // World skills over the real world: SoA, scene graph, physics bodies, events.
-import { assert, assertAlmostEquals, assertEquals, assertThrows, test } from "limina/testing";
+import { assert, assertAlmostEquals, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
 import * as THREE from "three";
 import { createWorldSession, type InvokeResult, readAsset, resolveAsset, resolveProfile, World } from "limina";
 
@@ -214,15 +214,15 @@ test("three.loadGLTF: a sandboxed asset id, parsed by GLTFLoader, metadata from 
   assertEquals(world.entities.size, 1, "failures created nothing");
 });
 
-test("the sandboxed asset store behind three.loadGLTF", () => {
-  const info = resolveAsset("crate");
+test("the sandboxed asset store behind three.loadGLTF", async () => {
+  const info = await resolveAsset("crate");
   assertEquals([info.id, info.kind, info.source], ["crate", "gltf", "models/crate.glb"]);
   assert(info.description.length > 0);
-  const bytes = readAsset("crate");
+  const bytes = await readAsset("crate");
   assertEquals(bytes.byteLength, 4116);
   assertEquals(new TextDecoder().decode(bytes.subarray(0, 4)), "glTF", "a binary glTF");
-  assertThrows(() => resolveAsset("missing-model"), { code: "not_found", message: "unknown asset" });
-  assertThrows(() => readAsset("../../etc/passwd"), { code: "invalid_input" });
+  await assertRejects(resolveAsset("missing-model"), { code: "not_found", message: "unknown asset" });
+  await assertRejects(readAsset("../../etc/passwd"), { code: "invalid_input" });
 });
 
 test("physics.applyImpulse / raycast / collisionEvents over real bodies", async () => {

@@ -10,18 +10,18 @@ export interface AssetInfo {
 }
 
 interface HostOps {
-  op_assets_resolve(id: string): AssetInfo;
-  op_assets_read(id: string): Uint8Array;
+  op_assets_resolve(id: string): Promise<AssetInfo>;
+  op_assets_read(id: string): Promise<Uint8Array>;
   op_http_post(request: { url: string; body: string; headers: [string, string][]; timeoutMs: number }): Promise<{ status: number; body: string }>;
   op_limina_env(name: string): string | null;
 }
 
 const ops = Limina.ops as unknown as HostOps;
 
-/** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones). */
-export const resolveAsset = (id: string): AssetInfo => ops.op_assets_resolve(id);
-/** An asset's bytes, by id. */
-export const readAsset = (id: string): Uint8Array => ops.op_assets_read(id);
+/** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+export const resolveAsset = (id: string): Promise<AssetInfo> => ops.op_assets_resolve(id);
+/** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+export const readAsset = (id: string): Promise<Uint8Array> => ops.op_assets_read(id);
 /** One HTTP POST off the loop: the status and body. */
 export const httpPost = (request: { url: string; body: string; headers: [string, string][]; timeoutMs: number }) => ops.op_http_post(request);
 /** An environment variable, or undefined when unset. */

@@ -49,14 +49,13 @@ fn check_id(id: &str) -> Result<(), OpError> {
 
 /// The user's manifest entry for `id`: `Ok(None)` when there is no manifest or no such id.
 fn user_entry(root: &Path, id: &str) -> Result<Option<AssetEntry>, OpError> {
-  let manifest_path = root.join("manifest.json");
-  let text = match std::fs::read_to_string(&manifest_path) {
+  let text = match read_regular(&root.join("manifest.json"), MAX_MANIFEST_BYTES, "the asset manifest manifest.json") {
     Ok(text) => text,
-    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-    Err(e) => return Err(OpError::io(format!("cannot read the asset manifest {}", manifest_path.display()), e)),
+    Err(ReadError::Missing) => return Ok(None),
+    Err(ReadError::Op(e)) => return Err(e),
   };
-  let manifest: Manifest = serde_json::from_str(&text)
-    .map_err(|e| OpError::invalid_input(format!("asset manifest {} is malformed: {e}", manifest_path.display())))?;
+  let manifest: Manifest = serde_json::from_slice(&text)
+    .map_err(|e| OpError::invalid_input(format!("the asset manifest manifest.json is malformed: {e}")))?;
   Ok(manifest.assets.get(id).cloned())
 }
 
@@ -83,8 +82,7 @@ pub fn find(root: &Path, id: &str) -> Result<(AssetEntry, AssetFile), OpError> {
   let Some(entry) = builtin.assets.get(id).cloned() else {
     let names: Vec<&str> = builtin.assets.keys().map(String::as_str).collect();
     return Err(OpError::not_found(format!(
-      "unknown asset {id:?}: not in {} nor among the built-in assets ({})",
-      root.join("manifest.json").display(),
+      "unknown asset {id:?}: not in the asset manifest nor among the built-in assets ({})",
       names.join(", ")
     )));
   };
@@ -99,12 +97,12 @@ pub fn find(root: &Path, id: &str) -> Result<(AssetEntry, AssetFile), OpError> {
 pub fn resolve_in(root: &Path, id: &str) -> Result<(AssetEntry, PathBuf), OpError> {
   check_id(id)?;
   let entry = user_entry(root, id)?
-    .ok_or_else(|| OpError::not_found(format!("unknown asset {id:?} (not in {})", root.join("manifest.json").display())))?;
+    .ok_or_else(|| OpError::not_found(format!("unknown asset {id:?} (not in the asset manifest)")))?;
   let rel = Path::new(&entry.path);
   if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
     return Err(OpError::invalid_input(format!("asset {id} has a path outside the asset directory: {}", entry.path)));
   }
-  let root = root.canonicalize().map_err(|e| OpError::io(format!("cannot open the asset directory {}", root.display()), e))?;
+  let root = root.canonicalize().map_err(|e| OpError::io("cannot open the asset directory", e))?;
   let file = root.join(rel).canonicalize().map_err(|e| OpError::io(format!("asset {id}: cannot open {}", entry.path), e))?;
   if !file.starts_with(&root) {
     return Err(OpError::invalid_input(format!("asset {id} resolves outside the asset directory")));
@@ -122,21 +120,70 @@ pub struct ResolvedAsset {
   description: String,
 }
 
+/// An asset's manifest entry, read off the loop thread.
 #[op2]
 #[serde]
-pub fn op_assets_resolve(#[string] id: &str) -> Result<ResolvedAsset, OpError> {
-  let (entry, _) = find(&asset_root()?, id)?;
-  Ok(ResolvedAsset { id: id.to_owned(), kind: entry.kind, source: entry.path, description: entry.description })
+pub async fn op_assets_resolve(#[string] id: String) -> Result<ResolvedAsset, OpError> {
+  tokio::task::spawn_blocking(move || {
+    let (entry, _) = find(&asset_root()?, &id)?;
+    Ok(ResolvedAsset { id, kind: entry.kind, source: entry.path, description: entry.description })
+  })
+  .await
+  .map_err(|e| OpError::internal(format!("asset lookup failed: {e}")))?
 }
 
-/// The asset's bytes, read natively.
-#[op2]
-#[buffer]
-pub fn op_assets_read(#[string] id: &str) -> Result<Vec<u8>, OpError> {
+/// The largest asset file read.
+pub const MAX_ASSET_BYTES: u64 = 256 << 20;
+/// The largest asset manifest read.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+enum ReadError {
+  Missing,
+  Op(OpError),
+}
+
+/// Reads a regular file of at most `cap` bytes. Anything else — a FIFO, a
+/// device, a directory, a file over the cap — is an error, never a hang:
+/// the open does not wait for a FIFO's writer, and the type is checked on
+/// the opened file. Messages name `what`, never a server path.
+fn read_regular(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, ReadError> {
+  use std::io::Read;
+  use std::os::unix::fs::OpenOptionsExt;
+  let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+    Ok(file) => file,
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::Missing),
+    Err(e) => return Err(ReadError::Op(OpError::io(format!("cannot open {what}"), e))),
+  };
+  let meta = file.metadata().map_err(|e| ReadError::Op(OpError::io(format!("cannot inspect {what}"), e)))?;
+  if !meta.is_file() {
+    return Err(ReadError::Op(OpError::invalid_input(format!("{what} is not a regular file"))));
+  }
+  if meta.len() > cap {
+    return Err(ReadError::Op(OpError::capacity_exceeded(format!("{what} is {} bytes, over the {cap}-byte limit", meta.len()))));
+  }
+  let mut bytes = Vec::with_capacity(meta.len() as usize);
+  file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| ReadError::Op(OpError::io(format!("cannot read {what}"), e)))?;
+  if bytes.len() as u64 > cap {
+    return Err(ReadError::Op(OpError::capacity_exceeded(format!("{what} grew over the {cap}-byte limit while being read"))));
+  }
+  Ok(bytes)
+}
+
+fn read(id: &str) -> Result<Vec<u8>, OpError> {
   match find(&asset_root()?, id)?.1 {
-    AssetFile::User(file) => std::fs::read(&file).map_err(|e| OpError::io(format!("asset {id}: cannot read {}", file.display()), e)),
+    AssetFile::User(file) => read_regular(&file, MAX_ASSET_BYTES, &format!("asset {id}")).map_err(|e| match e {
+      ReadError::Missing => OpError::not_found(format!("asset {id}: its file is gone")),
+      ReadError::Op(e) => e,
+    }),
     AssetFile::Builtin(path) => Ok(embedded::get(path).map(Cow::into_owned).unwrap_or_default()),
   }
+}
+
+/// An asset's bytes, read off the loop thread.
+#[op2]
+#[buffer]
+pub async fn op_assets_read(#[string] id: String) -> Result<Vec<u8>, OpError> {
+  tokio::task::spawn_blocking(move || read(&id)).await.map_err(|e| OpError::internal(format!("asset read failed: {e}")))?
 }
 
 #[cfg(test)]

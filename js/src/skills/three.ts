@@ -40,9 +40,9 @@ function materialsOf(mesh: THREE.Mesh): THREE.Material[] {
 
 /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
 export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource }> {
-  const info = resolveAsset(assetId);
+  const info = await resolveAsset(assetId);
   if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
-  const bytes = readAsset(assetId);
+  const bytes = await readAsset(assetId);
   const buffer = bytes.slice().buffer;
   const gltf = await createGLTFLoader().parseAsync(buffer, "");
   const object: THREE.Object3D = gltf.scene;
