@@ -2,7 +2,8 @@
 // --max-message-bytes 65536`: each fault gets its RFC 6455 close code (and
 // a close frame, not a reset), a full server says so with 1013, a client's
 // close is answered, a connection that never finishes its handshake is
-// dropped, and the server keeps serving throughout.
+// dropped, a flooder that never reads does not slow anyone else, and the
+// server keeps serving throughout.
 // Usage: node js/test/node/ws_limits.mjs <path-to-limina>
 import { spawn } from "node:child_process";
 import net from "node:net";
@@ -53,6 +54,22 @@ silent.on("error", () => {});
 
 const keeper = await open();
 check((await ping(keeper)).result !== undefined, "a client is served");
+
+// A flooder pipelines 10,000 calls and never reads a reply: it is queued
+// against itself, and another client's pings stay quick.
+const flooder = await open();
+flooder._socket.pause();
+for (let i = 0; i < 10_000; i++) flooder.send(JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "skills.list" } }));
+await new Promise((r) => setTimeout(r, 300));
+const pings = [];
+for (let i = 0; i < 20; i++) {
+  const t = performance.now();
+  await ping(keeper);
+  pings.push(performance.now() - t);
+}
+pings.sort((a, b) => a - b);
+check(pings[10] < 50, `another client's ping during the flood: p50 ${pings[10].toFixed(1)} ms`);
+flooder.terminate();
 
 const big = await open();
 const bigClosed = closed(big);
