@@ -1,7 +1,7 @@
 // The agent-native core's costs: one invoke() (Zod-validated, policy-checked,
-// traced), one emit(), and trace export + verify throughput.
-// Run: limina js/bench/registry.ts   (final line: JSON figures; writes traces/bench-registry.jsonl)
-import { PolicyEngine, readTraceText, resolveProfile, SkillRegistry, Tracer, verifyJsonl } from "limina";
+// traced) and one emit(). The world log's export and verify: js/bench/trace.ts.
+// Run: limina js/bench/registry.ts   (final line: JSON figures)
+import { PolicyEngine, resolveProfile, SkillRegistry, Tracer } from "limina";
 import { round } from "limina/bench";
 import { z } from "zod";
 
@@ -39,34 +39,16 @@ const invokePolicyUs = await invokeUs(true, 20_000);
 const tracer = new Tracer();
 const EMITS = 200_000;
 for (let i = 0; i < 10_000; i++) tracer.emit("bench.warm", { i });
-let t0 = performance.now();
+const t0 = performance.now();
 for (let i = 0; i < EMITS; i++) tracer.emit("agent.signal.ping", { i, at: [i, 0, 1] }, { actorId: "agent_bench" });
 const emitUs = ((performance.now() - t0) * 1000) / EMITS;
-
-const history = tracer.size;
-t0 = performance.now();
-const exported = tracer.exportTo("bench-registry");
-const exportMs = performance.now() - t0;
-const jsonl = readTraceText(exported.path);
-t0 = performance.now();
-const verified = verifyJsonl(jsonl);
-const verifyMs = performance.now() - t0;
-if (verified.events !== history) throw new Error(`verified ${verified.events} of ${history}`);
+tracer.close();
 
 const figures = {
   bench: "registry",
   invokeStaticUs: round(invokeStaticUs, 2),
   invokePolicyUs: round(invokePolicyUs, 2),
   emitUs: round(emitUs, 3),
-  exportEvents: history,
-  exportMs: round(exportMs, 1),
-  exportEventsPerSec: Math.round(history / (exportMs / 1000)),
-  verifyMs: round(verifyMs, 1),
-  verifyEventsPerSec: Math.round(history / (verifyMs / 1000)),
-  jsonlMiB: round(jsonl.length / (1 << 20), 1),
 };
-console.log(
-  `invoke: ${figures.invokeStaticUs} µs (static permissions), ${figures.invokePolicyUs} µs (policy engine); emit: ${figures.emitUs} µs; ` +
-    `export ${figures.exportEventsPerSec} events/s, verify ${figures.verifyEventsPerSec} events/s over ${history} events`,
-);
+console.log(`invoke: ${figures.invokeStaticUs} µs (static permissions), ${figures.invokePolicyUs} µs (policy engine); emit: ${figures.emitUs} µs`);
 console.log(JSON.stringify(figures));

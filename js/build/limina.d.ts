@@ -449,58 +449,99 @@ declare module "limina/internal/engine/agents/directory" {
 }
 declare module "limina/internal/limina-trace/js/chain" {
     import type { EngineEvent } from "limina/internal/engine/observability/tracer";
-    export type IntegrityReason = "invalid_json" | "partial_final_line" | "missing_integrity" | "previous_hash_mismatch" | "hash_mismatch";
-    interface Written {
+    export type IntegrityReason = "invalid_json" | "partial_final_line" | "missing_integrity" | "previous_hash_mismatch" | "hash_mismatch" | "truncated" | "terminator_mismatch" | "after_terminator";
+    /** The type of the terminator event every complete trace ends with. */
+    export const TRACE_TERMINATOR = "trace.sealed";
+    /** What an intact trace holds. */
+    export interface VerifiedTrace {
+        /**
+         * `sealed`: the trace ends with a `trace.sealed` terminator that matches it — it is complete.
+         * `open`: an intact prefix with no terminator yet (a live log; only when verifying with `open`).
+         */
+        status: "sealed" | "open";
+        /** Events before the terminator. */
+        events: number;
+        /** The last event's hash (null when there are none). */
+        headHash: string | null;
+        /** Bytes of an unfinished final line an open log ended with, which were not checked. */
+        tornBytes: number;
+    }
+    export interface VerifyOptions {
+        /** Accept an intact prefix without a terminator, reported as `status: "open"` (a live log). */
+        open?: boolean;
+    }
+    export interface TraceFile {
         name: string;
         path: string;
         bytes: number;
+    }
+    export interface ExportedTrace extends TraceFile {
+        events: number;
+        headHash: string | null;
+    }
+    /** How much one world log may export over its lifetime. */
+    export interface ExportQuota {
+        /** Export files (default 64). */
+        files?: number;
+        /** Bytes across all exports (default 4 GiB). */
+        bytes?: number;
     }
     export class TraceIntegrityError extends Error {
         readonly reason: IntegrityReason;
         readonly line: number;
         constructor(reason: IntegrityReason, line: number, detail: string);
     }
-    /** Seals events into chained JSONL continuing after `previousHash` ("" = genesis). */
+    /** Seals events into chained JSONL continuing after `previousHash` ("" = genesis); no terminator is added. */
     export function sealEvents(events: readonly EngineEvent[], previousHash: string): {
         jsonl: string;
         lastHash: string | null;
     };
     /** Verifies a JSONL trace; throws `TraceIntegrityError` naming the reason and line. */
-    export function verifyJsonl(text: string): {
-        events: number;
-        lastHash: string | null;
-    };
-    /** Parses chained JSONL into events (after verifying it). */
-    export function parseTrace(text: string): EngineEvent[];
+    export function verifyJsonl(text: string, options?: VerifyOptions): VerifiedTrace;
+    /** Verifies a trace file a line at a time, off the loop (any size, flat memory). */
+    export function verifyTraceFile(path: string, options?: VerifyOptions): Promise<VerifiedTrace>;
+    /** Verifies chained JSONL and returns its events, without the terminator (and, for an open log, without a torn final line). */
+    export function parseTrace(text: string, options?: VerifyOptions): EngineEvent[];
     /** Reads and verifies a trace file, returning its events. */
-    export function readTrace(path: string): EngineEvent[];
+    export function readTrace(path: string, options?: VerifyOptions): EngineEvent[];
     /** A trace file's text, unverified. */
     export function readTraceText(path: string): string;
     /** The trace directory: `$LIMINA_TRACE_DIR`, else `traces/` in the working directory. */
     export function traceDir(): string;
-    /** Writes (or appends to) a trace file by name in the trace directory. */
-    export function writeTraceFile(name: string, content: string, append?: boolean): Written;
+    /** Writes a new trace file in the trace directory, atomically; a name already taken is refused (`invalid_input`, naming the file). */
+    export function writeTraceFile(name: string, content: string): TraceFile;
+    export interface WorldLogOptions {
+        /** Keep the log as this live trace file in the trace directory (refused when the file exists). */
+        name?: string;
+        /** The thread its terminator is recorded on. */
+        threadId?: string;
+        exportQuota?: ExportQuota;
+    }
     /**
-     * A world log: events appended in batches are sealed onto the sha256 chain
-     * and spooled to disk by the log's own thread, so the full history never has
-     * to live in memory and no hashing runs on the loop.
+     * A world log: events appended in batches are spooled to disk by the log's
+     * own thread (a live log seals them onto the sha256 chain as it writes), so
+     * the full history never has to live in memory and no hashing runs on the
+     * loop.
      */
     export class WorldLog {
         private readonly id;
-        /** An anonymous spool, or with `name` a live trace file in the trace directory. */
-        constructor(name?: string);
+        constructor(options?: WorldLogOptions);
         append(events: readonly EngineEvent[]): void;
-        /** The whole log as chained JSONL (waits for the log thread to catch up). */
+        /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */
         jsonl(): string;
-        /** Copies the whole log into a trace file under the trace directory. */
-        exportTo(name: string): Written & {
-            events: number;
-            lastHash: string | null;
-        };
+        /**
+         * Exports everything appended so far as a new trace file, off the loop;
+         * resolves once the file is complete and published. A taken name gets the
+         * first free `NAME-N.jsonl`: read `name` from the result. Over the
+         * log's quota it rejects with `capacity_exceeded` before writing anything.
+         */
+        exportTo(name: string): Promise<ExportedTrace>;
+        /** Closes the log once everything is on disk, a live log sealed and exports finished. */
         close(): void;
     }
 }
 declare module "limina/internal/engine/observability/tracer" {
+    import { type ExportedTrace, type ExportQuota } from "limina/internal/limina-trace/js/chain";
     export interface EngineEvent {
         /** `evt_<actorId>_<seq:012d>_<fnv16>` */
         id: string;
@@ -529,8 +570,15 @@ declare module "limina/internal/engine/observability/tracer" {
         tailSize?: number;
         /** The current tick, recorded with each event for `trace(actorId, sinceTick)`. */
         tick?: () => number;
-        /** Keep the world log as this live trace file (in the trace directory) instead of an anonymous spool. */
+        /**
+         * Keep the world log as this live trace file (in the trace directory) instead of an anonymous
+         * spool: a verifiable open prefix as it grows, sealed with its terminator when the tracer
+         * closes (a session's `dispose()`); a process that ends without closing it leaves it open.
+         * An existing file of that name is refused.
+         */
         logName?: string;
+        /** How much this log may export (default: 64 files, 4 GiB); beyond it exports fail with `capacity_exceeded`. */
+        exportQuota?: ExportQuota;
     }
     /** FNV-1a (32-bit) over the UTF-16 code units of `s`, xor-folded to 16 bits. */
     export function fnv1a16(s: string): string;
@@ -593,16 +641,15 @@ declare module "limina/internal/engine/observability/tracer" {
             actors: string[];
             recent: EngineEvent[];
         };
-        /** The full history as hash-chained JSONL (empty string when there are no events). */
+        /** The full history as a trace in memory: hash-chained JSONL ending with its `trace.sealed` terminator. */
         exportJsonl(): string;
-        /** Writes the full history, sealed, to a trace file under the trace directory. */
-        exportTo(name: string): {
-            name: string;
-            path: string;
-            bytes: number;
-            events: number;
-        };
-        /** Frees the world log (an anonymous spool is deleted); later emits throw `unavailable`. */
+        /**
+         * Writes the history so far, sealed, to a new trace file under the trace directory, off the
+         * loop; resolves when the file is complete. A taken name gets the first free `NAME-N.jsonl`
+         * (read `name` from the result); past the export quota it rejects with `capacity_exceeded`.
+         */
+        exportTo(name: string): Promise<ExportedTrace>;
+        /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
 }
@@ -693,6 +740,12 @@ declare module "limina/internal/engine/policy/engine" {
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
         private record;
     }
+}
+declare module "limina/internal/engine/skills/well-formed" {
+    /** Deepest nesting accepted in any input: objects and arrays inside each other. */
+    export const MAX_DEPTH = 64;
+    /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
+    export function illFormed(value: unknown, path: string, depth?: number): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
@@ -941,17 +994,23 @@ declare module "limina/internal/engine/skills/audit" {
         tracer: Tracer;
     }): SkillDefinition[];
 }
-declare module "limina/internal/engine/skills/ecs" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function ecsSkills({ entities }: {
-        entities: Entities;
-    }): SkillDefinition[];
-}
 declare module "limina/internal/engine/skills/schemas" {
     import { z } from "zod";
+    /** Any three finite numbers (what the world reports). */
     export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
     export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** The world's extent: ±100 km on each axis, in metres. */
+    export const WORLD_EXTENT = 100000;
+    /** The largest scale factor on an axis. */
+    export const MAX_SCALE = 10000;
+    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A scale: every factor in (0, MAX_SCALE]. */
+    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
+    /** A distance or radius: positive, at most the world's diagonal. */
+    export const Distance: z.ZodNumber;
     export const EventSchema: z.ZodObject<{
         id: z.ZodString;
         type: z.ZodString;
@@ -966,6 +1025,13 @@ declare module "limina/internal/engine/skills/schemas" {
             previousHash: z.ZodNullable<z.ZodString>;
         }, z.core.$strip>>;
     }, z.core.$strip>;
+}
+declare module "limina/internal/engine/skills/ecs" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function ecsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/physics" {
     import type { Entities } from "limina/internal/engine/scene/entities";
@@ -996,8 +1062,10 @@ declare module "limina/internal/engine/skills/system" {
         entities: Entities;
         agents: AgentDirectory;
         sceneBuilders: Map<string, SceneBuilder>;
+        /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
+        skillReload: boolean;
     }
-    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders }: SystemServices): SkillDefinition[];
+    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[];
 }
 declare module "limina/internal/limina-render/js/input" {
     export type InputEvent = {
@@ -1106,10 +1174,10 @@ declare module "limina/internal/limina-runtime/js/host" {
         source: string;
         description: string;
     }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones). */
-    export const resolveAsset: (id: string) => AssetInfo;
-    /** An asset's bytes, by id. */
-    export const readAsset: (id: string) => Uint8Array;
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
     /** One HTTP POST off the loop: the status and body. */
     export const httpPost: (request: {
         url: string;
@@ -1173,6 +1241,12 @@ declare module "limina/internal/engine/world-session" {
         simulate?: boolean;
         /** Options of the session's world log. */
         trace?: TracerOptions;
+        /**
+         * Let `dev.reload` swap skill handlers (default true: a module that makes
+         * its own session is its operator; `limina --mcp-*` allows it only with
+         * `--dev`, since every reload loads another copy of a module).
+         */
+        skillReload?: boolean;
     }
     export class WorldSession {
         readonly tracer: Tracer;
@@ -1189,6 +1263,8 @@ declare module "limina/internal/engine/world-session" {
         readonly agents: AgentDirectory;
         /** Named scene builders `dev.reload` can re-run. */
         readonly sceneBuilders: Map<string, SceneBuilder>;
+        /** Whether `dev.reload` may swap skill handlers. */
+        readonly skillReload: boolean;
         readonly registry: SkillRegistry;
         /** Set when the session runs with the dynamic policy engine. */
         readonly policy: PolicyEngine | null;
@@ -1664,7 +1740,7 @@ declare module "limina" {
     export type { SceneBuilder } from "limina/internal/engine/skills/system";
     export { type Boundary, type BudgetSnapshot, type Decision, PolicyEngine, type PolicyEngineOptions, type PolicyInput, type PolicyRule, type QuotaSnapshot, } from "limina/internal/engine/policy/engine";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
-    export { type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TraceIntegrityError, traceDir, verifyJsonl, WorldLog, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
+    export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";

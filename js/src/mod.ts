@@ -71,15 +71,23 @@ export {
 // The world log.
 export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "./observability/tracer.ts";
 export {
+  type ExportedTrace,
+  type ExportQuota,
   type IntegrityReason,
   parseTrace,
   readTrace,
   readTraceText,
   sealEvents,
+  TRACE_TERMINATOR,
+  type TraceFile,
   TraceIntegrityError,
   traceDir,
+  type VerifiedTrace,
   verifyJsonl,
+  type VerifyOptions,
+  verifyTraceFile,
   WorldLog,
+  type WorldLogOptions,
   writeTraceFile,
 } from "../../crates/limina-trace/js/chain.ts";
 

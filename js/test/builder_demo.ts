@@ -15,14 +15,16 @@ test("the builder demo builds its scene, shows a read-only observer denied, and 
   ]) {
     assert(run.stdout.includes(line), `demo output lacks "${line}":\n${run.stdout}`);
   }
-  const trace = `${traceDir()}/builder-demo.jsonl`;
+  // Exports never replace a file: a rerun writes builder-demo-N.jsonl, named in the output.
+  const trace = `${traceDir()}/${/ to traces\/(\S+);/.exec(run.stdout)![1]}`;
   const verify = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", trace] });
   assertEquals(verify.code, 0, verify.stderr);
   const exported = Number(/exported (\d+) events/.exec(run.stdout)![1]);
-  assert(verify.stdout.startsWith(`ok: ${exported} events, chain intact`), verify.stdout);
+  assert(verify.stdout.startsWith(`ok: ${exported} events, chain intact and sealed`), verify.stdout);
   const py = await Limina.run({ cmd: "python3", args: ["tests/chain_check.py", trace] });
   assertEquals(py.code, 0, py.stderr);
   assertEquals(py.stdout.trim().split("\n").length, exported);
+  await Limina.run({ cmd: "rm", args: [trace] });
 });
 
 test("limina demo with no name lists the demos", async () => {

@@ -1,23 +1,28 @@
 // The world log: event ids, the bounded in-memory ring, the full history
-// spooled to disk behind it, the sha256 chain (sealed and verified
-// natively, checked independently and by the CLI), trace files confined to
-// the trace directory, and the trace skills over it.
+// spooled to disk behind it, the sha256 chain and its trace.sealed
+// terminator (sealed and verified natively, checked independently and by
+// the CLI), trace files confined to the trace directory, written atomically
+// and never replaced, exports off the loop within a quota, a SIGKILL in
+// the middle of one, and the trace skills over it.
 import {
   fnv1a16,
   type InvokeBase,
   type InvokeResult,
+  onFixedStep,
   parseTrace,
   readTrace,
+  readTraceText,
   resolveProfile,
   sealEvents,
   Tracer,
   traceDir,
   TraceIntegrityError,
   verifyJsonl,
+  verifyTraceFile,
   WorldSession,
   writeTraceFile,
 } from "limina";
-import { assert, assertEquals, assertThrows, test } from "limina/testing";
+import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
 
 function as(profile: string, agentId = "agent_a", sessionId = "sess_a"): InvokeBase {
   return { agentId, sessionId, permissions: resolveProfile(profile), profile };
@@ -28,6 +33,12 @@ function value(r: InvokeResult): unknown {
 }
 const errorOf = (r: InvokeResult) => (r.ok ? undefined : r.error);
 const traceFile = (name: string) => `${traceDir()}/${name}`;
+// Trace files are never replaced, so every name this run writes is its own.
+const RUN = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const named = (name: string) => `${name}-${RUN}`;
+const sh = (script: string, env: Record<string, string> = {}) => Limina.run({ cmd: "sh", args: ["-c", script], env });
+const cliVerify = (path: string, ...flags: string[]) => Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", ...flags, path] });
+const lastLine = (text: string) => JSON.parse(text.trimEnd().split("\n").at(-1)!);
 
 test("event ids: evt_<actor>_<seq:12>_<fnv16 over seq, type and actor>", () => {
   const tracer = new Tracer();
@@ -41,12 +52,13 @@ test("event ids: evt_<actor>_<seq:12>_<fnv16 over seq, type and actor>", () => {
   assertEquals(other.emit("test.first", { different: true }, { actorId: "a1" }), a);
   assertEquals(fnv1a16(""), "1cd9");
   assertEquals(tracer.emit("test.default", {}), `evt_system_000000000002_${fnv1a16("000000000002\u0000test.default\u0000system")}`);
+  assertThrows(() => tracer.emit("trace.sealed", {}), { code: "invalid_input", message: "trace.sealed is reserved for the terminator that ends a trace" });
   tracer.close();
   other.close();
 });
 
-test("the in-memory ring is bounded; history and exports still hold every event, chained", async () => {
-  const tracer = new Tracer({ tailSize: 16 });
+test("the in-memory ring is bounded; history and exports still hold every event, chained and sealed", async () => {
+  const tracer = new Tracer({ tailSize: 16, threadId: "thread_ring" });
   const ids: string[] = [];
   for (let i = 0; i < 1300; i++) ids.push(tracer.emit("test.many", { i }, { actorId: i % 2 ? "odd" : "even" }));
   assertEquals(tracer.size, 1300);
@@ -68,23 +80,33 @@ test("the in-memory ring is bounded; history and exports still hold every event,
   assert(history.every((e) => e.integrity === undefined), "history() hands back plain events");
 
   const jsonl = tracer.exportJsonl();
-  assertEquals(verifyJsonl(jsonl).events, 1300, "the full history's chain is intact");
-  const exported = tracer.exportTo("trace-ring-export");
-  assertEquals([exported.name, exported.events], ["trace-ring-export.jsonl", 1300]);
-  const fromFile = readTrace(exported.path);
-  assertEquals(fromFile.map((e) => e.id), ids);
-  assertEquals(fromFile[0].integrity!.previousHash, null);
-  assertEquals(fromFile.at(-1)!.integrity!.hash, verifyJsonl(jsonl).lastHash);
-  const cli = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", exported.path] });
-  assertEquals(cli.code, 0, cli.stderr);
-  assert(cli.stdout.startsWith("ok: 1300 events"), cli.stdout);
+  const verified = verifyJsonl(jsonl);
+  assertEquals([verified.status, verified.events, verified.tornBytes], ["sealed", 1300, 0], "the full history's chain is intact and sealed");
+  const terminator = lastLine(jsonl);
+  assertEquals([terminator.type, terminator.actorId, terminator.threadId], ["trace.sealed", "system", "thread_ring"]);
+  assertEquals(terminator.payload, { events: 1300, headHash: verified.headHash });
+  assertEquals(terminator.id, `evt_system_000000001300_${fnv1a16("000000001300\u0000trace.sealed\u0000system")}`);
 
-  // Emitting after an export continues the same chain.
+  const exported = await tracer.exportTo(named("trace-ring-export"));
+  assertEquals([exported.name, exported.events, exported.headHash], [`${named("trace-ring-export")}.jsonl`, 1300, verified.headHash]);
+  assertEquals(exported.bytes, readTraceText(exported.path).length, "bytes is the file's size");
+  const fromFile = readTrace(exported.path);
+  assertEquals(fromFile.map((e) => e.id), ids, "readTrace returns the events without the terminator");
+  assertEquals(fromFile[0].integrity!.previousHash, null);
+  assertEquals(fromFile.at(-1)!.integrity!.hash, verified.headHash);
+  assertEquals(await verifyTraceFile(exported.path), verified);
+  const cli = await cliVerify(exported.path);
+  assertEquals(cli.code, 0, cli.stderr);
+  assertEquals(cli.stdout.trim(), `ok: 1300 events, chain intact and sealed (head hash ${verified.headHash})`);
+
+  // Emitting after an export continues the same chain; the export itself keeps what it had.
   tracer.emit("test.after", {});
   const longer = tracer.exportJsonl();
   assertEquals(verifyJsonl(longer).events, 1301);
-  assert(longer.startsWith(jsonl), "the log only grows");
+  assertEquals(longer.split("\n").slice(0, 1300), jsonl.split("\n").slice(0, 1300), "the log only grows");
+  assertEquals(readTrace(exported.path).length, 1300);
   tracer.close();
+  await assertRejects(() => tracer.exportTo(named("closed")), { code: "unavailable" });
 });
 
 test("a session's tracer takes its options (tailSize) from the session", async () => {
@@ -96,7 +118,7 @@ test("a session's tracer takes its options (tailSize) from the session", async (
   assertEquals(session.tracer.history().length, 8);
   const tail = value(await session.registry.invoke("trace.tail", { limit: 100 }, base)) as { events: unknown[] };
   assertEquals(tail.events.length, 3, "trace.tail pages over the recent ring");
-  const exported = value(await session.registry.invoke("trace.export", { name: "trace-session-ring" }, base)) as { events: number };
+  const exported = value(await session.registry.invoke("trace.export", { name: named("trace-session-ring") }, base)) as { events: number };
   assertEquals(exported.events, 9, "trace.export writes the full history (8 events and the trace.tail call's record)");
   session.dispose();
 });
@@ -133,22 +155,24 @@ test("trace export → verify passes; an independent chain matches; the CLI agre
   const base = as("builder.readWrite");
   await registry.invoke("scene.createEntity", { position: [1, 2, 3] }, base);
   await registry.invoke("scene.createEntity", { position: [1, 2] }, base);
-  tracer.emit("test.unicode", { text: "héllo \u2603 \n\t\"quoted\"", n: [0.1, -2.5, 1e21, 3] });
-  const r = await registry.invoke("trace.export", { name: "registry-export" }, base);
+  tracer.emit("test.unicode", { text: "héllo \u2603 \n\t\"quoted\" \u{1F600}", n: [0.1, -2.5, 1e21, 3, -0], lone: "\ud800" });
+  const r = await registry.invoke("trace.export", { name: named("registry-export") }, base);
   const out = value(r) as { name: string; events: number; bytes: number };
-  assertEquals(out.name, "registry-export.jsonl");
+  assertEquals(out.name, `${named("registry-export")}.jsonl`);
   // Everything recorded before the export ran; only its own skill.executed came after.
   assertEquals(out.events, tracer.size - 1);
   const events = readTrace(traceFile(out.name));
   assertEquals(events.length, out.events);
   assertEquals(events.map((e) => e.id), tracer.history().slice(0, out.events).map((e) => e.id));
   assertEquals(events[0].integrity!.previousHash, null);
+  const unicode = events.find((e) => e.type === "test.unicode")!.payload as { lone: string };
+  assertEquals(unicode.lone, "\ud800", "a lone surrogate survives, escaped as JSON.stringify writes it");
   const py = await Limina.run({ cmd: "python3", args: ["tests/chain_check.py", traceFile(out.name)] });
   assertEquals(py.code, 0, py.stderr);
-  assertEquals(py.stdout.trim().split("\n"), events.map((e) => e.integrity!.hash));
-  const cli = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", traceFile(out.name)] });
+  assertEquals(py.stdout.trim().split("\n"), events.map((e) => e.integrity!.hash), "Python recomputes every hash and checks the terminator");
+  const cli = await cliVerify(traceFile(out.name));
   assertEquals(cli.code, 0, cli.stderr);
-  assert(cli.stdout.startsWith(`ok: ${out.events} events`), cli.stdout);
+  assert(cli.stdout.startsWith(`ok: ${out.events} events, chain intact and sealed`), cli.stdout);
   session.dispose();
 });
 
@@ -156,78 +180,243 @@ test("sealEvents and parseTrace agree with the world log's own chain", () => {
   const tracer = new Tracer();
   for (let i = 0; i < 3; i++) tracer.emit("test.seal", { i });
   const logged = tracer.exportJsonl();
+  const chained = logged.slice(0, logged.trimEnd().lastIndexOf("\n") + 1);
   const plain = parseTrace(logged).map((e) => {
     delete e.integrity;
     return e;
   });
-  assertEquals(sealEvents(plain, "").jsonl, logged, "sealing the same events from genesis gives the same chain");
+  assertEquals(plain.length, 3, "parseTrace leaves the terminator out");
+  assertEquals(sealEvents(plain, "").jsonl, chained, "sealing the same events from genesis gives the same chain");
   const first = sealEvents(plain.slice(0, 1), "");
-  assertEquals(first.jsonl + sealEvents(plain.slice(1), first.lastHash!).jsonl, logged, "and sealing continues a chain");
+  assertEquals(first.jsonl + sealEvents(plain.slice(1), first.lastHash!).jsonl, chained, "and sealing continues a chain");
   assertEquals(sealEvents([], ""), { jsonl: "", lastHash: null });
-  assertEquals(parseTrace(""), []);
+  assertThrows(() => sealEvents(plain, "sha256:nope"), { code: "invalid_input", message: 'previousHash "sha256:nope" is not "sha256:" and 64 hex digits' });
+  const empty = new Tracer();
+  const none = empty.exportJsonl();
+  assertEquals(none.split("\n").length, 2, "an empty world exports the terminator alone");
+  assertEquals(lastLine(none).payload, { events: 0, headHash: null });
+  assertEquals(parseTrace(none), []);
   tracer.close();
+  empty.close();
 });
 
-test("each of the five integrity failures is named with its line, by the reader and the CLI", async () => {
+test("each integrity failure is named with its line, by the reader and the CLI", async () => {
   const tracer = new Tracer();
   for (let i = 0; i < 4; i++) tracer.emit("test.e", { i });
   const good = tracer.exportJsonl();
   const lines = good.trimEnd().split("\n");
-  const crafted: [string, string, number][] = [
-    [`${lines[0]}\n{not json\n${lines.slice(2).join("\n")}\n`, "invalid_json", 2],
-    [good.slice(0, good.length - 20), "partial_final_line", 4],
-    [`${lines[0]}\n${JSON.stringify({ ...JSON.parse(lines[1]), integrity: undefined })}\n`, "missing_integrity", 2],
-    [`${lines[0]}\n${lines[2]}\n${lines[3]}\n`, "previous_hash_mismatch", 2],
-    [good.replace('"i":2', '"i":20'), "hash_mismatch", 3],
+  const events = lines.slice(0, 4).map((l) => JSON.parse(l));
+  const head = events[3].integrity.hash;
+  // A terminator that lies, properly chained: only its payload is wrong.
+  const lying = sealEvents([{ ...JSON.parse(lines[4]), integrity: undefined, payload: { events: 5, headHash: head } }], head).jsonl;
+  const crafted: [string, string, number, string][] = [
+    [`${lines[0]}\n{not json\n${lines.slice(2).join("\n")}\n`, "invalid_json", 2, "not valid JSON: expected a string key at column 2"],
+    [good.slice(0, good.length - 20), "partial_final_line", 5, `the final line is cut short (no newline after ${lines[4].length - 19} bytes)`],
+    [`${lines[0]}\n${JSON.stringify({ ...events[1], integrity: undefined })}\n`, "missing_integrity", 2, "no integrity field"],
+    [`${lines[0]}\n${lines[2]}\n`, "previous_hash_mismatch", 2, `previousHash is "${events[1].integrity.hash}", the chain expects "${events[0].integrity.hash}"`],
+    [good.replace('"i":2', '"i":20'), "hash_mismatch", 3, ""],
+    ["", "truncated", 1, "the file is empty: a trace ends with a trace.sealed terminator"],
+    [`${lines.slice(0, 4).join("\n")}\n`, "truncated", 5, "no trace.sealed terminator after line 4: the trace was cut short (verify a live log as open)"],
+    [`${lines.slice(0, 4).join("\n")}\n${lying}`, "terminator_mismatch", 5, "the trace.sealed payload counts 5 events, the chain holds 4"],
+    [`${good}${lines[0]}\n`, "after_terminator", 6, "a line follows the trace.sealed terminator on line 5"],
   ];
-  for (const [text, reason, line] of crafted) {
+  for (const [text, reason, line, message] of crafted) {
     const e = assertThrows(() => verifyJsonl(text), { name: "TraceIntegrityError" }) as TraceIntegrityError;
     assertEquals([e.reason, e.line], [reason, line]);
-    const written = writeTraceFile(`trace-bad-${reason}`, text, false);
-    assertEquals(written.name, `trace-bad-${reason}.jsonl`);
+    if (message) assertEquals(e.message, `trace integrity: ${reason} at line ${line}: ${message}`);
+    const written = writeTraceFile(named(`trace-bad-${reason}-${line}`), text);
+    assertEquals(written.name, `${named(`trace-bad-${reason}-${line}`)}.jsonl`);
     assertThrows(() => readTrace(written.path), { name: "TraceIntegrityError" });
-    const cli = await Limina.run({ cmd: Limina.execPath, args: ["trace", "verify", written.path] });
-    assertEquals(cli.code, 1);
-    assert(cli.stderr.includes(`${reason} at line ${line}`), cli.stderr);
+    const fromFile = (await assertRejects(() => verifyTraceFile(written.path), { name: "TraceIntegrityError" })) as TraceIntegrityError;
+    assertEquals([fromFile.reason, fromFile.line], [reason, line]);
+    const cli = await cliVerify(written.path);
+    assertEquals(cli.code, 1, cli.stdout);
+    assert(cli.stderr.startsWith(`error: ${written.path}: ${reason} at line ${line}: `), cli.stderr);
   }
   assertEquals(verifyJsonl(good).events, 4);
-  assertEquals(verifyJsonl("").events, 0);
+  const unreadable = await cliVerify(traceFile(named("does-not-exist")));
+  assertEquals(unreadable.code, 2);
+  assert(unreadable.stderr.startsWith(`error: cannot read ${traceFile(named("does-not-exist"))}: `), unreadable.stderr);
   tracer.close();
 });
 
-test("trace file names are confined to the trace directory", async () => {
+test("trace file names are confined to the trace directory; a file is never replaced", async () => {
   const session = new WorldSession({ simulate: false });
   const base = as("builder.readWrite");
   for (const name of ["../escape", "/tmp/x", "a/b", ".hidden", "..", "a..b"]) {
     const r = await session.registry.invoke("trace.export", { name }, base);
     assertEquals(errorOf(r)?.code, "invalid_input", name);
-    assertThrows(() => writeTraceFile(name, "", false), { code: "invalid_input" });
+    assertThrows(() => writeTraceFile(name, ""), { code: "invalid_input" });
   }
   const missing = await Limina.run({ cmd: "test", args: ["-e", "escape.jsonl"] });
   assertEquals(missing.code, 1, "nothing was written outside the trace directory");
   assertThrows(() => readTrace(traceFile("does-not-exist.jsonl")), { code: "not_found" });
-  const appended = writeTraceFile("trace-append", "", false);
-  writeTraceFile("trace-append", "a\n", true);
-  writeTraceFile("trace-append", "b\n", true);
-  const cat = await Limina.run({ cmd: "cat", args: [appended.path] });
-  assertEquals(cat.stdout, "a\nb\n");
+
+  // A write under a taken name is refused, naming the file; the file keeps its content.
+  const first = writeTraceFile(named("taken"), "a\n");
+  assertThrows(() => writeTraceFile(named("taken"), "b\n"), {
+    code: "invalid_input",
+    message: `trace file ${first.path} already exists; trace files are never replaced (choose another name)`,
+  });
+  assertEquals(readTraceText(first.path), "a\n");
+
+  // An export under a taken name is written under the first free NAME-N; the earlier file is untouched.
+  const one = value(await session.registry.invoke("trace.export", { name: named("again") }, base)) as { name: string; events: number };
+  const before = readTraceText(traceFile(one.name));
+  const two = value(await session.registry.invoke("trace.export", { name: named("again") }, base)) as { name: string; events: number };
+  const three = value(await session.registry.invoke("trace.export", { name: `${named("again")}.jsonl` }, base)) as { name: string };
+  assertEquals([one.name, two.name, three.name], [`${named("again")}.jsonl`, `${named("again")}-2.jsonl`, `${named("again")}-3.jsonl`]);
+  assertEquals(readTraceText(traceFile(one.name)), before);
+  assertEquals(two.events, one.events + 1, "each export is the history at its call");
+  const listing = await sh(`ls -A "${traceDir()}" | grep -c "${RUN}.*part" || true`);
+  assertEquals(listing.stdout.trim(), "0", "no temporary file is left behind");
   session.dispose();
 });
 
-test("logName keeps the world log as a live trace file, chained as it is flushed", async () => {
-  const name = "trace-live";
+test("exports are bounded by a quota of files and bytes per world log: capacity_exceeded, nothing written", async () => {
+  const session = new WorldSession({ simulate: false, trace: { exportQuota: { files: 2 } } });
+  const base = as("builder.readWrite");
+  for (let i = 0; i < 2; i++) value(await session.registry.invoke("trace.export", { name: named(`quota-${i}`) }, base));
+  const third = errorOf(await session.registry.invoke("trace.export", { name: named("quota-2") }, base));
+  assertEquals(third, { code: "capacity_exceeded", message: "this world log has made 2 of its 2 exports (exportQuota.files)" });
+  session.dispose();
+
+  const small = new Tracer({ exportQuota: { bytes: 12_000 } });
+  for (let i = 0; i < 20; i++) small.emit("test.small", { i });
+  const ok = await small.exportTo(named("quota-bytes"));
+  for (let i = 0; i < 20; i++) small.emit("test.small", { i, more: "x".repeat(40) });
+  const e = await assertRejects(() => small.exportTo(named("quota-bytes-over")), { code: "capacity_exceeded" });
+  assert(
+    /^an export of up to \d+ bytes would take this world log's exports past its 12000 bytes \(\d+ used; exportQuota\.bytes\)$/.test(e.message),
+    e.message,
+  );
+  assert(e.message.includes(`(${ok.bytes} used;`), "the used bytes are what the first export wrote");
+  const none = await sh(`ls -A "${traceDir()}" | grep -c "quota-bytes-over" || true`);
+  assertEquals(none.stdout.trim(), "0", "a refused export writes nothing");
+  assertThrows(() => new Tracer({ exportQuota: { files: -1 } }), { name: "RangeError", message: "exportQuota.files must be a whole number ≥ 0, got -1" });
+  small.close();
+});
+
+test("an export runs off the loop from a snapshot: fixed steps keep their pace while 400,000 events are written", async () => {
+  const tracer = new Tracer();
+  for (let i = 0; i < 400_000; i++) tracer.emit("test.bulk", { i, at: [i, 0, 1] }, { actorId: "bulk" });
+  // Emitting held the loop; let it settle so the steps counted below are not its catching up.
+  await new Promise((r) => setTimeout(r, 300));
+  const stamps: number[] = [];
+  const stop = onFixedStep(() => stamps.push(performance.now()));
+  const t0 = performance.now();
+  const pending = tracer.exportTo(named("off-loop"));
+  tracer.emit("test.later", {}); // after the call: not in this export
+  const exported = await pending;
+  const seconds = (performance.now() - t0) / 1000;
+  stop();
+  assertEquals(exported.events, 400_000);
+  const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+  const rate = stamps.length / seconds;
+  // 60 steps/s on an idle loop; before exports left the loop, about 1.
+  assert(rate >= 40, `${stamps.length} steps in ${seconds.toFixed(2)} s during the export`);
+  assert(Math.max(...gaps) < 250, `the longest gap between steps was ${Math.max(...gaps).toFixed(0)} ms`);
+  const verified = await verifyTraceFile(exported.path);
+  assertEquals([verified.status, verified.events, verified.headHash], ["sealed", 400_000, exported.headHash]);
+  tracer.close();
+});
+
+test("a SIGKILL during trace.export leaves the previous file or none, never a partial one that verifies", async () => {
+  const dir = `${traceDir()}/kill-${RUN}`;
+  const run = (script: string) => sh(script, { LIMINA_TRACE_DIR: dir, LIMINA: Limina.execPath });
+  const first = await run(`"$LIMINA" tests/fixtures/trace_export.ts export 2000`);
+  assertEquals(first.code, 0, first.stderr);
+  assertEquals(JSON.parse(first.stdout.trim()).name, "victim.jsonl");
+  const previous = readTraceText(`${dir}/victim.jsonl`);
+  for (const delay of ["0", "0.15"]) {
+    // Kill the second export (of 200,000 events) once its temporary file exists, after `delay` s.
+    const killed = await run(`
+      "$LIMINA" tests/fixtures/trace_export.ts export 200000 & pid=$!
+      until ls -A "$LIMINA_TRACE_DIR" | grep -q "^\\.victim\\.jsonl\\.$pid-"; do
+        kill -0 $pid 2>/dev/null || { echo "the export ended before it was killed"; exit 3; }
+        sleep 0.002
+      done
+      sleep ${delay}; kill -9 $pid; wait $pid; echo "killed: $?"`);
+    assertEquals(killed.stdout.trim(), "killed: 137", killed.stdout + killed.stderr);
+    assertEquals(readTraceText(`${dir}/victim.jsonl`), previous, "the previous file is untouched");
+    const files = (await run(`ls -A "$LIMINA_TRACE_DIR"`)).stdout.trim().split("\n");
+    for (const file of files) {
+      const cli = await cliVerify(`${dir}/${file}`);
+      if (file.startsWith(".")) {
+        // What the killed export left: hidden, unaddressable by any trace name, and never a complete trace.
+        assert(/^\.victim-?\d*\.jsonl\.\d+-\d+\.part$/.test(file) || /^\.victim\.jsonl\.\d+-\d+\.part$/.test(file), file);
+        assertEquals(cli.code, 1, `${file} must not verify: ${cli.stdout}`);
+        assert(/ (truncated|partial_final_line) at line /.test(cli.stderr), cli.stderr);
+      } else {
+        // The previous file, or a whole export published just before the kill.
+        assertEquals(cli.code, 0, `${file}: ${cli.stderr}`);
+      }
+    }
+  }
+  // The next export sweeps what killed ones left.
+  const after = await run(`"$LIMINA" tests/fixtures/trace_export.ts export 10 && ls -A "$LIMINA_TRACE_DIR"`);
+  assertEquals(after.code, 0, after.stderr);
+  assert(!after.stdout.includes(".part"), after.stdout);
+  await run(`rm -rf "$LIMINA_TRACE_DIR"`);
+});
+
+test("a live log (logName) verifies as open while it grows and is sealed when it closes; its name is never reused", async () => {
+  const name = named("trace-live");
   const tracer = new Tracer({ logName: name });
   for (let i = 0; i < 3; i++) tracer.emit("test.live", { i });
   await Promise.resolve(); // a live log flushes its batch on a microtask
   tracer.exportJsonl(); // and waits here for the log thread to write it
-  const events = readTrace(traceFile(`${name}.jsonl`));
-  assertEquals(events.length, 3);
-  assertEquals(tracer.exportJsonl().trimEnd().split("\n").map((l) => JSON.parse(l).integrity.hash), events.map((e) => e.integrity!.hash));
+  const path = traceFile(`${name}.jsonl`);
+  const strict = assertThrows(() => readTrace(path), { name: "TraceIntegrityError" }) as TraceIntegrityError;
+  assertEquals([strict.reason, strict.line], ["truncated", 4]);
+  const open = verifyJsonl(readTraceText(path), { open: true });
+  assertEquals([open.status, open.events], ["open", 3]);
+  assertEquals(readTrace(path, { open: true }).map((e) => e.integrity!.hash), parseTrace(tracer.exportJsonl()).map((e) => e.integrity!.hash));
+  const cliOpen = await cliVerify(path, "--open");
+  assertEquals(cliOpen.code, 0, cliOpen.stderr);
+  assertEquals(cliOpen.stdout.trim(), `open: 3 events, chain intact so far, not sealed (head hash ${open.headHash})`);
+  const cliStrict = await cliVerify(path);
+  assertEquals(cliStrict.code, 1);
+  assert(cliStrict.stderr.includes("truncated at line 4: no trace.sealed terminator after line 3"), cliStrict.stderr);
+
+  assertThrows(() => new Tracer({ logName: name }), {
+    code: "invalid_input",
+    message: `trace file ${path} already exists; a live world log never replaces a file (choose another logName)`,
+  });
   for (let i = 0; i < 600; i++) tracer.emit("test.live", { i });
-  tracer.exportJsonl();
-  assertEquals(readTrace(traceFile(`${name}.jsonl`)).length, 603, "every flushed event is in the live file");
   tracer.close();
-  assertEquals(readTrace(traceFile(`${name}.jsonl`)).length, 603, "closing flushes the rest and keeps the file");
+  const sealed = verifyJsonl(readTraceText(path));
+  assertEquals([sealed.status, sealed.events], ["sealed", 603], "closing writes every event and the terminator");
+  assertEquals((await cliVerify(path)).code, 0);
+});
+
+test("a live log is sealed when its session is disposed; one never closed, or killed, verifies only as open", async () => {
+  const dir = `${traceDir()}/live-${RUN}`;
+  const run = (script: string) => sh(script, { LIMINA_TRACE_DIR: dir, LIMINA: Limina.execPath });
+  const disposed = await run(`"$LIMINA" tests/fixtures/trace_export.ts dispose 1000 disposed`);
+  assertEquals(disposed.code, 0, disposed.stderr);
+  const sealed = await verifyTraceFile(`${dir}/disposed.jsonl`);
+  assertEquals([sealed.status, sealed.events], ["sealed", 1000]);
+  // Exiting without closing the log: its events are on disk, but nothing vouches that they are all.
+  const exited = await run(`"$LIMINA" tests/fixtures/trace_export.ts exit 1000 unclosed`);
+  assertEquals(exited.code, 0, exited.stderr);
+  const unclosed = await verifyTraceFile(`${dir}/unclosed.jsonl`, { open: true });
+  assertEquals([unclosed.status, unclosed.events], ["open", 1000]);
+
+  const killed = await run(`
+    "$LIMINA" tests/fixtures/trace_export.ts hang 1000 killed & pid=$!
+    until [ "$(wc -l 2>/dev/null < "$LIMINA_TRACE_DIR/killed.jsonl")" = 1000 ]; do sleep 0.01; done
+    kill -9 $pid; wait $pid; echo "killed: $?"`);
+  assertEquals(killed.stdout.trim(), "filled\nkilled: 137", killed.stderr);
+  const cut = (await assertRejects(() => verifyTraceFile(`${dir}/killed.jsonl`), { name: "TraceIntegrityError" })) as TraceIntegrityError;
+  assertEquals([cut.reason, cut.line], ["truncated", 1001]);
+  const open = await verifyTraceFile(`${dir}/killed.jsonl`, { open: true });
+  assertEquals([open.status, open.events], ["open", 1000], "every event written before the kill is an intact open prefix");
+  // A final line the killed writer never finished is reported by --open, not trusted.
+  const torn = await run(`printf '{"id":"half' >> "$LIMINA_TRACE_DIR/killed.jsonl" && "$LIMINA" trace verify --open "$LIMINA_TRACE_DIR/killed.jsonl"`);
+  assertEquals(torn.code, 0, torn.stderr);
+  assert(torn.stdout.startsWith("open: 1000 events, chain intact so far, not sealed") && torn.stdout.includes("final line of 11 bytes was not checked"), torn.stdout);
+  await run(`rm -rf "$LIMINA_TRACE_DIR"`);
 });
 
 test("trace(actorId, sinceTick) and inspect()", () => {
@@ -246,4 +435,9 @@ test("trace(actorId, sinceTick) and inspect()", () => {
   assertEquals([i.eventCount, i.actors], [3, ["x", "y"]]);
   assertThrows(() => new Tracer({ tailSize: 0 }), { name: "RangeError" });
   tracer.close();
+});
+
+test("this run's trace files are removed", async () => {
+  const rm = await sh(`rm -rf "${traceDir()}"/*${RUN}*`);
+  assertEquals(rm.code, 0, rm.stderr);
 });

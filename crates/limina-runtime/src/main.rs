@@ -27,7 +27,7 @@ fn main() -> ExitCode {
   let mut script_args = cli.args.clone();
   // Commands served by an embedded module; the rest need no V8.
   let command_module = match &cli.command {
-    Some(Command::Trace { action: TraceAction::Verify { file } }) => return verify_trace_file(file),
+    Some(Command::Trace { action: TraceAction::Verify { file, open } }) => return verify_trace_file(file, *open),
     Some(Command::Types) => return print_types(),
     Some(Command::Demo { name: None }) => return list_demos(),
     Some(Command::Demo { name: Some(name) }) => match demo_module(name) {
@@ -192,25 +192,26 @@ fn print_types() -> ExitCode {
   }
 }
 
-/// `limina trace verify FILE`: no V8 needed.
-fn verify_trace_file(file: &std::path::Path) -> ExitCode {
-  let text = match std::fs::read_to_string(file) {
-    Ok(t) => t,
+/// `limina trace verify [--open] FILE`: no V8 needed; the file is read a line at a time.
+fn verify_trace_file(file: &std::path::Path, open: bool) -> ExitCode {
+  match limina_trace::verify_file(file, open) {
     Err(e) => {
       eprintln!("error: cannot read {}: {e}", file.display());
-      return ExitCode::from(2);
+      ExitCode::from(2)
     }
-  };
-  match limina_trace::verify(&text) {
-    Ok(v) => {
-      println!(
-        "ok: {} events, chain intact (last hash {})",
-        v.events,
-        v.last_hash.as_deref().unwrap_or("none: empty trace")
-      );
+    Ok(Ok(v)) => {
+      let head = v.head_hash.as_deref().unwrap_or("none: no events");
+      match v.status {
+        limina_trace::TraceStatus::Sealed => println!("ok: {} events, chain intact and sealed (head hash {head})", v.events),
+        limina_trace::TraceStatus::Open if v.torn_bytes > 0 => println!(
+          "open: {} events, chain intact so far, not sealed (head hash {head}); an unfinished final line of {} bytes was not checked",
+          v.events, v.torn_bytes
+        ),
+        limina_trace::TraceStatus::Open => println!("open: {} events, chain intact so far, not sealed (head hash {head})", v.events),
+      }
       ExitCode::SUCCESS
     }
-    Err(e) => {
+    Ok(Err(e)) => {
       eprintln!("error: {}: {} at line {}: {}", file.display(), e.reason.as_str(), e.line, e.message);
       ExitCode::FAILURE
     }

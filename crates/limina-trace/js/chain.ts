@@ -1,6 +1,7 @@
 // The JS face of limina-trace: the sha256 chain over the world log, sealed
 // and verified natively, the spooled world log behind each Tracer, and
-// trace files confined to the trace directory.
+// trace files confined to the trace directory, written atomically and
+// never replaced.
 
 import type { EngineEvent } from "../../../js/src/observability/tracer.ts";
 
@@ -9,24 +10,68 @@ export type IntegrityReason =
   | "partial_final_line"
   | "missing_integrity"
   | "previous_hash_mismatch"
-  | "hash_mismatch";
+  | "hash_mismatch"
+  | "truncated"
+  | "terminator_mismatch"
+  | "after_terminator";
 
-interface Written {
+/** The type of the terminator event every complete trace ends with. */
+export const TRACE_TERMINATOR = "trace.sealed";
+
+/** What an intact trace holds. */
+export interface VerifiedTrace {
+  /**
+   * `sealed`: the trace ends with a `trace.sealed` terminator that matches it — it is complete.
+   * `open`: an intact prefix with no terminator yet (a live log; only when verifying with `open`).
+   */
+  status: "sealed" | "open";
+  /** Events before the terminator. */
+  events: number;
+  /** The last event's hash (null when there are none). */
+  headHash: string | null;
+  /** Bytes of an unfinished final line an open log ended with, which were not checked. */
+  tornBytes: number;
+}
+
+export interface VerifyOptions {
+  /** Accept an intact prefix without a terminator, reported as `status: "open"` (a live log). */
+  open?: boolean;
+}
+
+export interface TraceFile {
   name: string;
   path: string;
   bytes: number;
 }
 
+export interface ExportedTrace extends TraceFile {
+  events: number;
+  headHash: string | null;
+}
+
+/** How much one world log may export over its lifetime. */
+export interface ExportQuota {
+  /** Export files (default 64). */
+  files?: number;
+  /** Bytes across all exports (default 4 GiB). */
+  bytes?: number;
+}
+
+const DEFAULT_EXPORT_QUOTA = { files: 64, bytes: 4 * 2 ** 30 };
+
+type Verification = VerifiedTrace | { reason: IntegrityReason; line: number; message: string };
+
 interface TraceOps {
-  op_trace_seal(eventsJson: string, previousHash: string): { jsonl: string; lastHash: string | null };
-  op_trace_verify(text: string): { events: number; lastHash: string | null } | { reason: IntegrityReason; line: number; message: string };
-  op_trace_write(name: string, content: string, append: boolean): Written;
+  op_trace_seal(lines: string, previousHash: string): { jsonl: string; lastHash: string | null };
+  op_trace_verify(text: string, open: boolean): Verification;
+  op_trace_verify_file(path: string, open: boolean): Promise<Verification>;
+  op_trace_write(name: string, content: string): TraceFile;
   op_trace_read(path: string): string;
   op_trace_dir(): string;
-  op_trace_log_open(name: string): number;
-  op_trace_log_append(log: number, jsonLines: string): void;
+  op_trace_log_open(options: { name: string; threadId: string; maxExportFiles: number; maxExportBytes: number }): number;
+  op_trace_log_append(log: number, jsonLines: string, events: number): void;
   op_trace_log_read(log: number): string;
-  op_trace_log_export(log: number, name: string): Written & { events: number; lastHash: string | null };
+  op_trace_log_export(log: number, name: string): Promise<ExportedTrace>;
   op_trace_log_close(log: number): boolean;
 }
 
@@ -39,28 +84,45 @@ export class TraceIntegrityError extends Error {
   }
 }
 
-/** Seals events into chained JSONL continuing after `previousHash` ("" = genesis). */
-export function sealEvents(events: readonly EngineEvent[], previousHash: string): { jsonl: string; lastHash: string | null } {
-  if (events.length === 0) return { jsonl: "", lastHash: previousHash || null };
-  return ops.op_trace_seal(JSON.stringify(events), previousHash);
-}
-
-/** Verifies a JSONL trace; throws `TraceIntegrityError` naming the reason and line. */
-export function verifyJsonl(text: string): { events: number; lastHash: string | null } {
-  const r = ops.op_trace_verify(text);
+function verdict(r: Verification): VerifiedTrace {
   if ("reason" in r) throw new TraceIntegrityError(r.reason, r.line, r.message);
   return r;
 }
 
-/** Parses chained JSONL into events (after verifying it). */
-export function parseTrace(text: string): EngineEvent[] {
-  verifyJsonl(text);
-  return text === "" ? [] : text.trimEnd().split("\n").map((l) => JSON.parse(l));
+/** Seals events into chained JSONL continuing after `previousHash` ("" = genesis); no terminator is added. */
+export function sealEvents(events: readonly EngineEvent[], previousHash: string): { jsonl: string; lastHash: string | null } {
+  if (events.length === 0) return { jsonl: "", lastHash: previousHash || null };
+  let lines = "";
+  for (const e of events) lines += JSON.stringify(e) + "\n";
+  return ops.op_trace_seal(lines, previousHash);
+}
+
+/** Verifies a JSONL trace; throws `TraceIntegrityError` naming the reason and line. */
+export function verifyJsonl(text: string, options: VerifyOptions = {}): VerifiedTrace {
+  return verdict(ops.op_trace_verify(text, options.open ?? false));
+}
+
+/** Verifies a trace file a line at a time, off the loop (any size, flat memory). */
+export async function verifyTraceFile(path: string, options: VerifyOptions = {}): Promise<VerifiedTrace> {
+  return verdict(await ops.op_trace_verify_file(path, options.open ?? false));
+}
+
+/** Verifies chained JSONL and returns its events, without the terminator (and, for an open log, without a torn final line). */
+export function parseTrace(text: string, options: VerifyOptions = {}): EngineEvent[] {
+  const { events } = verifyJsonl(text, options);
+  const out: EngineEvent[] = [];
+  let at = 0;
+  for (let i = 0; i < events; i++) {
+    const end = text.indexOf("\n", at);
+    out.push(JSON.parse(text.slice(at, end)));
+    at = end + 1;
+  }
+  return out;
 }
 
 /** Reads and verifies a trace file, returning its events. */
-export function readTrace(path: string): EngineEvent[] {
-  return parseTrace(readTraceText(path));
+export function readTrace(path: string, options: VerifyOptions = {}): EngineEvent[] {
+  return parseTrace(readTraceText(path), options);
 }
 
 /** A trace file's text, unverified. */
@@ -73,40 +135,66 @@ export function traceDir(): string {
   return ops.op_trace_dir();
 }
 
-/** Writes (or appends to) a trace file by name in the trace directory. */
-export function writeTraceFile(name: string, content: string, append = false): Written {
-  return ops.op_trace_write(name, content, append);
+/** Writes a new trace file in the trace directory, atomically; a name already taken is refused (`invalid_input`, naming the file). */
+export function writeTraceFile(name: string, content: string): TraceFile {
+  return ops.op_trace_write(name, content);
+}
+
+export interface WorldLogOptions {
+  /** Keep the log as this live trace file in the trace directory (refused when the file exists). */
+  name?: string;
+  /** The thread its terminator is recorded on. */
+  threadId?: string;
+  exportQuota?: ExportQuota;
+}
+
+function quotaValue(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value >= 0)) throw new RangeError(`exportQuota.${what} must be a whole number ≥ 0, got ${value}`);
+  return value;
 }
 
 /**
- * A world log: events appended in batches are sealed onto the sha256 chain
- * and spooled to disk by the log's own thread, so the full history never has
- * to live in memory and no hashing runs on the loop.
+ * A world log: events appended in batches are spooled to disk by the log's
+ * own thread (a live log seals them onto the sha256 chain as it writes), so
+ * the full history never has to live in memory and no hashing runs on the
+ * loop.
  */
 export class WorldLog {
   private readonly id: number;
 
-  /** An anonymous spool, or with `name` a live trace file in the trace directory. */
-  constructor(name = "") {
-    this.id = ops.op_trace_log_open(name);
+  constructor(options: WorldLogOptions = {}) {
+    const quota = options.exportQuota ?? {};
+    this.id = ops.op_trace_log_open({
+      name: options.name ?? "",
+      threadId: options.threadId ?? "thread_main",
+      maxExportFiles: Math.min(quotaValue(quota.files, DEFAULT_EXPORT_QUOTA.files, "files"), 2 ** 32 - 1),
+      maxExportBytes: quotaValue(quota.bytes, DEFAULT_EXPORT_QUOTA.bytes, "bytes"),
+    });
   }
 
   append(events: readonly EngineEvent[]): void {
     let lines = "";
     for (const e of events) lines += JSON.stringify(e) + "\n";
-    if (lines !== "") ops.op_trace_log_append(this.id, lines);
+    if (lines !== "") ops.op_trace_log_append(this.id, lines, events.length);
   }
 
-  /** The whole log as chained JSONL (waits for the log thread to catch up). */
+  /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */
   jsonl(): string {
     return ops.op_trace_log_read(this.id);
   }
 
-  /** Copies the whole log into a trace file under the trace directory. */
-  exportTo(name: string): Written & { events: number; lastHash: string | null } {
+  /**
+   * Exports everything appended so far as a new trace file, off the loop;
+   * resolves once the file is complete and published. A taken name gets the
+   * first free `NAME-N.jsonl`: read `name` from the result. Over the
+   * log's quota it rejects with `capacity_exceeded` before writing anything.
+   */
+  exportTo(name: string): Promise<ExportedTrace> {
     return ops.op_trace_log_export(this.id, name);
   }
 
+  /** Closes the log once everything is on disk, a live log sealed and exports finished. */
   close(): void {
     ops.op_trace_log_close(this.id);
   }

@@ -1,17 +1,19 @@
 //! The world log on disk: the sha256 chain over EngineEvents (sealed and
-//! verified natively), the spooled full history behind each Tracer, trace
-//! files confined to the trace directory, and `limina trace verify`. The
-//! typed JS face is `js/chain.ts`.
+//! verified natively, ending with a `trace.sealed` terminator), the spooled
+//! full history behind each Tracer, atomic trace files confined to the trace
+//! directory, and `limina trace verify`. The typed JS face is `js/chain.ts`.
 
 pub mod chain;
+mod files;
 mod log;
 mod ops;
 
-pub use chain::{verify, IntegrityError, IntegrityReason, VerifiedTrace};
+pub use chain::{verify_file, IntegrityError, IntegrityReason, TraceStatus, VerifiedTrace};
 
 /// Waits until every world log of the runtime has written what it was
-/// handed, and closes them: for a host about to end the process without
-/// tearing the runtime down.
+/// handed and finished its exports, and closes them: for a host about to
+/// end the process without tearing the runtime down. A live log its tracer
+/// did not close stays open (no terminator): the tracer may have held events back.
 pub fn close_logs(state: &mut deno_core::OpState) {
   drop(state.try_take::<log::WorldLogs>());
 }
@@ -22,6 +24,7 @@ deno_core::extension!(
   ops = [
     ops::op_trace_seal,
     ops::op_trace_verify,
+    ops::op_trace_verify_file,
     ops::op_trace_write,
     ops::op_trace_read,
     ops::op_trace_dir,

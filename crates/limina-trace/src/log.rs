@@ -4,96 +4,235 @@
 //! runs on the frame loop. The spool is an unlinked temporary file that
 //! vanishes with the process, sealed onto the sha256 chain lazily when it is
 //! read or exported; or, when the log should outlive the process, a named
-//! trace file that the thread seals as it appends (a live trace, always a
-//! verifiable prefix).
+//! live trace file that the thread seals as it appends (always a verifiable
+//! prefix) and ends with its `trace.sealed` terminator when the log closes.
+//!
+//! An export works from a snapshot — the log's first `len` bytes, which the
+//! thread only ever appends after — on a thread of its own, streaming it
+//! into a temporary file that is published atomically, so neither the loop
+//! nor memory carries the history. Each log's exports are bounded by a
+//! quota of files and bytes.
 
+use std::cell::RefCell;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
+use deno_core::futures::channel::oneshot;
 use deno_core::{op2, OpState};
 use limina_ops::resources::{resource_mut, Handles};
 use limina_ops::OpError;
 
-use crate::chain;
-use crate::ops::{create_trace_file, Written};
+use crate::chain::{Hash, Sealer, INTEGRITY_BYTES};
+use crate::files::{create_live, ensure_trace_dir, trace_file_name, OnTaken, TempTrace, Written};
 
-/// Batches waiting to be sealed before the loop waits for the log thread.
+/// Batches waiting to be written before the loop waits for the log thread.
 const QUEUED_BATCHES: usize = 256;
 
+/// Bytes read and written at a time by an export.
+const IO_CHUNK: usize = 1 << 20;
+
+/// An upper bound on a terminator line's length beside its thread id.
+const TERMINATOR_BYTES: u64 = 512;
+
 enum Job {
-  /// Events as JSON lines, each ending with a newline.
-  Append(String),
-  /// Everything before this is on disk: reply with the spool.
-  Sync(mpsc::Sender<Result<Synced, OpError>>),
+  /// Events as JSON lines, each ending with a newline, and how many.
+  Append(String, u64),
+  /// Everything before this is on disk: reply with a snapshot.
+  Sync(mpsc::Sender<Result<Snapshot, OpError>>),
+  /// The log is closing with everything handed to it: seal a live log.
+  Seal,
 }
 
-struct Synced {
+/// The log as it stood at a sync: its first `len` bytes and `events` events.
+struct Snapshot {
   file: File,
+  len: u64,
   events: u64,
-  /// The chain's head when the spool is sealed as it is written (a live log).
-  sealed: Option<Option<String>>,
+  /// The chain's head when the log is sealed as it is written (a live log).
+  sealed: Option<Option<Hash>>,
 }
 
-/// Events sealed at a time when an unsealed spool is read (bounds the memory).
-const SEAL_CHUNK: usize = 4096;
+/// The log thread's side: the file and what it holds.
+struct Writer {
+  file: File,
+  len: u64,
+  events: u64,
+  /// A live log's chain.
+  live: Option<Sealer>,
+  buf: Vec<u8>,
+  /// The first batch that could not be sealed or written: the log stops there.
+  broken: Option<OpError>,
+}
 
-/// Seals a batch of JSON lines after `head`; returns the chained JSONL, the
-/// event count and the new head.
-fn seal_lines(lines: &str, head: Option<String>, first: u64) -> Result<(String, u64, Option<String>), OpError> {
-  let mut batch = Vec::new();
-  for (i, line) in lines.lines().enumerate() {
-    let event = serde_json::from_str(line)
-      .map_err(|e| OpError::invalid_input(format!("world log event {} cannot be sealed: {e}", first + i as u64 + 1)))?;
-    batch.push(event);
+impl Writer {
+  fn append(&mut self, lines: &str, events: u64) -> Result<(), OpError> {
+    let write_error = |e| OpError::io("cannot append to the world log", e);
+    let Some(sealer) = &mut self.live else {
+      self.file.write_all(lines.as_bytes()).map_err(write_error)?;
+      self.len += lines.len() as u64;
+      self.events += events;
+      return Ok(());
+    };
+    self.buf.clear();
+    let mut failed = None;
+    for line in lines.lines() {
+      if let Err(e) = sealer.seal(line, &mut self.buf) {
+        failed = Some(OpError::invalid_input(format!("world log event {} cannot be sealed: {e}", sealer.events() + 1)));
+        break;
+      }
+    }
+    // What was sealed before a bad event still goes in: the file stays a verifiable prefix.
+    self.file.write_all(&self.buf).map_err(write_error)?;
+    self.len += self.buf.len() as u64;
+    self.events = sealer.events();
+    failed.map_or(Ok(()), Err)
   }
-  let n = batch.len() as u64;
-  let (jsonl, head) = chain::seal(batch, head).map_err(OpError::invalid_input)?;
-  Ok((jsonl, n, head))
+
+  fn snapshot(&self) -> Result<Snapshot, OpError> {
+    if let Some(e) = &self.broken {
+      return Err(e.clone());
+    }
+    let file = self.file.try_clone().map_err(|e| OpError::io("cannot read the world log", e))?;
+    Ok(Snapshot { file, len: self.len, events: self.events, sealed: self.live.as_ref().map(Sealer::head) })
+  }
+
+  /// Seals a live log for good: its terminator, then fsync.
+  fn seal(&mut self, thread_id: &str) -> Result<(), OpError> {
+    let (Some(sealer), None) = (&mut self.live, &self.broken) else {
+      return Ok(());
+    };
+    self.buf.clear();
+    sealer.terminate(thread_id, &iso_now(), &mut self.buf);
+    self.file.write_all(&self.buf).and_then(|()| self.file.sync_data()).map_err(|e| OpError::io("cannot seal the world log", e))
+  }
 }
 
-/// The log thread: appends batches, sealing them onto the chain first when `seal`.
-fn run(mut file: File, seal: bool, jobs: mpsc::Receiver<Job>) {
-  let mut head: Option<String> = None;
-  let mut events = 0u64;
-  // The first batch that could not be sealed or written: the chain stops there.
-  let mut broken: Option<OpError> = None;
+/// The log thread: appends batches, answers syncs, and seals a live log when the log closes.
+fn run(mut writer: Writer, thread_id: String, jobs: mpsc::Receiver<Job>) {
   for job in jobs {
     match job {
-      Job::Append(lines) => {
-        if broken.is_some() {
-          continue;
-        }
-        let appended = if seal {
-          seal_lines(&lines, head.clone(), events).and_then(|(jsonl, n, next)| {
-            file.write_all(jsonl.as_bytes()).map_err(|e| OpError::io("cannot append to the world log", e))?;
-            Ok((n, next))
-          })
-        } else {
-          file
-            .write_all(lines.as_bytes())
-            .map(|()| (lines.bytes().filter(|&b| b == b'\n').count() as u64, None))
-            .map_err(|e| OpError::io("cannot append to the world log", e))
-        };
-        match appended {
-          Ok((n, next)) => {
-            events += n;
-            head = next;
-          }
-          Err(e) => broken = Some(e),
+      Job::Append(lines, events) => {
+        if writer.broken.is_none() {
+          writer.broken = writer.append(&lines, events).err();
         }
       }
       Job::Sync(reply) => {
-        let state = match &broken {
-          Some(e) => Err(e.clone()),
-          None => file
-            .try_clone()
-            .map_err(|e| OpError::io("cannot read the world log", e))
-            .map(|file| Synced { file, events, sealed: seal.then(|| head.clone()) }),
-        };
-        let _ = reply.send(state);
+        let _ = reply.send(writer.snapshot());
       }
+      Job::Seal => {
+        if let Err(e) = writer.seal(&thread_id) {
+          eprintln!("error: {}", e.message);
+        }
+      }
+    }
+  }
+}
+
+/// Reads a snapshot's bytes by position, so the log thread's own offset is never moved.
+struct SnapshotReader<'a> {
+  file: &'a File,
+  pos: u64,
+  end: u64,
+}
+
+impl Read for SnapshotReader<'_> {
+  fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+    let want = buf.len().min((self.end - self.pos) as usize);
+    if want == 0 {
+      return Ok(0);
+    }
+    let n = self.file.read_at(&mut buf[..want], self.pos)?;
+    if n == 0 {
+      return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the world log is shorter than its snapshot"));
+    }
+    self.pos += n as u64;
+    Ok(n)
+  }
+}
+
+/// What writing a snapshot out produced.
+#[derive(Debug)]
+struct Summary {
+  events: u64,
+  head: Option<Hash>,
+}
+
+/// Streams a snapshot as a whole trace — chained lines, then the terminator
+/// — into `out`, sealing an unsealed spool as it goes. Memory: two chunks.
+fn write_trace(snapshot: &Snapshot, thread_id: &str, out: &mut impl Write) -> Result<Summary, OpError> {
+  let read_error = |e| OpError::io("cannot read the world log", e);
+  let write_error = |e| OpError::io("cannot write the trace", e);
+  let mut reader = BufReader::with_capacity(IO_CHUNK, SnapshotReader { file: &snapshot.file, pos: 0, end: snapshot.len });
+  let mut buf = Vec::with_capacity(IO_CHUNK + IO_CHUNK / 2);
+  let mut sealer = match snapshot.sealed {
+    Some(head) => {
+      std::io::copy(&mut reader, out).map_err(read_error)?;
+      Sealer::after(head, snapshot.events)
+    }
+    None => {
+      let mut sealer = Sealer::default();
+      let mut line = Vec::new();
+      while reader.read_until(b'\n', &mut line).map_err(read_error)? > 0 {
+        let text = line.strip_suffix(b"\n").and_then(|l| std::str::from_utf8(l).ok());
+        let sealed = text.map(|t| sealer.seal(t, &mut buf));
+        match sealed {
+          Some(Ok(())) => {}
+          Some(Err(e)) => return Err(OpError::invalid_input(format!("world log event {} cannot be sealed: {e}", sealer.events() + 1))),
+          None => return Err(OpError::internal(format!("world log event {} is not a whole UTF-8 line", sealer.events() + 1))),
+        }
+        line.clear();
+        if buf.len() >= IO_CHUNK {
+          out.write_all(&buf).map_err(write_error)?;
+          buf.clear();
+        }
+      }
+      sealer
+    }
+  };
+  let head = sealer.head();
+  sealer.terminate(thread_id, &iso_now(), &mut buf);
+  out.write_all(&buf).map_err(write_error)?;
+  Ok(Summary { events: sealer.events(), head })
+}
+
+/// How much a log may export: files and bytes over its lifetime.
+struct Quota {
+  max_files: u32,
+  max_bytes: u64,
+  files: u32,
+  bytes: u64,
+}
+
+impl Quota {
+  /// Counts an export of up to `bytes` in advance, or refuses it.
+  fn reserve(&mut self, bytes: u64) -> Result<(), OpError> {
+    if self.files >= self.max_files {
+      return Err(OpError::capacity_exceeded(format!(
+        "this world log has made {} of its {} exports (exportQuota.files)",
+        self.files, self.max_files
+      )));
+    }
+    if self.bytes + bytes > self.max_bytes {
+      return Err(OpError::capacity_exceeded(format!(
+        "an export of up to {bytes} bytes would take this world log's exports past its {} bytes ({} used; exportQuota.bytes)",
+        self.max_bytes, self.bytes
+      )));
+    }
+    self.files += 1;
+    self.bytes += bytes;
+    Ok(())
+  }
+
+  /// Settles a reservation: the bytes written, or nothing when the export failed.
+  fn settle(&mut self, reserved: u64, written: Option<u64>) {
+    self.bytes = self.bytes - reserved + written.unwrap_or(0);
+    if written.is_none() {
+      self.files -= 1;
     }
   }
 }
@@ -101,6 +240,16 @@ fn run(mut file: File, seal: bool, jobs: mpsc::Receiver<Job>) {
 pub struct Spool {
   jobs: Option<mpsc::SyncSender<Job>>,
   thread: Option<JoinHandle<()>>,
+  thread_id: String,
+  /// Bytes and events handed to the log thread so far.
+  handed_bytes: u64,
+  handed_events: u64,
+  quota: Quota,
+  /// Exports still writing; a closing log waits for them.
+  exports: Vec<JoinHandle<()>>,
+  /// Whether dropping the log seals a live file: only a close from JS, which
+  /// has handed over every event first (at process exit it may not have).
+  seal_on_drop: bool,
 }
 
 impl Spool {
@@ -108,25 +257,39 @@ impl Spool {
     self.jobs.as_ref().and_then(|j| j.send(job).ok()).ok_or_else(|| OpError::internal("the world log's thread has stopped"))
   }
 
-  /// Waits until every batch sent so far is on disk.
-  fn sync(&self) -> Result<Synced, OpError> {
+  /// A snapshot of everything sent so far, once it is on disk.
+  fn snapshot(&self) -> Result<mpsc::Receiver<Result<Snapshot, OpError>>, OpError> {
     let (tx, rx) = mpsc::channel();
     self.send(Job::Sync(tx))?;
-    rx.recv().map_err(|_| OpError::internal("the world log's thread has stopped"))?
+    Ok(rx)
   }
+
+  /// An upper bound on the size of an export of everything handed so far
+  /// (canonical lines are as long as `JSON.stringify`'s; sealing adds the integrity).
+  fn export_bound(&self) -> u64 {
+    self.handed_bytes + self.handed_events * INTEGRITY_BYTES + TERMINATOR_BYTES + 6 * self.thread_id.len() as u64
+  }
+}
+
+fn received(rx: mpsc::Receiver<Result<Snapshot, OpError>>) -> Result<Snapshot, OpError> {
+  rx.recv().map_err(|_| OpError::internal("the world log's thread has stopped"))?
 }
 
 impl Drop for Spool {
   fn drop(&mut self) {
+    if self.seal_on_drop {
+      let _ = self.send(Job::Seal);
+    }
     self.jobs.take();
-    if let Some(thread) = self.thread.take() {
+    for thread in self.thread.take().into_iter().chain(self.exports.drain(..)) {
       let _ = thread.join();
     }
   }
 }
 
 /// Every world log of a runtime; dropping it waits until each has written
-/// what it was handed.
+/// what it was handed and finished its exports (a live file not closed by
+/// its tracer stays open: events the tracer had not handed over are not in it).
 pub type WorldLogs = Handles<Spool>;
 
 fn spool(state: &mut OpState, id: u32) -> Result<&mut Spool, OpError> {
@@ -150,177 +313,311 @@ fn anonymous_file() -> Result<File, OpError> {
   Err(OpError::internal("cannot create a unique world log spool"))
 }
 
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogOptions {
+  /// A live trace file's name; empty for an anonymous spool.
+  name: String,
+  /// The thread the log's terminator is recorded on.
+  thread_id: String,
+  max_export_files: u32,
+  max_export_bytes: u64,
+}
+
 /// Opens a new, empty world log; returns its id. With a `name` the log is
 /// also a trace file in the trace directory, growing as events are flushed
 /// (a live log); without one it is an anonymous spool.
-#[op2(fast)]
-pub fn op_trace_log_open(state: &mut OpState, #[string] name: &str) -> Result<u32, OpError> {
-  let live = !name.is_empty();
-  let file = if live { create_trace_file(name)?.0 } else { anonymous_file()? };
+#[op2]
+pub fn op_trace_log_open(state: &mut OpState, #[serde] options: LogOptions) -> Result<u32, OpError> {
+  let live = !options.name.is_empty();
+  let file = if live { create_live(&ensure_trace_dir()?, &options.name)?.0 } else { anonymous_file()? };
+  let writer = Writer { file, len: 0, events: 0, live: live.then(Sealer::default), buf: Vec::new(), broken: None };
   let (jobs, rx) = mpsc::sync_channel(QUEUED_BATCHES);
+  let thread_id = options.thread_id.clone();
   let thread = std::thread::Builder::new()
     .name("limina-world-log".into())
-    .spawn(move || run(file, live, rx))
+    .spawn(move || run(writer, thread_id, rx))
     .map_err(|e| OpError::io("cannot start the world log's thread", e))?;
-  Ok(resource_mut::<WorldLogs>(state).insert(Spool { jobs: Some(jobs), thread: Some(thread) }))
+  Ok(resource_mut::<WorldLogs>(state).insert(Spool {
+    jobs: Some(jobs),
+    thread: Some(thread),
+    thread_id: options.thread_id,
+    handed_bytes: 0,
+    handed_events: 0,
+    quota: Quota { max_files: options.max_export_files, max_bytes: options.max_export_bytes, files: 0, bytes: 0 },
+    exports: Vec::new(),
+    seal_on_drop: false,
+  }))
 }
 
-/// Hands events (JSON lines, each ending with a newline) to the log thread.
+/// Hands `events` events (as many JSON lines, each ending with a newline)
+/// to the log thread.
 #[op2(fast)]
-pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: String) -> Result<(), OpError> {
+pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: String, events: u32) -> Result<(), OpError> {
   if !lines.is_empty() && !lines.ends_with('\n') {
     return Err(OpError::invalid_input("world log lines must end with a newline"));
   }
-  spool(state, id)?.send(Job::Append(lines))
+  let spool = spool(state, id)?;
+  spool.handed_bytes += lines.len() as u64;
+  spool.handed_events += u64::from(events);
+  spool.send(Job::Append(lines, u64::from(events)))
 }
 
-/// The spool from its start.
-fn rewound(synced: &Synced) -> Result<File, OpError> {
-  let mut file = synced.file.try_clone().map_err(|e| OpError::io("cannot read the world log", e))?;
-  file.seek(SeekFrom::Start(0))?;
-  Ok(file)
-}
-
-/// Streams the whole log as chained JSONL into `out`, sealing an unsealed
-/// spool chunk by chunk; returns the head hash.
-fn chained(synced: &Synced, out: &mut impl Write) -> Result<Option<String>, OpError> {
-  let mut spool = rewound(synced)?;
-  if let Some(head) = &synced.sealed {
-    std::io::copy(&mut spool, out).map_err(|e| OpError::io("cannot copy the world log", e))?;
-    return Ok(head.clone());
-  }
-  let mut head = None;
-  let mut chunk = String::new();
-  let mut in_chunk = 0;
-  let mut sealed_events = 0u64;
-  let mut lines = BufReader::new(spool).lines();
-  loop {
-    let line = lines.next().transpose().map_err(|e| OpError::io("cannot read the world log", e))?;
-    if let Some(line) = &line {
-      chunk.push_str(line);
-      chunk.push('\n');
-      in_chunk += 1;
-    }
-    if in_chunk == SEAL_CHUNK || (line.is_none() && in_chunk > 0) {
-      let (jsonl, n, next) = seal_lines(&chunk, head.take(), sealed_events)?;
-      out.write_all(jsonl.as_bytes()).map_err(|e| OpError::io("cannot write the sealed world log", e))?;
-      sealed_events += n;
-      head = next;
-      chunk.clear();
-      in_chunk = 0;
-    }
-    if line.is_none() {
-      return Ok(head);
-    }
-  }
-}
-
-/// The whole log as chained JSONL (waits for the log thread to catch up).
+/// The whole log as a trace — chained JSONL ending with its terminator
+/// (waits for the log thread to catch up; the text is in memory: for audits and tests).
 #[op2]
 #[string]
 pub fn op_trace_log_read(state: &mut OpState, id: u32) -> Result<String, OpError> {
+  let spool = spool(state, id)?;
+  let snapshot = received(spool.snapshot()?)?;
   let mut out = Vec::new();
-  chained(&spool(state, id)?.sync()?, &mut out)?;
+  write_trace(&snapshot, &spool.thread_id, &mut out)?;
   String::from_utf8(out).map_err(|_| OpError::internal("the world log is not UTF-8"))
 }
 
-#[derive(serde::Serialize)]
+#[derive(Debug, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Exported {
   #[serde(flatten)]
   written: Written,
   events: u64,
-  last_hash: Option<String>,
+  head_hash: Option<String>,
 }
 
-/// Writes the whole chained log into a trace file in the trace directory.
+/// Writes a snapshot into a new trace file and publishes it (the export thread).
+fn export(snapshot: mpsc::Receiver<Result<Snapshot, OpError>>, dir: PathBuf, name: String, thread_id: String) -> Result<Exported, OpError> {
+  let snapshot = received(snapshot)?;
+  let temp = TempTrace::create(&dir, &name)?;
+  let summary = write_trace(&snapshot, &thread_id, &mut &temp.file)?;
+  let written = temp.publish(OnTaken::NextFree)?;
+  Ok(Exported { written, events: summary.events, head_hash: summary.head.map(|h| h.as_str().to_owned()) })
+}
+
+/// Exports everything handed to the log so far into a new trace file in
+/// the trace directory, on a thread of its own; resolves when the file is
+/// published. A taken name gets the first free `NAME-N.jsonl`.
 #[op2]
 #[serde]
-pub fn op_trace_log_export(state: &mut OpState, id: u32, #[string] name: &str) -> Result<Exported, OpError> {
-  let synced = spool(state, id)?.sync()?;
-  let (file, written) = create_trace_file(name)?;
-  let mut out = CountingWriter { inner: BufWriter::new(file), bytes: 0 };
-  let last_hash = chained(&synced, &mut out)?;
-  out.inner.flush().map_err(|e| OpError::io(format!("cannot write {}", written.path), e))?;
-  Ok(Exported { written: Written { bytes: out.bytes, ..written }, events: synced.events, last_hash })
-}
-
-struct CountingWriter<W> {
-  inner: W,
-  bytes: usize,
-}
-
-impl<W: Write> Write for CountingWriter<W> {
-  fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-    let n = self.inner.write(buf)?;
-    self.bytes += n;
-    Ok(n)
+pub async fn op_trace_log_export(state: Rc<RefCell<OpState>>, id: u32, #[string] name: String) -> Result<Exported, OpError> {
+  let (reserved, done) = {
+    let mut state = state.borrow_mut();
+    let spool = spool(&mut state, id)?;
+    trace_file_name(&name)?;
+    let dir = ensure_trace_dir()?;
+    let reserved = spool.export_bound();
+    spool.quota.reserve(reserved)?;
+    let (tx, done) = oneshot::channel();
+    let thread_id = spool.thread_id.clone();
+    let started = spool.snapshot().and_then(|snapshot| {
+      std::thread::Builder::new()
+        .name("limina-trace-export".into())
+        .spawn(move || {
+          let _ = tx.send(export(snapshot, dir, name, thread_id));
+        })
+        .map_err(|e| OpError::io("cannot start a trace export thread", e))
+    });
+    match started {
+      Ok(thread) => {
+        spool.exports.retain(|t| !t.is_finished());
+        spool.exports.push(thread);
+      }
+      Err(e) => {
+        spool.quota.settle(reserved, None);
+        return Err(e);
+      }
+    }
+    (reserved, done)
+  };
+  let result = done.await.unwrap_or_else(|_| Err(OpError::internal("the trace export thread stopped")));
+  if let Ok(spool) = spool(&mut state.borrow_mut(), id) {
+    spool.quota.settle(reserved, result.as_ref().ok().map(|e| e.written.bytes));
   }
-  fn flush(&mut self) -> std::io::Result<()> {
-    self.inner.flush()
-  }
+  result
 }
 
-/// Closes a log once everything handed to it is on disk, freeing its spool.
+/// Closes a log whose tracer has handed it every event: waits until they
+/// are on disk, a live log is sealed and its exports are done, then frees
+/// its spool.
 #[op2(fast)]
 pub fn op_trace_log_close(state: &mut OpState, id: u32) -> bool {
-  resource_mut::<WorldLogs>(state).remove(id).is_some()
+  let Some(mut spool) = resource_mut::<WorldLogs>(state).remove(id) else {
+    return false;
+  };
+  spool.seal_on_drop = true;
+  true
+}
+
+/// Now as `Date.prototype.toISOString` writes it.
+fn iso_now() -> String {
+  let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+  iso_timestamp(ms)
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.sssZ` (proleptic Gregorian, UTC).
+fn iso_timestamp(ms: i64) -> String {
+  let (days, t) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+  // Days to a civil date (Howard Hinnant's algorithm).
+  let z = days + 719_468;
+  let era = z.div_euclid(146_097);
+  let doe = z.rem_euclid(146_097);
+  let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+  let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  let mp = (5 * doy + 2) / 153;
+  let day = doy - (153 * mp + 2) / 5 + 1;
+  let month = if mp < 10 { mp + 3 } else { mp - 9 };
+  let year = yoe + era * 400 + i64::from(month <= 2);
+  format!(
+    "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+    t / 3_600_000,
+    t / 60_000 % 60,
+    t / 1000 % 60,
+    t % 1000
+  )
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::chain::{verify, TraceStatus};
 
   fn lines(from: u32, n: u32) -> String {
     (from..from + n)
       .map(|seq| {
-        let event = serde_json::json!({"id": format!("evt_t_{seq:012}_0000"), "type": "t", "actorId": "a", "threadId": "x", "parentEventId": null, "causedBy": [], "timestamp": "2026-01-01T00:00:00.000Z", "payload": {"seq": seq}});
+        let event = serde_json::json!({"id": format!("evt_t_{seq:012}_0000"), "type": "t", "actorId": "a", "threadId": "x", "parentEventId": null, "causedBy": [], "timestamp": "2026-01-01T00:00:00.000Z", "payload": {"seq": seq, "s": "é\u{1F600}"}});
         format!("{event}\n")
       })
       .collect()
   }
 
-  fn spool(seal: bool) -> Spool {
+  fn spool(live: bool) -> Spool {
     let (jobs, rx) = mpsc::sync_channel(2);
-    let thread = std::thread::spawn(move || run(anonymous_file().unwrap(), seal, rx));
-    Spool { jobs: Some(jobs), thread: Some(thread) }
+    let writer = Writer { file: anonymous_file().unwrap(), len: 0, events: 0, live: live.then(Sealer::default), buf: Vec::new(), broken: None };
+    let thread = std::thread::spawn(move || run(writer, "thread_test".into(), rx));
+    Spool {
+      jobs: Some(jobs),
+      thread: Some(thread),
+      thread_id: "thread_test".into(),
+      handed_bytes: 0,
+      handed_events: 0,
+      quota: Quota { max_files: 1, max_bytes: 0, files: 0, bytes: 0 },
+      exports: Vec::new(),
+      seal_on_drop: false,
+    }
   }
 
-  fn whole(spool: &Spool) -> Result<(String, Option<String>, u64), OpError> {
-    let synced = spool.sync()?;
+  fn append(spool: &mut Spool, lines: String) {
+    let events = lines.lines().count() as u64;
+    spool.handed_bytes += lines.len() as u64;
+    spool.handed_events += events;
+    spool.send(Job::Append(lines, events)).unwrap();
+  }
+
+  fn whole(spool: &Spool) -> Result<(String, Summary), OpError> {
+    let snapshot = received(spool.snapshot()?)?;
     let mut out = Vec::new();
-    let head = chained(&synced, &mut out)?;
-    Ok((String::from_utf8(out).unwrap(), head, synced.events))
+    let summary = write_trace(&snapshot, &spool.thread_id, &mut out)?;
+    Ok((String::from_utf8(out).unwrap(), summary))
   }
 
   #[test]
-  fn spooled_batches_form_one_verified_chain_sealed_lazily_or_as_they_come() {
+  fn spooled_batches_form_one_sealed_trace_sealed_lazily_or_as_they_come() {
     let mut results = Vec::new();
-    for seal in [false, true] {
-      let spool = spool(seal);
+    for live in [false, true] {
+      let mut spool = spool(live);
       for batch in 0..20u32 {
-        spool.send(Job::Append(lines(batch * 500, 500))).unwrap();
+        append(&mut spool, lines(batch * 500, 500));
       }
-      let (text, head, events) = whole(&spool).unwrap();
-      assert_eq!(events, 10_000);
-      let verified = chain::verify(&text).unwrap();
-      assert_eq!(verified.events, 10_000, "the batches chain into one (sealed as written: {seal})");
-      assert_eq!(verified.last_hash, head);
-      results.push(text);
+      let (text, summary) = whole(&spool).unwrap();
+      assert_eq!(summary.events, 10_000);
+      let verified = verify(&text, false).unwrap();
+      assert_eq!((verified.status, verified.events), (TraceStatus::Sealed, 10_000), "the batches chain into one (live: {live})");
+      assert_eq!(verified.head_hash, summary.head.map(|h| h.as_str().to_owned()));
+      assert!(text.len() as u64 <= spool.export_bound(), "the quota's bound holds");
+      // Everything but the terminator's timestamp is the same either way.
+      results.push(text.rsplit_once("\"timestamp\"").unwrap().0.to_owned());
     }
     assert_eq!(results[0], results[1], "both ways give the same chain");
   }
 
   #[test]
-  fn an_event_that_cannot_be_sealed_is_named() {
-    for seal in [false, true] {
-      let spool = spool(seal);
-      spool.send(Job::Append(lines(0, 3))).unwrap();
-      spool.send(Job::Append("{\"bad\": \"\\ud800\"}\n".into())).unwrap();
-      spool.send(Job::Append(lines(3, 1))).unwrap();
+  fn a_snapshot_is_immutable_while_the_log_grows() {
+    let mut spool = spool(false);
+    append(&mut spool, lines(0, 100));
+    let snapshot = received(spool.snapshot().unwrap()).unwrap();
+    append(&mut spool, lines(100, 100));
+    let mut out = Vec::new();
+    let summary = write_trace(&snapshot, "t", &mut out).unwrap();
+    assert_eq!(summary.events, 100, "later appends are not in an earlier snapshot");
+    assert_eq!(whole(&spool).unwrap().1.events, 200);
+    assert_eq!(verify(std::str::from_utf8(&out).unwrap(), false).unwrap().events, 100);
+  }
+
+  #[test]
+  fn a_live_log_is_an_open_prefix_until_it_closes_sealed() {
+    // Dropped without a close (the process ending): it stays open.
+    let mut unclosed = spool(true);
+    append(&mut unclosed, lines(0, 3));
+    let file = received(unclosed.snapshot().unwrap()).unwrap().file;
+    drop(unclosed);
+    let mut text = String::new();
+    SnapshotReader { file: &file, pos: 0, end: file.metadata().unwrap().len() }.read_to_string(&mut text).unwrap();
+    assert_eq!(verify(&text, true).unwrap().status, TraceStatus::Open);
+
+    let mut spool = spool(true);
+    append(&mut spool, lines(0, 3));
+    let snapshot = received(spool.snapshot().unwrap()).unwrap();
+    let file = snapshot.file.try_clone().unwrap();
+    let read = || {
+      let mut text = String::new();
+      SnapshotReader { file: &file, pos: 0, end: file.metadata().unwrap().len() }.read_to_string(&mut text).unwrap();
+      text
+    };
+    let open = read();
+    assert!(verify(&open, false).is_err_and(|e| e.reason == crate::IntegrityReason::Truncated));
+    assert_eq!(verify(&open, true).unwrap().status, TraceStatus::Open);
+    spool.seal_on_drop = true;
+    drop(spool);
+    let closed = read();
+    let v = verify(&closed, false).unwrap();
+    assert_eq!((v.status, v.events), (TraceStatus::Sealed, 3), "closing writes the terminator");
+    assert!(closed.starts_with(&open));
+  }
+
+  #[test]
+  fn an_event_that_cannot_be_sealed_is_named_and_the_live_file_keeps_its_prefix() {
+    for live in [false, true] {
+      let mut spool = spool(live);
+      append(&mut spool, lines(0, 3));
+      append(&mut spool, format!("{}{{\"bad\": 1e999}}\n", lines(3, 1)));
+      append(&mut spool, lines(4, 1));
       let e = whole(&spool).unwrap_err();
       assert_eq!(e.code, limina_ops::ErrorCode::InvalidInput);
-      assert!(e.message.contains("event 4"), "{}", e.message);
+      assert_eq!(e.message, "world log event 5 cannot be sealed: number out of range at column 9", "live: {live}");
     }
+  }
+
+  #[test]
+  fn the_quota_counts_files_and_bytes_and_gives_back_what_failed() {
+    let mut q = Quota { max_files: 2, max_bytes: 1000, files: 0, bytes: 0 };
+    q.reserve(600).unwrap();
+    let e = q.reserve(500).unwrap_err();
+    assert_eq!(e.code, limina_ops::ErrorCode::CapacityExceeded);
+    assert_eq!(e.message, "an export of up to 500 bytes would take this world log's exports past its 1000 bytes (600 used; exportQuota.bytes)");
+    q.settle(600, Some(450));
+    q.reserve(500).unwrap();
+    q.settle(500, None);
+    assert_eq!((q.files, q.bytes), (1, 450), "a failed export costs nothing");
+    q.reserve(10).unwrap();
+    let e = q.reserve(1).unwrap_err();
+    assert_eq!(e.message, "this world log has made 2 of its 2 exports (exportQuota.files)");
+  }
+
+  #[test]
+  fn timestamps_are_written_as_js_writes_them() {
+    assert_eq!(iso_timestamp(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso_timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    assert_eq!(iso_timestamp(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+    assert_eq!(iso_timestamp(-1), "1969-12-31T23:59:59.999Z");
+    assert_eq!(iso_now().len(), 24);
   }
 }

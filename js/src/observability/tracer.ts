@@ -2,11 +2,11 @@
 // sequence number and an FNV-1a-16 discriminator over seq, type and actor),
 // so it is cheap on the frame path. Memory holds a bounded ring of recent
 // events for `trace.tail`/`explainEvent`; every event is also flushed in
-// batches to the native world log, whose own thread seals the sha256 chain
-// and spools the full history to disk.
+// batches to the native world log, which spools the full history to disk
+// and seals the sha256 chain off the loop.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
-import { parseTrace, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
+import { type ExportedTrace, type ExportQuota, parseTrace, TRACE_TERMINATOR, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
 
 export interface EngineEvent {
   /** `evt_<actorId>_<seq:012d>_<fnv16>` */
@@ -35,8 +35,15 @@ export interface TracerOptions {
   tailSize?: number;
   /** The current tick, recorded with each event for `trace(actorId, sinceTick)`. */
   tick?: () => number;
-  /** Keep the world log as this live trace file (in the trace directory) instead of an anonymous spool. */
+  /**
+   * Keep the world log as this live trace file (in the trace directory) instead of an anonymous
+   * spool: a verifiable open prefix as it grows, sealed with its terminator when the tracer
+   * closes (a session's `dispose()`); a process that ends without closing it leaves it open.
+   * An existing file of that name is refused.
+   */
   logName?: string;
+  /** How much this log may export (default: 64 files, 4 GiB); beyond it exports fail with `capacity_exceeded`. */
+  exportQuota?: ExportQuota;
 }
 
 /** Events buffered before a flush to the world log... */
@@ -81,7 +88,7 @@ export class Tracer {
     this.tailSize = options.tailSize ?? 8192;
     if (!(Number.isInteger(this.tailSize) && this.tailSize > 0)) throw new RangeError(`tailSize must be a whole number > 0, got ${this.tailSize}`);
     this.tickOf = options.tick ?? Limina.loop.steps;
-    this.log = new WorldLog(options.logName ?? "");
+    this.log = new WorldLog({ name: options.logName, threadId: this.threadId, exportQuota: options.exportQuota });
     this.live = options.logName !== undefined;
     this.ring = new Array(this.tailSize);
   }
@@ -89,6 +96,7 @@ export class Tracer {
   /** Records an event; returns its id. */
   emit(type: string, payload: unknown, options: EmitOptions = {}): string {
     if (this.closed) throw engineError("unavailable", `the world log is closed (its session was disposed); cannot record ${type}`);
+    if (type === TRACE_TERMINATOR) throw engineError("invalid_input", `${TRACE_TERMINATOR} is reserved for the terminator that ends a trace`);
     const seq = this.seq++;
     const actorId = options.actorId ?? "system";
     const seqText = String(seq).padStart(12, "0");
@@ -234,20 +242,24 @@ export class Tracer {
     return { threadId: this.threadId, eventCount: this.seq, actors: [...this.actors], recent: tail.slice(Math.max(0, tail.length - recent)) };
   }
 
-  /** The full history as hash-chained JSONL (empty string when there are no events). */
+  /** The full history as a trace in memory: hash-chained JSONL ending with its `trace.sealed` terminator. */
   exportJsonl(): string {
     this.flush();
     return this.log.jsonl();
   }
 
-  /** Writes the full history, sealed, to a trace file under the trace directory. */
-  exportTo(name: string): { name: string; path: string; bytes: number; events: number } {
+  /**
+   * Writes the history so far, sealed, to a new trace file under the trace directory, off the
+   * loop; resolves when the file is complete. A taken name gets the first free `NAME-N.jsonl`
+   * (read `name` from the result); past the export quota it rejects with `capacity_exceeded`.
+   */
+  exportTo(name: string): Promise<ExportedTrace> {
+    if (this.closed) return Promise.reject(engineError("unavailable", "the world log is closed (its session was disposed); cannot export it"));
     this.flush();
-    const { name: file, path, bytes, events } = this.log.exportTo(name);
-    return { name: file, path, bytes, events };
+    return this.log.exportTo(name);
   }
 
-  /** Frees the world log (an anonymous spool is deleted); later emits throw `unavailable`. */
+  /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
   close(): void {
     if (this.closed) return;
     this.flush();

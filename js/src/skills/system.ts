@@ -141,8 +141,9 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       output: z.object({ name: z.string(), events: z.number().int(), bytes: z.number().int() }),
       permissions: [],
       source: source("systemSkills"),
-      handler: ({ name }) => {
-        const written = tracer.exportTo(name);
+      // Written off the loop; the name may come back as NAME-N when NAME is taken.
+      handler: async ({ name }) => {
+        const written = await tracer.exportTo(name);
         return { name: written.name, events: written.events, bytes: written.bytes };
       },
     },
