@@ -1,6 +1,7 @@
 // Hostile input at the MCP edge, over the real wire: each test reproduces
 // an attack and asserts the precise error, a server that keeps serving,
 // and a world (and world log) the rejected input did not touch.
+import { traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 
 const rpc = (id: number | string, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
@@ -37,6 +38,7 @@ test("lone surrogates and deep nesting are refused at the edge, naming the field
   const types = r.get(5).result.result.events.map((e: { type: string }) => e.type);
   assert(!types.includes("agent.signal.deep") && types.includes("agent.signal.fine"), `the refused calls left no trace (${types})`);
   assert(r.get(6).result.success, `the world log still exports: ${JSON.stringify(r.get(6))}`);
+  await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${r.get(6).result.result.name}`] });
 });
 
 test("numbers stay finite and inside the world: out-of-extent values are refused before any effect", async () => {

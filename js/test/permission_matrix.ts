@@ -3,7 +3,7 @@
 // denial changes nothing in the world.
 import { assert, assertEquals, test } from "limina/testing";
 import * as THREE from "three";
-import { createWorldSession, type InvokeResult, PolicyEngine, PROFILES, resolveProfile, type WorldSession } from "limina";
+import { createWorldSession, type InvokeResult, PolicyEngine, PROFILES, resolveProfile, traceDir, type WorldSession } from "limina";
 
 /** The four catalog profiles, and one no catalog defines (it grants nothing). */
 const MATRIX_PROFILES = [...Object.keys(PROFILES), "nobody.unknown"];
@@ -97,6 +97,7 @@ test("allowed exactly when the profile grants every permission; denials change n
       const where = `${name} under ${profile}`;
       if (allowed) {
         assert(r.ok, `${where} must succeed: ${codeOf(r)}: ${messageOf(r)}`);
+        if (r.ok && name === "trace.export") await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(r.value as { name: string }).name}`] });
       } else {
         denials++;
         assertEquals(codeOf(r), "forbidden", where);

@@ -5,7 +5,7 @@
 // and output fields and input defaults; every listed tool really works; the
 // catalog's skills without a subsystem (ui.*, audio.*, social.*, package.*)
 // are absent and answer not_found.
-import { createWorldSession, type MCPResponse } from "limina";
+import { createWorldSession, type MCPResponse, traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import catalog from "../../tests/fixtures/skills.json" with { type: "json" };
 
@@ -191,6 +191,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
   assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 26);
+  await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(outcomes["trace.export"].result as { name: string }).name}`] });
   s.dispose();
 });
 
