@@ -394,7 +394,7 @@ declare module "limina/internal/limina-ecs/js/grid" {
 }
 declare module "limina/internal/limina-ecs/js/native" {
     import type { Vec3Columns } from "limina/internal/limina-ops/js/soa";
-    import { type SpatialResults } from "limina/internal/limina-ecs/js/grid";
+    import type { SpatialResults } from "limina/internal/limina-ecs/js/grid";
     export class NativeSpatialQuery {
         private offsets;
         private eids;

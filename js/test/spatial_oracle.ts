@@ -1,4 +1,5 @@
-// The native batched CSR query against the JS oracle: byte-identical results.
+// The native batched CSR query against the JS oracle and the contract's
+// brute force: byte-identical results.
 import { assert, assertEquals, assertThrows, test } from "limina/testing";
 import { MAX_ENTITIES, NativeSpatialQuery, SpatialGrid, type SpatialResults, World } from "limina";
 
@@ -69,6 +70,75 @@ test("native == oracle, byte for byte, on 3000 randomized worlds", () => {
   }
   assert(totalHits > 10_000, `the worlds must exercise real results (${totalHits})`);
   assert(ties > 100, `ties must be exercised (${ties})`);
+});
+
+/** The contract itself, by brute force: every live entity passing the f64 test, by distance then insertion order. */
+function bruteForce(world: World, live: Uint32Array, queries: Float64Array): SpatialResults {
+  const P = world.Position;
+  const offsets = new Uint32Array(queries.length / 5 + 1);
+  const eids: number[] = [];
+  const distances: number[] = [];
+  for (let q = 0; q < queries.length / 5; q++) {
+    const [x, y, z, radius, self] = queries.subarray(q * 5, q * 5 + 5);
+    const hits: [number, number, number][] = [];
+    live.forEach((e, i) => {
+      const [dx, dy, dz] = [P.x[e] - x, P.y[e] - y, P.z[e] - z];
+      const d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 <= radius * radius && e !== self) hits.push([Math.sqrt(d2), i, e]);
+    });
+    hits.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    for (const h of hits) eids.push(h[2]), distances.push(h[0]);
+    offsets[q + 1] = eids.length;
+  }
+  return { offsets, eids: Uint32Array.from(eids), distances: Float64Array.from(distances) };
+}
+
+test("both are the brute-force answer whatever the cell size, on edges and at distance ties", () => {
+  for (let w = 0; w < 40; w++) {
+    const r = rng(7000 + w);
+    const world = new World();
+    for (let i = 0; i < 200; i++) {
+      // Coordinates on a 0.5 m lattice: many entities on cell edges, many ties.
+      world.spawn({ position: [Math.round((r() - 0.5) * 40) / 2, Math.round(r() * 8) / 2, Math.round((r() - 0.5) * 40) / 2] });
+    }
+    const live = world.liveEids();
+    const queries = new Float64Array(40 * 5);
+    for (let k = 0; k < 40; k++) {
+      const eid = live[Math.floor(r() * live.length)];
+      queries.set([...world.position(eid), [0.5, 1, 2.5, r() * 12][k % 4], k % 3 ? eid : -1], k * 5);
+    }
+    const want = bruteForce(world, live, queries);
+    for (const cell of [0.25, 0.5, 1, 2.5, 7, 60]) {
+      assertSameBytes(new SpatialGrid(live, world.Position, cell).queryBatch(queries), want, `world ${w}, oracle, cell ${cell}`);
+      assertSameBytes(native.queryBatch(world.Position, live, cell, queries), want, `world ${w}, native, cell ${cell}`);
+    }
+  }
+});
+
+test("the native grid follows entities moved in place, spawned and destroyed between calls", () => {
+  const r = rng(4242);
+  const world = new World();
+  const ids = [];
+  for (let i = 0; i < 400; i++) ids.push(world.spawn({ position: [(r() - 0.5) * 60, r() * 6, (r() - 0.5) * 60] }).id);
+  for (let step = 0; step < 60; step++) {
+    const live = world.liveEids();
+    // Some steps move nothing (the grid is kept), some a few entities, some all of them.
+    const moved = step % 3 === 0 ? 0 : step % 3 === 1 ? 3 : live.length;
+    for (let k = 0; k < moved; k++) {
+      const eid = live[moved === live.length ? k : Math.floor(r() * live.length)];
+      world.Position.x[eid] += (r() - 0.5) * 4;
+      world.Position.z[eid] += (r() - 0.5) * 4;
+    }
+    if (step % 10 === 5) world.destroy(ids[Math.floor(r() * ids.length)]);
+    if (step % 10 === 9) ids.push(world.spawn({ position: [(r() - 0.5) * 60, r() * 6, (r() - 0.5) * 60] }).id);
+    const now = world.liveEids();
+    const queries = new Float64Array(30 * 5);
+    for (let k = 0; k < 30; k++) {
+      const eid = now[Math.floor(r() * now.length)];
+      queries.set([...world.position(eid), 2 + r() * 10, eid], k * 5);
+    }
+    assertSameBytes(native.queryBatch(world.Position, now, 4, queries), bruteForce(world, now, queries), `step ${step}`);
+  }
 });
 
 test("the querying entity is excluded, radius 0 finds coincident entities, ties go by insertion order", () => {

@@ -4,11 +4,13 @@
 // Contract (shared with crates/limina-ecs/src/spatial_grid.rs):
 // - entities are indexed in the given (insertion) order; an entity whose
 //   position is not finite is not indexed;
-// - a query [x, y, z, radius, selfEid] matches an entity when
+// - a query [x, y, z, radius, selfEid] matches every indexed entity with
 //   dx*dx + dy*dy + dz*dz <= radius*radius in f64 (positions are the f32
 //   SoA values), excluding selfEid; its distance is Math.sqrt(dist2);
 // - each query's results are sorted by distance, then insertion order.
-// The cell size only changes how much work a query does, never its results.
+// The grid only prunes: a query visits the cells its bounding box, widened
+// by `reach`, overlaps, which holds every match despite rounding. So the
+// results are the brute-force ones, whatever the cell size or grid layout.
 
 import { engineError } from "../../limina-ops/js/errors.ts";
 import type { Vec3Columns } from "../../limina-ops/js/soa.ts";
@@ -47,6 +49,16 @@ export function checkQueries(queries: Float64Array): number {
     }
   }
   return n;
+}
+
+/**
+ * How far from a query's centre, along each axis, a match can lie: a match
+ * has fl(dx²) ≤ fl(r²), so |dx| ≤ r·(1 + 2⁻⁵²) or dx² is subnormal, and the
+ * exact offset is within 2⁻⁵³ relative of dx; the margin covers both with
+ * room. When r² overflows, everything matches.
+ */
+function reach(radius: number): number {
+  return radius * radius === Infinity ? Infinity : radius * (1 + 2 ** -49) + 2 ** -490;
 }
 
 export class SpatialGrid {
@@ -140,9 +152,10 @@ export class SpatialGrid {
     const q = [x, y, z];
     const lo = [0, 0, 0];
     const hi = [0, 0, 0];
+    const r = reach(radius);
     for (let k = 0; k < 3; k++) {
-      const a = Math.floor((q[k] - radius - this.origin[k]) / this.cell);
-      const b = Math.floor((q[k] + radius - this.origin[k]) / this.cell);
+      const a = Math.floor((q[k] - r - this.origin[k]) / this.cell);
+      const b = Math.floor((q[k] + r - this.origin[k]) / this.cell);
       const top = this.dims[k] - 1;
       if (b < 0 || a > top) return { idx, dist };
       lo[k] = Math.max(a, 0);

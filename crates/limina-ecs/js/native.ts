@@ -1,8 +1,9 @@
 // The native batched radius query (limina-ecs), with the oracle's result
-// layout. Output buffers are reused across calls and grown on demand.
+// layout. Output buffers are reused across calls and grown on demand; the
+// op keeps its grid while the eids and positions it indexes are unchanged.
 
 import type { Vec3Columns } from "../../limina-ops/js/soa.ts";
-import { checkQueries, type SpatialResults } from "./grid.ts";
+import type { SpatialResults } from "./grid.ts";
 
 interface EcsOps {
   op_ecs_spatial_query_batch(
@@ -24,7 +25,8 @@ export class NativeSpatialQuery {
    * views alias this object's buffers until the next call.
    */
   queryBatch(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): SpatialResults {
-    const n = checkQueries(queries);
+    // Only sizes the offsets: the op checks the queries as `checkQueries` does.
+    const n = Math.floor(queries.length / 5);
     if (this.offsets.length < n + 1) this.offsets = new Uint32Array(n + 1);
     let total = this.call(position, eids, cellSize, queries);
     if (total > this.eids.length) {

@@ -1,18 +1,19 @@
-//! Native ECS hot paths over the JS-owned SoA buffers: rayon-parallel ops
-//! that borrow the typed arrays in place for the duration of one call.
+//! Native ECS hot paths over the JS-owned SoA buffers: ops that borrow the
+//! typed arrays in place for the duration of one call.
 
 mod spatial_grid;
 
 use deno_core::{op2, OpState};
 use limina_ops::OpError;
 
-pub use spatial_grid::{parse_queries, write_results, BatchResults, Hit, Query, SpatialGrid};
+pub use spatial_grid::SpatialGrid;
 
 /// The batched radius query: indexes `eids` (insertion order) at their
-/// positions in the SoA columns, answers every `[x, y, z, radius, selfEid]`
-/// query in parallel and writes the results packed (`offsets` has N + 1
-/// entries). Returns the total result count; when it exceeds the output
-/// capacity only the count is written — grow the buffers and call again.
+/// positions in the SoA columns (kept from the last call when neither they
+/// nor their positions changed), answers every `[x, y, z, radius, selfEid]`
+/// query and writes the results packed (`offsets` has N + 1 entries).
+/// Returns the total result count; when it exceeds the output capacity the
+/// results are incomplete — grow the buffers and call again.
 #[op2(fast)]
 #[allow(clippy::too_many_arguments)]
 pub fn op_ecs_spatial_query_batch(
@@ -27,11 +28,9 @@ pub fn op_ecs_spatial_query_batch(
   #[buffer] out_eids: &mut [u32],
   #[buffer] out_dist: &mut [f64],
 ) -> Result<u32, OpError> {
-  let queries = parse_queries(queries)?;
   let grid = limina_ops::resources::resource_mut::<SpatialGrid>(state);
-  grid.rebuild(eids, x, y, z, cell_size)?;
-  let results = grid.query_batch(&queries);
-  let total = write_results(grid, &results, offsets, out_eids, out_dist)?;
+  grid.update(eids, x, y, z, cell_size)?;
+  let total = grid.query_batch(queries, offsets, out_eids, out_dist)?;
   u32::try_from(total).map_err(|_| OpError::capacity_exceeded(format!("{total} results exceed the u32 range")))
 }
 
