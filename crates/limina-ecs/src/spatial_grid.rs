@@ -25,6 +25,10 @@ const PAD: usize = 3;
 /// Above this many hits, a query's ranks come from a sort.
 const RANK_MAX: usize = 96;
 
+/// The low bits of a rank key that hold the hit's position (< RANK_MAX).
+const KEY_POS: u32 = 0x7f;
+const _: () = assert!(RANK_MAX <= KEY_POS as usize + 1);
+
 /// How far from a query's centre, along each axis, a match can lie. A match
 /// has fl(dx²) ≤ fl(r²), so |dx| ≤ r·(1 + 2⁻⁵²) or dx² is subnormal
 /// (|dx| < 2⁻⁵¹¹), and the exact offset is within 2⁻⁵³ relative of dx: the
@@ -127,11 +131,11 @@ pub struct SpatialGrid {
   /// CSR: the entities of cell `c` are slots `offsets[c]..offsets[c + 1]`
   /// of the cell-ordered columns below.
   offsets: Vec<u32>,
-  /// Cell-ordered positions widened to f64, one column per axis, so the
-  /// distance test streams over them.
-  xs: Vec<f64>,
-  ys: Vec<f64>,
-  zs: Vec<f64>,
+  /// Cell-ordered positions, one column per axis, so the distance test
+  /// streams over them (widened to f64, which is exact).
+  xs: Vec<f32>,
+  ys: Vec<f32>,
+  zs: Vec<f32>,
   /// Cell-ordered eids (padded like the positions), and their insertion
   /// indices (into `eids`).
   slot_eid: Vec<u32>,
@@ -148,9 +152,11 @@ struct Scratch {
   /// The hits' slots, and their d² (then distances).
   slot: Vec<u32>,
   d: Vec<f64>,
-  /// Sort keys, and each hit's rank in the results.
-  keys: Vec<u64>,
-  rank: Vec<u64>,
+  /// Rank keys (or the hits in order), and each hit's rank in the results.
+  keys: Vec<u32>,
+  rank: Vec<u32>,
+  /// Whether the ranks were counted over keys (so may need settling).
+  keyed: bool,
 }
 
 impl SpatialGrid {
@@ -267,8 +273,8 @@ impl SpatialGrid {
     let count = offsets[ncells] as usize;
     // NaN padding: a SIMD scan may read a block past the last slot.
     for v in [&mut self.xs, &mut self.ys, &mut self.zs] {
-      v.resize(count + PAD, f64::NAN);
-      v[count..].fill(f64::NAN);
+      v.resize(count + PAD, f32::NAN);
+      v[count..].fill(f32::NAN);
     }
     self.slot_eid.resize(count + PAD, 0);
     self.slot_idx.resize(count, 0);
@@ -280,7 +286,7 @@ impl SpatialGrid {
       if c != u32::MAX {
         let at = offsets[c as usize] as usize;
         offsets[c as usize] += 1;
-        (xs[at], ys[at], zs[at]) = (px[i] as f64, py[i] as f64, pz[i] as f64);
+        (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
         (slot_eid[at], slot_idx[at]) = (eid, i as u32);
       }
     }
@@ -345,7 +351,7 @@ impl SpatialGrid {
         (n, next) = (self.scan(from, to, q, r2, s, n), to);
       }
     }
-    s.order::<SIMD>(n);
+    s.order::<SIMD>(n, &self.slot_idx);
     n
   }
 
@@ -358,9 +364,9 @@ impl SpatialGrid {
     let skip = q.self_eid.map_or(1 << 32, u64::from);
     let (xs, ys, zs, es) = (&self.xs[from..to], &self.ys[from..to], &self.zs[from..to], &self.slot_eid[from..to]);
     for k in 0..xs.len() {
-      let dx = xs[k] - cx;
-      let dy = ys[k] - cy;
-      let dz = zs[k] - cz;
+      let dx = xs[k] as f64 - cx;
+      let dy = ys[k] as f64 - cy;
+      let dz = zs[k] as f64 - cz;
       let d2 = dx * dx + dy * dy + dz * dz;
       // Branch-free append: always write, advance only on a hit.
       s.d[n] = d2;
@@ -370,27 +376,26 @@ impl SpatialGrid {
     n
   }
 
-  /// Writes the `n` hits in `s` in order, as eids and distances: exactly
-  /// `eids.len()` = `dist.len()` = n of them.
+  /// Writes the `n` hits in `s` at their ranks, as eids and distances:
+  /// exactly `eids.len()` = `dist.len()` = n of them.
   #[inline(always)]
   fn emit(&self, s: &mut Scratch, eids: &mut [u32], dist: &mut [f64]) {
     let n = eids.len();
+    self.write_ranked(s, eids, dist);
+    // Counted ranks order hits by their keys: where two adjacent hits' keys
+    // share a distance prefix, order them all exactly.
+    let prefix = |d: &f64| (*d as f32).to_bits() & !KEY_POS;
+    if s.keyed && n > 1 && dist.iter().zip(&dist[1..]).fold(false, |near, (a, b)| near | (prefix(a) == prefix(b))) {
+      s.rank_exactly(n, &self.slot_idx);
+      self.write_ranked(s, eids, dist);
+    }
+  }
+
+  #[inline(always)]
+  fn write_ranked(&self, s: &Scratch, eids: &mut [u32], dist: &mut [f64]) {
+    let n = eids.len();
     for ((&r, &slot), &d) in s.rank[..n].iter().zip(&s.slot[..n]).zip(&s.d[..n]) {
       (eids[r as usize], dist[r as usize]) = (self.slot_eid[slot as usize], d);
-    }
-    // The ranks only order hits by f32 distance (then arbitrarily): where
-    // two adjacent ones share an f32 distance, order them all exactly.
-    let f32_bits = |d: &f64| (*d as f32).to_bits();
-    if n > 1 && dist.iter().zip(&dist[1..]).fold(false, |tie, (a, b)| tie | (f32_bits(a) == f32_bits(b))) {
-      let by = |i: u64| (s.d[i as usize], self.slot_idx[s.slot[i as usize] as usize]);
-      let order = &mut s.keys[..n];
-      for (i, k) in order.iter_mut().enumerate() {
-        *k = i as u64;
-      }
-      order.sort_unstable_by(|&a, &b| by(a).partial_cmp(&by(b)).unwrap());
-      for (r, &i) in order.iter().enumerate() {
-        (eids[r], dist[r]) = (self.slot_eid[s.slot[i as usize] as usize], s.d[i as usize]);
-      }
     }
   }
 
@@ -500,9 +505,10 @@ impl Avx2Scan {
     let mut slots = _mm_add_epi32(_mm_set1_epi32(from as i32), _mm_setr_epi32(0, 1, 2, 3));
     let mut k = from;
     while k < end {
-      let dx = _mm256_sub_pd(_mm256_loadu_pd(xs.add(k)), cx);
-      let dy = _mm256_sub_pd(_mm256_loadu_pd(ys.add(k)), cy);
-      let dz = _mm256_sub_pd(_mm256_loadu_pd(zs.add(k)), cz);
+      // Widening is exact: the same f64 values the scalar scan uses.
+      let dx = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(xs.add(k))), cx);
+      let dy = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(ys.add(k))), cy);
+      let dz = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(zs.add(k))), cz);
       let d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
       let within = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(d2, self.r2)) as usize;
       let is_me = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(es.add(k).cast()), self.me))) as usize;
@@ -521,50 +527,63 @@ impl Avx2Scan {
 impl Scratch {
   /// Sizes the buffers for a query that matches all `count` entities: a
   /// 4-wide scan writes whole blocks past the hits, ranks read whole
-  /// blocks of keys.
+  /// blocks of 8 keys.
   fn fit(&mut self, count: usize) {
     self.slot.resize(count + 4, 0);
     self.d.resize(count + 4, 0.0);
-    self.keys.resize(count + 4, 0);
-    self.rank.resize(count + 4, 0);
+    self.keys.resize(count + 8, 0);
+    self.rank.resize(count + 8, 0);
   }
 
-  /// Turns hits `0..n`'s d² into distances and ranks them by distance
-  /// rounded to f32 (a monotonic rounding; `emit` settles its ties).
+  /// Turns hits `0..n`'s d² into distances and ranks them: counted over
+  /// keys (see `rank_avx2`), or sorted by distance, then insertion index.
   #[inline(always)]
-  fn order<const SIMD: bool>(&mut self, n: usize) {
+  fn order<const SIMD: bool>(&mut self, n: usize, slot_idx: &[u32]) {
     // Passes of their own, so they vectorize.
     for d in &mut self.d[..n] {
       *d = d.sqrt();
     }
-    // Distinct keys: f32 distance bits (never the sign bit) above position.
-    for (i, (k, d)) in self.keys[..n].iter_mut().zip(&self.d[..n]).enumerate() {
-      *k = u64::from((*d as f32).to_bits()) << 32 | i as u64;
-    }
     #[cfg(target_arch = "x86_64")]
     if SIMD && n <= RANK_MAX {
+      // Distinct keys that order as the distances do, but for ties within
+      // the last bits of their f32 rounding (a monotonic one), which hold
+      // the hit's position instead; `emit` settles those.
+      for (i, (k, d)) in self.keys[..n].iter_mut().zip(&self.d[..n]).enumerate() {
+        *k = ((*d as f32).to_bits() & !KEY_POS) | i as u32;
+      }
       // SAFETY: SIMD is only set where AVX2 is detected.
       unsafe { self.rank_avx2(n) };
+      self.keyed = true;
       return;
     }
-    let keys = &mut self.keys[..n];
-    keys.sort_unstable();
-    for (r, &k) in keys.iter().enumerate() {
-      self.rank[k as u32 as usize] = r as u64;
+    self.rank_exactly(n, slot_idx);
+  }
+
+  /// Ranks hits `0..n` by distance, then insertion index.
+  fn rank_exactly(&mut self, n: usize, slot_idx: &[u32]) {
+    let by = |i: u32| (self.d[i as usize], slot_idx[self.slot[i as usize] as usize]);
+    let order = &mut self.keys[..n];
+    for (i, k) in order.iter_mut().enumerate() {
+      *k = i as u32;
     }
+    order.sort_unstable_by(|&a, &b| by(a).partial_cmp(&by(b)).unwrap());
+    for (r, &i) in order.iter().enumerate() {
+      self.rank[i as usize] = r as u32;
+    }
+    self.keyed = false;
   }
 
   /// Each key's rank, counted: how many of the others are smaller, for
-  /// four keys an instruction. Quadratic, but branch-free and cheaper than
+  /// eight keys an instruction. Quadratic, but branch-free and cheaper than
   /// a sort at a query's usual few dozen hits.
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
   #[inline]
   unsafe fn rank_avx2(&mut self, n: usize) {
-    let blocks = n.div_ceil(4);
-    assert!(blocks * 4 <= self.keys.len().min(self.rank.len()));
+    let blocks = n.div_ceil(8);
+    assert!(blocks * 8 <= self.keys.len().min(self.rank.len()));
     // Padding: above every key (whose top bit is clear), ranked but unread.
-    self.keys[n..blocks * 4].fill(i64::MAX as u64);
+    self.keys[n..blocks * 8].fill(i32::MAX as u32);
     let mut b = 0;
     while b + 4 <= blocks {
       self.rank_blocks::<4>(b, n);
@@ -576,24 +595,24 @@ impl Scratch {
     }
   }
 
-  /// Ranks the G blocks of four keys from block `b`, each other key loaded
-  /// once for all of them.
+  /// Ranks the G blocks of eight keys from block `b`, each other key
+  /// loaded once for all of them.
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
   #[inline]
   unsafe fn rank_blocks<const G: usize>(&mut self, b: usize, n: usize) {
     use std::arch::x86_64::*;
-    let keys = self.keys.as_ptr().add(4 * b).cast::<__m256i>();
+    let keys = self.keys.as_ptr().add(8 * b).cast::<__m256i>();
     let mine: [__m256i; G] = std::array::from_fn(|g| _mm256_loadu_si256(keys.add(g)));
     let mut below = [_mm256_setzero_si256(); G];
     for &other in &self.keys[..n] {
-      let other = _mm256_set1_epi64x(other as i64);
+      let other = _mm256_set1_epi32(other as i32);
       for g in 0..G {
         // Lanes are -1 where the key is greater.
-        below[g] = _mm256_sub_epi64(below[g], _mm256_cmpgt_epi64(mine[g], other));
+        below[g] = _mm256_sub_epi32(below[g], _mm256_cmpgt_epi32(mine[g], other));
       }
     }
-    let rank = self.rank.as_mut_ptr().add(4 * b).cast::<__m256i>();
+    let rank = self.rank.as_mut_ptr().add(8 * b).cast::<__m256i>();
     for (g, below) in below.iter().enumerate() {
       _mm256_storeu_si256(rank.add(g), *below);
     }
@@ -725,17 +744,21 @@ mod tests {
   }
 
   #[test]
-  fn distances_equal_in_f32_are_ordered_exactly() {
-    // From 2⁻⁴⁰: eid 0 at 1 + 2⁻⁴⁰, eid 1 at 1 - 2⁻⁴⁰, one f32 distance;
+  fn distances_within_a_rank_key_are_ordered_exactly() {
+    // From 2⁻⁴⁰: eid 0 at 1 + 2⁻⁴⁰ and eid 1 at 1 - 2⁻⁴⁰, one f32 distance;
     // eid 0 comes first in insertion order and in the grid's slots.
     let w = World::new(&[[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]]);
-    let mut g = w.grid(1.0);
     let q = Query { center: [2f64.powi(-40), 0.0, 0.0], radius: 2.0, self_eid: None };
-    for simd in scans() {
-      let got = batch(&mut g, simd, &[q]);
-      assert_eq!(got[0], w.brute(&q));
-      assert_eq!(got[0].iter().map(|h| h.0).collect::<Vec<_>>(), [2, 1, 0]);
-      assert_eq!(got[0][1].1 as f32, got[0][2].1 as f32);
+    // Eid 0 at 1 + 2⁻²⁰, eid 1 at 1: two f32 distances, one key prefix.
+    let near = World::new(&[[-1.0 - 2f32.powi(-20), 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]]);
+    let q_near = Query { center: [0.0; 3], radius: 2.0, self_eid: None };
+    for (w, q) in [(w, q), (near, q_near)] {
+      let mut g = w.grid(1.0);
+      for simd in scans() {
+        let got = batch(&mut g, simd, &[q]);
+        assert_eq!(got[0], w.brute(&q));
+        assert_eq!(got[0].iter().map(|h| h.0).collect::<Vec<_>>(), [2, 1, 0]);
+      }
     }
   }
 
