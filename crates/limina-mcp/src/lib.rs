@@ -12,6 +12,7 @@
 //! outbound messages it has not read. A flooding client is thus queued
 //! against itself (its socket fills) and the server's memory stays bounded.
 
+mod pipe;
 pub mod stdio;
 pub mod ws;
 

@@ -2,9 +2,12 @@
 //! Lines over the size limit are skipped up to their newline and reported,
 //! so one bad line never desynchronises the stream.
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter, Stdout};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
+use super::pipe::Pipe;
 use super::{ConnIo, HubEvent};
+
+type Output = BufWriter<Box<dyn AsyncWrite + Unpin>>;
 
 /// Starts the stdin reader and stdout writer tasks. At end of input the
 /// JS server is told (`Close`) and decides when to exit, after its replies
@@ -14,7 +17,11 @@ use super::{ConnIo, HubEvent};
 pub fn serve(io: ConnIo, max_bytes: usize) {
   let ConnIo { conn, inbox, mut outbound } = io;
   tokio::task::spawn_local(async move {
-    let mut out = BufWriter::with_capacity(64 * 1024, tokio::io::stdout());
+    let stdout: Box<dyn AsyncWrite + Unpin> = match Pipe::new(1, Some(2)) {
+      Some(pipe) => Box::new(pipe),
+      None => Box::new(tokio::io::stdout()),
+    };
+    let mut out: Output = BufWriter::with_capacity(64 * 1024, stdout);
     while let Some(text) = outbound.recv().await {
       let mut written = write_line(&mut out, &text).await;
       let mut count = 1;
@@ -37,7 +44,11 @@ pub fn serve(io: ConnIo, max_bytes: usize) {
   });
   tokio::task::spawn_local(async move {
     inbox.push(HubEvent::Open { conn, peer: "stdio".to_owned() });
-    let mut input = BufReader::with_capacity(64 * 1024, tokio::io::stdin());
+    let stdin: Box<dyn AsyncRead + Unpin> = match Pipe::new(0, None) {
+      Some(pipe) => Box::new(pipe),
+      None => Box::new(tokio::io::stdin()),
+    };
+    let mut input = BufReader::with_capacity(64 * 1024, stdin);
     let mut line: Vec<u8> = Vec::new();
     let mut oversized = false;
     let reason = loop {
@@ -79,7 +90,7 @@ pub fn serve(io: ConnIo, max_bytes: usize) {
   });
 }
 
-async fn write_line(out: &mut BufWriter<Stdout>, text: &str) -> std::io::Result<()> {
+async fn write_line(out: &mut Output, text: &str) -> std::io::Result<()> {
   out.write_all(text.as_bytes()).await?;
   out.write_all(b"\n").await
 }
