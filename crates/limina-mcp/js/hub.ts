@@ -17,6 +17,8 @@ export interface ServeConfig {
   maxMessageBytes: number;
   /** `--max-clients`: WebSocket connections served at once. */
   maxClients: number;
+  /** `--idle-timeout`: seconds of silence after which a WebSocket client is closed. */
+  idleTimeout: number;
   /** `--dev`: `dev.reload` may swap skill handlers. */
   dev: boolean;
   /** The module that builds the world, as a file URL. */
@@ -30,7 +32,7 @@ export type SendOutcome = (typeof SendOutcome)[keyof typeof SendOutcome];
 interface McpOps {
   op_mcp_config(): ServeConfig | null;
   op_mcp_listen_stdio(maxMessageBytes: number): number;
-  op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number): Promise<number>;
+  op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number>;
   op_mcp_take(max: number): HubEvent[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
@@ -44,9 +46,9 @@ const ops = Limina.ops as unknown as McpOps;
 export const serveConfig = (): ServeConfig | null => ops.op_mcp_config();
 /** Serves MCP on stdin/stdout; returns its connection id. */
 export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_listen_stdio(maxMessageBytes);
-/** Listens for WebSocket clients, at most `maxClients` at once; resolves to the bound port. */
-export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number): Promise<number> =>
-  ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients);
+/** Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; resolves to the bound port. */
+export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number> =>
+  ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients, idleTimeoutS);
 /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
 export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */

@@ -257,6 +257,8 @@ pub struct ServeConfig {
   pub max_message_bytes: u32,
   /// `--max-clients`: WebSocket connections served at once.
   pub max_clients: u32,
+  /// `--idle-timeout`: seconds of silence after which a WebSocket client is closed.
+  pub idle_timeout: u32,
   /// `--dev`: `dev.reload` may swap skill handlers.
   pub dev: bool,
   /// The module that builds the world, as a file URL.
@@ -289,7 +291,8 @@ pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
 }
 
 /// Listens for WebSocket clients on `host:port` (0 = any free port), serving
-/// at most `max_clients` at once; returns the bound port.
+/// at most `max_clients` at once and closing those silent for
+/// `idle_timeout_s`; returns the bound port.
 #[op2]
 pub async fn op_mcp_listen_ws(
   state: Rc<RefCell<OpState>>,
@@ -297,9 +300,11 @@ pub async fn op_mcp_listen_ws(
   port: u16,
   max_message_bytes: u32,
   max_clients: u32,
+  idle_timeout_s: u32,
 ) -> Result<u16, OpError> {
   let registry = hub(&mut state.borrow_mut()).registry.clone();
-  let limits = ws::Limits { max_bytes: max_message_bytes as usize, max_clients: max_clients as usize };
+  let idle = std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1)));
+  let limits = ws::Limits { max_bytes: max_message_bytes as usize, max_clients: max_clients as usize, idle };
   ws::listen(&host, port, limits, registry).await
 }
 

@@ -1,7 +1,7 @@
 //! MCP over WebSocket: one session per connection. Text frames carry
 //! JSON-RPC. The connection's life is bounded on every side: the opening
-//! handshake must finish within `HANDSHAKE_TIMEOUT`, the server pings every
-//! `PING_EVERY` and drops a client silent for `IDLE_TIMEOUT`, at most
+//! handshake must finish within `HANDSHAKE_TIMEOUT`, a client silent for
+//! the idle timeout is closed (the server pings it three times first), at most
 //! `max_clients` connections live at once, and protocol faults get their
 //! RFC 6455 close codes — 1009 for a message over the size limit, 1007 for
 //! text that is not UTF-8, 1002 for a broken frame, 1013 when the server is
@@ -22,8 +22,6 @@ use tokio_tungstenite::WebSocketStream;
 use super::{ConnIo, ConnRegistry, HubEvent};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-const PING_EVERY: Duration = Duration::from_secs(20);
-const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a closing connection's unread input is drained, so the client
 /// reads the close frame instead of a TCP reset.
 const LINGER: Duration = Duration::from_secs(2);
@@ -35,6 +33,8 @@ const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 pub struct Limits {
   pub max_bytes: usize,
   pub max_clients: usize,
+  /// Silence after which a client is closed with 1001.
+  pub idle: Duration,
 }
 
 type Socket = WebSocketStream<TcpStream>;
@@ -102,8 +102,9 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, regi
   };
   inbox.push(HubEvent::Open { conn, peer });
   let (mut sink, mut source) = socket.split();
-  let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
-  let idle = tokio::time::sleep(IDLE_TIMEOUT);
+  let ping_every = limits.idle / 3;
+  let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+  let idle = tokio::time::sleep(limits.idle);
   tokio::pin!(idle);
   // Set when the server ends the connection with a close frame of its own.
   let mut closing: Option<(CloseCode, String)> = None;
@@ -128,13 +129,13 @@ async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, regi
         }
       }
       () = &mut idle => {
-        closing = Some((CloseCode::Away, format!("idle for {} s", IDLE_TIMEOUT.as_secs())));
+        closing = Some((CloseCode::Away, format!("idle for {} s", limits.idle.as_secs())));
         break "idle timeout".to_owned();
       }
       // Paused while the connection has no room: its socket fills instead.
       () = inbox.room(), if !inbox.has_room() => {}
       inbound = source.next(), if inbox.has_room() => {
-        idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
+        idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
           Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
           Some(Ok(Message::Binary(_))) => {

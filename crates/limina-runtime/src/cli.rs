@@ -86,6 +86,11 @@ pub struct Cli {
   #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
   pub max_clients: u32,
 
+  /// Seconds a WebSocket client may stay silent (it is pinged three times
+  /// meanwhile) before it is closed with 1001.
+  #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=86400))]
+  pub idle_timeout: u32,
+
   /// Development server: lets `dev.reload` swap skill handlers (each reload
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]

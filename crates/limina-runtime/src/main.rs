@@ -65,6 +65,7 @@ fn main() -> ExitCode {
     max_message_bytes: cli.max_message_bytes,
     dev: cli.dev,
     max_clients: cli.max_clients,
+    idle_timeout: cli.idle_timeout,
     world_module: user_module.as_ref().map(|m| m.to_string()),
   });
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);

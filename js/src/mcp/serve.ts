@@ -41,6 +41,6 @@ if (config.transport === "stdio") {
   stdioConn = listenStdio(config.maxMessageBytes);
   console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
 } else {
-  const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients);
+  const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients, config.idleTimeout);
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
 }

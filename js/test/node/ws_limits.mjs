@@ -1,5 +1,5 @@
-// The WebSocket server's limits, against `limina --mcp-ws --max-clients 3
-// --max-message-bytes 65536`: each fault gets its RFC 6455 close code (and
+// The WebSocket server's limits, against `limina --mcp-ws --max-clients 4
+// --max-message-bytes 65536 --idle-timeout 3`: each fault gets its RFC 6455 close code (and
 // a close frame, not a reset), a full server says so with 1013, a client's
 // close is answered, a connection that never finishes its handshake is
 // dropped, a flooder that never reads does not slow anyone else, and the
@@ -21,7 +21,7 @@ const check = (cond, msg) => {
   checks.push(msg);
 };
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-clients", "3", "--max-message-bytes", "65536"], { stdio: ["ignore", "inherit", "pipe"] });
+const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-clients", "4", "--max-message-bytes", "65536", "--idle-timeout", "3"], { stdio: ["ignore", "inherit", "pipe"] });
 const port = await new Promise((resolve, reject) => {
   let err = "";
   server.stderr.on("data", (d) => {
@@ -85,25 +85,41 @@ utf8.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
 const bad = await utf8Closed;
 check(bad.code === 1007, `text that is not UTF-8 gets close code 1007 (${bad.code} ${bad.reason})`);
 
-// A raw client sends a frame with a reserved opcode.
-const raw = net.connect(port, "127.0.0.1");
-raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
-const rawBytes = await new Promise((resolve) => {
-  let buf = Buffer.alloc(0);
-  let sent = false;
-  raw.on("data", (d) => {
-    buf = Buffer.concat([buf, d]);
-    const head = buf.indexOf("\r\n\r\n");
-    if (head >= 0 && !sent) {
-      sent = true;
-      buf = buf.subarray(head + 4);
-      raw.write(Buffer.from([0x83, 0x80, 1, 2, 3, 4])); // FIN + opcode 3 (reserved), masked, empty
-    }
+/** A raw client: handshakes, then sends `after` (if any); resolves with what the server sent after its handshake reply, once it closes. */
+const rawClient = (after) =>
+  new Promise((resolve) => {
+    const raw = net.connect(port, "127.0.0.1");
+    raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    let buf = Buffer.alloc(0);
+    let upgraded = false;
+    raw.on("data", (d) => {
+      buf = Buffer.concat([buf, d]);
+      const head = buf.indexOf("\r\n\r\n");
+      if (head >= 0 && !upgraded) {
+        upgraded = true;
+        buf = buf.subarray(head + 4);
+        if (after) raw.write(after);
+      }
+    });
+    raw.on("close", () => resolve(buf));
+    raw.on("error", () => {});
   });
-  raw.on("close", () => resolve(buf));
-  raw.on("error", () => {});
-});
-check(rawBytes[0] === 0x88 && rawBytes.readUInt16BE(2) === 1002, `a reserved opcode gets close code 1002 (${rawBytes.subarray(0, 4).toString("hex")})`);
+/** The close code in a server's frames (skipping its pings). */
+const closeCodeIn = (bytes) => {
+  for (let i = 0; i + 1 < bytes.length; ) {
+    const len = bytes[i + 1] & 0x7f;
+    if ((bytes[i] & 0x0f) === 0x8) return bytes.readUInt16BE(i + 2);
+    i += 2 + len;
+  }
+  return null;
+};
+
+// A half-open client: handshakes, then never answers a ping; closed with 1001 after the idle timeout.
+const silentSocketSince = Date.now();
+const halfOpen = rawClient(null);
+
+const rawBytes = await rawClient(Buffer.from([0x83, 0x80, 1, 2, 3, 4])); // FIN + opcode 3 (reserved), masked, empty
+check(closeCodeIn(rawBytes) === 1002, `a reserved opcode gets close code 1002 (${rawBytes.subarray(0, 4).toString("hex")})`);
 
 // A client's own close is answered with a close frame.
 const polite = await open();
@@ -111,15 +127,22 @@ const politeClosed = closed(polite);
 polite.close(1000, "bye");
 check((await politeClosed).code === 1000, "a client's close is answered (no 1006)");
 
-// Three clients at most: the fourth is told the server is full.
-const second = await open();
-const third = await open();
-const fourth = await open();
-const full = await closed(fourth);
-check(full.code === 1013 && full.reason === "server full: 3 clients", `the client over --max-clients gets 1013 (${full.code} ${full.reason})`);
+// The half-open client is gone by now: closed for its silence, with 1001.
+const idleBytes = await halfOpen;
+const idleFor = Date.now() - silentSocketSince;
+check(closeCodeIn(idleBytes) === 1001 && idleFor >= 2500, `a silent client is pinged, then closed with 1001 after the idle timeout (${closeCodeIn(idleBytes)} after ${idleFor} ms)`);
+
+// Four connections at most: opening more, one is told the server is full.
+const extra = [];
+let full = null;
+for (let i = 0; i < 6 && !full; i++) {
+  const ws = await open();
+  full = await Promise.race([closed(ws), new Promise((r) => setTimeout(() => r(null), 300))]);
+  if (!full) extra.push(ws);
+}
+check(full?.code === 1013 && full.reason === "server full: 4 clients", `the client over --max-clients gets 1013 (${full?.code} ${full?.reason})`);
 check((await ping(keeper)).result !== undefined, "and the server keeps serving its clients");
-second.close();
-third.close();
+for (const ws of extra) ws.close();
 await new Promise((r) => setTimeout(r, 200));
 const later = await open();
 check((await ping(later)).result !== undefined, "a place freed is taken again");
