@@ -4,20 +4,10 @@
 // order, and a call's reply precedes the delta of the step after it, which
 // is the first to show its effect.
 // Usage: node js/test/node/apply_on_arrival.mjs <path-to-limina>
-import { spawn } from "node:child_process";
 import WebSocket from "ws";
+import { checker, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
-const checks = [];
-const fail = (msg) => {
-  console.error(`FAIL: ${msg}`);
-  server.kill("SIGKILL");
-  process.exit(1);
-};
-const check = (cond, msg) => {
-  if (!cond) fail(msg);
-  checks.push(msg);
-};
 const seqOf = (eventId) => Number(/_(\d{12})_/.exec(eventId)[1]);
 /** A delta's positions by entity id (moved and changed entities alike). */
 const positions = (p) => {
@@ -30,16 +20,8 @@ const positions = (p) => {
   return out;
 };
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "tests/fixtures/arrival_world.ts"], { stdio: ["ignore", "inherit", "pipe"] });
-const port = await new Promise((resolve, reject) => {
-  let err = "";
-  server.stderr.on("data", (d) => {
-    err += d;
-    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-});
+const { server, port } = await startWsServer(limina, ["tests/fixtures/arrival_world.ts"]);
+const { check, fail, checks } = checker(server);
 
 class Peer {
   constructor(name) {

@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
+import { startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const CASES = Number(process.argv[3] ?? 5000);
@@ -128,16 +129,7 @@ const digestOf = (reply) => JSON.stringify(reply.result?.result?.entities ?? rep
 
 // WebSocket: the same against the multi-client server, then an export that verifies.
 {
-  const server = spawn(limina, ["--mcp-ws", "--port", "0", "tests/fixtures/still_world.ts"], { stdio: ["ignore", "ignore", "pipe"] });
-  const port = await new Promise((resolve, reject) => {
-    let err = "";
-    server.stderr.on("data", (d) => {
-      err += d;
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
+  const { server, port } = await startWsServer(limina, ["tests/fixtures/still_world.ts"], "ignore");
   let alive = true;
   server.on("exit", () => (alive = false));
   const ws = new WebSocket(`ws://127.0.0.1:${port}`);

@@ -3,31 +3,13 @@
 // identity, agent ids are unique among live sessions, and every refusal is a
 // `security.handshake.refused` event with the world unchanged.
 // Usage: node js/test/node/hostile_ws.mjs <path-to-limina>
-import { spawn } from "node:child_process";
 import WebSocket from "ws";
+import { checker, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
-const checks = [];
-const fail = (msg) => {
-  console.error(`FAIL: ${msg}`);
-  server.kill("SIGKILL");
-  process.exit(1);
-};
-const check = (cond, msg) => {
-  if (!cond) fail(msg);
-  checks.push(msg);
-};
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "--profile", "system.readonly"], { stdio: ["ignore", "inherit", "pipe"] });
-const port = await new Promise((resolve, reject) => {
-  let err = "";
-  server.stderr.on("data", (d) => {
-    err += d;
-    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-});
+const { server, port } = await startWsServer(limina, ["--profile", "system.readonly"]);
+const { check, checks } = checker(server);
 
 async function peer() {
   const ws = new WebSocket(`ws://127.0.0.1:${port}`);

@@ -5,32 +5,14 @@
 // dropped, a flooder that never reads does not slow anyone else, and the
 // server keeps serving throughout.
 // Usage: node js/test/node/ws_limits.mjs <path-to-limina>
-import { spawn } from "node:child_process";
 import net from "node:net";
 import WebSocket from "ws";
+import { checker, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
-const checks = [];
-const fail = (msg) => {
-  console.error(`FAIL: ${msg}`);
-  server.kill("SIGKILL");
-  process.exit(1);
-};
-const check = (cond, msg) => {
-  if (!cond) fail(msg);
-  checks.push(msg);
-};
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-clients", "4", "--max-message-bytes", "65536", "--idle-timeout", "3"], { stdio: ["ignore", "inherit", "pipe"] });
-const port = await new Promise((resolve, reject) => {
-  let err = "";
-  server.stderr.on("data", (d) => {
-    err += d;
-    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-});
+const { server, port } = await startWsServer(limina, ["--max-clients", "4", "--max-message-bytes", "65536", "--idle-timeout", "3"]);
+const { check, checks } = checker(server);
 
 const open = () =>
   new Promise((resolve, reject) => {

@@ -3,21 +3,11 @@
 // filtering, a stalled client not delaying the tick, fuzzed frames not
 // killing the server, a client vanishing mid-call.
 // Usage: node js/test/node/ws_world.mjs <path-to-limina>
-import { spawn } from "node:child_process";
 import net from "node:net";
 import WebSocket from "ws";
+import { checker, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
-const checks = [];
-const fail = (msg) => {
-  console.error(`FAIL: ${msg}`);
-  server.kill("SIGKILL");
-  process.exit(1);
-};
-const check = (cond, msg) => {
-  if (!cond) fail(msg);
-  checks.push(msg);
-};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A delta's transforms, decoded: id → [x, y, z, …] (exact float32 values). */
 const transforms = (p) => {
@@ -30,16 +20,8 @@ const transforms = (p) => {
   return out;
 };
 
-const server = spawn(limina, ["--mcp-ws", "--port", "0", "--max-message-bytes", "65536"], { stdio: ["ignore", "inherit", "pipe"] });
-const port = await new Promise((resolve, reject) => {
-  let err = "";
-  server.stderr.on("data", (d) => {
-    err += d;
-    const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-});
+const { server, port } = await startWsServer(limina, ["--max-message-bytes", "65536"]);
+const { check, fail, checks } = checker(server);
 let serverAlive = true;
 server.on("exit", () => (serverAlive = false));
 
