@@ -20,6 +20,8 @@ export interface DecodedImage {
 interface RenderOps {
   op_render_config(): RenderConfig;
   op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+  op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+  op_render_gpu_idle(device: GPUDevice): Promise<void>;
   op_render_decode_png(bytes: Uint8Array): DecodedImage;
   op_render_read_png(path: string): DecodedImage;
   op_render_window_size(): [number, number] | null;
@@ -43,6 +45,16 @@ export function decodePng(bytes: Uint8Array): DecodedImage {
 /** Reads and decodes a PNG file to RGBA8. */
 export function readPng(path: string): DecodedImage {
   return renderOps.op_render_read_png(path);
+}
+
+/** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+export function gpuIdle(device: GPUDevice): Promise<void> {
+  return renderOps.op_render_gpu_idle(device);
+}
+
+/** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array> {
+  return renderOps.op_render_encode_png(width, height, rgba);
 }
 
 /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */

@@ -36,6 +36,30 @@ pub fn op_render_write_png(#[string] path: &str, width: u32, height: u32, #[buff
 }
 
 pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(), OpError> {
+  check_rgba(width, height, rgba)?;
+  let file = std::fs::File::create(path).map_err(|e| OpError::io(format!("cannot write {path}"), e))?;
+  encode_into(BufWriter::new(file), width, height, rgba).map_err(|e| OpError::internal(format!("cannot encode {path}: {e}")))
+}
+
+/// Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, on
+/// a blocking thread: compressing a 1024×1024 frame takes tens of ms, which
+/// the loop thread must not spend.
+#[op2]
+#[buffer]
+pub async fn op_render_encode_png(width: u32, height: u32, #[buffer(copy)] rgba: Vec<u8>) -> Result<Vec<u8>, OpError> {
+  tokio::task::spawn_blocking(move || encode_png(width, height, &rgba))
+    .await
+    .map_err(|e| OpError::internal(format!("PNG encoding failed: {e}")))?
+}
+
+pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, OpError> {
+  check_rgba(width, height, rgba)?;
+  let mut out = Vec::new();
+  encode_into(&mut out, width, height, rgba).map_err(|e| OpError::internal(format!("cannot encode PNG: {e}")))?;
+  Ok(out)
+}
+
+fn check_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<(), OpError> {
   let expected = width as usize * height as usize * 4;
   if width == 0 || height == 0 || rgba.len() != expected {
     return Err(OpError::invalid_input(format!(
@@ -43,17 +67,34 @@ pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(),
       rgba.len()
     )));
   }
-  let file = std::fs::File::create(path).map_err(|e| OpError::io(format!("cannot write {path}"), e))?;
-  let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+  Ok(())
+}
+
+fn encode_into<W: std::io::Write>(out: W, width: u32, height: u32, rgba: &[u8]) -> Result<(), png::EncodingError> {
+  let mut encoder = png::Encoder::new(out, width, height);
   encoder.set_color(png::ColorType::Rgba);
   encoder.set_depth(png::BitDepth::Eight);
-  let mut writer = encoder
-    .write_header()
-    .map_err(|e| OpError::internal(format!("cannot encode {path}: {e}")))?;
-  writer
-    .write_image_data(rgba)
-    .map_err(|e| OpError::internal(format!("cannot encode {path}: {e}")))?;
-  writer.finish().map_err(|e| OpError::internal(format!("cannot encode {path}: {e}")))
+  let mut writer = encoder.write_header()?;
+  writer.write_image_data(rgba)?;
+  writer.finish()
+}
+
+/// Resolves when everything submitted to `device` so far has finished,
+/// waiting on a blocking thread. deno_webgpu's `mapAsync` waits for the GPU
+/// on the calling thread, which is the loop's: a readback that first awaits
+/// this finds the work done and maps at once, so the fixed steps keep their
+/// pace while a software adapter renders.
+#[op2]
+pub fn op_render_gpu_idle(#[cppgc] device: &deno_webgpu::device::GPUDevice) -> impl std::future::Future<Output = Result<(), OpError>> {
+  let instance = device.instance.clone();
+  let id = device.id;
+  async move {
+    tokio::task::spawn_blocking(move || instance.device_poll(id, deno_webgpu::wgpu_types::PollType::wait_indefinitely()))
+      .await
+      .map_err(|e| OpError::internal(format!("waiting for the GPU failed: {e}")))?
+      .map(|_| ())
+      .map_err(|e| OpError::internal(format!("waiting for the GPU failed: {e}")))
+  }
 }
 
 /// A decoded image: RGBA8, rows top to bottom.
@@ -107,7 +148,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [op_render_config, op_render_write_png, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure],
+  ops = [op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow>, config: RenderConfig },
@@ -149,6 +190,8 @@ mod tests {
     assert_eq!(write_png(path, 3, 3, &pixels).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
     assert_eq!(write_png(path, 0, 2, &[]).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
     assert!(write_png("/nonexistent-dir/x.png", 3, 2, &pixels).is_err());
+    assert_eq!(decode_png(&encode_png(3, 2, &pixels).unwrap()).unwrap(), (3, 2, pixels.clone()));
+    assert_eq!(encode_png(2, 2, &pixels).unwrap_err().code, limina_ops::ErrorCode::InvalidInput);
   }
 
   #[test]
