@@ -828,19 +828,20 @@ declare module "limina/internal/engine/skills/registry" {
     export interface SkillTool {
         name: string;
         description: string;
-        /** JSON Schema draft-07 of the skill's input. */
+        /** JSON Schema of the skill's input (draft-07 unless asked otherwise). */
         inputSchema: unknown;
     }
     type AnySkill = SkillDefinition<any, any>;
-    /** JSON Schema draft-07 of a skill's input, as agents see it. */
-    export function inputSchema(skill: AnySkill): unknown;
+    /** JSON Schema of a skill's input, as agents see it: draft-07 in the catalog's dialect, 2020-12 (MCP's default, declared by `$schema`) for standard MCP clients. */
+    export function inputSchema(skill: AnySkill, target?: SchemaDialect): unknown;
+    export type SchemaDialect = "draft-07" | "draft-2020-12";
     export class SkillRegistry {
         readonly tracer: Tracer;
         private readonly tickOf;
         private readonly skills;
         /** The services each skill was built over, so a reload can build it again. */
         private readonly services;
-        private tools;
+        private readonly tools;
         private policy;
         private readonly listeners;
         constructor(tracer: Tracer, tickOf?: () => number);
@@ -861,8 +862,8 @@ declare module "limina/internal/engine/skills/registry" {
         /** Every registered skill, in registration order. */
         all(): AnySkill[];
         get size(): number;
-        /** Every skill with its input schema, memoized until the next register/unregister/replace. */
-        listTools(): SkillTool[];
+        /** Every skill with its input schema in `dialect`, memoized until the next register/unregister/replace. */
+        listTools(dialect?: SchemaDialect): SkillTool[];
         /** Validates `input` against `name`'s schema: the parsed input, or why not. */
         validate(name: string, input: unknown): {
             ok: true;
@@ -1144,6 +1145,8 @@ declare module "limina/internal/limina-render/js/ops" {
     interface RenderOps {
         op_render_config(): RenderConfig;
         op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+        op_render_gpu_idle(device: GPUDevice): Promise<void>;
         op_render_decode_png(bytes: Uint8Array): DecodedImage;
         op_render_read_png(path: string): DecodedImage;
         op_render_window_size(): [number, number] | null;
@@ -1158,6 +1161,10 @@ declare module "limina/internal/limina-render/js/ops" {
     export function decodePng(bytes: Uint8Array): DecodedImage;
     /** Reads and decodes a PNG file to RGBA8. */
     export function readPng(path: string): DecodedImage;
+    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+    export function gpuIdle(device: GPUDevice): Promise<void>;
+    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
     /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
     export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
 }
@@ -1334,7 +1341,8 @@ declare module "limina/internal/limina-render/js/target" {
         windowed: boolean;
     }): Promise<RenderTarget>;
     /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
-     *  submitted before this returns, so a frame about to be presented can be read. */
+     *  submitted before this returns, so a frame about to be presented can be read;
+     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
     export function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array>;
 }
 declare module "limina/internal/limina-render/js/offscreen" {

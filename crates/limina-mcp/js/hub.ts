@@ -2,22 +2,32 @@
 // the JSON-RPC server (js/src/mcp/server.ts) takes their events as it
 // applies them and queues its replies through these functions.
 
+/** The transports a connection can arrive by. */
+export type Transport = "stdio" | "ws" | "http";
+
 export type HubEvent =
-  | { kind: "open"; conn: number; peer: string }
+  | { kind: "open"; conn: number; peer: string; transport: Transport }
   | { kind: "message"; conn: number; text: string }
   | { kind: "rejected"; conn: number; reason: string }
   | { kind: "close"; conn: number; reason: string };
 
-/** How `--mcp-stdio` / `--mcp-ws` asked to serve. */
+/** How `--mcp-stdio`, `--mcp-ws` and `--mcp-http` asked to serve. */
 export interface ServeConfig {
-  transport: "stdio" | "ws";
+  stdio: boolean;
+  ws: boolean;
+  http: boolean;
   host: string;
+  /** The WebSocket port. */
   port: number;
+  /** The Streamable HTTP port. */
+  httpPort: number;
+  /** The Streamable HTTP endpoint's path. */
+  path: string;
   profile: string;
   maxMessageBytes: number;
-  /** `--max-clients`: WebSocket connections served at once. */
+  /** `--max-clients`: WebSocket connections, and HTTP sessions, served at once. */
   maxClients: number;
-  /** `--idle-timeout`: seconds of silence after which a WebSocket client is closed. */
+  /** `--idle-timeout`: seconds of silence after which a network client is closed. */
   idleTimeout: number;
   /** `--dev`: `dev.reload` may swap skill handlers. */
   dev: boolean;
@@ -33,6 +43,7 @@ interface McpOps {
   op_mcp_config(): ServeConfig | null;
   op_mcp_listen_stdio(maxMessageBytes: number): number;
   op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number>;
+  op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[]): Promise<number>;
   op_mcp_take(max: number): HubEvent[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
@@ -49,6 +60,9 @@ export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_liste
 /** Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; resolves to the bound port. */
 export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number> =>
   ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients, idleTimeoutS);
+/** Serves MCP Streamable HTTP at `path`, at most `maxSessions` sessions, ending those idle for `idleTimeoutS`; `versions` are the protocol revisions a client may name. Resolves to the bound port. */
+export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[]): Promise<number> =>
+  ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, versions);
 /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
 export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */

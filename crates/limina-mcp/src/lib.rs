@@ -12,6 +12,7 @@
 //! outbound messages it has not read. A flooding client is thus queued
 //! against itself (its socket fills) and the server's memory stays bounded.
 
+pub mod http;
 mod pipe;
 pub mod stdio;
 pub mod ws;
@@ -42,7 +43,7 @@ pub const MAX_BACKLOG: usize = 1 << 16;
 #[derive(Debug, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum HubEvent {
-  Open { conn: u32, peer: String },
+  Open { conn: u32, peer: String, transport: &'static str },
   Message { conn: u32, text: String },
   /// A message the transport refused before JS saw it (over the size limit,
   /// not UTF-8, a binary frame).
@@ -246,18 +247,29 @@ impl ConnRegistry {
   }
 }
 
-/// How `--mcp-stdio` / `--mcp-ws` asked to serve.
+/// How `--mcp-stdio`, `--mcp-ws` and `--mcp-http` asked to serve.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServeConfig {
-  pub transport: &'static str,
+  pub stdio: bool,
+  pub ws: bool,
+  pub http: bool,
   pub host: String,
+  /// The WebSocket port.
   pub port: u16,
+  /// The Streamable HTTP port.
+  pub http_port: u16,
+  /// The Streamable HTTP endpoint's path.
+  pub path: String,
+  /// `--token` / `LIMINA_MCP_TOKEN`: network clients must present it. It
+  /// stays on the Rust side; JS only learns whether one is set.
+  #[serde(skip)]
+  pub token: Option<String>,
   pub profile: String,
   pub max_message_bytes: u32,
-  /// `--max-clients`: WebSocket connections served at once.
+  /// `--max-clients`: WebSocket connections, and HTTP sessions, served at once.
   pub max_clients: u32,
-  /// `--idle-timeout`: seconds of silence after which a WebSocket client is closed.
+  /// `--idle-timeout`: seconds of silence after which a network client is closed.
   pub idle_timeout: u32,
   /// `--dev`: `dev.reload` may swap skill handlers.
   pub dev: bool,
@@ -290,9 +302,23 @@ pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
   conn
 }
 
+/// Whether `headers` present `token` as `Authorization: Bearer …`, compared
+/// in constant time.
+pub(crate) fn bearer_matches(headers: &hyper::header::HeaderMap, token: &str) -> bool {
+  let Some(given) = headers.get(hyper::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")) else {
+    return false;
+  };
+  given.len() == token.len() && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+fn token(state: &OpState) -> Option<String> {
+  state.try_borrow::<ServeConfig>().and_then(|c| c.token.clone())
+}
+
 /// Listens for WebSocket clients on `host:port` (0 = any free port), serving
 /// at most `max_clients` at once and closing those silent for
-/// `idle_timeout_s`; returns the bound port.
+/// `idle_timeout_s`; returns the bound port. With a serve token, the
+/// handshake must present it.
 #[op2]
 pub async fn op_mcp_listen_ws(
   state: Rc<RefCell<OpState>>,
@@ -302,10 +328,47 @@ pub async fn op_mcp_listen_ws(
   max_clients: u32,
   idle_timeout_s: u32,
 ) -> Result<u16, OpError> {
-  let registry = hub(&mut state.borrow_mut()).registry.clone();
+  let (registry, token) = {
+    let mut state = state.borrow_mut();
+    (hub(&mut state).registry.clone(), token(&state))
+  };
   let idle = std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1)));
   let limits = ws::Limits { max_bytes: max_message_bytes as usize, max_clients: max_clients as usize, idle };
-  ws::listen(&host, port, limits, registry).await
+  ws::listen(&host, port, limits, token, registry).await
+}
+
+/// Serves MCP Streamable HTTP at `http://host:port{path}` (0 = any free
+/// port), at most `max_sessions` sessions, ending those idle for
+/// `idle_timeout_s`; `versions` are the protocol revisions clients may
+/// name. Returns the bound port. With a serve token, every request must
+/// present it.
+#[op2]
+#[allow(clippy::too_many_arguments)]
+pub async fn op_mcp_listen_http(
+  state: Rc<RefCell<OpState>>,
+  #[string] host: String,
+  port: u16,
+  #[string] path: String,
+  max_message_bytes: u32,
+  max_sessions: u32,
+  idle_timeout_s: u32,
+  #[serde] versions: Vec<String>,
+) -> Result<u16, OpError> {
+  let (registry, token) = {
+    let mut state = state.borrow_mut();
+    (hub(&mut state).registry.clone(), token(&state))
+  };
+  let config = http::Config {
+    host,
+    port,
+    path,
+    token,
+    max_bytes: max_message_bytes as usize,
+    max_sessions: max_sessions as usize,
+    idle: std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1))),
+    versions,
+  };
+  http::listen(config, registry).await
 }
 
 /// Up to `max` transport events, round-robin across connections, each
@@ -381,6 +444,7 @@ deno_core::extension!(
     op_mcp_config,
     op_mcp_listen_stdio,
     op_mcp_listen_ws,
+    op_mcp_listen_http,
     op_mcp_take,
     op_mcp_send,
     op_mcp_broadcast,

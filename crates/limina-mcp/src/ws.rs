@@ -5,8 +5,10 @@
 //! `max_clients` connections live at once, and protocol faults get their
 //! RFC 6455 close codes — 1009 for a message over the size limit, 1007 for
 //! text that is not UTF-8, 1002 for a broken frame, 1013 when the server is
-//! full. Binary frames are refused with a JSON-RPC error.
+//! full. Binary frames are refused with a JSON-RPC error. With a serve
+//! token, a handshake without it is refused with 401.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
@@ -16,10 +18,12 @@ use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
-use super::{ConnIo, ConnRegistry, HubEvent};
+use super::{bearer_matches, ConnIo, ConnRegistry, HubEvent};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -40,7 +44,8 @@ pub struct Limits {
 type Socket = WebSocketStream<TcpStream>;
 
 /// Binds and starts accepting; returns the bound port.
-pub async fn listen(host: &str, port: u16, limits: Limits, registry: ConnRegistry) -> Result<u16, OpError> {
+pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>, registry: ConnRegistry) -> Result<u16, OpError> {
+  let token: Option<Rc<str>> = token.map(Rc::from);
   let listener = TcpListener::bind((host, port))
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {host}:{port}"), e))?;
@@ -60,24 +65,34 @@ pub async fn listen(host: &str, port: u16, limits: Limits, registry: ConnRegistr
       backoff = Duration::from_millis(10);
       let _ = stream.set_nodelay(true);
       if registry.live() >= limits.max_clients {
-        tokio::task::spawn_local(refuse_full(stream, limits));
+        tokio::task::spawn_local(refuse_full(stream, limits, token.clone()));
         continue;
       }
       let io = registry.open();
-      tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, registry.clone()));
+      tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, token.clone(), registry.clone()));
     }
   });
   Ok(bound)
 }
 
-async fn handshake(stream: TcpStream, limits: Limits) -> Option<Socket> {
+/// The opening handshake, refused with 401 when a token is set and the
+/// request does not present it as `Authorization: Bearer …`.
+async fn handshake(stream: TcpStream, limits: Limits, token: Option<Rc<str>>) -> Option<Socket> {
   let config = WebSocketConfig::default().max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes));
-  tokio::time::timeout(HANDSHAKE_TIMEOUT, tokio_tungstenite::accept_async_with_config(stream, Some(config))).await.ok()?.ok()
+  let check = move |req: &Request, resp: Response| match &token {
+    Some(token) if !bearer_matches(req.headers(), token) => {
+      let mut refusal = ErrorResponse::new(Some("this server requires Authorization: Bearer <token>".to_owned()));
+      *refusal.status_mut() = StatusCode::UNAUTHORIZED;
+      Err(refusal)
+    }
+    _ => Ok(resp),
+  };
+  tokio::time::timeout(HANDSHAKE_TIMEOUT, tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))).await.ok()?.ok()
 }
 
 /// Completes the handshake only to say why the connection cannot stay.
-async fn refuse_full(stream: TcpStream, limits: Limits) {
-  if let Some(socket) = handshake(stream, limits).await {
+async fn refuse_full(stream: TcpStream, limits: Limits, token: Option<Rc<str>>) {
+  if let Some(socket) = handshake(stream, limits, token).await {
     let (sink, source) = socket.split();
     close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
   }
@@ -94,13 +109,13 @@ async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>
   let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
-async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, registry: ConnRegistry) {
+async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, token: Option<Rc<str>>, registry: ConnRegistry) {
   let ConnIo { conn, inbox, mut outbound } = io;
-  let Some(socket) = handshake(stream, limits).await else {
+  let Some(socket) = handshake(stream, limits, token).await else {
     registry.forget(conn);
     return;
   };
-  inbox.push(HubEvent::Open { conn, peer });
+  inbox.push(HubEvent::Open { conn, peer, transport: "ws" });
   let (mut sink, mut source) = socket.split();
   let ping_every = limits.idle / 3;
   let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);

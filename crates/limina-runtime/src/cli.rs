@@ -7,8 +7,9 @@ use clap::{Parser, Subcommand};
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl",
-  subcommand_precedence_over_arg = true
+  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina --mcp-http --mcp-ws world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl",
+  subcommand_precedence_over_arg = true,
+  group(clap::ArgGroup::new("network").multiple(true))
 )]
 pub struct Cli {
   #[command(subcommand)]
@@ -57,20 +58,41 @@ pub struct Cli {
   /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to
   /// stderr). The optional MODULE builds the world first: its default
   /// export is called with the world session.
-  #[arg(long, conflicts_with = "mcp_ws")]
+  #[arg(long, conflicts_with_all = ["mcp_ws", "mcp_http"])]
   pub mcp_stdio: bool,
 
   /// Serve MCP to many clients over WebSocket: the authoritative world server.
-  #[arg(long)]
+  #[arg(long, group = "network")]
   pub mcp_ws: bool,
 
-  /// Port for --mcp-ws (0 picks a free one; the bound port is printed to stderr).
-  #[arg(long, value_name = "N", requires = "mcp_ws", default_value_t = 7878)]
+  /// Serve MCP Streamable HTTP (the standard remote transport) to many
+  /// clients; with --mcp-ws too, both serve the same world.
+  #[arg(long, group = "network")]
+  pub mcp_http: bool,
+
+  /// Port for the network server (0 picks a free one; bound ports are
+  /// printed to stderr). With --mcp-ws and --mcp-http it is the WebSocket port.
+  #[arg(long, value_name = "N", requires = "network", default_value_t = 7878)]
   pub port: u16,
 
-  /// Address for --mcp-ws to bind.
-  #[arg(long, value_name = "H", requires = "mcp_ws", default_value = "127.0.0.1")]
+  /// Port for --mcp-http when --mcp-ws runs too (default: --port + 1).
+  #[arg(long, value_name = "N", requires = "mcp_http")]
+  pub http_port: Option<u16>,
+
+  /// The Streamable HTTP endpoint's path.
+  #[arg(long, value_name = "PATH", requires = "mcp_http", default_value = "/mcp", value_parser = parse_path)]
+  pub path: String,
+
+  /// Address the network servers bind. Anything but a loopback address
+  /// needs --token.
+  #[arg(long, value_name = "H", requires = "network", default_value = "127.0.0.1")]
   pub host: String,
+
+  /// Bearer token network clients must present (`Authorization: Bearer
+  /// TOKEN`); also read from LIMINA_MCP_TOKEN. Required to bind a
+  /// non-loopback address.
+  #[arg(long, value_name = "TOKEN", requires = "network")]
+  pub token: Option<String>,
 
   /// The operator's permission profile: standard MCP clients run under it,
   /// and over WebSocket it is the ceiling for the profile a Limina client
@@ -82,12 +104,14 @@ pub struct Cli {
   #[arg(long, value_name = "BYTES", default_value_t = limina_mcp::DEFAULT_MAX_MESSAGE_BYTES as u32, value_parser = clap::value_parser!(u32).range(64..))]
   pub max_message_bytes: u32,
 
-  /// Most WebSocket clients served at once; the next is refused with close code 1013.
+  /// Most WebSocket clients, and most HTTP sessions, served at once; the
+  /// next is refused (WebSocket close code 1013, HTTP 503).
   #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
   pub max_clients: u32,
 
-  /// Seconds a WebSocket client may stay silent (it is pinged three times
-  /// meanwhile) before it is closed with 1001.
+  /// Seconds a network client may stay silent before it is closed: a
+  /// WebSocket client (pinged three times meanwhile) with 1001, an HTTP
+  /// session with no request, pending reply or open stream is ended.
   #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=86400))]
   pub idle_timeout: u32,
 
@@ -95,6 +119,15 @@ pub struct Cli {
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]
   pub dev: bool,
+}
+
+fn parse_path(s: &str) -> Result<String, String> {
+  let ok = s.starts_with('/') && s.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'?' | b'#'));
+  if ok {
+    Ok(s.to_owned())
+  } else {
+    Err(format!("expected an absolute path such as /mcp, got {s:?}"))
+  }
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

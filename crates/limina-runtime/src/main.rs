@@ -57,10 +57,25 @@ fn main() -> ExitCode {
       return ExitCode::from(2);
     }
   };
-  let serve = (cli.mcp_stdio || cli.mcp_ws).then(|| limina_mcp::ServeConfig {
-    transport: if cli.mcp_stdio { "stdio" } else { "ws" },
+  let network = cli.mcp_ws || cli.mcp_http;
+  let token = cli.token.clone().or_else(|| std::env::var("LIMINA_MCP_TOKEN").ok().filter(|t| network && !t.is_empty()));
+  if token.as_deref().is_some_and(|t| t.len() < 16 || t.chars().any(|c| !c.is_ascii_graphic())) {
+    eprintln!("error: the token (--token or LIMINA_MCP_TOKEN) must be at least 16 printable ASCII characters without spaces");
+    return ExitCode::from(2);
+  }
+  if network && token.is_none() && !is_loopback(&cli.host) {
+    eprintln!("error: refusing to serve on {}: a non-loopback address needs a bearer token (--token or LIMINA_MCP_TOKEN), or bind 127.0.0.1", cli.host);
+    return ExitCode::from(2);
+  }
+  let serve = (cli.mcp_stdio || cli.mcp_ws || cli.mcp_http).then(|| limina_mcp::ServeConfig {
+    stdio: cli.mcp_stdio,
+    ws: cli.mcp_ws,
+    http: cli.mcp_http,
     host: cli.host.clone(),
     port: cli.port,
+    http_port: cli.http_port.unwrap_or(if cli.mcp_ws && cli.port != 0 { cli.port.wrapping_add(1) } else { cli.port }),
+    path: cli.path.clone(),
+    token,
     profile: cli.profile.clone(),
     max_message_bytes: cli.max_message_bytes,
     dev: cli.dev,
@@ -142,6 +157,18 @@ fn main() -> ExitCode {
       eprintln!("error: {}", format_error(&e));
       ExitCode::FAILURE
     }
+  }
+}
+
+/// Whether `host` names only loopback addresses.
+fn is_loopback(host: &str) -> bool {
+  use std::net::ToSocketAddrs;
+  match (host, 0).to_socket_addrs() {
+    Ok(addrs) => {
+      let addrs: Vec<_> = addrs.collect();
+      !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+    }
+    Err(_) => false,
   }
 }
 

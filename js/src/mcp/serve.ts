@@ -1,15 +1,16 @@
-// The entry `limina --mcp-stdio` / `--mcp-ws` runs: builds the world (with
-// the optional module), starts the transport and serves until stdin ends
-// (stdio) or the process is stopped (WebSocket). The world keeps stepping
-// on the fixed-timestep loop all the while.
+// The entry `limina --mcp-stdio` / `--mcp-ws` / `--mcp-http` runs: builds
+// the world (with the optional module), starts the transports and serves
+// until stdin ends (stdio) or the process is stopped (network servers).
+// WebSocket and Streamable HTTP may run together: one world, one total
+// order. The world keeps stepping on the fixed-timestep loop all the while.
 
-import { backlog, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { backlog, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { PROFILES } from "../skills/profiles.ts";
 import { WorldSession } from "../world-session.ts";
-import { McpServer } from "./server.ts";
+import { McpServer, STANDARD_VERSIONS } from "./server.ts";
 
 const config = serveConfig();
-if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mcp-ws");
+if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mcp-ws / --mcp-http");
 
 if (!Object.hasOwn(PROFILES, config.profile)) {
   throw new Error(`--profile ${config.profile}: unknown profile (known: ${Object.keys(PROFILES).join(", ")})`);
@@ -27,7 +28,6 @@ if (config.worldModule) {
 
 let stdioConn = -1;
 new McpServer(session, {
-  transport: config.transport,
   profile: config.profile,
   onClose: (conn) => {
     if (conn !== stdioConn) return;
@@ -37,10 +37,16 @@ new McpServer(session, {
   },
 });
 
-if (config.transport === "stdio") {
+if (config.stdio) {
   stdioConn = listenStdio(config.maxMessageBytes);
   console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
-} else {
+}
+if (config.ws) {
   const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients, config.idleTimeout);
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
+}
+if (config.http) {
+  const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS);
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  console.error(`limina: MCP Streamable HTTP listening on http://${host}:${port}${config.path}`);
 }

@@ -1,5 +1,5 @@
-// The MCP JSON-RPC server over the native transports (stdio, WebSocket).
-// Every connection is its own session. Messages are applied as soon as they
+// The MCP JSON-RPC server over the native transports (stdio, WebSocket,
+// Streamable HTTP). Every connection (an HTTP session) is its own session. Messages are applied as soon as they
 // arrive, one at a time, in one total order (the world log's): each
 // connection's in the order it sent them, connections taking turns
 // round-robin. The host calls `apply` between frames, never inside a step,
@@ -13,10 +13,12 @@
 // also between frames. So each call still sees every earlier call applied
 // and none of the later ones.
 
-import { send, takeEvents, type HubEvent } from "../../../crates/limina-mcp/js/hub.ts";
+import { broadcast, send, takeEvents, type HubEvent, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
 import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
+import type { EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
-import { RpcError, error, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
@@ -24,7 +26,7 @@ import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
-const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+export const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /** Agent ids no client may take: the engine's own actor. */
 const RESERVED_AGENT_IDS = new Set(["system"]);
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
@@ -33,17 +35,19 @@ const BATCH = 64;
 interface Connection {
   conn: number;
   peer: string;
+  transport: Transport;
   mcp: Mcp;
   /** "limina": initialize named {agentId, sessionId, profile}; "standard": an MCP SDK client. */
   mode: "limina" | "standard" | null;
   sessions: number;
+  /** The least severe log level the client asked for with `logging/setLevel`; -1: no log messages. */
+  logRank: number;
 }
 
 export interface McpServerOptions {
-  transport: "stdio" | "ws";
   /**
    * The operator's profile: standard MCP clients run under it, and over a
-   * network it is the ceiling — a Limina client may name a profile only if
+   * network (WebSocket, HTTP) it is the ceiling — a Limina client may name a profile only if
    * every permission of it is in this one. Over stdio the spawning process
    * is the operator and may name any profile.
    */
@@ -58,6 +62,9 @@ export class McpServer {
   private batch: HubEvent[] = [];
   private next = 0;
   private draining = false;
+  /** Connections that asked for log messages. */
+  private logListeners = 0;
+  private toolsChangePending = false;
   /** When the current arrivals call's budget runs out (performance.now() ms). */
   private deadline = 0;
   readonly sync: StateSync;
@@ -66,6 +73,28 @@ export class McpServer {
     this.sync = new StateSync(session.world, session.spatial);
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
+    session.tracer.subscribe((event) => this.log(event));
+    session.registry.onChange(() => this.toolsChanged());
+  }
+
+  /** Sends a world-log event to the standard clients whose log level it meets. */
+  private log(event: EngineEvent): void {
+    if (this.logListeners === 0) return;
+    const rank = levelRank(levelOf(event));
+    const to: number[] = [];
+    for (const c of this.conns.values()) if (c.logRank >= 0 && rank >= c.logRank) to.push(c.conn);
+    if (to.length > 0) broadcast(to, notification("notifications/message", logMessage(event)), true);
+  }
+
+  /** Tells standard clients the tool list changed, once per burst of changes (a reload, a package registering many). */
+  private toolsChanged(): void {
+    if (this.toolsChangePending) return;
+    this.toolsChangePending = true;
+    queueMicrotask(() => {
+      this.toolsChangePending = false;
+      const to = [...this.conns.values()].filter((c) => c.mode === "standard" && c.mcp.currentSession).map((c) => c.conn);
+      if (to.length > 0) broadcast(to, notification("notifications/tools/list_changed", {}), false);
+    });
   }
 
   /** Applies arrived messages for up to `budgetMs`. */
@@ -108,8 +137,8 @@ export class McpServer {
   private control(e: Exclude<HubEvent, { kind: "message" }>): void {
     switch (e.kind) {
       case "open":
-        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, mcp: this.session.mcp(), mode: null, sessions: 0 });
-        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: this.options.transport });
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, sessions: 0, logRank: -1 });
+        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport });
         break;
       case "rejected":
         send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
@@ -122,6 +151,7 @@ export class McpServer {
 
   private closed(conn: number, reason: string): void {
     const c = this.conns.get(conn);
+    if (c && c.logRank >= 0) this.logListeners--;
     this.conns.delete(conn);
     this.sync.unsubscribe(conn);
     this.session.tracer.emit("mcp.connection.closed", {
@@ -168,6 +198,8 @@ export class McpServer {
         return null;
       case "ping":
         return {};
+      case "logging/setLevel":
+        return this.setLogLevel(c, p);
       case "tools/list":
       case "listTools":
         return this.listTools(c);
@@ -181,7 +213,7 @@ export class McpServer {
       case "state/subscribe":
       case "state/unsubscribe":
       case "aoi/declare":
-        if (this.options.transport !== "ws") throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} is served over --mcp-ws`);
+        if (c.transport !== "ws") throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} is served over --mcp-ws`);
         if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
         if (req.method === "state/subscribe") return this.sync.subscribe(c.conn);
         if (req.method === "state/unsubscribe") return { ok: this.sync.unsubscribe(c.conn) };
@@ -203,7 +235,7 @@ export class McpServer {
         throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: unknown profile ${profile} (known: ${Object.keys(PROFILES).join(", ")})`);
       }
       this.refuseLive(c);
-      if (this.options.transport !== "stdio") {
+      if (c.transport !== "stdio") {
         const ceiling = resolveProfile(this.options.profile);
         const above = [...resolveProfile(profile)].filter((perm) => !ceiling.has(perm));
         if (above.length > 0) {
@@ -231,7 +263,7 @@ export class McpServer {
     const version = STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0];
     return {
       protocolVersion: version,
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       serverInfo: { name: "limina", version: Limina.version },
       instructions: "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.",
       session: r.session,
@@ -263,9 +295,18 @@ export class McpServer {
   }
 
   private listTools(c: Connection): unknown {
-    const tools = c.mcp.listTools();
-    if (c.mode === "standard") return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })) };
-    return { tools };
+    if (c.mode === "standard") return { tools: c.mcp.registry.listTools("draft-2020-12") };
+    return { tools: c.mcp.listTools() };
+  }
+
+  /** `logging/setLevel`: from now on the client gets the world log's events at `level` or above as `notifications/message`. */
+  private setLogLevel(c: Connection, p: Record<string, unknown>): Record<string, never> {
+    if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
+    const rank = levelRank(p.level);
+    if (rank < 0) throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
+    if (c.logRank < 0) this.logListeners++;
+    c.logRank = rank;
+    return {};
   }
 
   /**
@@ -302,6 +343,8 @@ export class McpServer {
     if (c.mode === "standard") {
       if (response.success) {
         const value = response.result;
+        const image = imageOf(value);
+        if (image) return { content: [{ type: "image", data: image.data, mimeType: image.mimeType }, { type: "text", text: JSON.stringify(image.metadata) }], structuredContent: image.metadata, isError: false };
         const structured = typeof value === "object" && value !== null && !Array.isArray(value) ? value : { result: value };
         return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured, isError: false };
       }
@@ -314,3 +357,15 @@ export class McpServer {
 
 }
 
+/**
+ * A skill result that is an image (`render.capture`): base64 `png` with an
+ * `image/…` mimeType. Standard clients get it as `image` content, its other
+ * fields as structured metadata.
+ */
+function imageOf(value: unknown): { data: string; mimeType: string; metadata: Record<string, unknown> } | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { png, ...metadata } = value as Record<string, unknown>;
+  const mimeType = metadata.mimeType;
+  if (typeof png !== "string" || typeof mimeType !== "string" || !mimeType.startsWith("image/")) return null;
+  return { data: png, mimeType, metadata };
+}

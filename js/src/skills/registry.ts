@@ -81,23 +81,25 @@ export type InvokeResult<O = unknown> =
 export interface SkillTool {
   name: string;
   description: string;
-  /** JSON Schema draft-07 of the skill's input. */
+  /** JSON Schema of the skill's input (draft-07 unless asked otherwise). */
   inputSchema: unknown;
 }
 
 // deno-lint-ignore no-explicit-any
 type AnySkill = SkillDefinition<any, any>;
 
-/** JSON Schema draft-07 of a skill's input, as agents see it. */
-export function inputSchema(skill: AnySkill): unknown {
-  return z.toJSONSchema(skill.input, { target: "draft-07", unrepresentable: "any", io: "input" });
+/** JSON Schema of a skill's input, as agents see it: draft-07 in the catalog's dialect, 2020-12 (MCP's default, declared by `$schema`) for standard MCP clients. */
+export function inputSchema(skill: AnySkill, target: SchemaDialect = "draft-07"): unknown {
+  return z.toJSONSchema(skill.input, { target, unrepresentable: "any", io: "input" });
 }
+
+export type SchemaDialect = "draft-07" | "draft-2020-12";
 
 export class SkillRegistry {
   private readonly skills = new Map<string, AnySkill>();
   /** The services each skill was built over, so a reload can build it again. */
   private readonly services = new Map<string, unknown>();
-  private tools: SkillTool[] | null = null;
+  private readonly tools = new Map<SchemaDialect, SkillTool[]>();
   private policy: PolicyEngine | null = null;
   private readonly listeners = new Set<() => void>();
 
@@ -143,7 +145,7 @@ export class SkillRegistry {
   }
 
   private changed(): void {
-    this.tools = null;
+    this.tools.clear();
     for (const fn of this.listeners) fn();
   }
 
@@ -169,10 +171,14 @@ export class SkillRegistry {
     return this.skills.size;
   }
 
-  /** Every skill with its input schema, memoized until the next register/unregister/replace. */
-  listTools(): SkillTool[] {
-    this.tools ??= this.all().map((s) => ({ name: s.name, description: s.description, inputSchema: inputSchema(s) }));
-    return this.tools;
+  /** Every skill with its input schema in `dialect`, memoized until the next register/unregister/replace. */
+  listTools(dialect: SchemaDialect = "draft-07"): SkillTool[] {
+    let tools = this.tools.get(dialect);
+    if (!tools) {
+      tools = this.all().map((s) => ({ name: s.name, description: s.description, inputSchema: inputSchema(s, dialect) }));
+      this.tools.set(dialect, tools);
+    }
+    return tools;
   }
 
   /** Validates `input` against `name`'s schema: the parsed input, or why not. */

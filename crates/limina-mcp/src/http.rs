@@ -1,0 +1,565 @@
+//! MCP Streamable HTTP (revision 2025-11-25) on hyper. One MCP session is
+//! one hub connection, so HTTP clients share the world, its total order and
+//! its round-robin turns with WebSocket and stdio clients.
+//!
+//! - `POST` carries one JSON-RPC message. A request is answered with its
+//!   reply (JSON, or a one-event SSE stream for a client that accepts only
+//!   SSE); a notification or a response gets 202.
+//! - `GET` opens a server-to-client SSE stream: notifications the server
+//!   sends outside a reply go to one open stream each (round-robin).
+//! - `initialize` without a session id opens a session; its reply carries
+//!   `Mcp-Session-Id`, which every later request must send (400 without,
+//!   404 once the session ended). `DELETE` ends it.
+//!
+//! Every request is checked before it reaches the world: the bearer token
+//! when one is set, Host and Origin against DNS rebinding, the content
+//! type, `MCP-Protocol-Version`, the body size, and the envelope itself.
+//! Sessions, TCP connections and idle time are bounded.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io::Read;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use limina_ops::OpError;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// A client has this long to send its request headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Open GET streams per session; each message goes to one of them.
+const MAX_STREAMS: usize = 8;
+/// Notifications buffered for a stream whose client is not reading; beyond
+/// this they are dropped (a notification is never worth stalling the world).
+const STREAM_BUFFER: usize = 256;
+/// TCP connections per allowed session (a client may hold a GET stream and
+/// several POSTs at once).
+const CONNECTIONS_PER_SESSION: usize = 4;
+/// JSON-RPC codes the transport answers with itself.
+const PARSE_ERROR: i32 = -32700;
+const INVALID_REQUEST: i32 = -32600;
+const FORBIDDEN: i32 = -32001;
+const CAPACITY_EXCEEDED: i32 = -32002;
+const UNAVAILABLE: i32 = -32003;
+
+/// What `--mcp-http` serves and how it is bounded.
+#[derive(Debug, Clone)]
+pub struct Config {
+  pub host: String,
+  pub port: u16,
+  /// The endpoint's path, e.g. `/mcp`.
+  pub path: String,
+  /// Required as `Authorization: Bearer …` on every request when set.
+  pub token: Option<String>,
+  pub max_bytes: usize,
+  pub max_sessions: usize,
+  /// A session with no request, no reply pending and no open stream for
+  /// this long is ended.
+  pub idle: Duration,
+  /// The protocol revisions `MCP-Protocol-Version` may name.
+  pub versions: Vec<String>,
+}
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// One MCP session: its hub connection and where its outbound messages go.
+struct Session {
+  id: String,
+  conn: u32,
+  inbox: Inbox,
+  /// POSTs waiting for their reply, by request id.
+  pending: RefCell<HashMap<String, oneshot::Sender<Arc<str>>>>,
+  /// Open GET streams.
+  streams: RefCell<Vec<mpsc::Sender<Bytes>>>,
+  turn: Cell<usize>,
+  last_active: Cell<Instant>,
+  ended: Cell<bool>,
+}
+
+impl Session {
+  fn touch(&self) {
+    self.last_active.set(Instant::now());
+  }
+
+  /// Routes one outbound message: a reply to the POST that asked for it,
+  /// anything else to one open stream (none open: it is dropped, as the
+  /// transport allows).
+  fn deliver(&self, text: Arc<str>) {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+      #[serde(default)]
+      id: Option<Value>,
+      #[serde(default)]
+      method: Option<IgnoredAny>,
+    }
+    let peek: Option<Peek> = serde_json::from_str(&text).ok();
+    if let Some(Peek { id: Some(id), method: None }) = &peek {
+      if let Some(waiter) = id_key(id).and_then(|key| self.pending.borrow_mut().remove(&key)) {
+        let _ = waiter.send(text);
+        return;
+      }
+    }
+    self.stream_send(sse_event(&text));
+  }
+
+  fn stream_send(&self, event: Bytes) {
+    let mut streams = self.streams.borrow_mut();
+    streams.retain(|s| !s.is_closed());
+    if streams.is_empty() {
+      return;
+    }
+    let turn = self.turn.get() % streams.len();
+    self.turn.set(turn + 1);
+    let _ = streams[turn].try_send(event);
+  }
+
+  fn live_streams(&self) -> usize {
+    let mut streams = self.streams.borrow_mut();
+    streams.retain(|s| !s.is_closed());
+    streams.len()
+  }
+}
+
+struct Server {
+  registry: ConnRegistry,
+  config: Config,
+  /// Whether the server is bound to a loopback address: then Host must be a
+  /// loopback name (DNS rebinding protection).
+  loopback: bool,
+  sessions: RefCell<HashMap<String, Rc<Session>>>,
+  connections: Cell<usize>,
+}
+
+/// Binds and starts serving; returns the bound port.
+pub async fn listen(config: Config, registry: ConnRegistry) -> Result<u16, OpError> {
+  let listener = TcpListener::bind((config.host.as_str(), config.port))
+    .await
+    .map_err(|e| OpError::io(format!("cannot listen on {}:{}", config.host, config.port), e))?;
+  let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
+  let server = Rc::new(Server { registry, loopback: local.ip().is_loopback(), config, sessions: RefCell::default(), connections: Cell::new(0) });
+  tokio::task::spawn_local(sweep(server.clone()));
+  tokio::task::spawn_local(async move {
+    let mut backoff = Duration::from_millis(10);
+    loop {
+      let (stream, peer) = match listener.accept().await {
+        Ok(accepted) => accepted,
+        Err(_) => {
+          // Accept errors repeat while their cause lasts: wait instead of spinning.
+          tokio::time::sleep(backoff).await;
+          backoff = (backoff * 2).min(Duration::from_secs(1));
+          continue;
+        }
+      };
+      backoff = Duration::from_millis(10);
+      if server.connections.get() >= server.config.max_sessions * CONNECTIONS_PER_SESSION {
+        continue; // dropping the stream closes it
+      }
+      let _ = stream.set_nodelay(true);
+      server.connections.set(server.connections.get() + 1);
+      let server = server.clone();
+      tokio::task::spawn_local(async move {
+        let peer = peer.to_string();
+        let service = hyper::service::service_fn(|req| {
+          let server = server.clone();
+          let peer = peer.clone();
+          async move { Ok::<_, Infallible>(server.handle(req, peer).await) }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+          .timer(TokioTimer::new())
+          .header_read_timeout(HEADER_TIMEOUT)
+          .serve_connection(TokioIo::new(stream), service)
+          .await;
+        server.connections.set(server.connections.get() - 1);
+      });
+    }
+  });
+  Ok(local.port())
+}
+
+/// Ends idle sessions and keeps open streams alive (a comment line every
+/// third of the idle time, which also finds streams whose client left).
+async fn sweep(server: Rc<Server>) {
+  let every = (server.config.idle / 3).max(Duration::from_millis(100));
+  let mut tick = tokio::time::interval(every);
+  loop {
+    tick.tick().await;
+    let sessions: Vec<Rc<Session>> = server.sessions.borrow().values().cloned().collect();
+    for s in sessions {
+      for stream in s.streams.borrow().iter() {
+        let _ = stream.try_send(Bytes::from_static(b": keep-alive\n\n"));
+      }
+      let quiet = s.pending.borrow().is_empty() && s.live_streams() == 0;
+      if quiet && s.last_active.get().elapsed() >= server.config.idle {
+        server.end(&s, format!("idle for {} s", server.config.idle.as_secs()));
+      }
+    }
+  }
+}
+
+impl Server {
+  async fn handle(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+    if req.uri().path() != self.config.path {
+      return status_text(StatusCode::NOT_FOUND, &format!("not found: the MCP endpoint is {}", self.config.path));
+    }
+    if let Some(token) = &self.config.token {
+      if !bearer_matches(req.headers(), token) {
+        let mut r = rpc_error(StatusCode::UNAUTHORIZED, FORBIDDEN, "Unauthorized: this server requires Authorization: Bearer <token>");
+        r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return r;
+      }
+    }
+    if let Err(why) = self.check_host_and_origin(req.headers()) {
+      return rpc_error(StatusCode::FORBIDDEN, FORBIDDEN, &format!("Forbidden: {why}"));
+    }
+    if let Some(v) = req.headers().get(VERSION_HEADER) {
+      let v = v.to_str().unwrap_or("");
+      if !self.config.versions.iter().any(|known| known == v) {
+        let known = self.config.versions.join(", ");
+        return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: unsupported MCP-Protocol-Version {v:?} (supported: {known})"));
+      }
+    }
+    match *req.method() {
+      Method::POST => self.post(req, peer).await,
+      Method::GET => self.get(req.headers()),
+      Method::DELETE => self.delete(req.headers()),
+      _ => {
+        let mut r = rpc_error(StatusCode::METHOD_NOT_ALLOWED, INVALID_REQUEST, "Method Not Allowed: the MCP endpoint takes POST, GET and DELETE");
+        r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+        r
+      }
+    }
+  }
+
+  /// DNS rebinding protection: on a loopback bind, Host must name a
+  /// loopback address; an Origin, when sent, must be a loopback origin (or,
+  /// on a public bind, the server's own Host).
+  fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), String> {
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if self.loopback && !is_loopback_name(hostname(host)) {
+      return Err(format!("Host {host:?} is not a loopback name on this loopback server"));
+    }
+    let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };
+    let origin = origin.to_str().unwrap_or("");
+    let origin_host = origin.split_once("://").map(|(_, rest)| hostname(rest)).unwrap_or("");
+    let allowed = if self.loopback { is_loopback_name(origin_host) } else { !origin_host.is_empty() && origin_host.eq_ignore_ascii_case(hostname(host)) };
+    if allowed {
+      Ok(())
+    } else {
+      Err(format!("Origin {origin:?} is not allowed"))
+    }
+  }
+
+  fn session_of(&self, headers: &HeaderMap) -> Result<Rc<Session>, Response<Body>> {
+    let Some(id) = headers.get(SESSION_HEADER) else {
+      return Err(rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (initialize first)"));
+    };
+    let id = id.to_str().unwrap_or("");
+    match self.sessions.borrow().get(id) {
+      Some(s) => {
+        s.touch();
+        Ok(s.clone())
+      }
+      None => Err(rpc_error(StatusCode::NOT_FOUND, INVALID_REQUEST, "Not Found: no such session (it ended, expired or never existed); initialize a new one")),
+    }
+  }
+
+  async fn post(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+    let headers = req.headers().clone();
+    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !media_type_is(content_type, "application/json") {
+      return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, INVALID_REQUEST, &format!("Unsupported Media Type: POST a JSON-RPC message as application/json, not {content_type:?}"));
+    }
+    let (json_ok, sse_ok) = accepts(&headers);
+    if !json_ok && !sse_ok {
+      return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: Accept must allow application/json or text/event-stream");
+    }
+    let max = self.config.max_bytes;
+    let declared = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+      return too_large(max);
+    }
+    let body = match Limited::new(req.into_body(), max).collect().await {
+      Ok(b) => b.to_bytes(),
+      Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(max),
+      Err(e) => return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: cannot read the body: {e}")),
+    };
+    let message = match Message::parse(&body) {
+      Ok(m) => m,
+      Err((code, why)) => return rpc_error(StatusCode::BAD_REQUEST, code, &why),
+    };
+    // The body is valid JSON, hence UTF-8.
+    let text = String::from_utf8(body.to_vec()).unwrap_or_default();
+    let session = if message.initialize && !headers.contains_key(SESSION_HEADER) {
+      if self.sessions.borrow().len() >= self.config.max_sessions {
+        let mut r = rpc_error(
+          StatusCode::SERVICE_UNAVAILABLE,
+          CAPACITY_EXCEEDED,
+          &format!("Service Unavailable: server full ({} sessions); end one with DELETE or retry later", self.config.max_sessions),
+        );
+        r.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+        return r;
+      }
+      self.open(peer)
+    } else {
+      match self.session_of(&headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+      }
+    };
+    let Some(key) = message.request_key else {
+      // A notification is applied; a response is to nothing this server asked.
+      if message.is_notification {
+        session.inbox.room().await;
+        session.inbox.push(HubEvent::Message { conn: session.conn, text });
+      }
+      return empty(StatusCode::ACCEPTED);
+    };
+    if session.pending.borrow().contains_key(&key) {
+      return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "Bad Request: a request with this id is already in flight in this session");
+    }
+    let (tx, rx) = oneshot::channel();
+    session.pending.borrow_mut().insert(key.clone(), tx);
+    // A client that hangs up stops waiting; the call still applies.
+    let _forget = Forget { session: &session, key: &key };
+    session.inbox.room().await;
+    session.inbox.push(HubEvent::Message { conn: session.conn, text });
+    let Ok(reply) = rx.await else {
+      return rpc_error(StatusCode::NOT_FOUND, UNAVAILABLE, "Not Found: the session ended before the reply");
+    };
+    if message.initialize && !self.sessions.borrow().contains_key(&session.id) {
+      if is_error_reply(&reply) {
+        self.end(&session, "initialize refused".to_owned());
+      } else {
+        self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
+      }
+    }
+    let mut response = if json_ok {
+      full(StatusCode::OK, "application/json", Bytes::from(reply.as_bytes().to_vec()))
+    } else {
+      full(StatusCode::OK, "text/event-stream", sse_event(&reply))
+    };
+    if let Ok(id) = HeaderValue::from_str(&session.id) {
+      response.headers_mut().insert(SESSION_HEADER, id);
+    }
+    response
+  }
+
+  /// Opens a session's hub connection and its router. It is listed among
+  /// the live sessions once its `initialize` succeeds.
+  fn open(self: &Rc<Self>, peer: String) -> Rc<Session> {
+    let io = self.registry.open();
+    let session = Rc::new(Session {
+      id: session_id(),
+      conn: io.conn,
+      inbox: io.inbox,
+      pending: RefCell::default(),
+      streams: RefCell::default(),
+      turn: Cell::new(0),
+      last_active: Cell::new(Instant::now()),
+      ended: Cell::new(false),
+    });
+    session.inbox.push(HubEvent::Open { conn: io.conn, peer, transport: "http" });
+    tokio::task::spawn_local(route(self.clone(), session.clone(), io.outbound));
+    session
+  }
+
+  fn get(&self, headers: &HeaderMap) -> Response<Body> {
+    if !accepts(headers).1 {
+      return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: a GET stream is text/event-stream");
+    }
+    let session = match self.session_of(headers) {
+      Ok(s) => s,
+      Err(r) => return r,
+    };
+    if session.live_streams() >= MAX_STREAMS {
+      return rpc_error(StatusCode::TOO_MANY_REQUESTS, CAPACITY_EXCEEDED, &format!("Too Many Requests: at most {MAX_STREAMS} open streams per session"));
+    }
+    let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    session.streams.borrow_mut().push(tx);
+    let frames = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx)) });
+    let mut r = Response::new(UnsyncBoxBody::new(StreamBody::new(frames)));
+    let h = r.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(id) = HeaderValue::from_str(&session.id) {
+      h.insert(SESSION_HEADER, id);
+    }
+    r
+  }
+
+  fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+    match self.session_of(headers) {
+      Ok(s) => {
+        self.end(&s, "client ended the session".to_owned());
+        empty(StatusCode::OK)
+      }
+      Err(r) => r,
+    }
+  }
+
+  /// Ends a session: its streams close, waiting POSTs are answered, the
+  /// server learns it closed. Idempotent.
+  fn end(&self, session: &Session, reason: String) {
+    if session.ended.replace(true) {
+      return;
+    }
+    self.sessions.borrow_mut().remove(&session.id);
+    session.streams.borrow_mut().clear();
+    session.pending.borrow_mut().clear();
+    self.registry.forget(session.conn);
+    session.inbox.push(HubEvent::Close { conn: session.conn, reason });
+  }
+}
+
+/// Carries a session's outbound messages to their POSTs and streams until
+/// the server closes the connection.
+async fn route(server: Rc<Server>, session: Rc<Session>, mut outbound: Outbox) {
+  while let Some(text) = outbound.recv().await {
+    session.deliver(text);
+    outbound.written(1);
+  }
+  server.end(&session, "closed by server".to_owned());
+}
+
+/// Removes a POST's waiter however its handler ends.
+struct Forget<'a> {
+  session: &'a Session,
+  key: &'a str,
+}
+
+impl Drop for Forget<'_> {
+  fn drop(&mut self) {
+    self.session.pending.borrow_mut().remove(self.key);
+  }
+}
+
+/// One POSTed JSON-RPC message, as far as the transport needs to know it.
+struct Message {
+  initialize: bool,
+  is_notification: bool,
+  /// The id of a request (a message that wants a reply).
+  request_key: Option<String>,
+}
+
+impl Message {
+  fn parse(body: &[u8]) -> Result<Self, (i32, String)> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| (PARSE_ERROR, format!("Parse error: {e}")))?;
+    let map = match value {
+      Value::Object(map) => map,
+      Value::Array(_) => return Err((INVALID_REQUEST, "Invalid Request: batches are not supported; POST one JSON-RPC message".to_owned())),
+      _ => return Err((INVALID_REQUEST, "Invalid Request: a JSON-RPC message is a JSON object".to_owned())),
+    };
+    if map.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+      return Err((INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"".to_owned()));
+    }
+    let method = map.get("method");
+    let id = map.get("id");
+    match (method, id) {
+      (Some(Value::String(m)), Some(id)) if !m.is_empty() => {
+        let key = id_key(id).ok_or((INVALID_REQUEST, "Invalid Request: a request id must be a string or an integer".to_owned()))?;
+        Ok(Self { initialize: m == "initialize", is_notification: false, request_key: Some(key) })
+      }
+      (Some(Value::String(m)), None) if !m.is_empty() => Ok(Self { initialize: false, is_notification: true, request_key: None }),
+      (None, Some(_)) if map.contains_key("result") || map.contains_key("error") => Ok(Self { initialize: false, is_notification: false, request_key: None }),
+      _ => Err((INVALID_REQUEST, "Invalid Request: expected a request (method and id), a notification (method) or a response (id and result or error)".to_owned())),
+    }
+  }
+}
+
+/// A request id as a map key: strings and integers only, as MCP requires.
+fn id_key(id: &Value) -> Option<String> {
+  match id {
+    Value::String(s) => Some(format!("s:{s}")),
+    Value::Number(n) if n.is_i64() || n.is_u64() => Some(format!("n:{n}")),
+    _ => None,
+  }
+}
+
+fn is_error_reply(text: &str) -> bool {
+  #[derive(serde::Deserialize)]
+  struct Peek {
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+  }
+  serde_json::from_str::<Peek>(text).map_or(true, |p| p.error.is_some())
+}
+
+fn session_id() -> String {
+  let mut bytes = [0u8; 16];
+  // The id is a capability: it must be unguessable.
+  std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).expect("/dev/urandom is readable");
+  bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The host part of `host[:port]` (brackets kept for IPv6).
+fn hostname(host: &str) -> &str {
+  let host = host.split(['/', '?', '#']).next().unwrap_or("");
+  if host.starts_with('[') {
+    return host.split_inclusive(']').next().unwrap_or(host);
+  }
+  host.rsplit_once(':').map_or(host, |(h, _)| h)
+}
+
+fn is_loopback_name(host: &str) -> bool {
+  host.eq_ignore_ascii_case("localhost") || host == "[::1]" || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn media_type_is(value: &str, wanted: &str) -> bool {
+  value.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case(wanted))
+}
+
+/// Whether Accept allows JSON and SSE (no Accept header allows both).
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+  let Some(accept) = headers.get(ACCEPT).and_then(|v| v.to_str().ok()) else { return (true, true) };
+  let types: Vec<&str> = accept.split(',').filter_map(|t| t.split(';').next()).map(str::trim).collect();
+  let any = types.iter().any(|t| *t == "*/*");
+  let has = |want: &str, family: &str| any || types.iter().any(|t| t.eq_ignore_ascii_case(want) || t.eq_ignore_ascii_case(family));
+  (has("application/json", "application/*"), has("text/event-stream", "text/*"))
+}
+
+fn sse_event(json: &str) -> Bytes {
+  Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+fn full(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
+  let mut r = Response::new(UnsyncBoxBody::new(Full::new(body)));
+  *r.status_mut() = status;
+  r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+  r
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+  let mut r = Response::new(UnsyncBoxBody::new(Full::new(Bytes::new())));
+  *r.status_mut() = status;
+  r
+}
+
+fn status_text(status: StatusCode, text: &str) -> Response<Body> {
+  full(status, "text/plain; charset=utf-8", Bytes::from(text.to_owned()))
+}
+
+/// An HTTP error whose body is a JSON-RPC error, so MCP clients can show it.
+fn rpc_error(status: StatusCode, code: i32, message: &str) -> Response<Body> {
+  let body = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } });
+  full(status, "application/json", Bytes::from(body.to_string()))
+}
+
+fn too_large(max: usize) -> Response<Body> {
+  rpc_error(StatusCode::PAYLOAD_TOO_LARGE, INVALID_REQUEST, &format!("Payload Too Large: a message may be at most {max} bytes"))
+}
