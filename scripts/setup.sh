@@ -25,6 +25,11 @@ for lib in libX11.so.6:libx11-6 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 li
   ldconfig -p 2>/dev/null | grep -q "${lib%%:*}" || missing+=("${lib##*:}")
 done
 need Xvfb xvfb
+# Audio: ALSA's headers for cpal (limina-audio), espeak-ng for speech, sox to
+# measure what the mixer captured.
+[ -e /usr/include/alsa/asoundlib.h ] || missing+=(libasound2-dev)
+need espeak-ng espeak-ng
+need sox sox
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -207,6 +207,8 @@ fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -
       deno_core::scope!(scope, rt);
       call_with_number(scope, &step, FIXED_DT).map_err(CoreError::from)?;
     }
+    // A deterministic run's mixer renders this step's audio, sounds started in it included.
+    limina_audio::fixed_step(&mut state.borrow_mut(), FIXED_DT);
   }
   if let (_, Some(frame), _) = callbacks(rt) {
     deno_core::scope!(scope, rt);

@@ -93,6 +93,13 @@ fn main() -> ExitCode {
       return ExitCode::from(2);
     }
   };
+  let audio = match limina_audio::Backend::parse(std::env::var("LIMINA_AUDIO").ok().as_deref()) {
+    Ok(backend) => limina_audio::AudioConfig { backend, deterministic: cli.deterministic, tts: std::env::var("LIMINA_TTS").ok() },
+    Err(message) => {
+      eprintln!("error: {message}");
+      return ExitCode::from(2);
+    }
+  };
   let config = LoopConfig {
     clock: if cli.deterministic { ClockMode::Virtual } else { ClockMode::RealTime },
     max_frames: cli.frames,
@@ -142,11 +149,12 @@ fn main() -> ExitCode {
       height: cli.size.1,
       max_frames: cli.frames,
     };
-    let mut js = runtime::new_runtime(runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops });
+    let mut js = runtime::new_runtime(runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops, audio });
     let result = host_loop::run_main_module(&mut js, &main_module, config).await;
     // The process ends next: tearing the isolate's heap down would only cost
     // time. What must reach the disk first does.
     limina_trace::close_logs(&mut js.op_state().borrow_mut());
+    limina_audio::close(&mut js.op_state().borrow_mut());
     std::mem::forget(js);
     result
   });

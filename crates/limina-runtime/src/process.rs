@@ -78,10 +78,11 @@ pub fn op_limina_print(#[string] text: &str, to_stderr: bool) -> Result<(), OpEr
 }
 
 /// Ends the process with `code` once the world logs have written what they
-/// were handed and stdout and stderr are flushed.
+/// were handed, the audio thread its last block, and stdout and stderr are flushed.
 #[op2(fast)]
 pub fn op_limina_exit(state: &mut OpState, code: i32) {
   limina_trace::close_logs(state);
+  limina_audio::close(state);
   let _ = std::io::stdout().flush();
   let _ = std::io::stderr().flush();
   std::process::exit(code);

@@ -52,6 +52,8 @@ pub struct HostOptions {
   pub window: Option<limina_render::window::NativeWindow>,
   /// Register the benchmark-only reference ops (`--bench-ops`).
   pub bench_ops: bool,
+  /// `LIMINA_AUDIO`, `LIMINA_TTS` and whether the run is deterministic.
+  pub audio: limina_audio::AudioConfig,
 }
 
 include!(concat!(env!("OUT_DIR"), "/extension_sources.rs"));
@@ -83,7 +85,7 @@ pub fn new_runtime(options: HostOptions) -> JsRuntime {
   if options.bench_ops {
     extensions.push(limina_ops::limina_bench::init());
   }
-  extensions.extend([limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init()]);
+  extensions.extend([limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init(), limina_audio::limina_audio::init(options.audio)]);
   extensions.extend(limina_render::extensions(options.window, options.render));
   extensions.extend([
     limina_trace::limina_trace::init(),

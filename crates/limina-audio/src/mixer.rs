@@ -1,0 +1,177 @@
+//! The 4-bus mixer: every live voice sits on one bus (master, sfx,
+//! ambience, voice); a voice's gain is its own volume × its bus's × the
+//! master's (× where it is heard from, for a positional one), recomputed for
+//! every block, so a bus volume re-gains every live sound on it at once.
+//! Gains ramp across a block so a change never clicks.
+
+use std::collections::HashMap;
+
+use crate::spatial::{self, Listener};
+use crate::voice::Sound;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bus {
+  Master = 0,
+  Sfx = 1,
+  Ambience = 2,
+  Voice = 3,
+}
+
+impl Bus {
+  pub const NAMES: [&'static str; 4] = ["master", "sfx", "ambience", "voice"];
+
+  pub fn parse(name: &str) -> Option<Bus> {
+    Some(match name {
+      "master" => Bus::Master,
+      "sfx" => Bus::Sfx,
+      "ambience" => Bus::Ambience,
+      "voice" => Bus::Voice,
+      _ => return None,
+    })
+  }
+}
+
+/// Where a positional voice is, and whose ears hear it (each world session
+/// has its own listener, following its camera).
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+  pub listener: u32,
+  pub position: [f32; 3],
+  pub max_distance: Option<f32>,
+}
+
+/// What the main thread (and the speech synthesiser) ask of the mixer.
+pub enum Command {
+  Play { id: u64, bus: Bus, volume: f32, sound: Sound, place: Option<Placement> },
+  /// The samples of a `Sound::Pending` voice; dropped if it was stopped meanwhile.
+  Deliver { id: u64, sound: Sound },
+  Stop { id: u64 },
+  SetVolume { id: u64, volume: f32 },
+  SetBusVolume { bus: Bus, volume: f32 },
+  SetListener { listener: u32, pose: Listener },
+  /// The listener's world is gone: so are its voices.
+  DropListener { listener: u32 },
+}
+
+struct Voice {
+  id: u64,
+  bus: Bus,
+  volume: f32,
+  sound: Sound,
+  place: Option<Placement>,
+  /// The gains the last block ended on: where the next block's ramp starts.
+  gains: Option<(f32, f32)>,
+  /// Played out: removed at the end of the block.
+  done: bool,
+}
+
+/// Frames rendered per ramp: whatever size a backend asks for is cut into these.
+const CHUNK: usize = 512;
+
+pub struct Mixer {
+  voices: Vec<Voice>,
+  buses: [f32; 4],
+  listeners: HashMap<u32, Listener>,
+  scratch: Vec<[f32; 2]>,
+  ended: Vec<u64>,
+}
+
+impl Default for Mixer {
+  fn default() -> Self {
+    Self { voices: Vec::new(), buses: [1.0; 4], listeners: HashMap::new(), scratch: vec![[0.0; 2]; CHUNK], ended: Vec::new() }
+  }
+}
+
+impl Mixer {
+  pub fn apply(&mut self, command: Command) {
+    match command {
+      Command::Play { id, bus, volume, sound, place } => self.voices.push(Voice { id, bus, volume, sound, place, gains: None, done: false }),
+      Command::Deliver { id, sound } => {
+        if let Some(v) = self.voices.iter_mut().find(|v| v.id == id) {
+          v.sound = sound;
+        }
+      }
+      Command::Stop { id } => self.remove(|v| v.id == id),
+      Command::SetVolume { id, volume } => {
+        if let Some(v) = self.voices.iter_mut().find(|v| v.id == id) {
+          v.volume = volume;
+        }
+      }
+      Command::SetBusVolume { bus, volume } => self.buses[bus as usize] = volume,
+      Command::SetListener { listener, pose } => {
+        self.listeners.insert(listener, pose);
+      }
+      Command::DropListener { listener } => {
+        self.listeners.remove(&listener);
+        self.remove(|v| v.place.is_some_and(|p| p.listener == listener));
+      }
+    }
+  }
+
+  /// Removes the voices `gone` picks, reporting each as ended.
+  fn remove(&mut self, gone: impl Fn(&Voice) -> bool) {
+    let ended = &mut self.ended;
+    self.voices.retain(|v| {
+      let keep = !gone(v);
+      if !keep {
+        ended.push(v.id);
+      }
+      keep
+    });
+  }
+
+  /// Live voices (pending speech included).
+  pub fn voice_count(&self) -> usize {
+    self.voices.len()
+  }
+
+  /// Voices that ended (played out, stopped or failed) since the last call.
+  pub fn take_ended(&mut self) -> Vec<u64> {
+    std::mem::take(&mut self.ended)
+  }
+
+  /// Mixes the next `out.len()` frames into `out` (overwriting it).
+  pub fn render(&mut self, out: &mut [[f32; 2]]) {
+    for chunk in out.chunks_mut(CHUNK) {
+      self.render_chunk(chunk);
+    }
+  }
+
+  fn render_chunk(&mut self, out: &mut [[f32; 2]]) {
+    out.fill([0.0; 2]);
+    let len = out.len();
+    let master = self.buses[Bus::Master as usize];
+    let scratch = &mut self.scratch[..len];
+    let mut finished = false;
+    for v in &mut self.voices {
+      let bus = if v.bus == Bus::Master { 1.0 } else { self.buses[v.bus as usize] };
+      let gain = v.volume * bus * master;
+      let (tl, tr) = match v.place {
+        None => (gain, gain),
+        Some(p) => {
+          let ear = self.listeners.get(&p.listener).copied().unwrap_or_default();
+          let (l, r) = spatial::gains(&ear, p.position, p.max_distance);
+          (gain * l, gain * r)
+        }
+      };
+      let (n, done) = v.sound.render(scratch);
+      let (sl, sr) = v.gains.unwrap_or((tl, tr));
+      let (dl, dr) = ((tl - sl) / len as f32, (tr - sr) / len as f32);
+      for (i, (o, s)) in out.iter_mut().zip(&scratch[..n]).enumerate() {
+        let k = (i + 1) as f32;
+        o[0] += s[0] * (sl + dl * k);
+        o[1] += s[1] * (sr + dr * k);
+      }
+      v.gains = Some((tl, tr));
+      v.done = done;
+      finished |= done;
+    }
+    if finished {
+      self.remove(|v| v.done);
+    }
+    for o in out.iter_mut() {
+      o[0] = o[0].clamp(-1.0, 1.0);
+      o[1] = o[1].clamp(-1.0, 1.0);
+    }
+  }
+}
