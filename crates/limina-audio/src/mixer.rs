@@ -175,3 +175,57 @@ impl Mixer {
     }
   }
 }
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::voice::{Pcm, Tone, SAMPLE_RATE};
+
+  fn tone(id: u64, bus: Bus, freq: f32) -> Command {
+    Command::Play { id, bus, volume: 1.0, sound: Sound::Tone(Tone::new(freq, 1.0)), place: None }
+  }
+
+  fn peak(frames: &[[f32; 2]]) -> f32 {
+    frames.iter().fold(0.0, |m, f| m.max(f[0].abs()))
+  }
+
+  #[test]
+  fn a_bus_volume_regains_only_the_live_sounds_on_it() {
+    let mut m = Mixer::default();
+    m.apply(tone(1, Bus::Sfx, 440.0));
+    let mut out = vec![[0.0; 2]; 4800];
+    m.render(&mut out);
+    assert!((peak(&out[2400..]) - 0.5).abs() < 1e-3);
+    m.apply(Command::SetBusVolume { bus: Bus::Sfx, volume: 0.0 });
+    m.apply(tone(2, Bus::Ambience, 440.0));
+    m.render(&mut out[..CHUNK]); // the ramp down
+    m.render(&mut out);
+    assert!((peak(&out) - 0.5).abs() < 1e-3, "only the ambience tone is heard");
+    m.apply(Command::Stop { id: 2 });
+    m.render(&mut out);
+    assert_eq!(peak(&out), 0.0);
+    assert_eq!(m.take_ended(), vec![2]);
+  }
+
+  #[test]
+  fn a_tone_plays_exactly_its_duration_and_is_reported_ended() {
+    let mut m = Mixer::default();
+    m.apply(tone(7, Bus::Master, 1000.0));
+    let mut out = vec![[0.0; 2]; SAMPLE_RATE as usize + 100];
+    m.render(&mut out);
+    let last = out.iter().rposition(|f| f[0] != 0.0).unwrap();
+    assert!(last < SAMPLE_RATE as usize && last > SAMPLE_RATE as usize - 10, "{last}");
+    assert_eq!((m.take_ended(), m.voice_count()), (vec![7], 0));
+  }
+
+  #[test]
+  fn speech_arriving_after_its_stop_is_dropped() {
+    let mut m = Mixer::default();
+    m.apply(Command::Play { id: 3, bus: Bus::Voice, volume: 1.0, sound: Sound::Pending, place: None });
+    m.apply(Command::Stop { id: 3 });
+    m.apply(Command::Deliver { id: 3, sound: Sound::Pcm(Pcm::new(Box::new(vec![0.5f32; 480]), 1)) });
+    let mut out = vec![[0.0; 2]; 480];
+    m.render(&mut out);
+    assert_eq!((peak(&out), m.voice_count()), (0.0, 0));
+  }
+}

@@ -34,10 +34,12 @@ impl Sound {
 }
 
 /// A sine with a short linear attack and release, so it starts and ends
-/// without a click.
+/// without a click. The sine is a unit phasor turned by a fixed rotation
+/// each frame (two multiply-adds instead of a `sin`), renormalised once per
+/// block so rounding never drifts its amplitude.
 pub struct Tone {
-  phase: f32,
-  step: f32,
+  phasor: (f64, f64),
+  turn: (f64, f64),
   frame: u64,
   frames: u64,
   attack: u64,
@@ -48,7 +50,8 @@ impl Tone {
   pub fn new(freq: f32, secs: f32) -> Self {
     let frames = (secs as f64 * SAMPLE_RATE as f64).round() as u64;
     let ramp = |s: f64| ((s * SAMPLE_RATE as f64) as u64).min(frames / 4).max(1);
-    Self { phase: 0.0, step: TAU * freq / SAMPLE_RATE as f32, frame: 0, frames, attack: ramp(0.005), release: ramp(0.02) }
+    let w = std::f64::consts::TAU * freq as f64 / SAMPLE_RATE as f64;
+    Self { phasor: (1.0, 0.0), turn: (w.cos(), w.sin()), frame: 0, frames, attack: ramp(0.005), release: ramp(0.02) }
   }
 
   fn render(&mut self, out: &mut [[f32; 2]]) -> (usize, bool) {
@@ -62,14 +65,15 @@ impl Tone {
       } else {
         1.0
       };
-      let s = self.phase.sin() * TONE_PEAK * env;
-      *o = [s, s];
-      self.phase += self.step;
-      if self.phase >= TAU {
-        self.phase -= TAU;
-      }
+      let (c, s) = self.phasor;
+      let v = s as f32 * TONE_PEAK * env;
+      *o = [v, v];
+      self.phasor = (c * self.turn.0 - s * self.turn.1, c * self.turn.1 + s * self.turn.0);
       self.frame += 1;
     }
+    let (c, s) = self.phasor;
+    let norm = (c * c + s * s).sqrt();
+    self.phasor = (c / norm, s / norm);
     (n, self.frame >= self.frames)
   }
 }
