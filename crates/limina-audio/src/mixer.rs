@@ -31,30 +31,31 @@ impl Bus {
   }
 }
 
-/// Where a positional voice is, and whose ears hear it (each world session
-/// has its own listener, following its camera).
+/// Where a positional voice is (heard by its scene's listener).
 #[derive(Clone, Copy, Debug)]
 pub struct Placement {
-  pub listener: u32,
   pub position: [f32; 3],
   pub max_distance: Option<f32>,
 }
 
 /// What the main thread (and the speech synthesiser) ask of the mixer.
+/// A scene is a world session's: its sounds, and its listener, which
+/// follows the world's camera.
 pub enum Command {
-  Play { id: u64, bus: Bus, volume: f32, sound: Sound, place: Option<Placement> },
+  Play { id: u64, scene: u32, bus: Bus, volume: f32, sound: Sound, place: Option<Placement> },
   /// The samples of a `Sound::Pending` voice; dropped if it was stopped meanwhile.
   Deliver { id: u64, sound: Sound },
   Stop { id: u64 },
   SetVolume { id: u64, volume: f32 },
   SetBusVolume { bus: Bus, volume: f32 },
-  SetListener { listener: u32, pose: Listener },
-  /// The listener's world is gone: so are its voices.
-  DropListener { listener: u32 },
+  SetListener { scene: u32, pose: Listener },
+  /// The scene's world is gone: so are its voices and its listener.
+  DropScene { scene: u32 },
 }
 
 struct Voice {
   id: u64,
+  scene: u32,
   bus: Bus,
   volume: f32,
   sound: Sound,
@@ -71,6 +72,7 @@ const CHUNK: usize = 512;
 pub struct Mixer {
   voices: Vec<Voice>,
   buses: [f32; 4],
+  /// Each scene's listener.
   listeners: HashMap<u32, Listener>,
   scratch: Vec<[f32; 2]>,
   ended: Vec<u64>,
@@ -85,7 +87,7 @@ impl Default for Mixer {
 impl Mixer {
   pub fn apply(&mut self, command: Command) {
     match command {
-      Command::Play { id, bus, volume, sound, place } => self.voices.push(Voice { id, bus, volume, sound, place, gains: None, done: false }),
+      Command::Play { id, scene, bus, volume, sound, place } => self.voices.push(Voice { id, scene, bus, volume, sound, place, gains: None, done: false }),
       Command::Deliver { id, sound } => {
         if let Some(v) = self.voices.iter_mut().find(|v| v.id == id) {
           v.sound = sound;
@@ -98,12 +100,12 @@ impl Mixer {
         }
       }
       Command::SetBusVolume { bus, volume } => self.buses[bus as usize] = volume,
-      Command::SetListener { listener, pose } => {
-        self.listeners.insert(listener, pose);
+      Command::SetListener { scene, pose } => {
+        self.listeners.insert(scene, pose);
       }
-      Command::DropListener { listener } => {
-        self.listeners.remove(&listener);
-        self.remove(|v| v.place.is_some_and(|p| p.listener == listener));
+      Command::DropScene { scene } => {
+        self.listeners.remove(&scene);
+        self.remove(|v| v.scene == scene);
       }
     }
   }
@@ -149,7 +151,7 @@ impl Mixer {
       let (tl, tr) = match v.place {
         None => (gain, gain),
         Some(p) => {
-          let ear = self.listeners.get(&p.listener).copied().unwrap_or_default();
+          let ear = self.listeners.get(&v.scene).copied().unwrap_or_default();
           let (l, r) = spatial::gains(&ear, p.position, p.max_distance);
           (gain * l, gain * r)
         }
@@ -182,7 +184,7 @@ mod tests {
   use crate::voice::{Pcm, Tone, SAMPLE_RATE};
 
   fn tone(id: u64, bus: Bus, freq: f32) -> Command {
-    Command::Play { id, bus, volume: 1.0, sound: Sound::Tone(Tone::new(freq, 1.0)), place: None }
+    Command::Play { id, scene: 1, bus, volume: 1.0, sound: Sound::Tone(Tone::new(freq, 1.0)), place: None }
   }
 
   fn peak(frames: &[[f32; 2]]) -> f32 {
@@ -219,9 +221,22 @@ mod tests {
   }
 
   #[test]
+  fn dropping_a_scene_ends_all_its_voices_and_only_those() {
+    let mut m = Mixer::default();
+    m.apply(tone(1, Bus::Sfx, 440.0));
+    let place = Some(Placement { position: [3.0, 0.0, 0.0], max_distance: None });
+    m.apply(Command::Play { id: 2, scene: 1, bus: Bus::Sfx, volume: 1.0, sound: Sound::Tone(Tone::new(440.0, 1.0)), place });
+    m.apply(Command::Play { id: 3, scene: 2, bus: Bus::Sfx, volume: 1.0, sound: Sound::Tone(Tone::new(440.0, 1.0)), place: None });
+    m.apply(Command::DropScene { scene: 1 });
+    let mut ended = m.take_ended();
+    ended.sort();
+    assert_eq!((ended, m.voice_count()), (vec![1, 2], 1));
+  }
+
+  #[test]
   fn speech_arriving_after_its_stop_is_dropped() {
     let mut m = Mixer::default();
-    m.apply(Command::Play { id: 3, bus: Bus::Voice, volume: 1.0, sound: Sound::Pending, place: None });
+    m.apply(Command::Play { id: 3, scene: 1, bus: Bus::Voice, volume: 1.0, sound: Sound::Pending, place: None });
     m.apply(Command::Stop { id: 3 });
     m.apply(Command::Deliver { id: 3, sound: Sound::Pcm(Pcm::new(Box::new(vec![0.5f32; 480]), 1)) });
     let mut out = vec![[0.0; 2]; 480];

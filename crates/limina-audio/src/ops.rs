@@ -49,8 +49,8 @@ impl AudioState {
   fn running(&mut self) -> &mut Running {
     if self.running.is_none() {
       let engine = Engine::start(self.config.backend.clone(), self.config.deterministic);
-      for (&listener, &pose) in &self.scenes {
-        let _ = engine.tx.send(Message::Mix(Command::SetListener { listener, pose }));
+      for (&scene, &pose) in &self.scenes {
+        let _ = engine.tx.send(Message::Mix(Command::SetListener { scene, pose }));
       }
       let voice = tts::select(self.config.tts.as_deref());
       match &voice {
@@ -88,7 +88,7 @@ impl AudioState {
     self.next_id += 1;
     let id = self.next_id;
     self.live.insert(id, scene);
-    self.send(Command::Play { id, bus, volume, sound, place });
+    self.send(Command::Play { id, scene, bus, volume, sound, place });
     id
   }
 
@@ -147,12 +147,12 @@ fn check_position(p: [f64; 3]) -> Result<[f32; 3], OpError> {
 }
 
 /// A negative `max_distance` means none.
-fn placement(scene: u32, position: [f64; 3], max_distance: f64) -> Result<Placement, OpError> {
+fn placement(position: [f64; 3], max_distance: f64) -> Result<Placement, OpError> {
   let position = check_position(position)?;
   if max_distance.is_nan() {
     return Err(OpError::invalid_input("maxDistance must be a number"));
   }
-  Ok(Placement { listener: scene, position, max_distance: (max_distance >= 0.0).then_some(max_distance as f32) })
+  Ok(Placement { position, max_distance: (max_distance >= 0.0).then_some(max_distance as f32) })
 }
 
 fn audio(state: &mut OpState) -> &mut AudioState {
@@ -177,7 +177,7 @@ pub fn op_audio_scene_drop(state: &mut OpState, scene: u32) -> bool {
   }
   a.live.retain(|_, s| *s != scene);
   if a.running.is_some() {
-    a.send(Command::DropListener { listener: scene });
+    a.send(Command::DropScene { scene });
   }
   true
 }
@@ -195,7 +195,7 @@ pub fn op_audio_set_listener(state: &mut OpState, scene: u32, px: f64, py: f64, 
   }
   let pose = Listener { position, rotation: [(qx / n) as f32, (qy / n) as f32, (qz / n) as f32, (qw / n) as f32] };
   if a.scenes.insert(scene, pose) != Some(pose) && a.running.is_some() {
-    a.send(Command::SetListener { listener: scene, pose });
+    a.send(Command::SetListener { scene, pose });
   }
   Ok(())
 }
@@ -232,7 +232,7 @@ pub fn op_audio_play_at(
   a.scene(scene)?;
   check_tone(freq, secs)?;
   let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
-  let place = placement(scene, [x, y, z], max_distance)?;
+  let place = placement([x, y, z], max_distance)?;
   Ok(a.start_sound(scene, bus, volume, Sound::Tone(Tone::new(freq as f32, secs as f32)), Some(place)))
 }
 
@@ -259,7 +259,7 @@ pub fn op_audio_speak(state: &mut OpState, scene: u32, #[string] text: &str, x: 
     return Err(OpError::invalid_input(format!("text must be 1 to 500 characters, got {chars}")));
   }
   let volume = check_volume(volume)?;
-  let place = placement(scene, [x, y, z], -1.0)?;
+  let place = placement([x, y, z], -1.0)?;
   let r = a.running();
   let voice = r.voice.clone().map_err(OpError::unavailable)?;
   let mixer = r.engine.tx.clone();
@@ -291,7 +291,7 @@ pub fn op_audio_play_pcm(
   let a = audio(state);
   a.scene(scene)?;
   let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
-  let place = if positional { Some(placement(scene, [x, y, z], max_distance)?) } else { None };
+  let place = if positional { Some(placement([x, y, z], max_distance)?) } else { None };
   let pcm = F32Samples::new(samples, channels)?;
   let channels = channels as usize;
   Ok(a.start_sound(scene, bus, volume, Sound::Pcm(Pcm::new(Box::new(pcm), channels)), place))
