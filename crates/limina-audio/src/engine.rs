@@ -238,6 +238,11 @@ mod device {
   pub struct Device(MixerDeviceSink);
 
   pub fn open() -> Result<Device, String> {
+    // alsa-lib reports a missing card on stderr, several lines of it; on
+    // this thread it writes to a buffer instead, and the caller says what
+    // happened in one line.
+    #[cfg(target_os = "linux")]
+    let _quiet = alsa::Output::local_error_handler();
     let mut sink = DeviceSinkBuilder::open_default_sink().map_err(|e| e.to_string())?;
     sink.log_on_drop(false);
     Ok(Device(sink))
