@@ -36,6 +36,10 @@ cp tests/types/tsconfig.json tests/types/user_module.ts examples/*.ts "$project/
 js/node_modules/.bin/tsc -p "$project"
 echo "ok: $(ls "$project"/*.ts | wc -l) files type-check" >&2
 
+printf '\n== the official MCP conformance suite and the Node 22 it needs (js/conformance)\n' >&2
+# Installed only for the tests; a stamp of its lockfile keeps warm runs quick.
+(cd js/conformance && { cmp -s package-lock.json node_modules/.installed-lock 2>/dev/null || { npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock; }; })
+
 printf '\n== cargo test\n' >&2
 # No doctests: the only ones are the ignored examples deno_core's extension! macro generates.
 log=$(mktemp)

@@ -1,20 +1,34 @@
-// What the Node drivers of `limina --mcp-ws` share: starting the server on
-// a free port, and checks that stop it at the first failure.
+// What the Node drivers of the network servers (`limina --mcp-ws`,
+// `--mcp-http`) share: starting the server on free ports, and checks that
+// stop it at the first failure.
 import { spawn } from "node:child_process";
 
 /** Starts `limina --mcp-ws --port 0 …args`; resolves once it listens. */
 export async function startWsServer(limina, args, stdout = "inherit") {
-  const server = spawn(limina, ["--mcp-ws", "--port", "0", ...args], { stdio: ["ignore", stdout, "pipe"] });
-  const port = await new Promise((resolve, reject) => {
+  const { server, ws } = await startServer(limina, ["--mcp-ws", "--port", "0", ...args], stdout);
+  return { server, port: ws };
+}
+
+/**
+ * Starts `limina …args` (network transports on free ports); resolves once
+ * every transport asked for listens, with the bound ports (`ws`, `http`).
+ */
+export async function startServer(limina, args, stdout = "inherit") {
+  const wants = { ws: args.includes("--mcp-ws"), http: args.includes("--mcp-http") };
+  const server = spawn(limina, args, { stdio: ["ignore", stdout, "pipe"] });
+  // A driver that dies must not leave its server running.
+  process.on("exit", () => server.kill("SIGKILL"));
+  const ports = await new Promise((resolve, reject) => {
     let err = "";
     server.stderr.on("data", (d) => {
       err += d;
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m) resolve(Number(m[1]));
+      const ws = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      const http = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if ((!wants.ws || ws) && (!wants.http || http)) resolve({ ws: ws && Number(ws[1]), http: http && Number(http[1]) });
     });
     server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
-  return { server, port };
+  return { server, ...ports };
 }
 
 /** `check(cond, msg)` records a passed check or kills `server` and exits 1; `checks` lists those passed. */
