@@ -4,6 +4,7 @@
 // handles only that scene can stop or re-gain. Every call only sends to the
 // audio thread; none waits on it.
 
+import { engineError } from "../../limina-ops/js/errors.ts";
 import type { Quat, Vec3 } from "../../limina-ops/js/soa.ts";
 
 export type Bus = "master" | "sfx" | "ambience" | "voice";
@@ -100,6 +101,10 @@ export class AudioScene {
    * `samples` is empty afterwards.
    */
   playPcm(samples: Float32Array, { channels = 1, bus = "sfx", volume = 1, at }: PcmOptions = {}): number {
+    // Checked before the op detaches the buffer, so a refused call leaves it usable.
+    if (!(samples instanceof Float32Array) || samples.length === 0 || samples.length % channels !== 0) {
+      throw engineError("invalid_input", `samples must be a non-empty Float32Array of whole ${channels}-channel frames`);
+    }
     const [x, y, z] = at?.position ?? [0, 0, 0];
     // A byte view of the same memory: the op takes bytes, and detaching
     // them detaches `samples` too.
