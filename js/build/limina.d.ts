@@ -752,7 +752,7 @@ declare module "limina/internal/engine/skills/registry" {
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "ui" | "social" | "audio";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -981,93 +981,6 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
-declare module "limina/internal/engine/skills/agent" {
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function agentSkills({ agents }: {
-        agents: AgentDirectory;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/audit" {
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function auditSkills({ tracer }: {
-        tracer: Tracer;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/schemas" {
-    import { z } from "zod";
-    /** Any three finite numbers (what the world reports). */
-    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** The world's extent: ±100 km on each axis, in metres. */
-    export const WORLD_EXTENT = 100000;
-    /** The largest scale factor on an axis. */
-    export const MAX_SCALE = 10000;
-    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
-    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A scale: every factor in (0, MAX_SCALE]. */
-    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
-    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
-    /** A distance or radius: positive, at most the world's diagonal. */
-    export const Distance: z.ZodNumber;
-    export const EventSchema: z.ZodObject<{
-        id: z.ZodString;
-        type: z.ZodString;
-        actorId: z.ZodString;
-        threadId: z.ZodString;
-        parentEventId: z.ZodNullable<z.ZodString>;
-        causedBy: z.ZodArray<z.ZodString>;
-        timestamp: z.ZodString;
-        payload: z.ZodUnknown;
-        integrity: z.ZodOptional<z.ZodObject<{
-            hash: z.ZodString;
-            previousHash: z.ZodNullable<z.ZodString>;
-        }, z.core.$strip>>;
-    }, z.core.$strip>;
-}
-declare module "limina/internal/engine/skills/ecs" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function ecsSkills({ entities }: {
-        entities: Entities;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/physics" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function physicsSkills({ entities }: {
-        entities: Entities;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/scene" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function sceneSkills({ entities, spatial }: {
-        entities: Entities;
-        spatial: SpatialIndex;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/system" {
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import { type SkillDefinition, type SkillRegistry } from "limina/internal/engine/skills/registry";
-    /** A named function that (re)builds part of the scene; `dev.reload` can re-run it. */
-    export type SceneBuilder = () => void | Promise<void>;
-    export interface SystemServices {
-        registry: SkillRegistry;
-        tracer: Tracer;
-        entities: Entities;
-        agents: AgentDirectory;
-        sceneBuilders: Map<string, SceneBuilder>;
-        /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
-        skillReload: boolean;
-    }
-    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[];
-}
 declare module "limina/internal/limina-render/js/input" {
     export type InputEvent = {
         type: "keyDown";
@@ -1168,125 +1081,6 @@ declare module "limina/internal/limina-render/js/ops" {
     /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
     export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
 }
-declare module "limina/internal/limina-render/js/gltf" {
-    import * as THREE from "three";
-    /** A GLTFLoader whose textures decode natively (embedded PNG). */
-    export function createGLTFLoader(): THREE.GLTFLoader;
-}
-declare module "limina/internal/limina-runtime/js/host" {
-    export interface AssetInfo {
-        id: string;
-        kind: string;
-        /** The manifest path, relative to the asset directory. */
-        source: string;
-        description: string;
-    }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
-    export const resolveAsset: (id: string) => Promise<AssetInfo>;
-    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
-    export const readAsset: (id: string) => Promise<Uint8Array>;
-    /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        timeoutMs: number;
-    }) => Promise<{
-        status: number;
-        body: string;
-    }>;
-    /** An environment variable, or undefined when unset. */
-    export const env: (name: string) => string | undefined;
-}
-declare module "limina/internal/engine/skills/three" {
-    import * as THREE from "three";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export interface GltfResource {
-        kind: "gltf";
-        assetId: string;
-        source: string;
-        bytes: number;
-        rootName?: string;
-        objectCount: number;
-        meshCount: number;
-        materialCount: number;
-        textureCount: number;
-    }
-    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-    export function loadGltf(assetId: string): Promise<{
-        object: THREE.Object3D;
-        resource: GltfResource;
-    }>;
-    export function threeSkills({ entities, lighting }: {
-        entities: Entities;
-        lighting: Lighting;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/core" {
-    import type { WorldSession } from "limina/internal/engine/world-session";
-    export function registerCoreSkills(session: WorldSession): void;
-}
-declare module "limina/internal/engine/world-session" {
-    import type * as THREE from "three";
-    import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
-    import { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import { World } from "limina/internal/engine/ecs/world";
-    import { Mcp } from "limina/internal/engine/mcp/mcp";
-    import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
-    import { PolicyEngine } from "limina/internal/engine/policy/engine";
-    import { Entities } from "limina/internal/engine/scene/entities";
-    import { type Lighting } from "limina/internal/engine/scene/scene-graph";
-    import { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import type { SceneBuilder } from "limina/internal/engine/skills/system";
-    import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
-    export interface WorldSessionOptions {
-        /** Attach the dynamic policy engine (default: static profile checks). */
-        policy?: boolean;
-        /** Step physics on the host loop's fixed steps (default true). */
-        simulate?: boolean;
-        /** Options of the session's world log. */
-        trace?: TracerOptions;
-        /**
-         * Let `dev.reload` swap skill handlers (default true: a module that makes
-         * its own session is its operator; `limina --mcp-*` allows it only with
-         * `--dev`, since every reload loads another copy of a module).
-         */
-        skillReload?: boolean;
-    }
-    export class WorldSession {
-        readonly tracer: Tracer;
-        /** The ECS: SoA transforms and the EntityTable. */
-        readonly world: World;
-        /** This session's own Rapier world. */
-        readonly physics: PhysicsWorld;
-        readonly scene: THREE.Scene;
-        readonly lighting: Lighting;
-        /** Whole entities: ECS entity + scene object + physics body. */
-        readonly entities: Entities;
-        readonly spatial: SpatialIndex;
-        /** The agents living in this world, as their systems publish them. */
-        readonly agents: AgentDirectory;
-        /** Named scene builders `dev.reload` can re-run. */
-        readonly sceneBuilders: Map<string, SceneBuilder>;
-        /** Whether `dev.reload` may swap skill handlers. */
-        readonly skillReload: boolean;
-        readonly registry: SkillRegistry;
-        /** Set when the session runs with the dynamic policy engine. */
-        readonly policy: PolicyEngine | null;
-        private readonly stopStepping;
-        constructor(options?: WorldSessionOptions);
-        /** A new in-process MCP endpoint over this world. */
-        mcp(): Mcp;
-        /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
-        step(dt: number): void;
-        /** Stops this session's systems and frees its physics world and world log. */
-        dispose(): void;
-    }
-    /** A new world session (the same as `new WorldSession(options)`). */
-    export function createWorldSession(options?: WorldSessionOptions): WorldSession;
-}
 declare module "limina/internal/limina-render/js/target" {
     import * as THREE from "three";
     /** What a target's context tells the readback: the device and the frame's texture. */
@@ -1352,6 +1146,338 @@ declare module "limina/internal/limina-render/js/offscreen" {
         antialias?: boolean;
     }): Promise<RenderTarget>;
 }
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
+}
+declare module "limina/internal/engine/render/view-camera" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    export interface CameraPose {
+        position: Vec3;
+        target: Vec3;
+        /** Vertical field of view, degrees. */
+        fov: number;
+    }
+    /** Where a world's view starts: above and in front of the origin, looking at it. */
+    export const DEFAULT_POSE: Readonly<CameraPose>;
+    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
+    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
+    export class ViewCamera {
+        /** What the window renders (its aspect follows the window). */
+        readonly camera: THREE.PerspectiveCamera;
+        private pose;
+        private readonly placed;
+        constructor(pose?: CameraPose);
+        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
+        set(pose: {
+            position: Vec3;
+            target: Vec3;
+            fov?: number;
+        }): CameraPose;
+        /** The current pose. When code steered the camera since the last `set`
+         *  (an orbit control, say), the target is the point it now looks at, as
+         *  far away as the last target was. */
+        get(): CameraPose;
+    }
+    /**
+     * A pose that frames `object` (its bounding sphere fills the frame at
+     * `aspect`), looking at it along the direction `from` looks, so framing
+     * keeps the angle the view had.
+     */
+    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
+}
+declare module "limina/internal/engine/render/capture" {
+    import * as THREE from "three";
+    import { type CameraPose } from "limina/internal/engine/render/view-camera";
+    /** The largest side of a capture, in pixels. */
+    export const MAX_CAPTURE_SIDE = 1024;
+    export class Capturer {
+        readonly adapter: string;
+        private output;
+        private turn;
+        private readonly camera;
+        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        private constructor();
+        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        static create(): Promise<Capturer>;
+        /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
+         *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
+        capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
+        private draw;
+        /** The offscreen renderer, made on the first capture (a failed start is
+         *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
+         *  the loop thread about 50 ms at 1024², against 5 ms without. */
+        private renderer;
+    }
+}
+declare module "limina/internal/engine/skills/agent" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function agentSkills({ agents }: {
+        agents: AgentDirectory;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/audit" {
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function auditSkills({ tracer }: {
+        tracer: Tracer;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/schemas" {
+    import { z } from "zod";
+    /** Any three finite numbers (what the world reports). */
+    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** The world's extent: ±100 km on each axis, in metres. */
+    export const WORLD_EXTENT = 100000;
+    /** The largest scale factor on an axis. */
+    export const MAX_SCALE = 10000;
+    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A scale: every factor in (0, MAX_SCALE]. */
+    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
+    /** A distance or radius: positive, at most the world's diagonal. */
+    export const Distance: z.ZodNumber;
+    /** A vertical field of view, in degrees. */
+    export const Fov: z.ZodNumber;
+    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
+    export const CameraPoseInput: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    /** A camera pose as the engine reports it. */
+    export const CameraPose: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodNumber;
+    }, z.core.$strip>;
+    export const EventSchema: z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodString;
+        actorId: z.ZodString;
+        threadId: z.ZodString;
+        parentEventId: z.ZodNullable<z.ZodString>;
+        causedBy: z.ZodArray<z.ZodString>;
+        timestamp: z.ZodString;
+        payload: z.ZodUnknown;
+        integrity: z.ZodOptional<z.ZodObject<{
+            hash: z.ZodString;
+            previousHash: z.ZodNullable<z.ZodString>;
+        }, z.core.$strip>>;
+    }, z.core.$strip>;
+}
+declare module "limina/internal/engine/skills/camera" {
+    import type { ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function cameraSkills({ view }: {
+        view: ViewCamera;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/ecs" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function ecsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/physics" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function physicsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/scene" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function sceneSkills({ entities, spatial }: {
+        entities: Entities;
+        spatial: SpatialIndex;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/system" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import { type SkillDefinition, type SkillRegistry } from "limina/internal/engine/skills/registry";
+    /** A named function that (re)builds part of the scene; `dev.reload` can re-run it. */
+    export type SceneBuilder = () => void | Promise<void>;
+    export interface SystemServices {
+        registry: SkillRegistry;
+        tracer: Tracer;
+        entities: Entities;
+        agents: AgentDirectory;
+        sceneBuilders: Map<string, SceneBuilder>;
+        /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
+        skillReload: boolean;
+    }
+    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[];
+}
+declare module "limina/internal/limina-render/js/gltf" {
+    import * as THREE from "three";
+    /** A GLTFLoader whose textures decode natively (embedded PNG). */
+    export function createGLTFLoader(): THREE.GLTFLoader;
+}
+declare module "limina/internal/limina-runtime/js/host" {
+    export interface AssetInfo {
+        id: string;
+        kind: string;
+        /** The manifest path, relative to the asset directory. */
+        source: string;
+        description: string;
+    }
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
+    /** One HTTP POST off the loop: the status and body. */
+    export const httpPost: (request: {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        timeoutMs: number;
+    }) => Promise<{
+        status: number;
+        body: string;
+    }>;
+    /** An environment variable, or undefined when unset. */
+    export const env: (name: string) => string | undefined;
+}
+declare module "limina/internal/engine/skills/three" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface GltfResource {
+        kind: "gltf";
+        assetId: string;
+        source: string;
+        bytes: number;
+        rootName?: string;
+        objectCount: number;
+        meshCount: number;
+        materialCount: number;
+        textureCount: number;
+    }
+    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
+    export function loadGltf(assetId: string): Promise<{
+        object: THREE.Object3D;
+        resource: GltfResource;
+    }>;
+    export function threeSkills({ entities, lighting }: {
+        entities: Entities;
+        lighting: Lighting;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/core" {
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    export function registerCoreSkills(session: WorldSession): void;
+}
+declare module "limina/internal/engine/skills/render" {
+    import * as THREE from "three";
+    import { type Capturer } from "limina/internal/engine/render/capture";
+    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** What render.capture returns. */
+    export interface CaptureResult {
+        /** The PNG, base64 (standard, padded). */
+        png: string;
+        mimeType: "image/png";
+        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
+        width: number;
+        height: number;
+        /** Whether the requested size was clamped. */
+        clamped: boolean;
+        /** The pose it was rendered from. */
+        camera: Pose;
+    }
+    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
+    export function isImageResult(value: unknown): value is CaptureResult;
+    export function renderSkills({ scene, view, entities, capturer }: {
+        scene: THREE.Scene;
+        view: ViewCamera;
+        entities: Entities;
+        capturer: Capturer;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/world-session" {
+    import type * as THREE from "three";
+    import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import { World } from "limina/internal/engine/ecs/world";
+    import { Mcp } from "limina/internal/engine/mcp/mcp";
+    import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
+    import { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import { Capturer } from "limina/internal/engine/render/capture";
+    import { ViewCamera } from "limina/internal/engine/render/view-camera";
+    import { Entities } from "limina/internal/engine/scene/entities";
+    import { type Lighting } from "limina/internal/engine/scene/scene-graph";
+    import { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import type { SceneBuilder } from "limina/internal/engine/skills/system";
+    import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    export interface WorldSessionOptions {
+        /** Attach the dynamic policy engine (default: static profile checks). */
+        policy?: boolean;
+        /** Step physics on the host loop's fixed steps (default true). */
+        simulate?: boolean;
+        /** Options of the session's world log. */
+        trace?: TracerOptions;
+        /**
+         * Let `dev.reload` swap skill handlers (default true: a module that makes
+         * its own session is its operator; `limina --mcp-*` allows it only with
+         * `--dev`, since every reload loads another copy of a module).
+         */
+        skillReload?: boolean;
+    }
+    export class WorldSession {
+        readonly tracer: Tracer;
+        /** The ECS: SoA transforms and the EntityTable. */
+        readonly world: World;
+        /** This session's own Rapier world. */
+        readonly physics: PhysicsWorld;
+        readonly scene: THREE.Scene;
+        readonly lighting: Lighting;
+        /** The world's view camera: what the window shows, what captures use by default. */
+        readonly view: ViewCamera;
+        /** Whole entities: ECS entity + scene object + physics body. */
+        readonly entities: Entities;
+        readonly spatial: SpatialIndex;
+        /** The agents living in this world, as their systems publish them. */
+        readonly agents: AgentDirectory;
+        /** Named scene builders `dev.reload` can re-run. */
+        readonly sceneBuilders: Map<string, SceneBuilder>;
+        /** Whether `dev.reload` may swap skill handlers. */
+        readonly skillReload: boolean;
+        readonly registry: SkillRegistry;
+        /** Set when the session runs with the dynamic policy engine. */
+        readonly policy: PolicyEngine | null;
+        private readonly stopStepping;
+        constructor(options?: WorldSessionOptions);
+        /** A new in-process MCP endpoint over this world. */
+        mcp(): Mcp;
+        /**
+         * Registers render.capture over `capturer` (by default one on this
+         * process's WebGPU adapter). Not done at construction: asking for an
+         * adapter takes about half a second on a software one, and a world that
+         * never captures should not pay it. Resolves to whether captures work:
+         * false, and the skill stays unlisted, when the process has no adapter.
+         */
+        enableCapture(capturer?: Capturer): Promise<boolean>;
+        /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
+        step(dt: number): void;
+        /** Stops this session's systems and frees its physics world and world log. */
+        dispose(): void;
+    }
+    /** A new world session (the same as `new WorldSession(options)`). */
+    export function createWorldSession(options?: WorldSessionOptions): WorldSession;
+}
 declare module "limina/internal/limina-render/js/window" {
     import { type RenderTarget } from "limina/internal/limina-render/js/target";
     /** The window's drawable size, or null when the program runs without `--window`. */
@@ -1377,6 +1503,7 @@ declare module "limina/internal/engine/engine" {
     export interface Engine {
         session: WorldSession;
         renderer: THREE.WebGPURenderer;
+        /** The world's view camera (`session.view.camera`), which camera.set moves. */
         camera: THREE.PerspectiveCamera;
         output: RenderTarget;
         /** The window's keyboard and pointer, polled at the start of every fixed step. */
@@ -1737,14 +1864,18 @@ declare module "limina" {
     export { createOffscreenRenderer } from "limina/internal/limina-render/js/offscreen";
     export { readTexture, type RenderTarget } from "limina/internal/limina-render/js/target";
     export { createGLTFLoader } from "limina/internal/limina-render/js/gltf";
-    export { decodePng, type DecodedImage, readPng, type RenderConfig, renderConfig, writePng } from "limina/internal/limina-render/js/ops";
+    export { decodePng, type DecodedImage, encodePng, gpuIdle, readPng, type RenderConfig, renderConfig, writePng } from "limina/internal/limina-render/js/ops";
     export { Input, type InputEvent } from "limina/internal/limina-render/js/input";
     export { type Orbit, steerOrbit } from "limina/internal/engine/render/orbit-camera";
+    export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
+    export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
+    export { applyEngineLook } from "limina/internal/engine/render/look";
     export { type AssetInfo, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
     export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, } from "limina/internal/engine/skills/registry";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
+    export { type CaptureResult, isImageResult } from "limina/internal/engine/skills/render";
     export type { SceneBuilder } from "limina/internal/engine/skills/system";
     export { type Boundary, type BudgetSnapshot, type Decision, PolicyEngine, type PolicyEngineOptions, type PolicyInput, type PolicyRule, type QuotaSnapshot, } from "limina/internal/engine/policy/engine";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";

@@ -11,6 +11,7 @@ import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
 import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
+import { applyEngineLook } from "./render/look.ts";
 import { WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
 export interface EngineOptions extends WorldSessionOptions {
@@ -25,6 +26,7 @@ export interface EngineOptions extends WorldSessionOptions {
 export interface Engine {
   session: WorldSession;
   renderer: THREE.WebGPURenderer;
+  /** The world's view camera (`session.view.camera`), which camera.set moves. */
   camera: THREE.PerspectiveCamera;
   output: RenderTarget;
   /** The window's keyboard and pointer, polled at the start of every fixed step. */
@@ -45,13 +47,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // Registered before the world's systems, so every step sees fresh input.
   const input = new Input();
   onFixedStep(() => input.poll());
-  renderer.shadowMap.enabled = true;
-  renderer.toneMapping = THREE.ACESFilmicToneMapping;
+  applyEngineLook(renderer);
   const session = new WorldSession(options);
+  // The adapter is known to exist by now, so this costs nothing more.
+  await session.enableCapture();
   const { world, scene } = session;
-  const camera = new THREE.PerspectiveCamera(55, output.width / output.height, 0.1, 1000);
-  camera.position.set(10, 8, 12);
-  camera.lookAt(0, 0, 0);
+  const camera = session.view.camera;
+  camera.aspect = output.width / output.height;
+  camera.updateProjectionMatrix();
 
   // The two latest fixed states of every body, for interpolation.
   let prev = new Float32Array(0);

@@ -35,9 +35,12 @@ export { createEngine, type Engine, type EngineOptions } from "./engine.ts";
 export { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
 export { readTexture, type RenderTarget } from "../../crates/limina-render/js/target.ts";
 export { createGLTFLoader } from "../../crates/limina-render/js/gltf.ts";
-export { decodePng, type DecodedImage, readPng, type RenderConfig, renderConfig, writePng } from "../../crates/limina-render/js/ops.ts";
+export { decodePng, type DecodedImage, encodePng, gpuIdle, readPng, type RenderConfig, renderConfig, writePng } from "../../crates/limina-render/js/ops.ts";
 export { Input, type InputEvent } from "../../crates/limina-render/js/input.ts";
 export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
+export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "./render/view-camera.ts";
+export { Capturer, MAX_CAPTURE_SIDE } from "./render/capture.ts";
+export { applyEngineLook } from "./render/look.ts";
 export { type AssetInfo, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
 
 // Skills, permissions and policy.
@@ -56,6 +59,7 @@ export {
 export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "./skills/profiles.ts";
 export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "./skills/schemas.ts";
 export { type GltfResource, loadGltf } from "./skills/three.ts";
+export { type CaptureResult, isImageResult } from "./skills/render.ts";
 export type { SceneBuilder } from "./skills/system.ts";
 export {
   type Boundary,

@@ -5,6 +5,7 @@
 // only the services it uses.
 
 import type * as THREE from "three";
+import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory } from "./agents/directory.ts";
 import { World } from "./ecs/world.ts";
@@ -12,9 +13,12 @@ import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
 import { PolicyEngine } from "./policy/engine.ts";
+import { Capturer } from "./render/capture.ts";
+import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
+import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
@@ -42,6 +46,8 @@ export class WorldSession {
   readonly physics = new PhysicsWorld();
   readonly scene: THREE.Scene;
   readonly lighting: Lighting;
+  /** The world's view camera: what the window shows, what captures use by default. */
+  readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
   readonly entities: Entities;
   readonly spatial: SpatialIndex;
@@ -72,6 +78,26 @@ export class WorldSession {
   /** A new in-process MCP endpoint over this world. */
   mcp(): Mcp {
     return new Mcp(this.registry);
+  }
+
+  /**
+   * Registers render.capture over `capturer` (by default one on this
+   * process's WebGPU adapter). Not done at construction: asking for an
+   * adapter takes about half a second on a software one, and a world that
+   * never captures should not pay it. Resolves to whether captures work:
+   * false, and the skill stays unlisted, when the process has no adapter.
+   */
+  async enableCapture(capturer?: Capturer): Promise<boolean> {
+    if (this.registry.has("render.capture")) return true;
+    try {
+      capturer ??= await Capturer.create();
+    } catch (e) {
+      if (errorCodeOf(e) === "unavailable") return false;
+      throw e;
+    }
+    // Another call may have enabled it while the adapter was asked for.
+    if (!this.registry.has("render.capture")) this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer });
+    return true;
   }
 
   /** Advances the simulation one step by hand (sessions made with `simulate: false`). */

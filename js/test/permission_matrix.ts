@@ -3,7 +3,7 @@
 // denial changes nothing in the world.
 import { assert, assertEquals, test } from "limina/testing";
 import * as THREE from "three";
-import { createWorldSession, type InvokeResult, PolicyEngine, PROFILES, resolveProfile, traceDir, type WorldSession } from "limina";
+import { Capturer, createWorldSession, type InvokeResult, PolicyEngine, PROFILES, resolveProfile, traceDir, type WorldSession } from "limina";
 
 /** The four catalog profiles, and one no catalog defines (it grants nothing). */
 const MATRIX_PROFILES = [...Object.keys(PROFILES), "nobody.unknown"];
@@ -23,6 +23,8 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "three.setMaterial": { entity: "ent_1", color: 0xff0000 },
   "three.setLighting": { ambientIntensity: 2 },
   "three.loadGLTF": { assetId: "crate" },
+  "camera.set": { position: [0, 3, 6], target: [0, 1, 0], fov: 45 },
+  "camera.get": {},
   "physics.applyImpulse": { entity: "ent_1", impulse: [0, 5, 0] },
   "physics.raycast": { origin: [0, 10, 0], direction: [0, -1, 0] },
   "physics.collisionEvents": {},
@@ -39,6 +41,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "audit.explain": { eventId: "__first__" },
   "audit.query": {},
   "audit.usage": {},
+  "render.capture": { width: 32, height: 24 },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -46,7 +49,7 @@ const DYNAMIC: Record<string, { needs: string[]; message: string }> = {
   "dev.reload": { needs: ["scene.write"], message: "re-running a scene builder needs scene.write" },
 };
 
-/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights. */
+/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view. */
 function digest(w: WorldSession): string {
   const bodies = [...w.world.entities.entries()].filter((e) => e.body !== undefined).map((e) => w.physics.bodyState(e.body!));
   const scene: unknown[] = [];
@@ -54,11 +57,15 @@ function digest(w: WorldSession): string {
     const m = (o as THREE.Mesh).material as THREE.MeshStandardMaterial | undefined;
     scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
   });
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version])]);
+  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get()]);
 }
+
+// One offscreen renderer for every world here (this machine has a WebGPU adapter).
+const capturer = await Capturer.create();
 
 async function prepare() {
   const s = createWorldSession({ simulate: false });
+  assert(await s.enableCapture(capturer), "render.capture enabled");
   const admin = { agentId: "admin", sessionId: "admin", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
   for (const [tool, input] of [
     ["scene.createEntity", { position: [0, 1, 0], dynamic: true }],

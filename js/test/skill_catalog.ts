@@ -2,7 +2,9 @@
 // copy of the spec's skills.json): exactly the 26 skills whose subsystems
 // exist are registered and listed (tools/list over the registry and over
 // MCP), each with the catalog's name, version, category, permissions, input
-// and output fields and input defaults; every listed tool really works; the
+// and output fields and input defaults, plus camera.set/get and skills.search
+// beyond the catalog (render.capture, also beyond it, only where capture is
+// enabled: render_capture.ts); every listed tool really works; the
 // catalog's skills without a subsystem (ui.*, audio.*, social.*, package.*)
 // are absent and answer not_found.
 import { createWorldSession, type MCPResponse, traceDir } from "limina";
@@ -21,6 +23,8 @@ const REGISTERED = [
   "three.setMaterial",
   "three.setLighting",
   "three.loadGLTF",
+  "camera.set",
+  "camera.get",
   "physics.applyImpulse",
   "physics.raycast",
   "physics.collisionEvents",
@@ -38,6 +42,9 @@ const REGISTERED = [
   "audit.query",
   "audit.usage",
 ];
+
+/** Skills beyond the catalog. */
+const BEYOND = ["camera.set", "camera.get", "skills.search"];
 
 /** Catalog skills whose subsystem this build does not have. */
 const REMOVED_PREFIXES = ["ui.", "audio.", "social.", "package."];
@@ -63,10 +70,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 26 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 26);
+test("the registry holds exactly the 28 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 28);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 26);
+  assertEquals(registry.size, 28);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -82,7 +89,7 @@ test("every registered skill matches its catalog contract", () => {
   const wire = new Map(mcp.listTools().map((t) => [t.name, t]));
   let compared = 0;
   for (const skill of registry.all()) {
-    if (skill.name === "skills.search") continue; // beyond the catalog: checked below
+    if (BEYOND.includes(skill.name)) continue; // beyond the catalog: checked below
     const entry = catalogByName.get(skill.name);
     assert(entry, `${skill.name} is not in the catalog`);
     assertEquals([skill.version, skill.category, skill.permissions], [entry.version, entry.category, entry.permissions], entry.name);
@@ -100,8 +107,12 @@ test("every registered skill matches its catalog contract", () => {
   assertEquals(catalog.count, catalog.skills.length);
 });
 
-test("beyond the catalog: only skills.search", () => {
-  assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), ["skills.search"]);
+test("beyond the catalog: only camera.set, camera.get and skills.search", () => {
+  assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), BEYOND);
+  for (const [name, permissions] of [["camera.set", ["scene.write"]], ["camera.get", ["scene.read"]]] as const) {
+    const camera = registry.get(name)!;
+    assertEquals([camera.version, camera.category, camera.permissions], ["1.0.0", "render", permissions], name);
+  }
   const search = registry.get("skills.search")!;
   assertEquals([search.version, search.category, search.permissions], ["1.0.0", "system", []]);
   assertEquals(catalog.permissionProfiles["builder.readWrite"].length, 10);
@@ -159,6 +170,8 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "three.setMaterial": { entity: ball, color: 0x00ff00 },
     "three.setLighting": {},
     "three.loadGLTF": { assetId: "crate" },
+    "camera.set": { position: [0, 4, 8], target: [0, 0, 0] },
+    "camera.get": {},
     "physics.applyImpulse": { entity: ball, impulse: [0, 1, 0] },
     "physics.raycast": { origin: [3, 10, 3], direction: [0, -1, 0] },
     "physics.collisionEvents": {},
@@ -190,7 +203,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 26);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 28);
   await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(outcomes["trace.export"].result as { name: string }).name}`] });
   s.dispose();
 });
@@ -199,13 +212,19 @@ test("`limina skills` lists exactly the registered skills; --markdown documents 
   const plain = await Limina.run({ cmd: Limina.execPath, args: ["skills"] });
   assertEquals(plain.code, 0, plain.stderr);
   const rows = plain.stdout.trimEnd().split("\n").map((l) => l.split("\t"));
-  assertEquals(rows.map((r) => r[0]), REGISTERED);
+  // The CLI lists render.capture too where, as here, a WebGPU adapter exists.
+  const capturing = createWorldSession({ simulate: false });
+  assertEquals(await capturing.enableCapture(), true, "this machine has a WebGPU adapter");
+  const listed = [...REGISTERED, "render.capture"];
+  assertEquals(capturing.registry.all().map((s) => s.name), listed);
+  assertEquals(rows.map((r) => r[0]), listed);
   for (const [name, version, permissions] of rows) {
-    const skill = registry.get(name)!;
+    const skill = capturing.registry.get(name)!;
     assertEquals([version, permissions], [skill.version, skill.permissions.join(",") || "-"], name);
   }
   const md = await Limina.run({ cmd: Limina.execPath, args: ["skills", "--markdown"] });
   assertEquals(md.code, 0, md.stderr);
   const headings = md.stdout.split("\n").filter((l) => l.startsWith("## ") && l.includes(".")).map((l) => l.slice(3));
-  assertEquals(headings, REGISTERED);
+  assertEquals(headings, listed);
+  capturing.dispose();
 });

@@ -17,6 +17,8 @@ if (!Object.hasOwn(PROFILES, config.profile)) {
 }
 
 const session = new WorldSession({ policy: true, skillReload: config.dev });
+// render.capture is offered only where it works: with a WebGPU adapter.
+if (!(await session.enableCapture())) console.error("limina: render.capture is not offered: this process has no WebGPU adapter");
 if (config.worldModule) {
   const mod = await import(config.worldModule);
   const build = mod.default ?? mod.build;

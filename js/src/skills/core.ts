@@ -6,6 +6,7 @@
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
 import { auditSkills } from "./audit.ts";
+import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
 import { physicsSkills } from "./physics.ts";
 import { sceneSkills } from "./scene.ts";
@@ -13,10 +14,11 @@ import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, tracer, agents, sceneBuilders, skillReload } = session;
+  const { registry, entities, spatial, lighting, view, tracer, agents, sceneBuilders, skillReload } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
+  registry.registerAll(cameraSkills, { view });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });

@@ -31,6 +31,18 @@ export const UnitQuat = z
 /** A distance or radius: positive, at most the world's diagonal. */
 export const Distance = z.number().gt(0).max(4 * WORLD_EXTENT);
 
+/** A vertical field of view, in degrees. */
+export const Fov = z.number().min(1).max(170);
+/** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
+export const CameraPoseInput = z
+  .strictObject({ position: WorldVec3, target: WorldVec3, fov: Fov.optional() })
+  .refine((c) => Math.hypot(c.target[0] - c.position[0], c.target[1] - c.position[1], c.target[2] - c.position[2]) >= 1e-3, {
+    message: "the target must be at least 1 mm from the position",
+    path: ["target"],
+  });
+/** A camera pose as the engine reports it. */
+export const CameraPose = z.object({ position: Vec3, target: Vec3, fov: z.number() });
+
 export const EventSchema = z.object({
   id: z.string(),
   type: z.string(),

@@ -22,7 +22,7 @@ export interface SystemServices {
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
-const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "ui", "social", "audio"] as const;
+const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio"] as const;
 
 let reloads = 0;
 

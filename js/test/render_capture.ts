@@ -1,0 +1,238 @@
+// render.capture and camera.*: the world rendered offscreen to a PNG on this
+// machine's WebGPU adapter (lavapipe here), decoded and checked pixel by
+// pixel; the view camera that the window shows and captures use by default.
+import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
+import { Capturer, createWorldSession, decodePng, type InvokeResult, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
+
+const PLAYER = { agentId: "p1", sessionId: "s1", permissions: resolveProfile("player.limited"), profile: "player.limited" };
+const BUILDER = { agentId: "b1", sessionId: "s2", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
+/** No catalog profile lacks scene.read: an unknown one grants nothing. */
+const NOBODY = { agentId: "n1", sessionId: "s3", permissions: resolveProfile("nobody.unknown"), profile: "nobody.unknown" };
+
+const RED = 0xff0000;
+/** The clear colour where nothing is drawn (the scene has no background). */
+const BACKGROUND = [0, 0, 0, 255];
+
+// One capturer (one offscreen renderer) for every session here.
+const capturer = await Capturer.create();
+
+async function world(): Promise<WorldSession> {
+  const s = createWorldSession({ simulate: false });
+  assertEquals(await s.enableCapture(capturer), true);
+  return s;
+}
+
+function value<T>(r: InvokeResult): T {
+  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
+  return r.value as T;
+}
+
+function refused(r: InvokeResult, code: string, message: string): void {
+  assert(!r.ok, `expected ${code}, got success`);
+  assertEquals(r.error.code, code, r.error.message);
+  assert(r.error.message.includes(message), `${r.error.message} should mention ${message}`);
+}
+
+interface Capture {
+  png: string;
+  mimeType: string;
+  width: number;
+  height: number;
+  clamped: boolean;
+  camera: { position: number[]; target: number[]; fov: number };
+}
+
+/** The capture's PNG, decoded from its base64. */
+function image(c: Capture) {
+  const bytes = (Uint8Array as unknown as { fromBase64(s: string): Uint8Array }).fromBase64(c.png);
+  assertEquals(Array.from(bytes.subarray(0, 8)), [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG signature");
+  const png = decodePng(bytes);
+  const at = (x: number, y: number) => {
+    const o = (Math.floor(y) * png.width + Math.floor(x)) * 4;
+    return Array.from(png.data.subarray(o, o + 4));
+  };
+  const corners = () => [at(0, 0), at(png.width - 1, 0), at(0, png.height - 1), at(png.width - 1, png.height - 1)];
+  let red = 0;
+  for (let i = 0; i < png.data.length; i += 4) if (isRed([png.data[i], png.data[i + 1], png.data[i + 2]])) red++;
+  return { ...png, at, corners, redShare: red / (png.width * png.height), centre: () => at(png.width / 2, png.height / 2) };
+}
+
+const isRed = (c: number[]) => c[0] > 120 && c[1] < 50 && c[2] < 50;
+
+test("a red box at the origin, captured from a camera looking at it: a PNG of the requested size, red at the centre, background at the corners", async () => {
+  const s = await world();
+  value(await s.registry.invoke("scene.createEntity", { color: RED }, BUILDER));
+  const r = await s.registry.invoke("render.capture", { width: 320, height: 200, camera: { position: [0, 0, 4], target: [0, 0, 0] } }, PLAYER);
+  const c = value<Capture>(r);
+  assert(isImageResult(c), "an image result");
+  assertEquals([c.mimeType, c.width, c.height, c.clamped], ["image/png", 320, 200, false]);
+  assertEquals(c.camera, { position: [0, 0, 4], target: [0, 0, 0], fov: 55 }, "the given camera; fov the view's");
+  const png = image(c);
+  assertEquals([png.width, png.height, png.data.length], [320, 200, 320 * 200 * 4]);
+  assert(isRed(png.centre()), `red at the centre: ${png.centre()}`);
+  for (const corner of png.corners()) assertEquals(corner, BACKGROUND, "background at the corners");
+  assertEquals(r.metadata.eventsEmitted, ["render.captured", "skill.executed"]);
+  const event = s.tracer.tail().find((e) => e.type === "render.captured")!;
+  assertEquals(event.payload, { width: 320, height: 200, bytes: (c.png.length / 4) * 3 - (c.png.endsWith("==") ? 2 : c.png.endsWith("=") ? 1 : 0), camera: c.camera, entity: null });
+  assertEquals(s.view.get().position, [10, 8, 12], "a capture's own camera leaves the view alone");
+  s.dispose();
+});
+
+test("sizes: 512×512 by default; oversize requests are clamped to 1024 a side and say so", async () => {
+  const s = await world();
+  const plain = value<Capture>(await s.registry.invoke("render.capture", {}, PLAYER));
+  assertEquals([plain.width, plain.height, plain.clamped], [512, 512, false]);
+  assertEquals([image(plain).width, image(plain).height], [512, 512]);
+  const big = value<Capture>(await s.registry.invoke("render.capture", { width: 5000, height: 300 }, PLAYER));
+  assertEquals([big.width, big.height, big.clamped], [1024, 300, true]);
+  assertEquals([image(big).width, image(big).height], [1024, 300]);
+  const edge = value<Capture>(await s.registry.invoke("render.capture", { width: 1024, height: 1024 }, PLAYER));
+  assertEquals([edge.width, edge.height, edge.clamped], [1024, 1024, false]);
+  const description = s.registry.get("render.capture")!.description;
+  assert(description.includes("512") && description.includes("clamped to 1024"), description);
+  s.dispose();
+});
+
+test("camera.set moves the view the window shows and captures use; camera.get reads it back", async () => {
+  const s = await world();
+  value(await s.registry.invoke("scene.createEntity", { color: RED, position: [5, 1, -3] }, BUILDER));
+  assertEquals(value(await s.registry.invoke("camera.get", {}, PLAYER)), { position: [10, 8, 12], target: [0, 0, 0], fov: 55 });
+  const set = await s.registry.invoke("camera.set", { position: [5, 1, 1], target: [5, 1, -3], fov: 40 }, BUILDER);
+  assertEquals(value(set), { position: [5, 1, 1], target: [5, 1, -3], fov: 40 });
+  assertEquals(set.metadata.eventsEmitted, ["camera.moved", "skill.executed"]);
+  assertEquals(value(await s.registry.invoke("camera.get", {}, PLAYER)), { position: [5, 1, 1], target: [5, 1, -3], fov: 40 });
+  // The camera object a window renders through moved with it.
+  const cam = s.view.camera;
+  assertEquals([cam.position.toArray(), cam.fov], [[5, 1, 1], 40]);
+  const dir = cam.getWorldDirection(cam.position.clone());
+  assertAlmostEquals(dir.z, -1, 1e-9);
+
+  const seen = value<Capture>(await s.registry.invoke("render.capture", { width: 128, height: 128 }, PLAYER));
+  assertEquals(seen.camera, { position: [5, 1, 1], target: [5, 1, -3], fov: 40 }, "captures use the view");
+  assert(isRed(image(seen).centre()), `the box at the centre: ${image(seen).centre()}`);
+  // fov alone omitted keeps it; looking away, the box is out of view.
+  value(await s.registry.invoke("camera.set", { position: [5, 1, 1], target: [5, 1, 9] }, BUILDER));
+  assertEquals(s.view.get().fov, 40);
+  const away = image(value<Capture>(await s.registry.invoke("render.capture", { width: 128, height: 128 }, PLAYER)));
+  assertEquals([away.centre(), away.redShare], [BACKGROUND, 0]);
+  s.dispose();
+});
+
+test("a view steered by code (an orbit control) reads back as where it now looks", async () => {
+  const s = await world();
+  s.view.set({ position: [0, 0, 10], target: [0, 0, 0] });
+  s.view.camera.position.set(10, 0, 0);
+  s.view.camera.lookAt(0, 0, 0);
+  const pose = value<{ position: number[]; target: number[]; fov: number }>(await s.registry.invoke("camera.get", {}, PLAYER));
+  assertEquals(pose.position, [10, 0, 0]);
+  pose.target.forEach((v, i) => assertAlmostEquals(v, [0, 0, 0][i], 1e-9));
+  s.dispose();
+});
+
+test("framing an entity: the camera looks at it from the view's direction and it fills the frame", async () => {
+  const s = await world();
+  const { entity } = value<{ entity: string }>(await s.registry.invoke("scene.createEntity", { color: RED, size: 2, position: [30, 0, -20] }, BUILDER));
+  const c = value<Capture>(await s.registry.invoke("render.capture", { width: 200, height: 200, entity }, PLAYER));
+  c.camera.target.forEach((v, i) => assertAlmostEquals(v, [30, 0, -20][i], 1e-9));
+  const away = c.camera.position.map((v, i) => v - c.camera.target[i]);
+  const view = [10, 8, 12];
+  const cos = (away[0] * view[0] + away[1] * view[1] + away[2] * view[2]) / (Math.hypot(...away) * Math.hypot(...view));
+  assertAlmostEquals(cos, 1, 1e-9, "the view's angle");
+  const png = image(c);
+  assert(isRed(png.centre()), `the entity at the centre: ${png.centre()}`);
+  assert(png.redShare > 0.2 && png.redShare < 0.9, `it fills much of the frame: ${(png.redShare * 100).toFixed(1)}%`);
+  for (const corner of png.corners()) assertEquals(corner, BACKGROUND);
+  s.dispose();
+});
+
+test("permissions: without scene.read a capture and camera.get are denied; camera.set needs scene.write", async () => {
+  const s = await world();
+  const before = s.tracer.size;
+  refused(await s.registry.invoke("render.capture", {}, NOBODY), "forbidden", "missing permission: scene.read");
+  refused(await s.registry.invoke("camera.get", {}, NOBODY), "forbidden", "missing permission: scene.read");
+  refused(await s.registry.invoke("camera.set", { position: [1, 2, 3], target: [0, 0, 0] }, PLAYER), "forbidden", "missing permission: scene.write");
+  assertEquals(s.tracer.history().slice(before).map((e) => e.type), ["security.permission.denied", "security.permission.denied", "security.permission.denied"]);
+  assertEquals(s.view.get(), { position: [10, 8, 12], target: [0, 0, 0], fov: 55 }, "the view did not move");
+  s.dispose();
+});
+
+test("bad input is refused before any effect", async () => {
+  const s = await world();
+  const { entity } = value<{ entity: string }>(await s.registry.invoke("scene.createEntity", {}, BUILDER));
+  const events = s.tracer.size;
+  for (const [input, message] of [
+    [{ position: [1e6, 0, 0], target: [0, 0, 0] }, "position"],
+    [{ position: [0, 0, 5], target: [0, -2e5, 0] }, "target"],
+    [{ position: [0, 0, 5], target: [0, 0, 0], fov: 0 }, "fov"],
+    [{ position: [0, 0, 5], target: [0, 0, 0], fov: 171 }, "fov"],
+    [{ position: [0, 0, 5], target: [0, 0, 5.0001] }, "at least 1 mm"],
+    [{ position: [0, 0, 5] }, "target"],
+    [{ position: [0, 0, 5], target: [0, 0, 0], up: [0, 1, 0] }, "up"],
+    [{ position: [0, Number.NaN, 5], target: [0, 0, 0] }, "position"],
+  ] as const) {
+    refused(await s.registry.invoke("camera.set", input, BUILDER), "invalid_input", message);
+  }
+  for (const [input, message] of [
+    [{ width: 0 }, "width"],
+    [{ height: 1.5 }, "height"],
+    [{ width: -4 }, "width"],
+    [{ camera: { position: [0, 0, 1], target: [0, 0, 1] } }, "at least 1 mm"],
+    [{ camera: { position: [0, 0, 4], target: [0, 0, 0], fov: 500 } }, "fov"],
+    [{ camera: { position: [0, 0, 4], target: [0, 0, 0] }, entity }, "not both"],
+    [{ format: "jpeg" }, "format"],
+  ] as const) {
+    refused(await s.registry.invoke("render.capture", input, PLAYER), "invalid_input", message);
+  }
+  assertEquals(s.tracer.size, events, "nothing recorded, nothing rendered");
+  refused(await s.registry.invoke("render.capture", { entity: "ent_404" }, PLAYER), "not_found", "ent_404");
+  assertEquals(s.view.get(), { position: [10, 8, 12], target: [0, 0, 0], fov: 55 });
+  s.dispose();
+});
+
+test("captures never hold up the fixed step: steps keep their pace while 1024² frames are read back", async () => {
+  const s = await world();
+  for (let i = 0; i < 40; i++) value(await s.registry.invoke("scene.createEntity", { color: RED, position: [i % 8, Math.floor(i / 8), 0] }, BUILDER));
+  value(await s.registry.invoke("render.capture", { width: 1024, height: 1024 }, PLAYER)); // warm: pipelines compiled
+  const stamps: number[] = [];
+  const off = onFixedStep(() => stamps.push(performance.now()));
+  const started = performance.now();
+  const captures = await Promise.all([1, 2, 3].map(() => s.registry.invoke("render.capture", { width: 1024, height: 1024 }, PLAYER)));
+  const took = performance.now() - started;
+  off();
+  for (const r of captures) assertEquals(value<Capture>(r).width, 1024);
+  // Steps ran while the captures were under way, not only in a catch-up
+  // burst after them: distinct moments spread over the whole time.
+  const moments = new Set(stamps.map((t) => Math.round(t / 5)));
+  console.log(`  3 captures at 1024² took ${took.toFixed(0)} ms; ${stamps.length} steps at ${moments.size} distinct moments`);
+  assert(moments.size >= Math.max(2, (took / (1000 / 60)) * 0.3), `${moments.size} moments in ${took.toFixed(0)} ms`);
+  s.dispose();
+});
+
+test("listed only where captures work: registered by enableCapture, over MCP too, and answering in the Limina dialect", async () => {
+  const s = createWorldSession({ simulate: false });
+  const listed = () => s.registry.listTools().map((t) => t.name);
+  assert(listed().includes("camera.set") && listed().includes("camera.get"), "camera.* is always there");
+  assert(!listed().includes("render.capture"), "no capture until enabled");
+  assertEquals(await s.enableCapture(capturer), true);
+  assertEquals(await s.enableCapture(), true, "enabling twice is harmless");
+  assertEquals(listed().filter((n) => n === "render.capture").length, 1);
+  const mcp = s.mcp();
+  mcp.initialize({ agentId: "m", sessionId: "sess_m", profile: "system.readonly" });
+  assert(mcp.listTools().some((t) => t.name === "render.capture"));
+  const r = await mcp.callTool({ tool: "render.capture", input: { width: 64, height: 48 } });
+  assert(r.success, r.error?.message);
+  const c = r.result as Capture;
+  assertEquals([c.mimeType, image(c).width, image(c).height], ["image/png", 64, 48]);
+  s.dispose();
+});
+
+test("with no WebGPU adapter, captures are not offered and say why", async () => {
+  const r = await Limina.run({ cmd: "env", args: ["DENO_WEBGPU_BACKEND=dx12", Limina.execPath, "tests/fixtures/capture_no_adapter.ts"] });
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(JSON.parse(r.stdout.trim()), {
+    enabled: false,
+    listed: false,
+    camera: true,
+    error: { code: "unavailable", message: "no WebGPU adapter: this process cannot render captures" },
+  });
+});
