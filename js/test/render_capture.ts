@@ -2,7 +2,7 @@
 // machine's WebGPU adapter (lavapipe here), decoded and checked pixel by
 // pixel; the view camera that the window shows and captures use by default.
 import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
-import { Capturer, createWorldSession, decodePng, type InvokeResult, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createEngine, createWorldSession, decodePng, type InvokeResult, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
 
 const PLAYER = { agentId: "p1", sessionId: "s1", permissions: resolveProfile("player.limited"), profile: "player.limited" };
 const BUILDER = { agentId: "b1", sessionId: "s2", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -115,6 +115,29 @@ test("camera.set moves the view the window shows and captures use; camera.get re
   assertEquals(s.view.get().fov, 40);
   const away = image(value<Capture>(await s.registry.invoke("render.capture", { width: 128, height: 128 }, PLAYER)));
   assertEquals([away.centre(), away.redShare], [BACKGROUND, 0]);
+  s.dispose();
+});
+
+test("the engine renders through the view camera: after camera.set its frame and a capture show the same view", async () => {
+  const W = 160;
+  const H = 120;
+  const engine = await createEngine({ width: W, height: H, antialias: false, simulate: false });
+  const s = engine.session;
+  assert(engine.camera === s.view.camera, "the engine's camera is the world's view camera");
+  assert(s.registry.has("render.capture"), "createEngine enables captures");
+  value(await s.registry.invoke("scene.createEntity", { color: RED, position: [20, 0, 0] }, BUILDER));
+  const centre = async () => {
+    engine.renderFrame();
+    const px = await engine.output.readPixels();
+    const o = ((H / 2) * W + W / 2) * 4;
+    return Array.from(px.subarray(o, o + 4));
+  };
+  assert(!isRed(await centre()), "the default view looks at the origin");
+  value(await s.registry.invoke("camera.set", { position: [20, 0, 5], target: [20, 0, 0] }, BUILDER));
+  assert(isRed(await centre()), "the engine's frame follows camera.set");
+  const c = value<Capture>(await s.registry.invoke("render.capture", { width: W, height: H }, PLAYER));
+  assertEquals(c.camera, { position: [20, 0, 5], target: [20, 0, 0], fov: 55 });
+  assert(isRed(image(c).centre()), "and so does a capture");
   s.dispose();
 });
 
