@@ -250,6 +250,7 @@ test("listed only where captures work: registered by enableCapture, over MCP too
 });
 
 test("with no WebGPU adapter, captures are not offered and say why", async () => {
+  // A backend this machine lacks leaves the process without an adapter.
   const r = await Limina.run({ cmd: "env", args: ["DENO_WEBGPU_BACKEND=dx12", Limina.execPath, "tests/fixtures/capture_no_adapter.ts"] });
   assertEquals(r.code, 0, r.stderr);
   assertEquals(JSON.parse(r.stdout.trim()), {
@@ -258,4 +259,16 @@ test("with no WebGPU adapter, captures are not offered and say why", async () =>
     camera: true,
     error: { code: "unavailable", message: "no WebGPU adapter: this process cannot render captures" },
   });
+  const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+  const mcp = await Limina.run({
+    cmd: "env",
+    args: ["DENO_WEBGPU_BACKEND=dx12", Limina.execPath, "--mcp-stdio"],
+    stdin: [rpc(1, "initialize", { agentId: "a", sessionId: "s", profile: "builder.readWrite" }), rpc(2, "tools/list", {}), rpc(3, "tools/call", { name: "render.capture", arguments: {} })].join("\n") + "\n",
+  });
+  assertEquals(mcp.code, 0, mcp.stderr);
+  assert(mcp.stderr.includes("limina: render.capture is not offered: this process has no WebGPU adapter"), mcp.stderr);
+  const replies = new Map(mcp.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((m) => [m.id, m]));
+  const tools = replies.get(2).result.tools.map((t: { name: string }) => t.name);
+  assert(!tools.includes("render.capture") && tools.includes("camera.set"), tools.join(" "));
+  assertEquals(replies.get(3).error.data.error, { code: "not_found", message: "unknown skill: render.capture" });
 });
