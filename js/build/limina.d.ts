@@ -429,6 +429,89 @@ declare module "limina/internal/engine/spatial/spatial-index" {
         }[];
     }
 }
+declare module "limina/internal/limina-audio/js/audio" {
+    import type { Quat, Vec3 } from "limina/internal/limina-ops/js/soa";
+    export type Bus = "master" | "sfx" | "ambience" | "voice";
+    export const BUSES: readonly Bus[];
+    /** The mixer's rate: PCM handed to `playPcm` is at this rate. */
+    export const SAMPLE_RATE = 48000;
+    export interface AudioInfo {
+        /** `device`, `null` or `wav:<path>` (LIMINA_AUDIO). */
+        backend: string;
+        deterministic: boolean;
+        /** Whether the audio thread runs (it starts with the first sound). */
+        started: boolean;
+        /** The speech voice once started, or null with `voiceError` saying why there is none. */
+        voice: string | null;
+        voiceError: string | null;
+    }
+    export interface ToneOptions {
+        freq: number;
+        /** Seconds, in (0, 10]. */
+        secs: number;
+        bus?: Bus;
+        /** 0..1 (default 1). */
+        volume?: number;
+    }
+    export interface Placed {
+        position: Vec3;
+        /** Silent beyond this distance from the listener (default: no cutoff). */
+        maxDistance?: number;
+    }
+    export interface PcmOptions {
+        /** 1 (mono) or 2 (interleaved stereo). */
+        channels?: 1 | 2;
+        bus?: Bus;
+        volume?: number;
+        /** Plays positionally when given. */
+        at?: Placed;
+    }
+    /** A world session's ears and sounds. Call `dispose()` to stop them. */
+    export class AudioScene {
+        readonly id: number;
+        /** Puts the listener at a camera's pose (looking down its local -Z). */
+        setListener([px, py, pz]: Vec3, [qx, qy, qz, qw]: Quat): void;
+        /** A one-shot sine blip with a click-free envelope (default bus sfx). */
+        play({ freq, secs, bus, volume }: ToneOptions): number;
+        /** A one-shot blip at a world position: panned and attenuated (1/d²) for the listener. */
+        playAt({ freq, secs, bus, volume, position: [x, y, z], maxDistance }: ToneOptions & Placed): number;
+        /** A synthesised ambience bed that plays until stopped (default bus ambience). */
+        ambient({ bus, volume }?: {
+            bus?: Bus;
+            volume?: number;
+        }): number;
+        /**
+         * Speaks a line at a world position on the voice bus. Returns at once;
+         * the line is synthesised off-thread and plays when ready. Throws
+         * `unavailable` when the process has no voice (see `info().voiceError`).
+         */
+        speak(text: string, [x, y, z]: Vec3, volume?: number): number;
+        /**
+         * Plays samples this module synthesised (f32 at SAMPLE_RATE). The buffer
+         * is handed to the audio thread without a copy: it is detached, so
+         * `samples` is empty afterwards.
+         */
+        playPcm(samples: Float32Array, { channels, bus, volume, at }?: PcmOptions): number;
+        /** Stops a sound; false when the handle is not a live sound of this scene. */
+        stop(handle: number): boolean;
+        /** Re-gains a sound (0..1); false when the handle is not a live sound of this scene. */
+        setVolume(handle: number, volume: number): boolean;
+        /** Whether a sound is still playing (speech: or still being synthesised). */
+        playing(handle: number): boolean;
+        /** Stops this scene's sounds and frees its listener. */
+        dispose(): void;
+    }
+    /** Sets a mixer bus's volume (0..1): every live sound on it, in every world, is re-gained. */
+    export function setBusVolume(bus: Bus, volume: number): void;
+    /** The process's audio backend and speech voice. */
+    export function audioInfo(): AudioInfo;
+    /** The mixer's recent blocks: frames, live voices and the microseconds each took to mix. */
+    export function mixerBlocks(): {
+        frames: number;
+        voices: number;
+        micros: number;
+    }[];
+}
 declare module "limina/internal/engine/agents/directory" {
     export interface AgentSummary {
         agentId: string;
@@ -446,6 +529,14 @@ declare module "limina/internal/engine/agents/directory" {
         /** An agent's current perception, or null when none was built. */
         perceptionOf(agentId: string): unknown | null;
     }
+}
+declare module "limina/internal/engine/audio/listener" {
+    import type * as THREE from "three";
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    /** Puts `audio`'s listener where `camera` is now (unchanged poses cost nothing). */
+    export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
+    /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
+    export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
 }
 declare module "limina/internal/limina-trace/js/chain" {
     import type { EngineEvent } from "limina/internal/engine/observability/tracer";
@@ -1271,6 +1362,15 @@ declare module "limina/internal/engine/skills/schemas" {
         }, z.core.$strip>>;
     }, z.core.$strip>;
 }
+declare module "limina/internal/engine/skills/audio" {
+    import type * as THREE from "three";
+    import { type AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function audioSkills({ audio, camera }: {
+        audio: AudioScene;
+        camera: THREE.Object3D;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/camera" {
     import type { ViewCamera } from "limina/internal/engine/render/view-camera";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
@@ -1409,6 +1509,7 @@ declare module "limina/internal/engine/skills/render" {
 }
 declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
+    import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import { AgentDirectory } from "limina/internal/engine/agents/directory";
     import { World } from "limina/internal/engine/ecs/world";
@@ -1442,6 +1543,8 @@ declare module "limina/internal/engine/world-session" {
         readonly world: World;
         /** This session's own Rapier world. */
         readonly physics: PhysicsWorld;
+        /** This world's sounds, heard from its view camera. */
+        readonly audio: AudioScene;
         readonly scene: THREE.Scene;
         readonly lighting: Lighting;
         /** The world's view camera: what the window shows, what captures use by default. */
@@ -1459,6 +1562,7 @@ declare module "limina/internal/engine/world-session" {
         /** Set when the session runs with the dynamic policy engine. */
         readonly policy: PolicyEngine | null;
         private readonly stopStepping;
+        private readonly stopListening;
         constructor(options?: WorldSessionOptions);
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;
@@ -1472,7 +1576,7 @@ declare module "limina/internal/engine/world-session" {
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
-        /** Stops this session's systems and frees its physics world and world log. */
+        /** Stops this session's systems and sounds and frees its physics world and world log. */
         dispose(): void;
     }
     /** A new world session (the same as `new WorldSession(options)`). */
@@ -1859,6 +1963,7 @@ declare module "limina" {
     export { checkQueries, type Hit, SpatialGrid, type SpatialResults } from "limina/internal/limina-ecs/js/grid";
     export { NativeSpatialQuery } from "limina/internal/limina-ecs/js/native";
     export { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    export { audioInfo, type AudioInfo, AudioScene, BUSES, type Bus, mixerBlocks, type PcmOptions, type Placed, SAMPLE_RATE, setBusVolume, type ToneOptions, } from "limina/internal/limina-audio/js/audio";
     export { createWorldSession, WorldSession, type WorldSessionOptions } from "limina/internal/engine/world-session";
     export { createEngine, type Engine, type EngineOptions } from "limina/internal/engine/engine";
     export { createOffscreenRenderer } from "limina/internal/limina-render/js/offscreen";

@@ -28,6 +28,19 @@ export {
 export { checkQueries, type Hit, SpatialGrid, type SpatialResults } from "../../crates/limina-ecs/js/grid.ts";
 export { NativeSpatialQuery } from "../../crates/limina-ecs/js/native.ts";
 export { SpatialIndex } from "./spatial/spatial-index.ts";
+export {
+  audioInfo,
+  type AudioInfo,
+  AudioScene,
+  BUSES,
+  type Bus,
+  mixerBlocks,
+  type PcmOptions,
+  type Placed,
+  SAMPLE_RATE,
+  setBusVolume,
+  type ToneOptions,
+} from "../../crates/limina-audio/js/audio.ts";
 export { createWorldSession, WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
 // Rendering and input.

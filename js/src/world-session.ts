@@ -1,13 +1,15 @@
 // A world session: one World (SoA transforms + EntityTable), its own native
-// physics world, its Three.js scene graph, its spatial index, its world log
-// and the skill registry over them — what a game, a test or an MCP server
+// physics world, its Three.js scene graph, its spatial index, its sounds, its
+// world log and the skill registry over them — what a game, a test or an MCP server
 // starts from. The session owns these; each skill module and system gets
 // only the services it uses.
 
 import type * as THREE from "three";
 import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
+import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory } from "./agents/directory.ts";
+import { followCamera } from "./audio/listener.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
@@ -44,6 +46,8 @@ export class WorldSession {
   readonly world = new World();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
+  /** This world's sounds, heard from its view camera. */
+  readonly audio = new AudioScene();
   readonly scene: THREE.Scene;
   readonly lighting: Lighting;
   /** The world's view camera: what the window shows, what captures use by default. */
@@ -61,6 +65,7 @@ export class WorldSession {
   /** Set when the session runs with the dynamic policy engine. */
   readonly policy: PolicyEngine | null;
   private readonly stopStepping: () => void;
+  private readonly stopListening: () => void;
 
   constructor(options: WorldSessionOptions = {}) {
     this.tracer = new Tracer(options.trace);
@@ -73,6 +78,8 @@ export class WorldSession {
     this.registry.attachPolicy(this.policy);
     registerCoreSkills(this);
     this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.entities.step(dt)) : () => {};
+    // Like stepping, following the camera is what a session on the loop does.
+    this.stopListening = options.simulate ?? true ? followCamera(this.audio, this.view.camera) : () => {};
   }
 
   /** A new in-process MCP endpoint over this world. */
@@ -105,10 +112,12 @@ export class WorldSession {
     this.entities.step(dt);
   }
 
-  /** Stops this session's systems and frees its physics world and world log. */
+  /** Stops this session's systems and sounds and frees its physics world and world log. */
   dispose(): void {
     this.stopStepping();
+    this.stopListening();
     this.physics.dispose();
+    this.audio.dispose();
     this.tracer.close();
   }
 }

@@ -42,6 +42,13 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "audit.query": {},
   "audit.usage": {},
   "render.capture": { width: 32, height: 24 },
+  "audio.play": { freq: 440, secs: 0.1 },
+  "audio.ambient": {},
+  "audio.playAt": { freq: 440, secs: 0.1, position: [0, 0, -1] },
+  "audio.speak": { text: "hi", position: [0, 0, -1] },
+  "audio.stop": { handle: "snd_1" },
+  "audio.setVolume": { handle: "snd_1", volume: 0.5 },
+  "audio.setBusVolume": { bus: "sfx", volume: 1 },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */

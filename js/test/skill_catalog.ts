@@ -1,11 +1,11 @@
 // The registered skills against the catalog (tests/fixtures/skills.json, a
-// copy of the spec's skills.json): exactly the 26 skills whose subsystems
+// copy of the spec's skills.json): exactly the 33 skills whose subsystems
 // exist are registered and listed (tools/list over the registry and over
 // MCP), each with the catalog's name, version, category, permissions, input
 // and output fields and input defaults, plus camera.set/get and skills.search
 // beyond the catalog (render.capture, also beyond it, only where capture is
 // enabled: render_capture.ts); every listed tool really works; the
-// catalog's skills without a subsystem (ui.*, audio.*, social.*, package.*)
+// catalog's skills without a subsystem (ui.*, social.*, package.*)
 // are absent and answer not_found.
 import { createWorldSession, type MCPResponse, traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
@@ -41,13 +41,20 @@ const REGISTERED = [
   "audit.explain",
   "audit.query",
   "audit.usage",
+  "audio.play",
+  "audio.ambient",
+  "audio.playAt",
+  "audio.speak",
+  "audio.stop",
+  "audio.setVolume",
+  "audio.setBusVolume",
 ];
 
 /** Skills beyond the catalog. */
 const BEYOND = ["camera.set", "camera.get", "skills.search"];
 
 /** Catalog skills whose subsystem this build does not have. */
-const REMOVED_PREFIXES = ["ui.", "audio.", "social.", "package."];
+const REMOVED_PREFIXES = ["ui.", "social.", "package."];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -70,10 +77,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 28 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 28);
+test("the registry holds exactly the 35 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 35);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 28);
+  assertEquals(registry.size, 35);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -103,7 +110,7 @@ test("every registered skill matches its catalog contract", () => {
     assertEquals(Object.keys(output.shape ?? {}), Object.keys(entry.output), `${entry.name} output fields`);
     compared++;
   }
-  assertEquals(compared, 25);
+  assertEquals(compared, 32);
   assertEquals(catalog.count, catalog.skills.length);
 });
 
@@ -120,7 +127,7 @@ test("beyond the catalog: only camera.set, camera.get and skills.search", () => 
 
 test("the catalog's skills without a subsystem are absent and answer not_found", async () => {
   const removed = catalog.skills.map((s: CatalogEntry) => s.name).filter((n: string) => !registry.has(n));
-  assertEquals(removed.length, 20);
+  assertEquals(removed.length, 13);
   for (const name of removed) {
     assert(REMOVED_PREFIXES.some((p) => name.startsWith(p)), `${name} should be registered`);
   }
@@ -188,6 +195,13 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "audit.explain": { eventId: firstEvent },
     "audit.query": {},
     "audit.usage": {},
+    "audio.play": { freq: 440, secs: 0.1 },
+    "audio.ambient": {},
+    "audio.playAt": { freq: 440, secs: 0.1, position: [0, 0, -1] },
+    "audio.speak": { text: "hi", position: [0, 0, -1] },
+    "audio.stop": { handle: "snd_1" },
+    "audio.setVolume": { handle: "snd_1", volume: 0.5 },
+    "audio.setBusVolume": { bus: "sfx", volume: 1 },
   };
   const tools = m.listTools().map((t) => t.name);
   assertEquals(Object.keys(MINIMAL).sort(), [...tools].sort(), "a minimal input for every listed tool");
@@ -203,7 +217,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 28);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 35);
   await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(outcomes["trace.export"].result as { name: string }).name}`] });
   s.dispose();
 });

@@ -6,6 +6,7 @@
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
 import { auditSkills } from "./audit.ts";
+import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
 import { physicsSkills } from "./physics.ts";
@@ -14,7 +15,7 @@ import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, tracer, agents, sceneBuilders, skillReload } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -23,4 +24,5 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
   registry.registerAll(auditSkills, { tracer });
+  registry.registerAll(audioSkills, { audio, camera: view.camera });
 }
