@@ -1,12 +1,12 @@
 // limina-audio through the audio.* skills: contracts and handles in this
 // process; and what the mixer really produced, captured by child processes
-// (LIMINA_AUDIO=wav:<file>, scenarios in support/audio_scene.ts, mostly
-// --deterministic) and measured here with sox: a blip's frequency and
-// duration, buses, panning, 1/d² attenuation, maxDistance, stop, PCM from
-// JS, speech on the voice bus (espeak-ng; Piper's command line through a
-// stand-in), a WAV that survives SIGTERM, and a standard MCP client's sound
-// landing in the capture. The tick rate holds while a long line is
-// synthesised.
+// (LIMINA_AUDIO=wav:<file>, scenarios in support/audio_scene.ts, all but
+// speech and SIGTERM --deterministic) and measured here with sox: a blip's
+// frequency and duration, buses, panning, 1/d² attenuation, maxDistance,
+// stop, PCM from JS, speech on the voice bus (espeak-ng; Piper's command
+// line through a stand-in), a WAV that survives SIGTERM, and a standard MCP
+// client's sound landing in the capture. The tick rate holds while a long
+// line is synthesised.
 import { createWorldSession, onFixedStep, stepsRun } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 
@@ -269,9 +269,9 @@ test("PCM synthesised in JS is handed over without a copy and plays", async () =
 });
 
 test("speech (espeak-ng) lands on the voice bus", async () => {
-  const voiced = await capture("speak", { env: { LIMINA_TTS: "espeak" } });
-  const sfxMuted = await capture("speak", { env: { LIMINA_TTS: "espeak" }, args: ["sfx"] });
-  const voiceMuted = await capture("speak", { env: { LIMINA_TTS: "espeak" }, args: ["voice"] });
+  const voiced = await capture("speak", { realTime: true, env: { LIMINA_TTS: "espeak" } });
+  const sfxMuted = await capture("speak", { realTime: true, env: { LIMINA_TTS: "espeak" }, args: ["sfx"] });
+  const voiceMuted = await capture("speak", { realTime: true, env: { LIMINA_TTS: "espeak" }, args: ["voice"] });
   const loudest = async (wav: string) => {
     const secs = (await fileSize(wav) - 44) / 4 / RATE;
     const all = await read(wav, 0, Math.floor(secs * 100) / 100);
@@ -291,7 +291,7 @@ test("LIMINA_TTS=piper:<model> runs piper with that model, the line on its stdin
   const script = `#!/bin/sh\n[ "$1" = --model ] && [ "$3" = --output_file ] || exit 2\necho "$2" > ${dir}/piper-model.txt\ncat > ${dir}/piper-text.txt\nexec sox -n -r 22050 -c 1 -b 16 "$4" synth 0.5 sine 300\n`;
   const made = await Limina.run({ cmd: "sh", args: ["-c", `mkdir -p ${bin} && cat > ${bin}/piper && chmod +x ${bin}/piper`], stdin: script });
   assertEquals(made.code, 0, made.stderr);
-  const { wav } = await capture("speak", { env: { LIMINA_TTS: "piper:voices/test.onnx", PATH: `${bin}:/usr/bin:/bin` } });
+  const { wav } = await capture("speak", { realTime: true, env: { LIMINA_TTS: "piper:voices/test.onnx", PATH: `${bin}:/usr/bin:/bin` } });
   assertEquals((await Limina.run({ cmd: "cat", args: [`${dir}/piper-model.txt`] })).stdout, "voices/test.onnx\n");
   assertEquals((await Limina.run({ cmd: "cat", args: [`${dir}/piper-text.txt`] })).stdout, "Hello from the voice bus.");
   const all = await read(wav, 0, Math.floor(((await fileSize(wav)) - 44) / 4 / RATE * 100) / 100);
