@@ -124,18 +124,20 @@ fn check_volume(volume: f64) -> Result<f32, OpError> {
   }
 }
 
-fn check_bus(bus: &str) -> Result<Bus, OpError> {
-  Bus::parse(bus).ok_or_else(|| OpError::invalid_input(format!("unknown bus {bus:?}: one of {}", Bus::NAMES.join(", "))))
+/// The bus and volume every sound is started with.
+fn check_mix(bus: &str, volume: f64) -> Result<(Bus, f32), OpError> {
+  let bus = Bus::parse(bus).ok_or_else(|| OpError::invalid_input(format!("unknown bus {bus:?}: one of {}", Bus::NAMES.join(", "))))?;
+  Ok((bus, check_volume(volume)?))
 }
 
-fn check_tone(freq: f64, secs: f64) -> Result<(), OpError> {
+fn tone(freq: f64, secs: f64) -> Result<Sound, OpError> {
   if !(freq.is_finite() && freq > 0.0 && freq <= SAMPLE_RATE as f64 / 2.0) {
     return Err(OpError::invalid_input(format!("freq must be > 0 and at most {} Hz, got {freq}", SAMPLE_RATE / 2)));
   }
   if !(secs > 0.0 && secs <= 10.0) {
     return Err(OpError::invalid_input(format!("secs must be > 0 and at most 10, got {secs}")));
   }
-  Ok(())
+  Ok(Sound::Tone(Tone::new(freq as f32, secs as f32)))
 }
 
 fn check_position(p: [f64; 3]) -> Result<[f32; 3], OpError> {
@@ -206,9 +208,9 @@ pub fn op_audio_set_listener(state: &mut OpState, scene: u32, px: f64, py: f64, 
 pub fn op_audio_play(state: &mut OpState, scene: u32, freq: f64, secs: f64, #[string] bus: &str, volume: f64) -> Result<u64, OpError> {
   let a = audio(state);
   a.scene(scene)?;
-  check_tone(freq, secs)?;
-  let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
-  Ok(a.start_sound(scene, bus, volume, Sound::Tone(Tone::new(freq as f32, secs as f32)), None))
+  let sound = tone(freq, secs)?;
+  let (bus, volume) = check_mix(bus, volume)?;
+  Ok(a.start_sound(scene, bus, volume, sound, None))
 }
 
 /// A positional one-shot tone heard from the scene's listener; a negative
@@ -230,10 +232,10 @@ pub fn op_audio_play_at(
 ) -> Result<u64, OpError> {
   let a = audio(state);
   a.scene(scene)?;
-  check_tone(freq, secs)?;
-  let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
+  let sound = tone(freq, secs)?;
+  let (bus, volume) = check_mix(bus, volume)?;
   let place = placement([x, y, z], max_distance)?;
-  Ok(a.start_sound(scene, bus, volume, Sound::Tone(Tone::new(freq as f32, secs as f32)), Some(place)))
+  Ok(a.start_sound(scene, bus, volume, sound, Some(place)))
 }
 
 /// A looping ambience bed on a bus, until stopped; returns its handle.
@@ -242,7 +244,7 @@ pub fn op_audio_play_at(
 pub fn op_audio_ambient(state: &mut OpState, scene: u32, #[string] bus: &str, volume: f64) -> Result<u64, OpError> {
   let a = audio(state);
   a.scene(scene)?;
-  let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
+  let (bus, volume) = check_mix(bus, volume)?;
   let seed = a.next_id + 1;
   Ok(a.start_sound(scene, bus, volume, Sound::Ambience(Ambience::new(seed)), None))
 }
@@ -290,7 +292,7 @@ pub fn op_audio_play_pcm(
 ) -> Result<u64, OpError> {
   let a = audio(state);
   a.scene(scene)?;
-  let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
+  let (bus, volume) = check_mix(bus, volume)?;
   let place = if positional { Some(placement([x, y, z], max_distance)?) } else { None };
   let pcm = F32Samples::new(samples, channels)?;
   let channels = channels as usize;
@@ -359,7 +361,7 @@ pub fn op_audio_playing(state: &mut OpState, scene: u32, #[number] id: u64) -> b
 /// Sets a mixer bus's volume: every live sound on it is re-gained at once.
 #[op2(fast)]
 pub fn op_audio_set_bus_volume(state: &mut OpState, #[string] bus: &str, volume: f64) -> Result<(), OpError> {
-  let (bus, volume) = (check_bus(bus)?, check_volume(volume)?);
+  let (bus, volume) = check_mix(bus, volume)?;
   audio(state).send(Command::SetBusVolume { bus, volume });
   Ok(())
 }

@@ -37,7 +37,7 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox};
+use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -154,41 +154,27 @@ pub async fn listen(config: Config, registry: ConnRegistry) -> Result<u16, OpErr
   let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
   let server = Rc::new(Server { registry, loopback: local.ip().is_loopback(), config, sessions: RefCell::default(), connections: Cell::new(0) });
   tokio::task::spawn_local(sweep(server.clone()));
-  tokio::task::spawn_local(async move {
-    let mut backoff = Duration::from_millis(10);
-    loop {
-      let (stream, peer) = match listener.accept().await {
-        Ok(accepted) => accepted,
-        Err(_) => {
-          // Accept errors repeat while their cause lasts: wait instead of spinning.
-          tokio::time::sleep(backoff).await;
-          backoff = (backoff * 2).min(Duration::from_secs(1));
-          continue;
-        }
-      };
-      backoff = Duration::from_millis(10);
-      if server.connections.get() >= server.config.max_sessions * CONNECTIONS_PER_SESSION {
-        continue; // dropping the stream closes it
-      }
-      let _ = stream.set_nodelay(true);
-      server.connections.set(server.connections.get() + 1);
-      let server = server.clone();
-      tokio::task::spawn_local(async move {
-        let peer = peer.to_string();
-        let service = hyper::service::service_fn(|req| {
-          let server = server.clone();
-          let peer = peer.clone();
-          async move { Ok::<_, Infallible>(server.handle(req, peer).await) }
-        });
-        let _ = hyper::server::conn::http1::Builder::new()
-          .timer(TokioTimer::new())
-          .header_read_timeout(HEADER_TIMEOUT)
-          .serve_connection(TokioIo::new(stream), service)
-          .await;
-        server.connections.set(server.connections.get() - 1);
-      });
+  tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
+    if server.connections.get() >= server.config.max_sessions * CONNECTIONS_PER_SESSION {
+      return; // dropping the stream closes it
     }
-  });
+    server.connections.set(server.connections.get() + 1);
+    let server = server.clone();
+    tokio::task::spawn_local(async move {
+      let peer = peer.to_string();
+      let service = hyper::service::service_fn(|req| {
+        let server = server.clone();
+        let peer = peer.clone();
+        async move { Ok::<_, Infallible>(server.handle(req, peer).await) }
+      });
+      let _ = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
+      server.connections.set(server.connections.get() - 1);
+    });
+  }));
   Ok(local.port())
 }
 

@@ -304,6 +304,28 @@ pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
 
 /// Whether `headers` present `token` as `Authorization: Bearer …`, compared
 /// in constant time.
+/// Accepts connections on `listener` forever, handing each to `on_accept`.
+/// Accept errors (out of file descriptors, say) repeat while their cause
+/// lasts, so the loop waits, doubling up to a second, instead of spinning.
+pub(crate) async fn accept_loop(listener: tokio::net::TcpListener, mut on_accept: impl FnMut(tokio::net::TcpStream, std::net::SocketAddr)) {
+  const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_millis(10);
+  const MAX_BACKOFF: std::time::Duration = std::time::Duration::from_secs(1);
+  let mut backoff = FIRST_BACKOFF;
+  loop {
+    match listener.accept().await {
+      Ok((stream, peer)) => {
+        backoff = FIRST_BACKOFF;
+        let _ = stream.set_nodelay(true);
+        on_accept(stream, peer);
+      }
+      Err(_) => {
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+      }
+    }
+  }
+}
+
 pub(crate) fn bearer_matches(headers: &hyper::header::HeaderMap, token: &str) -> bool {
   let Some(given) = headers.get(hyper::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")) else {
     return false;

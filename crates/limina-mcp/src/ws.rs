@@ -23,14 +23,12 @@ use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
-use super::{bearer_matches, ConnIo, ConnRegistry, HubEvent};
+use super::{accept_loop, bearer_matches, ConnIo, ConnRegistry, HubEvent};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
 /// reads the close frame instead of a TCP reset.
 const LINGER: Duration = Duration::from_secs(2);
-/// The longest pause after a failed accept (out of file descriptors, say).
-const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
 /// What bounds the server's connections.
 #[derive(Debug, Clone, Copy)]
@@ -50,28 +48,14 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {host}:{port}"), e))?;
   let bound = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?.port();
-  tokio::task::spawn_local(async move {
-    let mut backoff = Duration::from_millis(10);
-    loop {
-      let (stream, peer) = match listener.accept().await {
-        Ok(accepted) => accepted,
-        Err(_) => {
-          // Accept errors repeat while their cause lasts: wait instead of spinning.
-          tokio::time::sleep(backoff).await;
-          backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
-          continue;
-        }
-      };
-      backoff = Duration::from_millis(10);
-      let _ = stream.set_nodelay(true);
-      if registry.live() >= limits.max_clients {
-        tokio::task::spawn_local(refuse_full(stream, limits, token.clone()));
-        continue;
-      }
-      let io = registry.open();
-      tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, token.clone(), registry.clone()));
+  tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
+    if registry.live() >= limits.max_clients {
+      tokio::task::spawn_local(refuse_full(stream, limits, token.clone()));
+      return;
     }
-  });
+    let io = registry.open();
+    tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, token.clone(), registry.clone()));
+  }));
   Ok(bound)
 }
 
