@@ -1,0 +1,99 @@
+// limina: --deterministic
+// The numbers party: in this process, 200 number-people run through the
+// real agent pipeline for ten simulated seconds — every agent perceives,
+// decides and moves itself only through traced three.setTransform calls
+// caused by its decisions, pairs walk up to each other and chatter through
+// positional audio.playAt; and the demo, run as users run it (`limina demo
+// numbers_party`), draws the crowd offscreen and in a window under Xvfb.
+import { assert, assertEquals, test } from "limina/testing";
+import { createWorldSession, type EngineEvent, waitSteps } from "limina";
+import { AGENTS, createParty, DECISION_INTERVAL, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
+import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
+
+/** A number-person's body: a vivid hue (the plaza, lawn and sky are all muted). */
+const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;
+
+test("200 agents perceive, decide and move only through traced skills; pairs meet and chatter", async () => {
+  const session = createWorldSession();
+  const party = createParty(session);
+  assertEquals(party.systems.agents.size, AGENTS);
+  const start = party.people.map((e) => session.world.position(e.eid));
+  await waitSteps(600);
+  await party.systems.action.settled();
+  const h = session.tracer.history();
+  const byId = new Map(h.map((e) => [e.id, e]));
+  const ofAgents = (type: string) => h.filter((e) => e.type === type && e.actorId.startsWith("agt_num"));
+  const perceptions = ofAgents("agent.perception.updated");
+  const decisions = ofAgents("agent.decision.made");
+  // Every agent decides about every DECISION_INTERVAL steps (staggered by the scheduler's per-tick cap).
+  assert(decisions.length >= (AGENTS * 600) / DECISION_INTERVAL * 0.9, `${decisions.length} decisions`);
+  assertEquals(new Set(perceptions.map((e) => e.actorId)).size, AGENTS, "every agent perceived");
+  assertEquals(ofAgents("agent.toolcall.rejected").length, 0, "every tool call the policy made was valid");
+
+  const executed = ofAgents("skill.executed");
+  const moves = executed.filter((e) => (e.payload as { skill: string }).skill === "three.setTransform");
+  const blips = executed.filter((e) => (e.payload as { skill: string }).skill === "audio.playAt");
+  assertEquals(moves.length, party.stats().moves);
+  assertEquals(blips.length, party.stats().blips);
+  assert(moves.length > AGENTS * 40, `${moves.length} moves`);
+  // Each move is the agent's own numeral, caused by its own decision, caused by its own perception.
+  const entityOf = new Map(party.systems.agents.all().map((a) => [a.id, a.entityId]));
+  for (const e of [...moves.slice(0, 200), ...moves.slice(-200)]) {
+    const p = e.payload as { input: { entity: string; position?: number[] }; decisionId: string };
+    assertEquals(p.input.entity, entityOf.get(e.actorId));
+    if (p.input.position) assert(Math.hypot(p.input.position[0], p.input.position[2]) <= PLAZA_RADIUS + 1e-6, "inside the plaza");
+    const decision = byId.get(e.causedBy[0]) as EngineEvent;
+    assertEquals([decision.type, decision.actorId, (decision.payload as { decisionId: string }).decisionId], ["agent.decision.made", e.actorId, p.decisionId]);
+    assertEquals(byId.get(decision.causedBy[0])?.type, "agent.perception.updated");
+  }
+  // Nothing moved a numeral but its agent's actions.
+  assertEquals(h.filter((e) => e.type === "skill.executed" && !e.actorId.startsWith("agt_num")).length, 0);
+
+  const s = party.stats();
+  assert(s.chats >= 20, `${s.chats} pairs met and chatted`);
+  assert(blips.length >= s.chats, `${blips.length} chatter blips`);
+  // A chatter blip sounds where its speaker stands, and only while it chats with a partner standing by.
+  for (const e of blips.slice(0, 50)) {
+    const pos = (e.payload as { input: { position: number[] } }).input.position;
+    assert(Math.hypot(pos[0], pos[2]) <= PLAZA_RADIUS + 1e-6, "a blip on the plaza");
+  }
+  const moved = party.people.filter((e, i) => Math.hypot(session.world.position(e.eid)[0] - start[i][0], session.world.position(e.eid)[2] - start[i][2]) > 1).length;
+  assert(moved > AGENTS * 0.9, `${moved} of ${AGENTS} agents walked more than a metre`);
+  party.dispose();
+  session.dispose();
+});
+
+test("the demo draws its crowd offscreen, plays its ambience bed, and reports the party's progress", async () => {
+  const wav = scratch("party.wav");
+  const run = await runDemo("numbers_party", { frames: 600, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
+  assert(!run.stdout.includes("no ambience"), run.stdout);
+  const stat = await Limina.run({ cmd: "sox", args: [wav, "-n", "trim", "0.5", "1", "stat"] });
+  const rms = Number(/RMS\s+amplitude:\s+([\d.e-]+)/.exec(stat.stderr)![1]);
+  assert(rms > 0.002, `the ambience bed plays from the start: RMS ${rms}`);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
+  const reports = [...run.stdout.matchAll(/^t=(\d+)s: (\d+) pairs chatting, (\d+) walking up to someone, (\d+) chats so far; (\d+) moves traced/gm)];
+  assertEquals(reports.map((m) => Number(m[1])), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], run.stdout);
+  const last = reports[reports.length - 1];
+  assert(Number(last[4]) > 0 && Number(last[5]) > AGENTS * 20, last[0]);
+});
+
+test("windowed under Xvfb, the window shows the crowd", async () => {
+  const run = await runDemo("numbers_party", { frames: 30, size: "320x240", window: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(320×240, frame 30, .*, window\)/.test(run.stderr), run.stderr);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all} in the window`);
+});
+
+test("--fullscreen covers the display with the crowd, for a bounded run", async () => {
+  const run = await runDemo("numbers_party", { frames: 12, window: "fullscreen", screen: "400x300", env: { LIMINA_AUDIO: "null" } });
+  assert(/\(400×300, frame 12, .*, window\)/.test(run.stderr), run.stderr);
+  assertEquals([run.frame.width, run.frame.height], [400, 300]);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
+});
+
+test("cleanup", cleanUp);
