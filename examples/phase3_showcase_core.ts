@@ -58,8 +58,10 @@ export interface Showcase {
   observer: Mcp;
   /** What the observer was told when it tried to build. */
   denied: { code?: string; message?: string };
-  /** Devtools evidence: snapshot, tail, audit, each from its skill. */
+  /** Devtools evidence: the inspector's snapshot, the players' counts, the trace tail (all bounded, cheap). */
   evidence(): Promise<Evidence>;
+  /** The policy audit (audit.usage, which reads the whole world log back): calls allowed and denied per bound session. */
+  audit(): Promise<{ sessionId: string; allowed: number; denied: number }[]>;
   /** Exports the world log through trace.export and verifies its chain by reading it back. */
   exportTrace(name: string): Promise<{ name: string; events: number; verified: number }>;
 }
@@ -70,13 +72,11 @@ export interface Evidence {
   skills: number;
   traceEvents: number;
   actors: number;
-  /** Actions executed per player, from the trace (skill.executed caused by a decision). */
+  /** Actions executed per player, counted from the world log as it is written. */
   actions: Record<string, number>;
   /** Tool calls the scheduler's queue bound turned away, per player. */
   rejected: Record<string, number>;
-  /** The policy audit: calls allowed and denied per bound session. */
-  audit: { sessionId: string; allowed: number; denied: number }[];
-  /** The latest few events of the most active player, from trace.tail. */
+  /** The most active player's latest actions, from trace.tail. */
   tail: string[];
 }
 
@@ -178,6 +178,15 @@ export async function buildShowcase(session: WorldSession): Promise<Showcase> {
     });
   }
 
+  // Each player's actions and turned-away tool calls, counted as the world log is written.
+  const actions: Record<string, number> = Object.fromEntries(PLAYERS.map((p) => [p.id, 0]));
+  const rejected: Record<string, number> = Object.fromEntries(PLAYERS.map((p) => [p.id, 0]));
+  session.tracer.subscribe((e) => {
+    if (!(e.actorId in actions)) return;
+    if (e.type === "skill.executed") actions[e.actorId]++;
+    else if (e.type === "agent.toolcall.rejected") rejected[e.actorId]++;
+  });
+
   // The game: a player reaching a target scores, and the target hops elsewhere (a fixed-seed walk).
   const scores = PLAYERS.map(() => 0);
   let seed = 0x3c6ef372;
@@ -211,31 +220,29 @@ export async function buildShowcase(session: WorldSession): Promise<Showcase> {
     denied,
     async evidence() {
       const snap = await observer.mustCall<{ page: { totalEntities: number }; agents: unknown[]; skills: unknown[]; trace: { eventCount: number; actors: string[] } }>("inspector.snapshot", { limit: 0 });
-      const history = session.tracer.history();
-      const countOf = (actorId: string, type: string) => history.filter((e) => e.actorId === actorId && e.type === type).length;
-      const actions = Object.fromEntries(PLAYERS.map((p) => [p.id, countOf(p.id, "skill.executed")]));
-      const rejected = Object.fromEntries(PLAYERS.map((p) => [p.id, countOf(p.id, "agent.toolcall.rejected")]));
-      const usage = await architect.mustCall<{ perSessionCap: { sessionId: string; allowed: number; denied: number }[] }>("audit.usage", {});
-      const audit = new Map<string, { sessionId: string; allowed: number; denied: number }>();
-      for (const c of usage.perSessionCap) {
-        const a = audit.get(c.sessionId) ?? { sessionId: c.sessionId, allowed: 0, denied: 0 };
-        a.allowed += c.allowed;
-        a.denied += c.denied;
-        audit.set(c.sessionId, a);
-      }
       const busiest = PLAYERS[PLAYERS.length - 1].id;
-      const tail = await observer.mustCall<{ events: { type: string; payload: { skill?: string } }[] }>("trace.tail", { actorId: busiest, limit: 4 });
+      const tail = await observer.mustCall<{ events: { type: string; payload: { skill?: string } }[] }>("trace.tail", { actorId: busiest, type: "skill.executed", limit: 3 });
       return {
         entities: snap.page.totalEntities,
         agents: snap.agents.length,
         skills: snap.skills.length,
         traceEvents: snap.trace.eventCount,
         actors: snap.trace.actors.length,
-        actions,
-        rejected,
-        audit: [...audit.values()],
-        tail: tail.events.map((e) => (e.payload?.skill ? `${e.type} ${e.payload.skill}` : e.type)),
+        actions: { ...actions },
+        rejected: { ...rejected },
+        tail: tail.events.map((e) => `${e.type} ${e.payload.skill}`),
       };
+    },
+    async audit() {
+      const usage = await architect.mustCall<{ perSessionCap: { sessionId: string; allowed: number; denied: number }[] }>("audit.usage", {});
+      const bySession = new Map<string, { sessionId: string; allowed: number; denied: number }>();
+      for (const c of usage.perSessionCap) {
+        const a = bySession.get(c.sessionId) ?? { sessionId: c.sessionId, allowed: 0, denied: 0 };
+        a.allowed += c.allowed;
+        a.denied += c.denied;
+        bySession.set(c.sessionId, a);
+      }
+      return [...bySession.values()];
     },
     async exportTrace(name) {
       const exported = await architect.mustCall<{ name: string; events: number }>("trace.export", { name });

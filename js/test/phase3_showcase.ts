@@ -33,16 +33,20 @@ test("two bound builder sessions built the arena; the read-only observer was ref
   assert(/sess_observer \d+ allowed\/1 denied/.test(audit), audit);
 });
 
-test("physics moves the crates; the players act in the order of their scheduler weights", () => {
+test("physics moves the crates; the players share the action budget by their scheduler weights", () => {
   const inspector = lines.filter((l) => l.includes(" inspector: ")).pop()!;
   assert(/physics: 6 of 6 crates knocked about/.test(inspector), inspector);
   assert(/ 3 agents, /.test(inspector), inspector);
   const scheduler = lines.filter((l) => l.includes(" scheduler ")).pop()!;
   const actions = PLAYERS.map((p) => Number(new RegExp(`${p.id} weight ${p.weight}: (\\d+) actions`).exec(scheduler)![1]));
-  // One action a tick for all three, shared weighted-fair: more weight, more actions.
-  assert(actions[0] > 0 && actions[0] < actions[1] && actions[1] < actions[2], scheduler);
+  // One action a tick for all three, shared weighted-fair: the weight-1 player gets clearly less
+  // than either heavier one (the two heavier ones' queues run dry at times, so theirs come closer).
+  assert(actions[0] > 0 && actions[0] < 0.7 * actions[1] && actions[0] < 0.7 * actions[2], scheduler);
   assert(actions.reduce((a, b) => a + b) <= 300, `at most one action a tick over the first 300 ticks: ${scheduler}`);
-  assert(/tail of agt_blue: .*skill\.executed physics\.applyImpulse/.test(lines.filter((l) => l.includes(" tail of ")).pop()!), run.stdout);
+  // The trace tail (trace.tail filtered to one actor's executed skills) shows that player's pushes.
+  const tails = lines.filter((l) => l.includes(" trace tail of agt_blue's actions: ")).map((l) => l.split("actions: ")[1]);
+  assertEquals(tails.length, 2, run.stdout);
+  for (const t of tails) assertEquals(t, Array(3).fill("skill.executed physics.applyImpulse").join(" → "));
 });
 
 test("the trace exported at 5 s passes limina trace verify", async () => {
