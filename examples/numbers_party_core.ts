@@ -77,11 +77,8 @@ export interface Party {
 }
 
 export interface PartyOptions {
-  agents?: number;
   /** Step the party yourself with `tick` (a benchmark does). */
   manual?: boolean;
-  /** Agents chatter out loud (audio.playAt) while they chat (default true). */
-  chatter?: boolean;
 }
 
 /** xorshift32 streams, one per agent, so every run is the same party. */
@@ -102,8 +99,7 @@ class Streams {
 }
 
 export function createParty(session: WorldSession, options: PartyOptions = {}): Party {
-  const n = options.agents ?? AGENTS;
-  const chatter = options.chatter ?? true;
+  const n = AGENTS;
   const rng = new Streams(n, 0x5eed1234);
   const mode = new Uint8Array(n);
   const partner = new Int16Array(n).fill(-1);
@@ -112,6 +108,8 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
   const until = new Int32Array(n);
   const cooldown = new Int32Array(n);
   const talkAt = new Int32Array(n);
+  /** Whether a chatting agent has turned to its partner yet. */
+  const facing = new Uint8Array(n);
   const digits = new Uint8Array(n);
   const people: EntityEntry[] = [];
   const byAgent = new Map<string, number>();
@@ -164,15 +162,18 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
     const tick = p.tick;
     const seen = (j: number) => p.nearby.find((e) => e.id === people[j].id);
     if (mode[i] === CHAT) {
-      const j = partner[i];
+      const other = seen(partner[i]);
       if (tick >= until[i]) {
         // Part: turn away from the partner and wander off.
-        const other = seen(j);
         unpair(i, tick, 240 + Math.floor(rng.next(i) * 240));
         if (other) heading[i] = Math.atan2(x - other.position[0], z - other.position[2]) + (rng.next(i) - 0.5);
         return [move(i, x, z, heading[i], WANDER_SPEED)];
       }
-      if (chatter && tick >= talkAt[i]) {
+      if (!facing[i] && other) {
+        facing[i] = 1;
+        return [face(i, x, z, other.position[0], other.position[2])];
+      }
+      if (tick >= talkAt[i]) {
         talkAt[i] = tick + 24 + Math.floor(rng.next(i) * 36);
         const freq = 260 + digits[i] * 45 + rng.next(i) * 140;
         return [{ tool: "audio.playAt", input: { freq, secs: 0.08 + rng.next(i) * 0.08, position: [x, 1.2, z], volume: 0.5, maxDistance: 30 } }];
@@ -194,6 +195,8 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
           mode[k] = CHAT;
           until[k] = talk;
         }
+        facing[i] = 1;
+        facing[j] = 0;
         talkAt[i] = tick;
         talkAt[j] = tick + 18;
         return [face(i, x, z, tx, tz)];
