@@ -55,8 +55,11 @@ const mouth = new THREE.Vector3();
 async function sing(line: string): Promise<void> {
   hedgehog.root.updateMatrixWorld();
   hedgehog.mouth.getWorldPosition(mouth);
-  const r = await voice.callTool({ tool: "audio.speak", input: { text: line, position: [mouth.x, mouth.y, mouth.z] } });
-  if (!r.success) {
+  const at = [mouth.x, mouth.y, mouth.z];
+  const r = await voice.callTool({ tool: "audio.speak", input: { text: line, position: at } });
+  if (r.success) {
+    console.log(`the hedgehog sings "${line}" at its mouth (${at.map((v) => v.toFixed(2)).join(", ")})`);
+  } else {
     canSing = false;
     console.log(`the hedgehog dances on without singing: ${r.error?.code}: ${r.error?.message}`);
   }
@@ -80,10 +83,9 @@ onFixedStep((dt, step) => {
   floor.light(beat);
   if (s % STEPS_PER_BAR === 0) {
     const bar = s / STEPS_PER_BAR;
-    const line = bar % 2 === 0 && canSing ? LYRICS[(bar / 2) % LYRICS.length] : null;
     const y = session.world.position(entry.eid)[1];
-    console.log(`bar ${bar + 1} at step ${step} (${(s / 60).toFixed(3)} s into the track): the hedgehog lands on the downbeat (y=${y.toFixed(3)})${line ? `, sings "${line}"` : ""}`);
-    if (line) void sing(line);
+    console.log(`bar ${bar + 1} at step ${step} (${(s / 60).toFixed(3)} s into the track): the hedgehog lands on the downbeat (y=${y.toFixed(3)})`);
+    if (bar % 2 === 0 && canSing) void sing(LYRICS[(bar / 2) % LYRICS.length]);
   }
   orbit.azimuth += ORBIT_RATE * dt;
   steerOrbit(engine.camera, orbit, engine.input);

@@ -1,16 +1,17 @@
 // The hedgehog_dance demo, run as users run it: offscreen with its mix
 // captured (LIMINA_AUDIO=wav:…, --deterministic, so each fixed step mixes
-// exactly one step of frames) the frame shows the hedgehog on its lit floor,
-// the capture has a kick every beat at the track's BPM, and the hedgehog
-// lands on each reported downbeat exactly when its kick sounds; windowed
-// under Xvfb it shows the same scene.
+// exactly one step of frames; no voice, so the capture is the music alone)
+// the frame shows the hedgehog on its lit floor, the capture has a kick
+// every beat at the track's BPM, and the hedgehog lands on each reported
+// downbeat exactly when its kick sounds; windowed under Xvfb, in real time
+// with espeak-ng, it shows the same scene and sings at its mouth.
 import { assert, assertEquals, test } from "limina/testing";
 import { BPM, LOOP_BARS, LOOP_SECONDS } from "../../examples/hedgehog_dance_core.ts";
 import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
 
 const FRAMES = 300; // five seconds of virtual time: two and a half bars
 const wav = scratch("hedgehog.wav");
-const offscreen = await runDemo("hedgehog_dance", { frames: FRAMES, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
+const offscreen = await runDemo("hedgehog_dance", { frames: FRAMES, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}`, LIMINA_TTS: "none" } });
 
 /** The hedgehog's skin and spines: tans and browns (red over green over blue), a hue the floor's palette and the night sky lack. */
 const tan = (r: number, g: number, b: number) => r > g && g > b && r - b > 20;
@@ -73,19 +74,25 @@ test("the hedgehog lands on each downbeat the demo reports, when its kick sounds
   assert(offscreen.stdout.includes(`${BPM} BPM, a ${LOOP_BARS}-bar loop of ${LOOP_SECONDS} s`), offscreen.stdout);
 });
 
-test("every other bar the hedgehog sings a line through audio.speak (espeak-ng is installed)", () => {
-  const sung = [...offscreen.stdout.matchAll(/sings "([^"]+)"/g)].map((m) => m[1]);
-  assertEquals(sung.length, 2, offscreen.stdout);
-  assert(!offscreen.stdout.includes("without singing"), offscreen.stdout);
+test("without a voice the hedgehog says so once and dances on", () => {
+  const said = offscreen.stdout.split("\n").filter((l) => l.includes("without singing"));
+  assertEquals(said, ["the hedgehog dances on without singing: unavailable: no TTS voice: LIMINA_TTS=none"], offscreen.stdout);
+  assert(!offscreen.stdout.includes(" sings "), offscreen.stdout);
 });
 
-test("windowed under Xvfb, the window shows the hedgehog on its floor", async () => {
+test("windowed under Xvfb, the window shows the hedgehog on its floor, and it sings at its mouth (espeak-ng)", async () => {
   const run = await runDemo("hedgehog_dance", { frames: 60, size: "320x240", window: true, env: { LIMINA_AUDIO: "null" } });
   assert(/\(320×240, frame 60, .*, window\)/.test(run.stderr), run.stderr);
   const all = run.frame.width * run.frame.height;
   const hedgehog = countPixels(run.frame, tan);
   assert(hedgehog > all * 0.012, `${hedgehog} hedgehog pixels of ${all}`);
   assert(countPixels(run.frame, tile) > all * 0.03, "lit tiles");
+  // The first bar's line, through audio.speak, placed at the mouth: the front of the head, above the floor.
+  const sung = /^the hedgehog sings "([^"]+)" at its mouth \((-?[\d.]+), (-?[\d.]+), (-?[\d.]+)\)$/m.exec(run.stdout);
+  assert(sung, run.stdout);
+  assertEquals(sung[1], "Hedgehog, hedgehog, dancing all night");
+  const [x, y, z] = sung.slice(2).map(Number);
+  assert(Math.hypot(x, z) > 0.5 && Math.hypot(x, z) < 1 && y > 0.2 && y < 1, `the mouth at (${x}, ${y}, ${z})`);
 });
 
 test("cleanup", cleanUp);
