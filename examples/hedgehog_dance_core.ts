@@ -139,7 +139,7 @@ export interface Pose {
   rightPaw: number;
 }
 
-export const HOP = 0.3;
+const HOP = 0.3;
 
 export function poseAt(beat: number): Pose {
   const frac = beat - Math.floor(beat);
