@@ -8,8 +8,18 @@ export type Transport = "stdio" | "ws" | "http";
 export type HubEvent =
   | { kind: "open"; conn: number; peer: string; transport: Transport }
   | { kind: "message"; conn: number; text: string }
+  /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
+  | { kind: "exchange"; conn: number; peer: string; text: string; routing: RoutingHeaders }
   | { kind: "rejected"; conn: number; reason: string }
   | { kind: "close"; conn: number; reason: string };
+
+/** A stateless POST's routing headers (null: absent); `duplicated` names one sent more than once. */
+export interface RoutingHeaders {
+  version: string | null;
+  method: string | null;
+  name: string | null;
+  duplicated: string | null;
+}
 
 /** How `--mcp-stdio`, `--mcp-ws` and `--mcp-http` asked to serve. */
 export interface ServeConfig {
@@ -43,7 +53,7 @@ interface McpOps {
   op_mcp_config(): ServeConfig | null;
   op_mcp_listen_stdio(maxMessageBytes: number): number;
   op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number>;
-  op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[]): Promise<number>;
+  op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[]): Promise<number>;
   op_mcp_take(max: number): HubEvent[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
@@ -60,9 +70,12 @@ export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_liste
 /** Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; resolves to the bound port. */
 export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number> =>
   ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients, idleTimeoutS);
-/** Serves MCP Streamable HTTP at `path`, at most `maxSessions` sessions, ending those idle for `idleTimeoutS`; `versions` are the protocol revisions a client may name. Resolves to the bound port. */
-export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[]): Promise<number> =>
-  ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, versions);
+/**
+ * Serves MCP Streamable HTTP at `path`, at most `maxSessions` sessions, ending those idle for `idleTimeoutS`;
+ * `versions` are the session revisions a client may name, `modernVersions` the stateless ones. Resolves to the bound port.
+ */
+export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[]): Promise<number> =>
+  ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, versions, modernVersions);
 /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
 export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */

@@ -1,6 +1,7 @@
-//! MCP Streamable HTTP (revision 2025-11-25) on hyper. One MCP session is
-//! one hub connection, so HTTP clients share the world, its total order and
-//! its round-robin turns with WebSocket and stdio clients.
+//! MCP Streamable HTTP on hyper, in both revisions the server speaks. One
+//! MCP session (revision 2025-11-25) is one hub connection, and so is each
+//! stateless request (2026-07-28), so HTTP clients share the world, its
+//! total order and its round-robin turns with WebSocket and stdio clients.
 //!
 //! - `POST` carries one JSON-RPC message. A request is answered with its
 //!   reply (JSON, or a one-event SSE stream for a client that accepts only
@@ -10,6 +11,10 @@
 //! - `initialize` without a session id opens a session; its reply carries
 //!   `Mcp-Session-Id`, which every later request must send (400 without,
 //!   404 once the session ended). `DELETE` ends it.
+//! - A `POST` without a session id whose `MCP-Protocol-Version` is not a
+//!   session revision is stateless: one request in, one reply out, no
+//!   session. The JS server checks its routing headers (`Mcp-Method`,
+//!   `Mcp-Name`) against its body; the reply's error code picks the status.
 //!
 //! Every request is checked before it reaches the world: the bearer token
 //! when one is set, Host and Origin against DNS rebinding, the content
@@ -41,6 +46,8 @@ use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
 /// A client has this long to send its request headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Open GET streams per session; each message goes to one of them.
@@ -57,6 +64,7 @@ const INVALID_REQUEST: i32 = -32600;
 const FORBIDDEN: i32 = -32001;
 const CAPACITY_EXCEEDED: i32 = -32002;
 const UNAVAILABLE: i32 = -32003;
+const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 
 /// What `--mcp-http` serves and how it is bounded.
 #[derive(Debug, Clone)]
@@ -72,8 +80,29 @@ pub struct Config {
   /// A session with no request, no reply pending and no open stream for
   /// this long is ended.
   pub idle: Duration,
-  /// The protocol revisions `MCP-Protocol-Version` may name.
+  /// The session revisions `MCP-Protocol-Version` may name.
   pub versions: Vec<String>,
+  /// The stateless revisions.
+  pub modern_versions: Vec<String>,
+}
+
+/// A stateless POST's routing headers, for the JS server to check against
+/// the body (None: absent).
+#[derive(Debug, serde::Serialize)]
+pub struct RoutingHeaders {
+  version: Option<String>,
+  method: Option<String>,
+  name: Option<String>,
+  /// A routing header sent more than once (first-copy and last-copy readers would disagree).
+  duplicated: Option<&'static str>,
+}
+
+impl RoutingHeaders {
+  fn of(headers: &HeaderMap) -> Self {
+    let one = |name: &str| headers.get(name).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let duplicated = [VERSION_HEADER, METHOD_HEADER, NAME_HEADER].into_iter().find(|name| headers.get_all(*name).iter().count() > 1);
+    Self { version: one(VERSION_HEADER), method: one(METHOD_HEADER), name: one(NAME_HEADER), duplicated }
+  }
 }
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -213,9 +242,17 @@ impl Server {
     if let Err(why) = self.check_host_and_origin(req.headers()) {
       return rpc_error(StatusCode::FORBIDDEN, FORBIDDEN, &format!("Forbidden: {why}"));
     }
-    if let Some(v) = req.headers().get(VERSION_HEADER) {
-      let v = v.to_str().unwrap_or("");
-      if !self.config.versions.iter().any(|known| known == v) {
+    if let Some(v) = req.headers().get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("").to_owned()) {
+      let session_revision = self.config.versions.contains(&v);
+      if !session_revision && req.method() == Method::POST && !req.headers().contains_key(SESSION_HEADER) {
+        return self.exchange(req, peer).await;
+      }
+      if self.config.modern_versions.contains(&v) && req.method() != Method::POST {
+        let mut r = rpc_error(StatusCode::METHOD_NOT_ALLOWED, INVALID_REQUEST, &format!("Method Not Allowed: protocol {v} is stateless; its endpoint takes POST only"));
+        r.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+        return r;
+      }
+      if !session_revision {
         let known = self.config.versions.join(", ");
         return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: unsupported MCP-Protocol-Version {v:?} (supported: {known})"));
       }
@@ -275,22 +312,10 @@ impl Server {
     if !json_ok && !sse_ok {
       return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: Accept must allow application/json or text/event-stream");
     }
-    let max = self.config.max_bytes;
-    let declared = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max as u64) {
-      return too_large(max);
-    }
-    let body = match Limited::new(req.into_body(), max).collect().await {
-      Ok(b) => b.to_bytes(),
-      Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(max),
-      Err(e) => return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: cannot read the body: {e}")),
-    };
-    let message = match Message::parse(&body) {
+    let (message, text) = match self.read_message(req).await {
       Ok(m) => m,
-      Err((code, why)) => return rpc_error(StatusCode::BAD_REQUEST, code, &why),
+      Err(r) => return r,
     };
-    // The body is valid JSON, hence UTF-8.
-    let text = String::from_utf8(body.to_vec()).unwrap_or_default();
     let session = if message.initialize && !headers.contains_key(SESSION_HEADER) {
       if self.sessions.borrow().len() >= self.config.max_sessions {
         let mut r = rpc_error(
@@ -344,6 +369,80 @@ impl Server {
       response.headers_mut().insert(SESSION_HEADER, id);
     }
     response
+  }
+
+  /// Reads and frames a POST's body: the message and its text.
+  async fn read_message(&self, req: Request<Incoming>) -> Result<(Message, String), Response<Body>> {
+    let max = self.config.max_bytes;
+    let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+      return Err(too_large(max));
+    }
+    let body = match Limited::new(req.into_body(), max).collect().await {
+      Ok(b) => b.to_bytes(),
+      Err(e) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large(max)),
+      Err(e) => return Err(rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: cannot read the body: {e}"))),
+    };
+    let message = Message::parse(&body).map_err(|(code, why)| rpc_error(StatusCode::BAD_REQUEST, code, &why))?;
+    // The body is valid JSON, hence UTF-8.
+    Ok((message, String::from_utf8(body.to_vec()).unwrap_or_default()))
+  }
+
+  /// Serves one stateless POST: its request goes to the server on a
+  /// connection of its own, and the reply, with the status its error code
+  /// maps to, is the response; a listen request's response is an SSE
+  /// stream instead. A notification is acknowledged and dropped (the
+  /// revision gives a client notification nothing to act on here: a client
+  /// cancels by closing its request).
+  async fn exchange(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+    let content_type = req.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !media_type_is(content_type, "application/json") {
+      return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, INVALID_REQUEST, &format!("Unsupported Media Type: POST a JSON-RPC message as application/json, not {content_type:?}"));
+    }
+    let (json_ok, sse_ok) = accepts(req.headers());
+    if !json_ok {
+      return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: a stateless request is answered as application/json");
+    }
+    let routing = RoutingHeaders::of(req.headers());
+    let (message, text) = match self.read_message(req).await {
+      Ok(m) => m,
+      Err(r) => return r,
+    };
+    if message.request_key.is_none() {
+      if !message.is_notification {
+        return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "Bad Request: a stateless POST carries one request or notification, not a response");
+      }
+      let version = routing.version.as_deref().unwrap_or("");
+      if !self.config.modern_versions.iter().any(|known| known == version) {
+        let data = serde_json::json!({ "supported": self.config.modern_versions, "requested": version });
+        return rpc_error_with(StatusCode::BAD_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
+      }
+      return empty(StatusCode::ACCEPTED);
+    }
+    if message.listen && !sse_ok {
+      return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: a listen stream is text/event-stream");
+    }
+    let io = self.registry.open();
+    let conn = ExchangeConn { registry: self.registry.clone(), conn: io.conn, inbox: io.inbox, streaming: message.listen };
+    let mut outbound = io.outbound;
+    conn.inbox.push(HubEvent::Exchange { conn: conn.conn, peer, text, routing });
+    let Some(first) = outbound.recv().await else {
+      return rpc_error(StatusCode::SERVICE_UNAVAILABLE, UNAVAILABLE, "Service Unavailable: the server closed the request unanswered");
+    };
+    outbound.written(1);
+    if !message.listen || is_response(&first) {
+      return full(status_of_reply(&first), "application/json", Bytes::from(first.as_bytes().to_vec()));
+    }
+    // The listen stream, from its acknowledgement on.
+    let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    let _ = tx.try_send(sse_event(&first));
+    let keep_alive = (self.config.idle / 3).max(Duration::from_millis(100));
+    tokio::task::spawn_local(pump_listen(outbound, conn, tx, keep_alive));
+    let frames = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx)) });
+    let mut r = Response::new(UnsyncBoxBody::new(StreamBody::new(frames)));
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
   }
 
   /// Opens a session's hub connection and its router. It is listed among
@@ -435,9 +534,85 @@ impl Drop for Forget<'_> {
   }
 }
 
+/// A stateless request's connection: forgotten however its handler (or,
+/// for a listen request, its stream) ends. The end of a stream is told to
+/// the server, which drops the subscription.
+struct ExchangeConn {
+  registry: ConnRegistry,
+  conn: u32,
+  inbox: Inbox,
+  streaming: bool,
+}
+
+impl Drop for ExchangeConn {
+  fn drop(&mut self) {
+    self.registry.forget(self.conn);
+    if self.streaming {
+      self.inbox.push(HubEvent::Close { conn: self.conn, reason: "the listen stream ended".to_owned() });
+    }
+  }
+}
+
+/// Carries a listen stream's messages to its SSE response until the server
+/// answers the request (the stream's end) or the client goes away; a
+/// comment line keeps idle proxies from closing it. `_conn` ends with it.
+async fn pump_listen(mut outbound: Outbox, _conn: ExchangeConn, tx: mpsc::Sender<Bytes>, keep_alive: Duration) {
+  loop {
+    let next = tokio::select! {
+      _ = tx.closed() => return,
+      next = tokio::time::timeout(keep_alive, outbound.recv()) => next,
+    };
+    let (frame, last) = match next {
+      Err(_elapsed) => (Bytes::from_static(b": keep-alive\n\n"), false),
+      Ok(None) => return,
+      Ok(Some(text)) => {
+        outbound.written(1);
+        (sse_event(&text), is_response(&text))
+      }
+    };
+    if tx.send(frame).await.is_err() || last {
+      return;
+    }
+  }
+}
+
+/// Whether an outbound message is a response (it has an id and no method).
+fn is_response(text: &str) -> bool {
+  #[derive(serde::Deserialize)]
+  struct Peek {
+    #[serde(default)]
+    id: Option<IgnoredAny>,
+    #[serde(default)]
+    method: Option<IgnoredAny>,
+  }
+  serde_json::from_str::<Peek>(text).is_ok_and(|p| p.id.is_some() && p.method.is_none())
+}
+
+/// The HTTP status of a stateless reply: the revision maps the protocol's
+/// error codes (malformed, unsupported, mismatched: 400; no such method:
+/// 404); a result, or an error the call itself produced, is 200.
+fn status_of_reply(reply: &str) -> StatusCode {
+  #[derive(serde::Deserialize)]
+  struct Code {
+    code: i64,
+  }
+  #[derive(serde::Deserialize)]
+  struct Peek {
+    #[serde(default)]
+    error: Option<Code>,
+  }
+  match serde_json::from_str::<Peek>(reply).ok().and_then(|p| p.error).map(|e| e.code) {
+    Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
+    Some(-32601) => StatusCode::NOT_FOUND,
+    _ => StatusCode::OK,
+  }
+}
+
 /// One POSTed JSON-RPC message, as far as the transport needs to know it.
 struct Message {
   initialize: bool,
+  /// A `subscriptions/listen` request: its answer is a stream.
+  listen: bool,
   is_notification: bool,
   /// The id of a request (a message that wants a reply).
   request_key: Option<String>,
@@ -459,10 +634,10 @@ impl Message {
     match (method, id) {
       (Some(Value::String(m)), Some(id)) if !m.is_empty() => {
         let key = id_key(id).ok_or((INVALID_REQUEST, "Invalid Request: a request id must be a string or an integer".to_owned()))?;
-        Ok(Self { initialize: m == "initialize", is_notification: false, request_key: Some(key) })
+        Ok(Self { initialize: m == "initialize", listen: m == "subscriptions/listen", is_notification: false, request_key: Some(key) })
       }
-      (Some(Value::String(m)), None) if !m.is_empty() => Ok(Self { initialize: false, is_notification: true, request_key: None }),
-      (None, Some(_)) if map.contains_key("result") || map.contains_key("error") => Ok(Self { initialize: false, is_notification: false, request_key: None }),
+      (Some(Value::String(m)), None) if !m.is_empty() => Ok(Self { initialize: false, listen: false, is_notification: true, request_key: None }),
+      (None, Some(_)) if map.contains_key("result") || map.contains_key("error") => Ok(Self { initialize: false, listen: false, is_notification: false, request_key: None }),
       _ => Err((INVALID_REQUEST, "Invalid Request: expected a request (method and id), a notification (method) or a response (id and result or error)".to_owned())),
     }
   }
@@ -543,6 +718,12 @@ fn status_text(status: StatusCode, text: &str) -> Response<Body> {
 /// An HTTP error whose body is a JSON-RPC error, so MCP clients can show it.
 fn rpc_error(status: StatusCode, code: i32, message: &str) -> Response<Body> {
   let body = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } });
+  full(status, "application/json", Bytes::from(body.to_string()))
+}
+
+/// [`rpc_error`] with error `data`.
+fn rpc_error_with(status: StatusCode, code: i32, message: &str, data: Value) -> Response<Body> {
+  let body = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message, "data": data } });
   full(status, "application/json", Bytes::from(body.to_string()))
 }
 

@@ -45,6 +45,10 @@ pub const MAX_BACKLOG: usize = 1 << 16;
 pub enum HubEvent {
   Open { conn: u32, peer: String, transport: &'static str },
   Message { conn: u32, text: String },
+  /// One stateless request (MCP 2026-07-28 over HTTP): a connection of its
+  /// own, opened for it and ended by its one reply, with the routing
+  /// headers the server checks against the body.
+  Exchange { conn: u32, peer: String, text: String, routing: http::RoutingHeaders },
   /// A message the transport refused before JS saw it (over the size limit,
   /// not UTF-8, a binary frame).
   Rejected { conn: u32, reason: String },
@@ -54,8 +58,13 @@ pub enum HubEvent {
 impl HubEvent {
   fn conn(&self) -> u32 {
     match self {
-      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
+      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Exchange { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
     }
+  }
+
+  /// Whether the event is a message to apply (it counts against the connection's queue).
+  fn is_message(&self) -> bool {
+    matches!(self, HubEvent::Message { .. } | HubEvent::Exchange { .. })
   }
 }
 
@@ -161,7 +170,7 @@ impl Inbox {
   /// a message only when [`Inbox::has_room`]; opens, rejections and closes
   /// are always queued.
   pub fn push(&self, event: HubEvent) {
-    if matches!(event, HubEvent::Message { .. }) {
+    if event.is_message() {
       self.flow.queued.set(self.flow.queued.get() + 1);
     }
     self.inbound.borrow_mut().push(event);
@@ -208,8 +217,13 @@ impl ConnRegistry {
 
   /// Registers a new connection and returns its I/O ends.
   pub fn open(&self) -> ConnIo {
-    let conn = self.next_conn.get();
-    self.next_conn.set(conn + 1);
+    // Every stateless HTTP request takes an id, so ids wrap in a long-lived
+    // server: skip the ones still in use.
+    let mut conn = self.next_conn.get();
+    while self.conns.borrow().contains_key(&conn) {
+      conn = conn.wrapping_add(1);
+    }
+    self.next_conn.set(conn.wrapping_add(1));
     let (tx, rx) = mpsc::unbounded_channel();
     let flow = Rc::new(Flow::default());
     self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone() });
@@ -238,7 +252,7 @@ impl ConnRegistry {
     drop(inbound);
     let conns = self.conns.borrow();
     for event in &events {
-      if let (HubEvent::Message { .. }, Some(out)) = (event, conns.get(&event.conn())) {
+      if let (true, Some(out)) = (event.is_message(), conns.get(&event.conn())) {
         out.flow.queued.set(out.flow.queued.get() - 1);
         out.flow.room.notify_one();
       }
@@ -361,9 +375,9 @@ pub async fn op_mcp_listen_ws(
 
 /// Serves MCP Streamable HTTP at `http://host:port{path}` (0 = any free
 /// port), at most `max_sessions` sessions, ending those idle for
-/// `idle_timeout_s`; `versions` are the protocol revisions clients may
-/// name. Returns the bound port. With a serve token, every request must
-/// present it.
+/// `idle_timeout_s`; `versions` are the session revisions clients may
+/// name, `modern_versions` the stateless ones. Returns the bound port. With
+/// a serve token, every request must present it.
 #[op2]
 #[allow(clippy::too_many_arguments)]
 pub async fn op_mcp_listen_http(
@@ -375,6 +389,7 @@ pub async fn op_mcp_listen_http(
   max_sessions: u32,
   idle_timeout_s: u32,
   #[serde] versions: Vec<String>,
+  #[serde] modern_versions: Vec<String>,
 ) -> Result<u16, OpError> {
   let (registry, token) = {
     let mut state = state.borrow_mut();
@@ -389,6 +404,7 @@ pub async fn op_mcp_listen_http(
     max_sessions: max_sessions as usize,
     idle: std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1))),
     versions,
+    modern_versions,
   };
   http::listen(config, registry).await
 }

@@ -7,6 +7,7 @@
 import { backlog, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { PROFILES } from "../skills/profiles.ts";
 import { WorldSession } from "../world-session.ts";
+import { MODERN_VERSIONS } from "./modern.ts";
 import { McpServer, STANDARD_VERSIONS } from "./server.ts";
 
 const config = serveConfig();
@@ -48,7 +49,7 @@ if (config.ws) {
   console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
 }
 if (config.http) {
-  const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS);
+  const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS, MODERN_VERSIONS);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   console.error(`limina: MCP Streamable HTTP listening on http://${host}:${port}${config.path}`);
 }

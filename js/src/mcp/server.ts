@@ -1,5 +1,9 @@
 // The MCP JSON-RPC server over the native transports (stdio, WebSocket,
-// Streamable HTTP). Every connection (an HTTP session) is its own session. Messages are applied as soon as they
+// Streamable HTTP). Every connection (an HTTP session) is its own session,
+// except under the stateless revision (2026-07-28, see modern.ts): a
+// connection whose first request carries that revision's envelope serves
+// every request on its own, as the operator, and so does each stateless
+// HTTP POST (an "exchange"). Messages are applied as soon as they
 // arrive, one at a time, in one total order (the world log's): each
 // connection's in the order it sent them, connections taking turns
 // round-robin. The host calls `apply` between frames, never inside a step,
@@ -13,13 +17,15 @@
 // also between frames. So each call still sees every earlier call applied
 // and none of the later ones.
 
-import { broadcast, send, takeEvents, type HubEvent, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
+import { broadcast, send, takeEvents, type HubEvent, type RoutingHeaders, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
 import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
 import type { EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
 import { RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { ListenStreams } from "./listen.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
+import { classify, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
@@ -27,8 +33,13 @@ import { StateSync } from "./state-sync.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
 export const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/** Agent ids no client may take: the engine's own actor. */
-const RESERVED_AGENT_IDS = new Set(["system"]);
+/** Who stateless requests act as: the operator that started the server (and holds its token). */
+const OPERATOR = "operator";
+/** Agent ids no client may take: the engine's own actor, and the operator's. */
+const RESERVED_AGENT_IDS = new Set(["system", OPERATOR]);
+const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.";
+/** A request answered later, by a stream (`subscriptions/listen`), not by a reply now. */
+const STREAMING = Symbol("streaming");
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
 const BATCH = 64;
 
@@ -37,8 +48,12 @@ interface Connection {
   peer: string;
   transport: Transport;
   mcp: Mcp;
-  /** "limina": initialize named {agentId, sessionId, profile}; "standard": an MCP SDK client. */
+  /** "limina": initialize named {agentId, sessionId, profile}; "standard": an MCP SDK client (either revision). */
   mode: "limina" | "standard" | null;
+  /** Decided by the first request: "modern" when it carries the stateless envelope, "legacy" (initialize sessions) otherwise. */
+  era: "legacy" | "modern" | null;
+  /** A stateless HTTP POST's routing headers, checked against its body. */
+  routing: RoutingHeaders | null;
   sessions: number;
   /** The least severe log level the client asked for with `logging/setLevel`; -1: no log messages. */
   logRank: number;
@@ -67,6 +82,9 @@ export class McpServer {
   private toolsChangePending = false;
   /** When the current arrivals call's budget runs out (performance.now() ms). */
   private deadline = 0;
+  /** Per transport, the operator's session that stateless requests run under. */
+  private readonly operator = new Map<Transport, Mcp>();
+  private readonly listens = new ListenStreams();
   readonly sync: StateSync;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
@@ -92,8 +110,9 @@ export class McpServer {
     this.toolsChangePending = true;
     queueMicrotask(() => {
       this.toolsChangePending = false;
-      const to = [...this.conns.values()].filter((c) => c.mode === "standard" && c.mcp.currentSession).map((c) => c.conn);
+      const to = [...this.conns.values()].filter((c) => c.mode === "standard" && c.era === "legacy" && c.mcp.currentSession).map((c) => c.conn);
       if (to.length > 0) broadcast(to, notification("notifications/tools/list_changed", {}), false);
+      this.listens.toolsChanged();
     });
   }
 
@@ -120,6 +139,7 @@ export class McpServer {
         }
         const e = this.batch[this.next++];
         if (e.kind === "message") await this.message(e.conn, e.text);
+        else if (e.kind === "exchange") await this.exchange(e);
         else this.control(e);
       }
     } finally {
@@ -134,10 +154,29 @@ export class McpServer {
     if (reply !== null) send(conn, reply, false);
   }
 
-  private control(e: Exclude<HubEvent, { kind: "message" }>): void {
+  /** One stateless HTTP request: answered, then forgotten (the transport ends the connection with the reply). */
+  private async exchange(e: Extract<HubEvent, { kind: "exchange" }>): Promise<void> {
+    const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, sessions: 0, logRank: -1 };
+    const reply = await this.handle(c, e.text);
+    if (reply !== null) send(e.conn, reply, false);
+  }
+
+  /** The operator's session on `transport`, opened on first use: its identity and profile are the server's, never a request's. */
+  private operatorOn(transport: Transport): Mcp {
+    let mcp = this.operator.get(transport);
+    if (!mcp) {
+      mcp = this.session.mcp();
+      mcp.initialize({ agentId: OPERATOR, sessionId: `stateless-${transport}`, profile: this.options.profile });
+      this.operator.set(transport, mcp);
+      this.session.tracer.emit("mcp.session.opened", { mode: "stateless", transport, agentId: OPERATOR, sessionId: `stateless-${transport}`, profile: this.options.profile }, { actorId: OPERATOR, threadId: `stateless-${transport}` });
+    }
+    return mcp;
+  }
+
+  private control(e: Exclude<HubEvent, { kind: "message" | "exchange" }>): void {
     switch (e.kind) {
       case "open":
-        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, sessions: 0, logRank: -1 });
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, era: null, routing: null, sessions: 0, logRank: -1 });
         this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport });
         break;
       case "rejected":
@@ -150,15 +189,17 @@ export class McpServer {
   }
 
   private closed(conn: number, reason: string): void {
+    this.listens.closed(conn);
     const c = this.conns.get(conn);
-    if (c && c.logRank >= 0) this.logListeners--;
+    if (!c) return; // a stateless exchange (its listen stream ended): it left no session behind
+    if (c.logRank >= 0) this.logListeners--;
     this.conns.delete(conn);
     this.sync.unsubscribe(conn);
     this.session.tracer.emit("mcp.connection.closed", {
       conn,
       reason,
-      agentId: c?.mcp.currentSession?.agentId ?? null,
-      sessionId: c?.mcp.currentSession?.sessionId ?? null,
+      agentId: c.mcp.currentSession?.agentId ?? null,
+      sessionId: c.mcp.currentSession?.sessionId ?? null,
     });
     this.options.onClose?.(conn, reason);
   }
@@ -179,8 +220,8 @@ export class McpServer {
       return error(r.id, r.code, r.message);
     }
     try {
-      const value = await this.dispatch(c, req);
-      return req.hasId ? result(req.id, value) : null;
+      const value = c.era === "modern" || this.opensModern(c, req) ? await this.dispatchModern(c, req) : await this.dispatch(c, req);
+      return req.hasId && value !== STREAMING ? result(req.id, value) : null;
     } catch (e) {
       if (!req.hasId) return null;
       if (e instanceof RpcError) return error(req.id, e.code, e.message, e.data);
@@ -188,8 +229,56 @@ export class McpServer {
     }
   }
 
+  /**
+   * Settles a connection's era at its first request, as the official SDKs
+   * do: one carrying the stateless envelope (and not `initialize`) makes it
+   * modern, to be served as the operator from then on; anything else makes
+   * it legacy. Notifications before it decide nothing.
+   */
+  private opensModern(c: Connection, req: Request): boolean {
+    if (c.era !== null || !req.hasId) return false;
+    if (req.method === "initialize" || !hasEnvelope(req.params)) {
+      c.era = "legacy";
+      return false;
+    }
+    c.era = "modern";
+    c.mode = "standard";
+    c.mcp = this.operatorOn(c.transport);
+    return true;
+  }
+
+  /** A request under the stateless revision: the ladder, then the revision's methods (ping, logging and sessions are gone). */
+  private async dispatchModern(c: Connection, req: Request): Promise<unknown> {
+    const p = req.params as Record<string, unknown>;
+    if (!req.hasId) {
+      // The revision's one client notification: cancelling a request, which only a listen stream outlives.
+      if (req.method === "notifications/cancelled") this.listens.cancel(c.conn, p.requestId);
+      return null;
+    }
+    if (req.method === "initialize") {
+      throw unsupportedVersion(p.protocolVersion, `this connection serves protocol ${MODERN_VERSIONS.at(-1)}: the initialize handshake is not accepted on it`);
+    }
+    classify(req.method, p, c.routing);
+    switch (req.method) {
+      case "server/discover":
+        return modernResult({ supportedVersions: MODERN_VERSIONS, capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, ttlMs: 0, cacheScope: "private" });
+      case "tools/list":
+        return modernResult({ tools: c.mcp.registry.listTools("draft-2020-12"), ttlMs: 0, cacheScope: "private" });
+      case "tools/call":
+        return modernResult((await this.callTool(c, p)) as Record<string, unknown>);
+      case "subscriptions/listen":
+        this.listens.listen(c.conn, req.id, p);
+        return STREAMING;
+      default:
+        throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} (not served under protocol ${MODERN_VERSIONS.at(-1)})`);
+    }
+  }
+
   private async dispatch(c: Connection, req: Request): Promise<unknown> {
     const p = req.params as Record<string, unknown>;
+    if (req.method !== "initialize" && hasEnvelope(p)) {
+      throw new RpcError(JSONRPC.INVALID_REQUEST, `Invalid Request: this connection serves initialize sessions; a request carrying the ${MODERN_VERSIONS.at(-1)} envelope is not accepted on it`);
+    }
     switch (req.method) {
       case "initialize":
         return this.initialize(c, p);
@@ -265,7 +354,7 @@ export class McpServer {
       protocolVersion: version,
       capabilities: { tools: { listChanged: true }, logging: {} },
       serverInfo: { name: "limina", version: Limina.version },
-      instructions: "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.",
+      instructions: INSTRUCTIONS,
       session: r.session,
     };
   }
