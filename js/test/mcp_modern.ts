@@ -2,8 +2,8 @@
 // stdio settles each connection's revision from its first request, the
 // validation ladder answers with the revision's codes, every stateless
 // request runs as the operator; the official Python SDK's Client in its
-// default ('auto') and pinned modes over stdio and Streamable HTTP; hostile
-// input on the stateless HTTP path.
+// default ('auto') and pinned modes over stdio and Streamable HTTP; the same
+// over WebSocket; hostile input on the stateless HTTP path.
 import { assert, assertEquals, test } from "limina/testing";
 
 const MODERN = "2026-07-28";
@@ -132,6 +132,11 @@ test("the official Python SDK Client, 'auto' and pinned to 2026-07-28, over Stre
   const made = out.entities as Record<string, string>;
   assertEquals(Object.keys(made).sort(), ["http-auto", "http-pinned", "stdio-auto", "stdio-pinned"]);
   assert(Object.values(made).every((e) => /^ent_\d+$/.test(e)), JSON.stringify(made));
+});
+
+test("WebSocket: a stateless connection beside a session, one world; neither revision is taken over by the other", async () => {
+  const out = await drive("node", "js/test/node/modern_ws.mjs");
+  assertEquals([out.transport, out.checks], ["ws", 7]);
 });
 
 test("hostile input on the stateless HTTP path: each rung's code and status, nothing changed, no session, the session path unchanged beside it", async () => {
