@@ -1241,6 +1241,13 @@ declare module "limina/internal/engine/render/look" {
     import * as THREE from "three";
     export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
 }
+declare module "limina/internal/engine/render/overlay" {
+    import * as THREE from "three";
+    /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
+    export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
+    /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
+}
 declare module "limina/internal/engine/render/view-camera" {
     import * as THREE from "three";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
@@ -1366,6 +1373,8 @@ declare module "limina/internal/engine/skills/audio" {
     import type * as THREE from "three";
     import { type AudioScene } from "limina/internal/limina-audio/js/audio";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** The opaque handle of sound `id`. */
+    export function handleOf(id: number): string;
     export function audioSkills({ audio, camera }: {
         audio: AudioScene;
         camera: THREE.Object3D;
@@ -1400,6 +1409,596 @@ declare module "limina/internal/engine/skills/scene" {
         entities: Entities;
         spatial: SpatialIndex;
     }): SkillDefinition[];
+}
+declare module "limina/internal/engine/social/locomotion" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    /** Walking speed, metres per second. */
+    export const WALK_SPEED = 1.6;
+    export const DEFAULT_TALK_DISTANCE = 1.5;
+    export type ApproachTarget = string | Vec3;
+    /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
+    export function bodyOf(agents: AgentDirectory, agentId: string): string | null;
+    export class Locomotion {
+        private readonly entities;
+        private readonly agents;
+        private readonly tracer;
+        private readonly pursuits;
+        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer);
+        /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
+        locate(target: ApproachTarget): Vec3 | null;
+        /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
+        check(agentId: string, target: ApproachTarget): string;
+        /** Starts (or redirects) `agentId`'s walk toward `target`, checked as `check` does before any effect. */
+        approach(agentId: string, sessionId: string, target: ApproachTarget, talkDistance: number, cause: string): void;
+        /** The entity `agentId` inhabits; not_found when it has none. */
+        requireBody(agentId: string): string;
+        /** Whether `agentId` is walking. */
+        walking(agentId: string): boolean;
+        /** Stops `agentId` where it stands. */
+        stop(agentId: string): boolean;
+        /** One fixed step: every walker strides toward its target. */
+        step(dt: number): void;
+    }
+}
+declare module "limina/internal/limina-render/js/text" {
+    /** Straight-alpha RGBA, 0–255 each. */
+    export type Rgba = [number, number, number, number];
+    export interface TextSpec {
+        text: string;
+        /** Font size (em), logical pixels. */
+        size: number;
+        maxWidth?: number;
+        maxLines?: number;
+        /** Line advance as a multiple of size (default 1.25). */
+        lineHeight?: number;
+    }
+    export interface TextLayout {
+        lines: string[];
+        /** The widest line, logical pixels. */
+        width: number;
+        height: number;
+        lineAdvance: number;
+        /** Whether maxLines cut the text (its last line then ends in "…"). */
+        truncated: boolean;
+    }
+    /** One thing to paint, in logical pixels, painted in list order. */
+    export type Paint = {
+        op: "roundRect";
+        x: number;
+        y: number;
+        w: number;
+        h: number;
+        radius?: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "circle";
+        x: number;
+        y: number;
+        r: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "triangle";
+        points: [[number, number], [number, number], [number, number]];
+        fill: Rgba;
+    }
+    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
+     | {
+        op: "text";
+        x: number;
+        y: number;
+        text: TextSpec;
+        color: Rgba;
+        reveal?: number;
+    };
+    /** RGBA8, straight alpha, rows top to bottom. */
+    export interface PaintedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
+    export function layoutText(spec: TextSpec): TextLayout;
+    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
+    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
+}
+declare module "limina/internal/engine/ui/anchor" {
+    import * as THREE from "three";
+    import { z } from "zod";
+    export const WorldAnchor: z.ZodObject<{
+        type: z.ZodLiteral<"world">;
+        entity: z.ZodOptional<z.ZodString>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        align: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+        }>>;
+        billboard: z.ZodDefault<z.ZodBoolean>;
+        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const SCREEN_CORNERS: readonly ["topLeft", "top", "topRight", "left", "center", "right", "bottomLeft", "bottom", "bottomRight"];
+    export const ScreenAnchor: z.ZodObject<{
+        type: z.ZodLiteral<"screen">;
+        corner: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+            topLeft: "topLeft";
+            top: "top";
+            topRight: "topRight";
+            left: "left";
+            right: "right";
+            bottomLeft: "bottomLeft";
+            bottomRight: "bottomRight";
+        }>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+    }, z.core.$strict>;
+    export const Anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+        type: z.ZodLiteral<"world">;
+        entity: z.ZodOptional<z.ZodString>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        align: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+        }>>;
+        billboard: z.ZodDefault<z.ZodBoolean>;
+        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>, z.ZodObject<{
+        type: z.ZodLiteral<"screen">;
+        corner: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+            topLeft: "topLeft";
+            top: "top";
+            topRight: "topRight";
+            left: "left";
+            right: "right";
+            bottomLeft: "bottomLeft";
+            bottomRight: "bottomRight";
+        }>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+    }, z.core.$strict>], "type">;
+    export type WorldAnchorSpec = z.infer<typeof WorldAnchor>;
+    export type ScreenAnchorSpec = z.infer<typeof ScreenAnchor>;
+    export type AnchorSpec = z.infer<typeof Anchor>;
+    /** The camera's world rotation (cameras are never scaled). */
+    export function cameraQuaternion(camera: THREE.Camera, out: THREE.Quaternion): THREE.Quaternion;
+    /** What placement needs of a renderer: the size of the frame it draws. */
+    export interface FrameSize {
+        getDrawingBufferSize(target: THREE.Vector2): THREE.Vector2;
+    }
+    /**
+     * The world matrix of a `width`×`height` device-pixel quad pinned per
+     * `anchor` in the frame `renderer` draws for `camera`: a plane of unit size
+     * scaled so each texel covers one device pixel, just past the near plane.
+     */
+    export function screenMatrix(anchor: ScreenAnchorSpec, pixelScale: number, width: number, height: number, renderer: FrameSize, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
+    /** The world matrix of a `w`×`h` metre quad centred at `centre`, facing the camera when billboarded. */
+    export function worldMatrix(centre: THREE.Vector3, w: number, h: number, billboard: boolean, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
+    /** The matrix mapping the unit triangle (0,0,0), (1,0,0), (0,1,0) onto a, b, c. */
+    export function triangleMatrix(a: THREE.Vector3, b: THREE.Vector3, c: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+    /** The matrix mapping the unit segment (0,0,0)–(1,0,0) onto a–b. */
+    export function segmentMatrix(a: THREE.Vector3, b: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+}
+declare module "limina/internal/engine/ui/lifecycle" {
+    import { z } from "zod";
+    export const Lifecycle: z.ZodObject<{
+        fadeIn: z.ZodDefault<z.ZodNumber>;
+        fadeOut: z.ZodDefault<z.ZodNumber>;
+        typewriter: z.ZodOptional<z.ZodNumber>;
+        ttl: z.ZodOptional<z.ZodNumber>;
+        queue: z.ZodOptional<z.ZodString>;
+        feed: z.ZodOptional<z.ZodObject<{
+            maxLines: z.ZodNumber;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type LifecycleSpec = z.infer<typeof Lifecycle>;
+    export type Phase = "queued" | "fadingIn" | "typing" | "showing" | "fadingOut" | "gone";
+    export class LifecycleState {
+        readonly spec: LifecycleSpec;
+        private readonly characters;
+        phase: Phase;
+        /** Seconds since the container was shown. */
+        age: number;
+        /** Characters revealed (Infinity without a typewriter). */
+        revealed: number;
+        private shownFor;
+        private fadingFor;
+        constructor(spec: LifecycleSpec, characters: () => number);
+        /** Starts showing (at once, or when its queue reaches it). */
+        show(): void;
+        /** The lifecycle's opacity now, 0..1. */
+        get alpha(): number;
+        /** Advances `dt` seconds. */
+        step(dt: number): void;
+        /** Text changed: a typewriter types the new text from the start. */
+        restart(): void;
+    }
+}
+declare module "limina/internal/engine/ui/style" {
+    import { z } from "zod";
+    import type { Rgba } from "limina/internal/limina-render/js/text";
+    export const CONTAINER_KINDS: readonly ["label", "textBox", "speechBubble", "thoughtBubble", "callout", "hudPanel"];
+    export type ContainerKind = (typeof CONTAINER_KINDS)[number];
+    /** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
+    export const Color: z.ZodString;
+    export const UiStyle: z.ZodObject<{
+        fill: z.ZodOptional<z.ZodString>;
+        border: z.ZodOptional<z.ZodString>;
+        borderWidth: z.ZodOptional<z.ZodNumber>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        padding: z.ZodOptional<z.ZodNumber>;
+        fontSize: z.ZodOptional<z.ZodNumber>;
+        titleSize: z.ZodOptional<z.ZodNumber>;
+        lineHeight: z.ZodOptional<z.ZodNumber>;
+        textColor: z.ZodOptional<z.ZodString>;
+        titleColor: z.ZodOptional<z.ZodString>;
+        titleFill: z.ZodOptional<z.ZodString>;
+        opacity: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type UiStyleInput = z.infer<typeof UiStyle>;
+    export interface ResolvedStyle {
+        fill: Rgba;
+        border: Rgba;
+        borderWidth: number;
+        radius: number;
+        padding: number;
+        fontSize: number;
+        titleSize: number;
+        lineHeight: number;
+        textColor: Rgba;
+        titleColor: Rgba;
+        titleFill: Rgba;
+        opacity: number;
+    }
+    /** A hex colour as straight-alpha RGBA bytes (the schema checked its form). */
+    export function rgba(hex: string): Rgba;
+    /** `style` over `kind`'s defaults. */
+    export function resolveStyle(kind: ContainerKind, style?: UiStyleInput): ResolvedStyle;
+}
+declare module "limina/internal/engine/ui/panel" {
+    import { z } from "zod";
+    import { type Paint } from "limina/internal/limina-render/js/text";
+    import { type ContainerKind, type ResolvedStyle } from "limina/internal/engine/ui/style";
+    /** Something a tail or leader points at: an entity id or a world point. */
+    export const Target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+    export const Tail: z.ZodObject<{
+        target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        width: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const Leader: z.ZodObject<{
+        target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+        color: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    /** The fields every container skill takes (ui.panel adds kind). */
+    export const PanelFields: {
+        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+            type: z.ZodLiteral<"world">;
+            entity: z.ZodOptional<z.ZodString>;
+            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            align: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+            }>>;
+            billboard: z.ZodDefault<z.ZodBoolean>;
+            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>, z.ZodObject<{
+            type: z.ZodLiteral<"screen">;
+            corner: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+                topLeft: "topLeft";
+                top: "top";
+                topRight: "topRight";
+                left: "left";
+                right: "right";
+                bottomLeft: "bottomLeft";
+                bottomRight: "bottomRight";
+            }>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+        }, z.core.$strict>], "type">;
+        style: z.ZodOptional<z.ZodObject<{
+            fill: z.ZodOptional<z.ZodString>;
+            border: z.ZodOptional<z.ZodString>;
+            borderWidth: z.ZodOptional<z.ZodNumber>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            padding: z.ZodOptional<z.ZodNumber>;
+            fontSize: z.ZodOptional<z.ZodNumber>;
+            titleSize: z.ZodOptional<z.ZodNumber>;
+            lineHeight: z.ZodOptional<z.ZodNumber>;
+            textColor: z.ZodOptional<z.ZodString>;
+            titleColor: z.ZodOptional<z.ZodString>;
+            titleFill: z.ZodOptional<z.ZodString>;
+            opacity: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        title: z.ZodOptional<z.ZodString>;
+        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        maxWidth: z.ZodOptional<z.ZodNumber>;
+        width: z.ZodOptional<z.ZodNumber>;
+        maxLines: z.ZodOptional<z.ZodNumber>;
+        pixelScale: z.ZodOptional<z.ZodNumber>;
+        tail: z.ZodOptional<z.ZodObject<{
+            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            width: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        leader: z.ZodOptional<z.ZodObject<{
+            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+            color: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+        lifecycle: z.ZodOptional<z.ZodObject<{
+            fadeIn: z.ZodDefault<z.ZodNumber>;
+            fadeOut: z.ZodDefault<z.ZodNumber>;
+            typewriter: z.ZodOptional<z.ZodNumber>;
+            ttl: z.ZodOptional<z.ZodNumber>;
+            queue: z.ZodOptional<z.ZodString>;
+            feed: z.ZodOptional<z.ZodObject<{
+                maxLines: z.ZodNumber;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+    };
+    export const PanelSpec: z.ZodObject<{
+        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+            type: z.ZodLiteral<"world">;
+            entity: z.ZodOptional<z.ZodString>;
+            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            align: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+            }>>;
+            billboard: z.ZodDefault<z.ZodBoolean>;
+            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>, z.ZodObject<{
+            type: z.ZodLiteral<"screen">;
+            corner: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+                topLeft: "topLeft";
+                top: "top";
+                topRight: "topRight";
+                left: "left";
+                right: "right";
+                bottomLeft: "bottomLeft";
+                bottomRight: "bottomRight";
+            }>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+        }, z.core.$strict>], "type">;
+        style: z.ZodOptional<z.ZodObject<{
+            fill: z.ZodOptional<z.ZodString>;
+            border: z.ZodOptional<z.ZodString>;
+            borderWidth: z.ZodOptional<z.ZodNumber>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            padding: z.ZodOptional<z.ZodNumber>;
+            fontSize: z.ZodOptional<z.ZodNumber>;
+            titleSize: z.ZodOptional<z.ZodNumber>;
+            lineHeight: z.ZodOptional<z.ZodNumber>;
+            textColor: z.ZodOptional<z.ZodString>;
+            titleColor: z.ZodOptional<z.ZodString>;
+            titleFill: z.ZodOptional<z.ZodString>;
+            opacity: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        title: z.ZodOptional<z.ZodString>;
+        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        maxWidth: z.ZodOptional<z.ZodNumber>;
+        width: z.ZodOptional<z.ZodNumber>;
+        maxLines: z.ZodOptional<z.ZodNumber>;
+        pixelScale: z.ZodOptional<z.ZodNumber>;
+        tail: z.ZodOptional<z.ZodObject<{
+            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            width: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        leader: z.ZodOptional<z.ZodObject<{
+            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+            color: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+        lifecycle: z.ZodOptional<z.ZodObject<{
+            fadeIn: z.ZodDefault<z.ZodNumber>;
+            fadeOut: z.ZodDefault<z.ZodNumber>;
+            typewriter: z.ZodOptional<z.ZodNumber>;
+            ttl: z.ZodOptional<z.ZodNumber>;
+            queue: z.ZodOptional<z.ZodString>;
+            feed: z.ZodOptional<z.ZodObject<{
+                maxLines: z.ZodNumber;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+        kind: z.ZodEnum<{
+            label: "label";
+            textBox: "textBox";
+            speechBubble: "speechBubble";
+            thoughtBubble: "thoughtBubble";
+            callout: "callout";
+            hudPanel: "hudPanel";
+        }>;
+    }, z.core.$strict>;
+    export type PanelSpecInput = z.input<typeof PanelSpec>;
+    export type PanelSpecParsed = z.output<typeof PanelSpec>;
+    /** The words of a container. */
+    export interface Content {
+        text?: string;
+        title?: string;
+        lines?: string[];
+    }
+    /** The body a container shows: its text, then its lines. */
+    export function bodyOf(content: Content): string;
+    export interface Composition {
+        /** Logical size of the texture. */
+        width: number;
+        height: number;
+        paints: Paint[];
+        /** Where the body text is, logical px (for tests and tails). */
+        textBox: {
+            x: number;
+            y: number;
+            w: number;
+            h: number;
+        };
+        /** Characters a typewriter reveals in all. */
+        characters: number;
+    }
+    /** Lays `content` out for `kind` in `style` and lists what to paint; `reveal` limits the body's characters. */
+    export function compose(kind: ContainerKind, content: Content, style: ResolvedStyle, sizing: {
+        width?: number;
+        maxWidth?: number;
+        maxLines?: number;
+    }, reveal?: number): Composition;
+}
+declare module "limina/internal/engine/ui/container" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import { type AnchorSpec } from "limina/internal/engine/ui/anchor";
+    import { type Composition, type Content } from "limina/internal/engine/ui/panel";
+    import type { ContainerKind, ResolvedStyle } from "limina/internal/engine/ui/style";
+    /** Where something is now: an entity's position (null once it is gone) or a fixed point. */
+    export type Locate = () => Vec3 | null;
+    export interface ContainerOptions {
+        kind: ContainerKind;
+        anchor: AnchorSpec;
+        /** The anchor's point (world anchors). */
+        locate: Locate | null;
+        content: Content;
+        style: ResolvedStyle;
+        sizing: {
+            width?: number;
+            maxWidth?: number;
+            maxLines?: number;
+        };
+        pixelScale: number;
+        /** What a tail or puffs aim at, or a leader points to. */
+        pointAt: Locate | null;
+        tailWidth: number;
+        leaderColor: [number, number, number, number] | null;
+    }
+    export class UiContainer {
+        private options;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
+        private texture;
+        private composition;
+        private readonly extras;
+        private tail;
+        private puffs;
+        private leader;
+        private leaderDot;
+        private alpha;
+        constructor(options: ContainerOptions, reveal?: number);
+        /** Logical size and where the body text lies in it. */
+        get layout(): Composition;
+        get kind(): ContainerKind;
+        /** Whether the entity it is anchored to is gone. */
+        anchorLost(): boolean;
+        /** The texture's size in device pixels. */
+        get pixelSize(): [number, number];
+        get opacity(): number;
+        private adopt;
+        private makeTexture;
+        /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
+        recomposite(changes: {
+            content?: Content;
+            style?: ResolvedStyle;
+        }, reveal?: number): void;
+        get content(): Content;
+        /** The lifecycle's opacity (times the style's). */
+        setAlpha(alpha: number): void;
+        /** Places every part for `camera` as `renderer` draws it. */
+        private place;
+        /** Detaches everything from the scene and frees its GPU resources. */
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/ui/layer" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import { type Content, type PanelSpecInput, type PanelSpecParsed } from "limina/internal/engine/ui/panel";
+    import { type UiStyleInput } from "limina/internal/engine/ui/style";
+    /** Live containers a world holds at most (queued ones count). */
+    export const MAX_CONTAINERS = 4096;
+    export interface ContainerInfo {
+        handle: string;
+        kind: string;
+        phase: string;
+        /** The panel's material opacity now. */
+        opacity: number;
+        /** Texture size, device pixels. */
+        pixelSize: [number, number];
+        /** Logical size and the body text's box in it. */
+        width: number;
+        height: number;
+        textBox: {
+            x: number;
+            y: number;
+            w: number;
+            h: number;
+        };
+        content: Content;
+        queue: string | null;
+    }
+    export class UiLayer {
+        private readonly entities;
+        private readonly live;
+        private readonly queues;
+        private next;
+        /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
+        readonly overlay: THREE.Scene<THREE.Object3DEventMap>;
+        constructor(scene: THREE.Scene, entities: Entities);
+        /**
+         * Creates a container (input as ui.panel takes it) and returns its handle.
+         * Everything is checked before anything is added: bad input changes nothing.
+         */
+        create(input: PanelSpecInput | PanelSpecParsed): string;
+        /** A locator for entity `id`, which must exist now (not_found otherwise). */
+        private entityLocator;
+        /** Changes a container's words or style and re-composites it; false for an unknown handle. */
+        update(handle: string, changes: {
+            text?: string;
+            title?: string;
+            lines?: string[];
+            style?: UiStyleInput;
+        }): {
+            ok: boolean;
+            changed: boolean;
+        };
+        /** Removes a container: detached from the scene, its GPU resources freed. */
+        remove(handle: string): boolean;
+        private showNext;
+        /** One fixed step of every container's lifecycle. */
+        step(dt: number): void;
+        has(handle: string): boolean;
+        /** Handles waiting in `key`'s queue, the one showing first. */
+        queued(key: string): string[];
+        /** What a container is and shows now, or null for an unknown handle. */
+        inspect(handle: string): ContainerInfo | null;
+        /** Every live handle, in creation order. */
+        handles(): string[];
+        /** Removes every container. */
+        clear(): void;
+    }
+}
+declare module "limina/internal/engine/skills/social" {
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import { type Locomotion } from "limina/internal/engine/social/locomotion";
+    import type { UiLayer } from "limina/internal/engine/ui/layer";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface SocialServices {
+        entities: Entities;
+        locomotion: Locomotion;
+        ui: UiLayer;
+        audio: AudioScene;
+    }
+    export function socialSkills({ entities, locomotion, ui, audio }: SocialServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/system" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
@@ -1475,6 +2074,13 @@ declare module "limina/internal/engine/skills/three" {
         lighting: Lighting;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/ui" {
+    import type { UiLayer } from "limina/internal/engine/ui/layer";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function uiSkills({ ui }: {
+        ui: UiLayer;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
@@ -1522,7 +2128,9 @@ declare module "limina/internal/engine/world-session" {
     import { type Lighting } from "limina/internal/engine/scene/scene-graph";
     import { SkillRegistry } from "limina/internal/engine/skills/registry";
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
+    import { Locomotion } from "limina/internal/engine/social/locomotion";
     import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import { UiLayer } from "limina/internal/engine/ui/layer";
     export interface WorldSessionOptions {
         /** Attach the dynamic policy engine (default: static profile checks). */
         policy?: boolean;
@@ -1552,8 +2160,12 @@ declare module "limina/internal/engine/world-session" {
         /** Whole entities: ECS entity + scene object + physics body. */
         readonly entities: Entities;
         readonly spatial: SpatialIndex;
+        /** The world's UI containers (what ui.* skills author). */
+        readonly ui: UiLayer;
         /** The agents living in this world, as their systems publish them. */
         readonly agents: AgentDirectory;
+        /** Agents walking toward what they approach (social.approach). */
+        readonly locomotion: Locomotion;
         /** Named scene builders `dev.reload` can re-run. */
         readonly sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers. */
@@ -1975,7 +2587,13 @@ declare module "limina" {
     export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
     export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
     export { applyEngineLook } from "limina/internal/engine/render/look";
-    export { type AssetInfo, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
+    export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
+    export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
+    export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";
+    export { PanelSpec, type PanelSpecInput } from "limina/internal/engine/ui/panel";
+    export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";
+    export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
+    export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
     export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, } from "limina/internal/engine/skills/registry";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";

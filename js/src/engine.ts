@@ -12,6 +12,7 @@ import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
 import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
 import { applyEngineLook } from "./render/look.ts";
+import { renderScene } from "./render/overlay.ts";
 import { WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
 export interface EngineOptions extends WorldSessionOptions {
@@ -93,7 +94,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       camera.updateProjectionMatrix();
     }
     interpolate(alpha);
-    renderer.render(scene, camera);
+    renderScene(renderer, scene, camera);
   };
   onFrame((alpha) => {
     const frame = config.screenshot === null ? 0 : Limina.loop.stats().frames;

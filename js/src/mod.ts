@@ -54,7 +54,15 @@ export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
 export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "./render/view-camera.ts";
 export { Capturer, MAX_CAPTURE_SIDE } from "./render/capture.ts";
 export { applyEngineLook } from "./render/look.ts";
-export { type AssetInfo, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
+export { type AssetInfo, env, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
+
+// In-world UI: text laid out and rasterized natively, containers composited into textures.
+export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "../../crates/limina-render/js/text.ts";
+export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "./ui/layer.ts";
+export { PanelSpec, type PanelSpecInput } from "./ui/panel.ts";
+export { Anchor as UiAnchor, SCREEN_CORNERS } from "./ui/anchor.ts";
+export { Lifecycle as UiLifecycle } from "./ui/lifecycle.ts";
+export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "./ui/style.ts";
 
 // Skills, permissions and policy.
 export {

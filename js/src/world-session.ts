@@ -23,7 +23,9 @@ import { registerCoreSkills } from "./skills/core.ts";
 import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
+import { Locomotion } from "./social/locomotion.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
+import { UiLayer } from "./ui/layer.ts";
 
 export interface WorldSessionOptions {
   /** Attach the dynamic policy engine (default: static profile checks). */
@@ -55,8 +57,12 @@ export class WorldSession {
   /** Whole entities: ECS entity + scene object + physics body. */
   readonly entities: Entities;
   readonly spatial: SpatialIndex;
+  /** The world's UI containers (what ui.* skills author). */
+  readonly ui: UiLayer;
   /** The agents living in this world, as their systems publish them. */
   readonly agents = new AgentDirectory();
+  /** Agents walking toward what they approach (social.approach). */
+  readonly locomotion: Locomotion;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -73,11 +79,13 @@ export class WorldSession {
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
+    this.ui = new UiLayer(this.scene, this.entities);
+    this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
     this.registry = new SkillRegistry(this.tracer);
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     registerCoreSkills(this);
-    this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.entities.step(dt)) : () => {};
+    this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.step(dt)) : () => {};
     // Like stepping, following the camera is what a session on the loop does.
     this.stopListening = options.simulate ?? true ? followCamera(this.audio, this.view.camera) : () => {};
   }
@@ -109,13 +117,16 @@ export class WorldSession {
 
   /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
   step(dt: number): void {
+    this.locomotion.step(dt);
     this.entities.step(dt);
+    this.ui.step(dt);
   }
 
   /** Stops this session's systems and sounds and frees its physics world and world log. */
   dispose(): void {
     this.stopStepping();
     this.stopListening();
+    this.ui.clear();
     this.physics.dispose();
     this.audio.dispose();
     this.tracer.close();

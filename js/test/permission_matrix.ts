@@ -49,6 +49,17 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "audio.stop": { handle: "snd_1" },
   "audio.setVolume": { handle: "snd_1", volume: 0.5 },
   "audio.setBusVolume": { bus: "sfx", volume: 1 },
+  "ui.panel": { kind: "label", anchor: { type: "world", entity: "ent_1" }, text: "hi" },
+  "ui.label": { anchor: { type: "world", position: [0, 2, 0] }, text: "hi" },
+  "ui.textBox": { anchor: { type: "screen" }, title: "t", text: "body" },
+  "ui.speechBubble": { anchor: { type: "world", entity: "ent_1", offset: [0, 1, 0] }, text: "hello" },
+  "ui.thoughtBubble": { anchor: { type: "world", entity: "ent_1", offset: [0, 1, 0] }, text: "hmm" },
+  "ui.callout": { anchor: { type: "world", position: [1, 2, 0] }, text: "here", leader: { target: "ent_2" } },
+  "ui.hudPanel": { anchor: { type: "screen", corner: "topRight" }, text: "hud" },
+  "ui.update": { handle: "ui_1", text: "x" },
+  "ui.remove": { handle: "ui_1" },
+  "social.approach": { target: "ent_2" },
+  "social.say": { text: "hi" },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -56,7 +67,7 @@ const DYNAMIC: Record<string, { needs: string[]; message: string }> = {
   "dev.reload": { needs: ["scene.write"], message: "re-running a scene builder needs scene.write" },
 };
 
-/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view. */
+/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view, the UI, walks. */
 function digest(w: WorldSession): string {
   const bodies = [...w.world.entities.entries()].filter((e) => e.body !== undefined).map((e) => w.physics.bodyState(e.body!));
   const scene: unknown[] = [];
@@ -64,7 +75,8 @@ function digest(w: WorldSession): string {
     const m = (o as THREE.Mesh).material as THREE.MeshStandardMaterial | undefined;
     scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
   });
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get()]);
+  const ui = w.ui.handles().map((h) => w.ui.inspect(h));
+  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).
@@ -83,6 +95,8 @@ async function prepare() {
     assert(r.ok, `${tool}: ${messageOf(r)}`);
   }
   s.sceneBuilders.set("fixture", () => void s.world.spawn({ tags: ["built"] }));
+  // The caller inhabits ent_1, so social skills have a body to act through.
+  s.agents.publish({ list: () => [{ agentId: "caller", entityId: "ent_1" }], perceptionOf: () => null });
   return s;
 }
 

@@ -1,12 +1,12 @@
 // The registered skills against the catalog (tests/fixtures/skills.json, a
-// copy of the spec's skills.json): exactly the 33 skills whose subsystems
+// copy of the spec's skills.json): exactly the 43 catalog skills whose subsystems
 // exist are registered and listed (tools/list over the registry and over
 // MCP), each with the catalog's name, version, category, permissions, input
 // and output fields and input defaults, plus camera.set/get and skills.search
 // beyond the catalog (render.capture, also beyond it, only where capture is
 // enabled: render_capture.ts); every listed tool really works; the
-// catalog's skills without a subsystem (ui.*, social.*, package.*)
-// are absent and answer not_found.
+// catalog's skills without a subsystem (package.*) are absent and answer
+// not_found.
 import { createWorldSession, type MCPResponse, traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import catalog from "../../tests/fixtures/skills.json" with { type: "json" };
@@ -41,6 +41,15 @@ const REGISTERED = [
   "audit.explain",
   "audit.query",
   "audit.usage",
+  "ui.panel",
+  "ui.label",
+  "ui.textBox",
+  "ui.speechBubble",
+  "ui.thoughtBubble",
+  "ui.callout",
+  "ui.hudPanel",
+  "ui.update",
+  "ui.remove",
   "audio.play",
   "audio.ambient",
   "audio.playAt",
@@ -48,13 +57,15 @@ const REGISTERED = [
   "audio.stop",
   "audio.setVolume",
   "audio.setBusVolume",
+  "social.approach",
+  "social.say",
 ];
 
 /** Skills beyond the catalog. */
 const BEYOND = ["camera.set", "camera.get", "skills.search"];
 
 /** Catalog skills whose subsystem this build does not have. */
-const REMOVED_PREFIXES = ["ui.", "social.", "package."];
+const REMOVED_PREFIXES = ["package."];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -77,10 +88,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 35 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 35);
+test("the registry holds exactly the 46 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 46);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 35);
+  assertEquals(registry.size, 46);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -110,7 +121,7 @@ test("every registered skill matches its catalog contract", () => {
     assertEquals(Object.keys(output.shape ?? {}), Object.keys(entry.output), `${entry.name} output fields`);
     compared++;
   }
-  assertEquals(compared, 32);
+  assertEquals(compared, 43);
   assertEquals(catalog.count, catalog.skills.length);
 });
 
@@ -127,7 +138,7 @@ test("beyond the catalog: only camera.set, camera.get and skills.search", () => 
 
 test("the catalog's skills without a subsystem are absent and answer not_found", async () => {
   const removed = catalog.skills.map((s: CatalogEntry) => s.name).filter((n: string) => !registry.has(n));
-  assertEquals(removed.length, 13);
+  assertEquals(removed.length, 2);
   for (const name of removed) {
     assert(REMOVED_PREFIXES.some((p) => name.startsWith(p)), `${name} should be registered`);
   }
@@ -202,12 +213,28 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "audio.stop": { handle: "snd_1" },
     "audio.setVolume": { handle: "snd_1", volume: 0.5 },
     "audio.setBusVolume": { bus: "sfx", volume: 1 },
+    "ui.panel": { kind: "label", anchor: { type: "world", position: [0, 1, 0] }, text: "hi" },
+    "ui.label": { anchor: { type: "world", entity: ball }, text: "ball" },
+    "ui.textBox": { anchor: { type: "screen" }, title: "box", text: "body" },
+    "ui.speechBubble": { anchor: { type: "world", entity: ball, offset: [0, 1, 0] }, text: "hello" },
+    "ui.thoughtBubble": { anchor: { type: "world", entity: ball, offset: [0, 1, 0] }, text: "hmm" },
+    "ui.callout": { anchor: { type: "world", position: [1, 1, 0] }, text: "here", leader: { target: ball } },
+    "ui.hudPanel": { anchor: { type: "screen", corner: "topRight" }, text: "hud" },
+    "ui.update": { handle: "ui_1", text: "changed" },
+    "ui.remove": { handle: "ui_2" },
+    "social.approach": { target: floor },
+    "social.say": { text: "hi" },
   };
+  // Social skills act as an embodied agent under social.actor: one with a body, over its own MCP session.
+  const SOCIAL = ["social.approach", "social.say"];
+  s.agents.publish({ list: () => [{ agentId: "actor", entityId: ball }], perceptionOf: () => null });
+  const social = s.mcp();
+  social.initialize({ agentId: "actor", sessionId: "sess_actor", profile: "social.actor" });
   const tools = m.listTools().map((t) => t.name);
   assertEquals(Object.keys(MINIMAL).sort(), [...tools].sort(), "a minimal input for every listed tool");
   const outcomes: Record<string, MCPResponse> = {};
   for (const tool of tools) {
-    const r = await m.callTool({ tool, input: MINIMAL[tool] });
+    const r = await (SOCIAL.includes(tool) ? social : m).callTool({ tool, input: MINIMAL[tool] });
     outcomes[tool] = r;
     assert(r.error?.code !== "unavailable", `${tool} is listed but unavailable: ${r.error?.message}`);
     assert(r.success, `${tool}: ${r.error?.code}: ${r.error?.message}`);
@@ -217,7 +244,10 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 35);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 46);
+  assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
+  assertEquals(outcomes["ui.remove"].result, { removed: true });
+  assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");
   await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(outcomes["trace.export"].result as { name: string }).name}`] });
   s.dispose();
 });

@@ -25,8 +25,8 @@ async def main(limina):
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
             tools = (await session.list_tools()).tools
-            if len(tools) != 36:
-                fail(f"{len(tools)} tools, expected the 36 registered skills")
+            if len(tools) != 47:
+                fail(f"{len(tools)} tools, expected the 47 registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")
@@ -38,9 +38,12 @@ async def main(limina):
                 fail(f"structuredContent {made.structured_content}")
             if json.loads(made.content[0].text)["entity"] != entity:
                 fail("text content disagrees with structuredContent")
-            removed = await session.call_tool("social.say", {"text": "hi"})
-            if not removed.is_error or removed.content[0].text != "not_found: unknown skill: social.say":
-                fail(f"social.say: {removed}")
+            unknown = await session.call_tool("social.shout", {"text": "hi"})
+            if not unknown.is_error or unknown.content[0].text != "not_found: unknown skill: social.shout":
+                fail(f"social.shout: {unknown}")
+            denied = await session.call_tool("social.say", {"text": "hi"})
+            if not denied.is_error or not denied.content[0].text.startswith("forbidden"):
+                fail(f"social.say without social.act: {denied}")
     # A server whose standard clients run read-only: looking is allowed, building is not.
     reader = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "system.readonly"], env=dict(os.environ))
     async with stdio_client(reader) as (read, write):

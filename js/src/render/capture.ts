@@ -10,6 +10,7 @@ import { createOffscreenRenderer } from "../../../crates/limina-render/js/offscr
 import { encodePng } from "../../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../../crates/limina-render/js/target.ts";
 import { applyEngineLook } from "./look.ts";
+import { renderScene } from "./overlay.ts";
 import { type CameraPose, placeCamera } from "./view-camera.ts";
 
 /** The largest side of a capture, in pixels. */
@@ -48,7 +49,7 @@ export class Capturer {
     if (out.width !== width || out.height !== height) out.setSize(width, height);
     this.camera.aspect = width / height;
     placeCamera(this.camera, pose);
-    out.renderer.render(scene, this.camera);
+    renderScene(out.renderer, scene, this.camera);
     return encodePng(width, height, await out.readPixels());
   }
 

@@ -20,7 +20,8 @@ const Ok = z.object({ ok: z.boolean() });
 
 const PREFIX = "snd_";
 
-function handleOf(id: number): string {
+/** The opaque handle of sound `id`. */
+export function handleOf(id: number): string {
   return PREFIX + id.toString(36);
 }
 

@@ -11,11 +11,13 @@ import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
 import { physicsSkills } from "./physics.ts";
 import { sceneSkills } from "./scene.ts";
+import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
+import { uiSkills } from "./ui.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, ui, locomotion } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -24,5 +26,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
   registry.registerAll(auditSkills, { tracer });
+  registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
+  registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
 }

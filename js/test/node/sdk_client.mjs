@@ -16,7 +16,7 @@ const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
 const { tools } = await client.listTools();
-if (tools.length !== 36) fail(`${tools.length} tools, expected the 36 registered skills`);
+if (tools.length !== 47) fail(`${tools.length} tools, expected the 47 registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
 
@@ -29,8 +29,10 @@ if (JSON.parse(made.content[0].text).entity !== entity) fail("text content disag
 const query = await client.callTool({ name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 10 } });
 if (!query.structuredContent.entities.some((e) => e.entity === entity)) fail("the new entity is not in the world");
 
-const removed = await client.callTool({ name: "social.say", arguments: { text: "hi" } });
-if (!removed.isError || removed.content[0].text !== "not_found: unknown skill: social.say") fail(`social.say: ${JSON.stringify(removed)}`);
+const unknown = await client.callTool({ name: "social.shout", arguments: { text: "hi" } });
+if (!unknown.isError || unknown.content[0].text !== "not_found: unknown skill: social.shout") fail(`social.shout: ${JSON.stringify(unknown)}`);
+const sayDenied = await client.callTool({ name: "social.say", arguments: { text: "hi" } });
+if (!sayDenied.isError || !sayDenied.content[0].text.startsWith("forbidden")) fail(`social.say without social.act: ${JSON.stringify(sayDenied)}`);
 const invalid = await client.callTool({ name: "scene.createEntity", arguments: { size: -1 } });
 if (!invalid.isError || !invalid.content[0].text.startsWith("invalid_input")) fail(`invalid input: ${JSON.stringify(invalid)}`);
 await client.close();
