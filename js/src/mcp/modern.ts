@@ -13,28 +13,19 @@ import { JSONRPC } from "./protocol.ts";
 /** Stateless revisions served, newest last. */
 export const MODERN_VERSIONS = ["2026-07-28"];
 
-export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-export const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
-export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
-export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 export const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
 
-/** The 2026-07-28 error codes (MCP's own range). */
-export const MODERN_CODES = {
+/** The 2026-07-28 error codes this server answers with (MCP's own range). */
+const MODERN_CODES = {
   HEADER_MISMATCH: -32020,
-  MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
 
 /** A request's method → the param the HTTP `Mcp-Name` header mirrors. */
 const NAME_BEARING: Readonly<Record<string, string>> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
-
-/** What a request's envelope says about its client (shape unchecked: it is the client's own description). */
-export interface Envelope {
-  version: string;
-  clientInfo: unknown;
-  capabilities: unknown;
-}
 
 /** Whether `params` carries the revision's envelope: its protocol-version key is the one sign (legacy `_meta` holds other keys). */
 export function hasEnvelope(params: unknown): boolean {
@@ -50,13 +41,15 @@ export function unsupportedVersion(requested: unknown, message = "Unsupported pr
 
 /**
  * Runs the ladder over one request; throws the first failing rung's error.
+ * What the envelope says of the client (its name, its capabilities) is
+ * never who acts: that is the operator.
  * `routing` is given over HTTP only (other transports have no headers).
  * 1. `_meta` holds the protocol version and client capabilities (-32602);
  * 2. the routing headers agree with the body (-32020), checked before the
  *    version so a client that disagrees with itself is told so;
  * 3. the version is a string (-32602) this server serves (-32022).
  */
-export function classify(method: string, params: Record<string, unknown>, routing: RoutingHeaders | null): Envelope {
+export function checkRequest(method: string, params: Record<string, unknown>, routing: RoutingHeaders | null): void {
   if (routing?.duplicated) throw new RpcError(MODERN_CODES.HEADER_MISMATCH, `${routing.duplicated} header appears more than once`);
   const meta = params._meta;
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
@@ -78,7 +71,6 @@ export function classify(method: string, params: Record<string, unknown>, routin
   }
   if (typeof version !== "string") throw new RpcError(JSONRPC.INVALID_PARAMS, "the protocol-version envelope value must be a string");
   if (!MODERN_VERSIONS.includes(version)) throw unsupportedVersion(version);
-  return { version, clientInfo: m[CLIENT_INFO_KEY] ?? null, capabilities: m[CLIENT_CAPABILITIES_KEY] };
 }
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;

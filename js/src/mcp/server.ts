@@ -25,7 +25,7 @@ import { RpcError, error, notification, parseRequest, type Request, result } fro
 import { ListenStreams } from "./listen.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
-import { classify, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
+import { checkRequest, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
@@ -258,7 +258,7 @@ export class McpServer {
     if (req.method === "initialize") {
       throw unsupportedVersion(p.protocolVersion, `this connection serves protocol ${MODERN_VERSIONS.at(-1)}: the initialize handshake is not accepted on it`);
     }
-    classify(req.method, p, c.routing);
+    checkRequest(req.method, p, c.routing);
     switch (req.method) {
       case "server/discover":
         return modernResult({ supportedVersions: MODERN_VERSIONS, capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, ttlMs: 0, cacheScope: "private" });
