@@ -316,8 +316,6 @@ pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
   conn
 }
 
-/// Whether `headers` present `token` as `Authorization: Bearer …`, compared
-/// in constant time.
 /// Accepts connections on `listener` forever, handing each to `on_accept`.
 /// Accept errors (out of file descriptors, say) repeat while their cause
 /// lasts, so the loop waits, doubling up to a second, instead of spinning.
@@ -340,6 +338,8 @@ pub(crate) async fn accept_loop(listener: tokio::net::TcpListener, mut on_accept
   }
 }
 
+/// Whether `headers` present `token` as `Authorization: Bearer …`, compared
+/// in constant time.
 pub(crate) fn bearer_matches(headers: &hyper::header::HeaderMap, token: &str) -> bool {
   let Some(given) = headers.get(hyper::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")) else {
     return false;
