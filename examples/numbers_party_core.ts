@@ -13,6 +13,7 @@ import {
   DEFAULT_BUDGET,
   type DecideRequest,
   type EntityEntry,
+  type Mcp,
   type MCPRequest,
   onFixedStep,
   type SchedulerBudget,
@@ -53,6 +54,8 @@ export interface PartyStats {
   moves: number;
   /** Chatter blips (audio.playAt) the agents' actions ran. */
   blips: number;
+  /** Speech bubbles (ui.speechBubble) the agents' actions put up. */
+  bubbles: number;
   /** Agents chatting / walking up to a partner right now. */
   chatting: number;
   approaching: number;
@@ -108,8 +111,9 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
   const until = new Int32Array(n);
   const cooldown = new Int32Array(n);
   const talkAt = new Int32Array(n);
-  /** Whether a chatting agent has turned to its partner yet. */
+  /** Whether a chatting agent has turned to its partner yet, and has said hello. */
   const facing = new Uint8Array(n);
+  const greeted = new Uint8Array(n);
   const digits = new Uint8Array(n);
   const people: EntityEntry[] = [];
   const byAgent = new Map<string, number>();
@@ -176,7 +180,16 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
       if (tick >= talkAt[i]) {
         talkAt[i] = tick + 24 + Math.floor(rng.next(i) * 36);
         const freq = 260 + digits[i] * 45 + rng.next(i) * 140;
-        return [{ tool: "audio.playAt", input: { freq, secs: 0.08 + rng.next(i) * 0.08, position: [x, 1.2, z], volume: 0.5, maxDistance: 30 } }];
+        const blip: MCPRequest = { tool: "audio.playAt", input: { freq, secs: 0.08 + rng.next(i) * 0.08, position: [x, 1.2, z], volume: 0.5, maxDistance: 30 } };
+        if (greeted[i]) return [blip];
+        // Each says one line a chat, in a bubble over its head: a greeting, then the sum they make.
+        const j = partner[i];
+        const text = greeted[j] ? `${digits[j]} + ${digits[i]} = ${digits[i] + digits[j]}!` : `Hi ${digits[j]}! I'm ${digits[i]}.`;
+        greeted[i] = 1;
+        return [blip, {
+          tool: "ui.speechBubble",
+          input: { anchor: { type: "world", entity: people[i].id, offset: [0, 1.6, 0], align: "bottom", unitsPerPixel: 0.018 }, text, maxWidth: 160, lifecycle: { ttl: 2, fadeOut: 0.3 } },
+        }];
       }
       return [];
     }
@@ -197,6 +210,7 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
         }
         facing[i] = 1;
         facing[j] = 0;
+        greeted[i] = greeted[j] = 0;
         talkAt[i] = tick;
         talkAt[j] = tick + 18;
         return [face(i, x, z, tx, tz)];
@@ -255,6 +269,7 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
   // What the agents did, counted from the world log as it is written.
   let moves = 0;
   let blips = 0;
+  let bubbles = 0;
   const pulse = new Float32Array(n);
   const offTrace = session.tracer.subscribe((e) => {
     if (e.type !== "skill.executed") return;
@@ -265,7 +280,7 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
     else if (skill === "audio.playAt") {
       blips++;
       pulse[i] = 1;
-    }
+    } else if (skill === "ui.speechBubble") bubbles++;
   });
 
   const crowd = new Crowd(session, people, digits, pulse);
@@ -295,7 +310,7 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
         if (mode[i] === CHAT) chatting++;
         else if (mode[i] === APPROACH) approaching++;
       }
-      return { chats, moves, blips, chatting, approaching };
+      return { chats, moves, blips, bubbles, chatting, approaching };
     },
     stepTimes: () => times.slice(),
     tick,
@@ -305,6 +320,56 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
       offTrace();
       systems.dispose();
       crowd.group.removeFromParent();
+    },
+  };
+}
+
+export interface Hud {
+  /** Streams the agents' newest world-log events to the feed panel (a few times a second is plenty). */
+  feed(): void;
+  /** Shows the perf figures and the party's state on the overlay. */
+  perf(fps: number, simStepP95Ms: number, stats: PartyStats): void;
+}
+
+const FEED_LINES = 9;
+
+/**
+ * The agent-ops HUD — the agents' events as the world log records them —
+ * and the perf overlay: two screen panels `host` authors and updates through
+ * ui.* skills (so they are traced too, and need ui.write).
+ */
+export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> {
+  const feed = await host.mustCall<{ handle: string }>("ui.hudPanel", {
+    anchor: { type: "screen", corner: "topLeft" },
+    title: "agent ops · live trace",
+    lines: ["waiting for the first decisions"],
+    width: 330,
+    lifecycle: { feed: { maxLines: FEED_LINES } },
+  });
+  const overlay = await host.mustCall<{ handle: string }>("ui.hudPanel", {
+    anchor: { type: "screen", corner: "topRight" },
+    title: "perf",
+    lines: ["fps …", "sim-step p95 …", `${AGENTS} agents`],
+    width: 200,
+  });
+  // The newest events, at most three of a kind (moves outnumber everything
+  // else), so perceptions, decisions, moves, blips and bubbles all show.
+  const fresh: { kind: string; line: string }[] = [];
+  session.tracer.subscribe((e) => {
+    if (!e.actorId.startsWith("agt_")) return;
+    const kind = (e.payload as { skill?: string }).skill ?? e.type;
+    const same = fresh.filter((f) => f.kind === kind);
+    if (same.length >= 3) fresh.splice(fresh.indexOf(same[0]), 1);
+    fresh.push({ kind, line: `${e.actorId.slice(4)} · ${kind}` });
+    if (fresh.length > FEED_LINES) fresh.shift();
+  });
+  const show = (handle: string, lines: string[]) => void host.callTool({ tool: "ui.update", input: { handle, lines } });
+  return {
+    feed() {
+      if (fresh.length > 0) show(feed.handle, fresh.splice(0).map((f) => f.line));
+    },
+    perf(fps, p95, stats) {
+      show(overlay.handle, [`fps ${fps.toFixed(1)}`, `sim-step p95 ${p95.toFixed(2)} ms`, `${AGENTS} agents, ${stats.chatting / 2} pairs chatting`]);
     },
   };
 }

@@ -4,7 +4,8 @@
 // pacing: each frame runs the fixed steps due by wall-clock time (as the
 // host's accumulator does: at most 5 a frame, at most 0.25 s of lag
 // counted), then draws the crowd, renders, and waits for the GPU to finish
-// the frame. A sim-step is one fixed step of the party: the crowd's easing
+// the frame. The agent-ops HUD and perf overlay are updated as the demo
+// updates them. A sim-step is one fixed step of the party: the crowd's easing
 // plus the agent pipeline's tick (perception by one batched native query,
 // decisions started, the queued actions run through the registry, traced),
 // until its actions have run. First the party runs 600 steps alone (no
@@ -12,7 +13,7 @@
 // Run: limina js/bench/numbers_party.ts [seconds]   (default 20; final line: JSON figures)
 import { createEngine } from "limina";
 import { round, summarize } from "limina/bench";
-import { AGENTS, createParty, dressPlaza, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
+import { AGENTS, createHud, createParty, dressPlaza, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
 
 const W = 1280;
 const H = 720;
@@ -25,6 +26,9 @@ const MAX_LAG_MS = 250;
 const engine = await createEngine({ width: W, height: H, antialias: true });
 dressPlaza(engine.session);
 const party = createParty(engine.session, { manual: true });
+const host = engine.session.mcp();
+host.initialize({ agentId: "party_host", sessionId: "sess_party_host", profile: "builder.readWrite" });
+const hud = await createHud(host, engine.session);
 const device: GPUDevice = (engine.renderer.backend as unknown as { device: GPUDevice }).device;
 engine.camera.position.set(0, 12, PLAZA_RADIUS + 8);
 engine.camera.lookAt(0, 0.8, 0);
@@ -62,6 +66,8 @@ for (;;) {
     const s0 = performance.now();
     await party.tick(++step);
     if (measuring) stepMs.push(performance.now() - s0);
+    if (step % 12 === 0) hud.feed();
+    if (step % 60 === 0) hud.perf((frameMs.length * 1000) / Math.max(1, performance.now() - measureStart), summarize(stepMs.length ? stepMs : [0]).p95, party.stats());
     lag -= STEP_MS;
     steps++;
   }

@@ -3,17 +3,37 @@
 // real agent pipeline for ten simulated seconds — every agent perceives,
 // decides and moves itself only through traced three.setTransform calls
 // caused by its decisions, pairs walk up to each other and chatter through
-// positional audio.playAt; and the demo, run as users run it (`limina demo
-// numbers_party`), draws the crowd offscreen and in a window under Xvfb.
+// positional audio.playAt and say a line each in a ui.speechBubble; and the
+// demo, run as users run it (`limina demo numbers_party`), draws the crowd
+// and its agent-ops HUD and perf overlay offscreen, and the crowd in a window
+// under Xvfb.
 import { assert, assertEquals, test } from "limina/testing";
-import { createWorldSession, type EngineEvent, waitSteps } from "limina";
+import { createWorldSession, type DecodedImage, type EngineEvent, waitSteps } from "limina";
 import { AGENTS, createParty, DECISION_INTERVAL, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
 import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
+
+/** Light-on-dark runs along the rows of `region`: text on a HUD panel makes many, a plain panel two a row at most. */
+function textStrokes(frame: DecodedImage, region: { x0: number; y0: number; x1: number; y1: number }): number {
+  let strokes = 0;
+  for (let y = region.y0; y < region.y1; y++) {
+    let dark = false;
+    for (let x = region.x0; x < region.x1; x++) {
+      const o = (y * frame.width + x) * 4;
+      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
+      if (v < 70) dark = true;
+      else if (v > 150 && dark) {
+        strokes++;
+        dark = false;
+      }
+    }
+  }
+  return strokes;
+}
 
 /** A number-person's body: a vivid hue (the plaza, lawn and sky are all muted). */
 const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;
 
-test("200 agents perceive, decide and move only through traced skills; pairs meet and chatter", async () => {
+test("200 agents perceive, decide and move only through traced skills; pairs meet, chatter and say lines in speech bubbles", async () => {
   const session = createWorldSession();
   const party = createParty(session);
   assertEquals(party.systems.agents.size, AGENTS);
@@ -51,6 +71,15 @@ test("200 agents perceive, decide and move only through traced skills; pairs mee
 
   const s = party.stats();
   assert(s.chats >= 20, `${s.chats} pairs met and chatted`);
+  // Each chatter says a line in a speech bubble over its own head.
+  const bubbles = executed.filter((e) => (e.payload as { skill: string }).skill === "ui.speechBubble");
+  assertEquals(bubbles.length, s.bubbles);
+  assert(bubbles.length >= s.chats, `${bubbles.length} speech bubbles for ${s.chats} chats`);
+  for (const e of bubbles.slice(0, 50)) {
+    const input = (e.payload as { input: { anchor: { entity: string }; text: string } }).input;
+    assertEquals(input.anchor.entity, entityOf.get(e.actorId));
+    assert(/^(Hi \d! I'm \d\.|\d \+ \d = \d+!)$/.test(input.text), input.text);
+  }
   assert(blips.length >= s.chats, `${blips.length} chatter blips`);
   // A chatter blip sounds where its speaker stands, and only while it chats with a partner standing by.
   for (const e of blips.slice(0, 50)) {
@@ -63,9 +92,9 @@ test("200 agents perceive, decide and move only through traced skills; pairs mee
   session.dispose();
 });
 
-test("the demo draws its crowd offscreen, plays its ambience bed, and reports the party's progress", async () => {
+test("the demo draws its crowd and its HUD (trace feed, perf overlay) offscreen, plays its ambience bed, and reports the party's progress", async () => {
   const wav = scratch("party.wav");
-  const run = await runDemo("numbers_party", { frames: 600, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
+  const run = await runDemo("numbers_party", { frames: 600, size: "640x360", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
   assert(!run.stdout.includes("no ambience"), run.stdout);
   const stat = await Limina.run({ cmd: "sox", args: [wav, "-n", "trim", "0.5", "1", "stat"] });
   const rms = Number(/RMS\s+amplitude:\s+([\d.e-]+)/.exec(stat.stderr)![1]);
@@ -73,6 +102,13 @@ test("the demo draws its crowd offscreen, plays its ambience bed, and reports th
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
   assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
+  // The HUD's panels: dark panels in the top corners (the sky behind them is light), with text in them.
+  for (const [x0, x1] of [[0, 320], [440, 640]]) {
+    const region = { x0, y0: 0, x1, y1: 150 };
+    const panel = countPixels(run.frame, (r, g, b) => Math.max(r, g, b) < 70, region);
+    assert(panel > 3000, `a dark HUD panel in x ${x0}–${x1}: ${panel} pixels`);
+    assert(textStrokes(run.frame, region) > 150, `text in the HUD panel at x ${x0}–${x1}: ${textStrokes(run.frame, region)} strokes`);
+  }
   const reports = [...run.stdout.matchAll(/^t=(\d+)s: (\d+) pairs chatting, (\d+) walking up to someone, (\d+) chats so far; (\d+) moves traced/gm)];
   assertEquals(reports.map((m) => Number(m[1])), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], run.stdout);
   const last = reports[reports.length - 1];
@@ -80,17 +116,17 @@ test("the demo draws its crowd offscreen, plays its ambience bed, and reports th
 });
 
 test("windowed under Xvfb, the window shows the crowd", async () => {
-  const run = await runDemo("numbers_party", { frames: 30, size: "320x240", window: true, env: { LIMINA_AUDIO: "null" } });
-  assert(/\(320×240, frame 30, .*, window\)/.test(run.stderr), run.stderr);
+  const run = await runDemo("numbers_party", { frames: 20, size: "640x360", window: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×360, frame 20, .*, window\)/.test(run.stderr), run.stderr);
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
   assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all} in the window`);
 });
 
 test("--fullscreen covers the display with the crowd, for a bounded run", async () => {
-  const run = await runDemo("numbers_party", { frames: 12, window: "fullscreen", screen: "400x300", env: { LIMINA_AUDIO: "null" } });
-  assert(/\(400×300, frame 12, .*, window\)/.test(run.stderr), run.stderr);
-  assertEquals([run.frame.width, run.frame.height], [400, 300]);
+  const run = await runDemo("numbers_party", { frames: 12, window: "fullscreen", screen: "640x400", env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×400, frame 12, .*, window\)/.test(run.stderr), run.stderr);
+  assertEquals([run.frame.width, run.frame.height], [640, 400]);
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
   assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
