@@ -36,10 +36,11 @@ onFixedStep((dt, step) => {
       const p = session.world.position(c.eid);
       return Math.hypot(p[0] - show.crateStart[k][0], p[1] - show.crateStart[k][1], p[2] - show.crateStart[k][2]) > 0.05;
     }).length;
-    console.log(`t=${t}s inspector: ${e.entities} entities, ${e.agents} agents, ${e.skills} skills, ${e.traceEvents} trace events from ${e.actors} actors; physics: ${moved} of ${show.crates.length} crates knocked about`);
-    console.log(
-      `t=${t}s scheduler (1 action/tick shared): ${PLAYERS.map((p, k) => `${p.id} weight ${p.weight}: ${e.actions[p.id]} actions, ${e.rejected[p.id]} turned away, ${show.scores[k]} targets`).join("; ")}`,
-    );
+    const inspector = `${e.entities} entities, ${e.agents} agents, ${e.skills} skills, ${e.traceEvents} trace events from ${e.actors} actors`;
+    const scheduler = PLAYERS.map((p, k) => `${p.id} weight ${p.weight}: ${e.actions[p.id]} actions, ${e.rejected[p.id]} turned away, ${show.scores[k]} targets`);
+    const panel = [`t=${t}s  ${inspector}`, `physics: ${moved} of ${show.crates.length} crates knocked about`, ...PLAYERS.map((p) => `${p.id} (weight ${p.weight}): ${e.actions[p.id]} actions`), `last: ${e.tail[e.tail.length - 1] ?? "none yet"}`];
+    console.log(`t=${t}s inspector: ${inspector}; physics: ${moved} of ${show.crates.length} crates knocked about`);
+    console.log(`t=${t}s scheduler (1 action/tick shared): ${scheduler.join("; ")}`);
     console.log(`t=${t}s trace tail of ${PLAYERS[PLAYERS.length - 1].id}'s actions: ${e.tail.join(" → ")}`);
     if (step === 300) {
       // Once: these two read or write the whole world log.
@@ -47,7 +48,9 @@ onFixedStep((dt, step) => {
       console.log(`t=${t}s audit: ${audit.map((a) => `${a.sessionId} ${a.allowed} allowed/${a.denied} denied`).join(", ")}`);
       const x = await show.exportTrace("phase3-showcase");
       console.log(`t=${t}s exported ${x.events} events to traces/${x.name}; chain verified (${x.verified} events)`);
+      panel.push(`audit: observer ${audit.find((a) => a.sessionId === "sess_observer")?.denied ?? 0} denied`, `exported ${x.events} events, chain verified`);
     }
+    show.display(panel);
     busy = false;
   })();
 });

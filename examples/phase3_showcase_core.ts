@@ -2,7 +2,8 @@
 // that puts the engine's parts together. Two bound builder sessions author
 // it over the in-process MCP surface (lighting with shadow maps, a physical
 // floor and bumpers, textured glTF models, a stack of dynamic crates); a
-// read-only observer is refused a write; three in-world players — agents in
+// read-only observer is refused a write; the players are named over their
+// heads and a devtools HUD panel shows the evidence; three in-world players — agents in
 // dynamic bodies — chase targets with physics impulses under one scheduler
 // budget whose weights decide who acts most; Rapier steps every body and the
 // engine syncs them into the scene; devtools evidence (inspector snapshots,
@@ -64,6 +65,8 @@ export interface Showcase {
   audit(): Promise<{ sessionId: string; allowed: number; denied: number }[]>;
   /** Exports the world log through trace.export and verifies its chain by reading it back. */
   exportTrace(name: string): Promise<{ name: string; events: number; verified: number }>;
+  /** Shows `lines` on the devtools HUD panel (the architect's, through ui.update). */
+  display(lines: string[]): void;
 }
 
 export interface Evidence {
@@ -154,6 +157,17 @@ export async function buildShowcase(session: WorldSession): Promise<Showcase> {
   for (const id of [...bumpers, ...crateIds, ...playerIds, ...models]) await build(decorator, "three.setMaterial", { entity: id, castShadow: true, receiveShadow: true });
   for (const id of targetIds) await build(decorator, "three.setMaterial", { entity: id, roughness: 0.2, metalness: 0.3, castShadow: true });
 
+  // The decorator names each player over its head; the architect keeps a devtools panel on screen.
+  for (const [k, p] of PLAYERS.entries()) {
+    await build(decorator, "ui.label", { anchor: { type: "world", entity: playerIds[k], offset: [0, 0.8, 0], align: "bottom", unitsPerPixel: 0.02 }, text: `${p.id} · weight ${p.weight}` });
+  }
+  const panel = await build<{ handle: string }>(architect, "ui.hudPanel", {
+    anchor: { type: "screen", corner: "topLeft" },
+    title: "devtools",
+    lines: ["gathering evidence"],
+    width: 300,
+  });
+
   // The observer may look, not build.
   const refused = await observer.callTool({ tool: "scene.createEntity", input: { shape: "box" } });
   if (refused.success) throw new Error("a read-only observer must not build");
@@ -243,6 +257,9 @@ export async function buildShowcase(session: WorldSession): Promise<Showcase> {
         bySession.set(c.sessionId, a);
       }
       return [...bySession.values()];
+    },
+    display(lines) {
+      void architect.callTool({ tool: "ui.update", input: { handle: panel.handle, lines } });
     },
     async exportTrace(name) {
       const exported = await architect.mustCall<{ name: string; events: number }>("trace.export", { name });

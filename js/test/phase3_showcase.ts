@@ -1,15 +1,16 @@
 // The phase3_showcase demo, run as users run it: offscreen, its frame shows
-// the textured glTF models and the three players; its printed evidence
+// the textured glTF models, the three players and the devtools HUD panel's
+// text; its printed evidence
 // shows the observer refused, the crates moved by physics, the scheduler's
 // weights ordering who acted most, the policy audit per bound session, and
 // an exported trace that `limina trace verify` accepts; windowed under Xvfb
 // it shows the same arena.
 import { assert, assertEquals, test } from "limina/testing";
-import { traceDir } from "limina";
+import { type DecodedImage, traceDir } from "limina";
 import { PLAYERS } from "../../examples/phase3_showcase_core.ts";
 import { cleanUp, countPixels, runDemo } from "./support/demos.ts";
 
-const run = await runDemo("phase3_showcase", { frames: 420, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: "null" } });
+const run = await runDemo("phase3_showcase", { frames: 420, size: "960x540", deterministic: true, env: { LIMINA_AUDIO: "null" } });
 const lines = run.stdout.split("\n");
 
 const orange = (r: number, g: number, b: number) => r > 120 && r > 1.3 * g && g > b;
@@ -23,6 +24,30 @@ test("the frame shows the checker-textured glTF models and all three players", (
     const n = countPixels(run.frame, is);
     assert(n >= least, `${n} ${name} pixels`);
   }
+});
+
+/** Runs along the rows of `region` from dark (sky, panel) to light (text, floor): text makes many. */
+function strokes(frame: DecodedImage, region: { x0: number; y0: number; x1: number; y1: number }): number {
+  let n = 0;
+  for (let y = region.y0; y < region.y1; y++) {
+    let dark = false;
+    for (let x = region.x0; x < region.x1; x++) {
+      const o = (y * frame.width + x) * 4;
+      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
+      if (v < 70) dark = true;
+      else if (v > 150 && dark) {
+        n++;
+        dark = false;
+      }
+    }
+  }
+  return n;
+}
+
+test("the devtools HUD panel's text is in the frame", () => {
+  // Without the panel this corner holds the night sky and the floor's edge: about one run a row.
+  const n = strokes(run.frame, { x0: 0, y0: 0, x1: 320, y1: 150 });
+  assert(n > 600, `${n} dark-to-light runs in the top-left corner`);
 });
 
 test("two bound builder sessions built the arena; the read-only observer was refused", () => {
@@ -61,8 +86,8 @@ test("the trace exported at 5 s passes limina trace verify", async () => {
 });
 
 test("windowed under Xvfb, the window shows the arena", async () => {
-  const w = await runDemo("phase3_showcase", { frames: 60, size: "320x240", window: true, env: { LIMINA_AUDIO: "null" } });
-  assert(/\(320×240, frame 60, .*, window\)/.test(w.stderr), w.stderr);
+  const w = await runDemo("phase3_showcase", { frames: 60, size: "640x360", window: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×360, frame 60, .*, window\)/.test(w.stderr), w.stderr);
   assert(countPixels(w.frame, orange) >= 60 && countPixels(w.frame, teal) >= 60, "the checker cubes");
   assert(countPixels(w.frame, red) + countPixels(w.frame, green) + countPixels(w.frame, blue) >= 60, "the players");
 });
