@@ -1,7 +1,8 @@
 // The hedgehog dance: a procedural hedgehog hops, sways, waves and spins on
 // a disco floor, beat-synced to a dance track this module synthesises in JS
 // (hedgehog_dance_core.ts) and hands to the native mixer as PCM. Every other
-// bar it sings a line through the audio.speak skill, placed at its mouth;
+// bar it sings a line through the audio.speak skill, placed at its mouth
+// (and shown in a speech bubble; a HUD panel follows bar and beat);
 // the listener is the camera, which circles the dance floor, so the music's
 // stereo image and the voice turn with the view.
 // Drag (or the arrow keys) to orbit, scroll to zoom.
@@ -10,6 +11,7 @@
 import { audioInfo, createEngine, onFixedStep, SAMPLE_RATE, steerOrbit } from "limina";
 import * as THREE from "three";
 import {
+  BEATS_PER_BAR,
   BPM,
   buildDanceFloor,
   buildHedgehog,
@@ -47,9 +49,18 @@ console.log(
   `hedgehog_dance: ${BPM} BPM, a ${LOOP_BARS}-bar loop of ${LOOP_SECONDS} s (${track.length / 2} stereo frames) synthesised in ${(performance.now() - started).toFixed(0)} ms; audio: ${audioInfo().backend}`,
 );
 
-// The hedgehog sings as itself, through the skill registry (so each line is traced).
+// The hedgehog sings as itself, through the skill registry (so each line is
+// traced): aloud at its mouth, and in a speech bubble over its head. A HUD
+// panel shows where the track is and what it sings.
 const voice = session.mcp();
 voice.initialize({ agentId: "hedgehog", sessionId: "sess_hedgehog", profile: "builder.readWrite" });
+const hud = await voice.mustCall<{ handle: string }>("ui.hudPanel", {
+  anchor: { type: "screen", corner: "topLeft" },
+  title: "hedgehog dance",
+  lines: [`${BPM} BPM`],
+  width: 250,
+});
+let singing = "";
 let canSing = true;
 const mouth = new THREE.Vector3();
 async function sing(line: string): Promise<void> {
@@ -59,8 +70,14 @@ async function sing(line: string): Promise<void> {
   const r = await voice.callTool({ tool: "audio.speak", input: { text: line, position: at } });
   if (r.success) {
     console.log(`the hedgehog sings "${line}" at its mouth (${at.map((v) => v.toFixed(2)).join(", ")})`);
+    singing = `♪ ${line}`;
+    await voice.callTool({
+      tool: "ui.speechBubble",
+      input: { anchor: { type: "world", entity: entry.id, offset: [0, 1.25, 0], align: "bottom", unitsPerPixel: 0.008 }, text: `♪ ${line} ♪`, maxWidth: 220, lifecycle: { ttl: 3.5, fadeOut: 0.4 } },
+    });
   } else {
     canSing = false;
+    singing = `no voice: ${r.error?.message}`;
     console.log(`the hedgehog dances on without singing: ${r.error?.code}: ${r.error?.message}`);
   }
 }
@@ -86,6 +103,11 @@ onFixedStep((dt, step) => {
     const y = session.world.position(entry.eid)[1];
     console.log(`bar ${bar + 1} at step ${step} (${(s / 60).toFixed(3)} s into the track): the hedgehog lands on the downbeat (y=${y.toFixed(3)})`);
     if (bar % 2 === 0 && canSing) void sing(LYRICS[(bar / 2) % LYRICS.length]);
+  }
+  if (s % STEPS_PER_BEAT === 0) {
+    const lines = [`${BPM} BPM · bar ${Math.floor(beat / BEATS_PER_BAR) + 1} · beat ${(beat % BEATS_PER_BAR) + 1}`];
+    if (singing) lines.push(singing);
+    void voice.callTool({ tool: "ui.update", input: { handle: hud.handle, lines } });
   }
   orbit.azimuth += ORBIT_RATE * dt;
   steerOrbit(engine.camera, orbit, engine.input);

@@ -1,7 +1,7 @@
 // The hedgehog_dance demo, run as users run it: offscreen with its mix
 // captured (LIMINA_AUDIO=wav:…, --deterministic, so each fixed step mixes
 // exactly one step of frames; no voice, so the capture is the music alone)
-// the frame shows the hedgehog on its lit floor, the capture has a kick
+// the frame shows the hedgehog on its lit floor and its HUD panel's text, the capture has a kick
 // every beat at the track's BPM, and the hedgehog lands on each reported
 // downbeat exactly when its kick sounds; windowed under Xvfb, in real time
 // with espeak-ng, it shows the same scene and sings at its mouth.
@@ -11,7 +11,7 @@ import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
 
 const FRAMES = 300; // five seconds of virtual time: two and a half bars
 const wav = scratch("hedgehog.wav");
-const offscreen = await runDemo("hedgehog_dance", { frames: FRAMES, size: "320x240", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}`, LIMINA_TTS: "none" } });
+const offscreen = await runDemo("hedgehog_dance", { frames: FRAMES, size: "640x360", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}`, LIMINA_TTS: "none" } });
 
 /** The hedgehog's skin and spines: tans and browns (red over green over blue), a hue the floor's palette and the night sky lack. */
 const tan = (r: number, g: number, b: number) => r > g && g > b && r - b > 20;
@@ -30,11 +30,30 @@ test("the hedgehog and its disco floor are in the offscreen frame", () => {
   const { frame } = offscreen;
   const all = frame.width * frame.height;
   const hedgehog = countPixels(frame, tan);
-  const middle = countPixels(frame, tan, { x0: 100, y0: 60, x1: 220, y1: 180 });
+  const middle = countPixels(frame, tan, { x0: 180, y0: 90, x1: 460, y1: 330 });
   assert(hedgehog > all * 0.012, `${hedgehog} hedgehog pixels of ${all}`);
   assert(middle > hedgehog * 0.8, `the hedgehog dances mid-frame: ${middle} of its ${hedgehog} pixels`);
   const tiles = countPixels(frame, tile);
   assert(tiles > all * 0.03, `${tiles} lit-tile pixels of ${all}`);
+});
+
+test("the HUD panel's text is in the frame", () => {
+  // Dark-to-light runs along the rows of the top-left corner: the panel's text makes hundreds; the night sky there, none.
+  const { frame } = offscreen;
+  let runs = 0;
+  for (let y = 0; y < 110; y++) {
+    let dark = false;
+    for (let x = 0; x < 280; x++) {
+      const o = (y * frame.width + x) * 4;
+      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
+      if (v < 70) dark = true;
+      else if (v > 150 && dark) {
+        runs++;
+        dark = false;
+      }
+    }
+  }
+  assert(runs > 200, `${runs} dark-to-light runs in the HUD corner`);
 });
 
 test("the synthesised track plays through the mixer: a kick on every beat at the BPM", async () => {
@@ -81,8 +100,8 @@ test("without a voice the hedgehog says so once and dances on", () => {
 });
 
 test("windowed under Xvfb, the window shows the hedgehog on its floor, and it sings at its mouth (espeak-ng)", async () => {
-  const run = await runDemo("hedgehog_dance", { frames: 60, size: "320x240", window: true, env: { LIMINA_AUDIO: "null" } });
-  assert(/\(320×240, frame 60, .*, window\)/.test(run.stderr), run.stderr);
+  const run = await runDemo("hedgehog_dance", { frames: 60, size: "640x360", window: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×360, frame 60, .*, window\)/.test(run.stderr), run.stderr);
   const all = run.frame.width * run.frame.height;
   const hedgehog = countPixels(run.frame, tan);
   assert(hedgehog > all * 0.012, `${hedgehog} hedgehog pixels of ${all}`);
