@@ -34,7 +34,7 @@ async function call<T = Record<string, unknown>>(tool: string, input: unknown, b
 
 // The forest: a floor, trees on a fixed pattern, soft light.
 session.scene.background = new THREE.Color(0x8fb3c9);
-session.scene.fog = new THREE.Fog(0x8fb3c9, 18, 45);
+session.scene.fog = new THREE.Fog(0x8fb3c9, 20, 50);
 await call("three.setLighting", { ambientIntensity: 1.1, directionalIntensity: 2.2, direction: [4, 10, 3] });
 await call("scene.createEntity", { shape: "box", size: 50, position: [0, -25, 0], color: 0x3f6b35, static: true });
 const trunk = new THREE.CylinderGeometry(0.15, 0.22, 1.6, 8);
@@ -43,7 +43,7 @@ const bark = new THREE.MeshStandardMaterial({ color: 0x5a3d22 });
 const needles = new THREE.MeshStandardMaterial({ color: 0x2c5a2e });
 for (let i = 0; i < 46; i++) {
   const a = i * 2.39996;
-  const r = 7 + (i % 7) * 2.2;
+  const r = 10 + (i % 7) * 2.2;
   const tree = new THREE.Group();
   tree.add(new THREE.Mesh(trunk, bark).translateY(0.8), new THREE.Mesh(crown, needles).translateY(2.9));
   tree.position.set(Math.cos(a) * r, 0, Math.sin(a) * r - 2);
@@ -97,14 +97,14 @@ onFixedStep((_dt, step) => {
 
 // The camera drifts behind the traveller, looking at whoever it walks to.
 const focus = new THREE.Vector3(-2, 1.2, 0);
-const eye = new THREE.Vector3(-6, 4.5, 10);
+const eye = new THREE.Vector3(-4, 3.2, 7);
 let facing: Who = "agt_mira";
 const at = (id: Who) => session.world.position(session.entities.require(people[id].entity).eid);
 onFixedStep(() => {
   const t = at("agt_traveller");
   const o = at(facing);
   focus.lerp(new THREE.Vector3((t[0] + o[0]) / 2, 1.3, (t[2] + o[2]) / 2), 0.03);
-  eye.lerp(new THREE.Vector3(focus.x - 1.5, 3.6, focus.z + 7.5), 0.02);
+  eye.lerp(new THREE.Vector3(focus.x - 1, 3.2, focus.z + 6), 0.02);
   engine.camera.position.copy(eye);
   engine.camera.lookAt(focus);
 });
