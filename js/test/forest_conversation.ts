@@ -44,7 +44,7 @@ const SAID = /^(agt_\w+) \((\w+)\): (.*)$/gm;
 test("the local /api/chat server is up", () => assert(port > 0, "tests/llm_server.py did not start"));
 
 test("with Ollama's /api/chat answering: the traveller walks to both villagers and every line is the model's", async () => {
-  const run = await runDemo("online", 2100, { OLLAMA_HOST: `127.0.0.1:${port}`, LIMINA_OLLAMA_MODEL: "chat" });
+  const run = await runDemo("online", 2400, { OLLAMA_HOST: `127.0.0.1:${port}`, LIMINA_OLLAMA_MODEL: "chat" });
   assert(run.stdout.includes("approached agt_mira"), run.stdout);
   assert(run.stdout.includes("approached agt_osric"), `walked on to the second villager:\n${run.stdout}`);
   const said = [...run.stdout.matchAll(SAID)].map((m) => ({ who: m[1], text: m[3] }));
