@@ -746,7 +746,7 @@ declare module "limina/internal/engine/observability/tracer" {
 }
 declare module "limina/internal/engine/policy/engine" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
-    export type PolicyRule = "session.revoked" | "revoked" | "profile.denied" | "quota.exceeded" | "budget.calls" | "budget.cpu" | "budget.mem" | "profile.grant";
+    export type PolicyRule = "session.revoked" | "revoked" | "profile.denied" | "quota.exceeded" | "budget.calls" | "budget.cpu" | "budget.mem" | "package.rejected" | "profile.grant";
     export type Boundary = "registry" | "sandbox" | "session" | "package";
     export interface PolicyInput {
         boundary: Boundary;
@@ -829,6 +829,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
+        deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
     }
 }
@@ -1070,6 +1072,287 @@ declare module "limina/internal/engine/mcp/mcp" {
         callTool(req: MCPRequest): Promise<MCPResponse>;
         /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
+    }
+}
+declare module "limina/internal/limina-sandbox/js/sandbox" {
+    export interface SandboxLimits {
+        /** Most bytes the sandbox may allocate (1 MiB–1 GiB). */
+        memoryBytes: number;
+        /** Most native stack its code may use (16 KiB–4 MiB). */
+        stackBytes: number;
+    }
+    /** How an entry ended: ran, threw, or was stopped by one of its budgets. */
+    export type SandboxStatus = "ok" | "threw" | "cpu_budget" | "memory_budget" | "stack_overflow";
+    /** One `host.invoke` waiting for the host; `input` is the sandbox's JSON text. */
+    export interface Intent {
+        id: number;
+        skill: string;
+        input: string;
+    }
+    export interface Outcome {
+        status: SandboxStatus;
+        error: string | null;
+        /** The state of the current call (`call`): its result JSON once done, or why it failed. */
+        call: "pending" | "done" | "failed";
+        result: string | null;
+        intents: Intent[];
+        jobsPending: boolean;
+        cpuMs: number;
+        memBytes: number;
+    }
+    /** The host's answer to one intent. */
+    export type Answer = {
+        ok: true;
+        value: unknown;
+    } | {
+        ok: false;
+        error: string;
+    };
+    export class Sandbox {
+        private id;
+        private constructor();
+        static create(limits: SandboxLimits): Sandbox;
+        private get live();
+        /** Runs top-level script code, then its promise jobs, within `cpuMs`. */
+        eval(source: string, filename: string, cpuMs: number): Outcome;
+        /** Calls the `host.onTick` handler (name null) or a global function with `arg` (as JSON). */
+        call(name: string | null, arg: unknown, cpuMs: number): Outcome;
+        /** Answers intents, then runs what follows within `cpuMs`. */
+        settle(answers: [Intent, Answer][], cpuMs: number): Outcome;
+        /** Whether its code registered `host.onTick`. */
+        get hasTick(): boolean;
+        /** Bytes its runtime holds. */
+        get memoryBytes(): number;
+        get disposed(): boolean;
+        /** Frees the runtime; later calls fail with `unavailable`. */
+        dispose(): void;
+    }
+    /** A package's attestation: verified by a trusted key, unsigned, or why not. */
+    export type Attestation = {
+        status: "verified";
+        key: string;
+    } | {
+        status: "unsigned";
+    } | {
+        status: "hash_mismatch";
+        signed: string;
+        actual: string;
+    } | {
+        status: "bad_signature";
+        why: string;
+    } | {
+        status: "untrusted_key";
+        key: string;
+        why: string;
+    };
+    /** An installed package as read from disk; `error` says why it cannot be used. */
+    export interface PackageInfo {
+        dir: string;
+        ref: string | null;
+        error: string | null;
+        name: string;
+        version: string;
+        kind: "agent" | "skill" | "script" | null;
+        capabilities: string[];
+        engine: string;
+        engineCompatible: boolean;
+        contentHash: string;
+        attestation: Attestation | null;
+        entry: string;
+    }
+    export interface OpenedPackage {
+        package: PackageInfo;
+        /** The entry's source, read in the same pass the hash was computed over. */
+        source: string | null;
+        /** `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`. */
+        unsignedAllowed: boolean;
+    }
+    /** Where packages are installed and whom they must be signed by; each setting left out comes from the environment. */
+    export interface InstallConfig {
+        /** The install directory (default `$LIMINA_PACKAGES_DIR`, else `packages/` in the working directory). */
+        dir?: string;
+        /** A file of trusted ed25519 public keys in hex, one a line (default `$LIMINA_TRUSTED_KEYS`). */
+        trustedKeys?: string;
+        /** Load packages without a trusted signature (default: `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`). */
+        allowUnsigned?: boolean;
+    }
+    /** The packages in the install directory. */
+    export function listPackages(install?: InstallConfig): PackageInfo[];
+    /** The installed package `ref` (`name@version`); `not_found` when there is none. */
+    export function openPackage(ref: string, install?: InstallConfig): OpenedPackage;
+}
+declare module "limina/internal/engine/packages/bridge" {
+    import type { Outcome, Sandbox, SandboxStatus } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    /** Who a sandbox acts as. */
+    export interface Attribution {
+        agentId: string;
+        sessionId: string;
+        profile: string;
+        /** What its calls may do: the capabilities it declared, all granted by its profile. */
+        permissions: ReadonlySet<string>;
+        /** The package's `name@version`. */
+        pkg: string;
+        /** Events behind its calls (its load). */
+        causedBy: string[];
+    }
+    export interface RunBudget {
+        /** Sandbox CPU time for the whole entry, all rounds together. */
+        cpuMs: number;
+        /** Most `host.invoke` calls one entry may make. */
+        maxIntents: number;
+    }
+    export interface RunResult {
+        status: SandboxStatus | "intent_budget";
+        /** Why, when the status is not ok. */
+        error: string | null;
+        call: Outcome["call"];
+        /** The call's result (parsed) once done, or why it failed. */
+        result: unknown;
+        cpuMs: number;
+        memBytes: number;
+        /** Intents performed. */
+        invoked: number;
+    }
+    export class HostBridge {
+        private readonly registry;
+        private readonly policy;
+        private readonly tickOf;
+        /** Memory already charged per sandbox, so the ledger holds each one's peak. */
+        private readonly charged;
+        constructor(registry: SkillRegistry, policy: PolicyEngine, tickOf?: () => number);
+        /** Runs one entry to quiescence: `enter` starts it, the bridge answers its intents. */
+        run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget): Promise<RunResult>;
+        private charge;
+        /** One crossing: decided by the policy engine, performed by the registry. */
+        private perform;
+    }
+}
+declare module "limina/internal/engine/packages/limits" {
+    export interface PackageLimits {
+        /** Most bytes a package's sandbox may allocate. */
+        memoryBytes: number;
+        /** Most native stack its code may use. */
+        stackBytes: number;
+        /** Sandbox CPU time for the entry's top-level code at load. */
+        loadCpuMs: number;
+        /** Sandbox CPU time per `host.onTick` call. */
+        tickCpuMs: number;
+        /** Sandbox CPU time per `decide` of an agent package. */
+        decideCpuMs: number;
+        /** Ticks over budget before the package is unloaded. */
+        maxOverruns: number;
+        /** Most `host.invoke` calls in one entry (a load, a tick, a decision). */
+        maxIntentsPerRun: number;
+    }
+    export const DEFAULT_PACKAGE_LIMITS: Readonly<PackageLimits>;
+}
+declare module "limina/internal/engine/packages/loaded" {
+    import type { PackageInfo, Sandbox } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Attribution, HostBridge, RunResult } from "limina/internal/engine/packages/bridge";
+    import type { PackageLimits } from "limina/internal/engine/packages/limits";
+    export class LoadedPackage {
+        readonly info: PackageInfo;
+        readonly who: Attribution;
+        private readonly sandbox;
+        private readonly bridge;
+        private readonly tracer;
+        private readonly limits;
+        private readonly onUnload;
+        /** Ticks whose handler ran over its budget. */
+        overruns: number;
+        ticks: number;
+        /** Why it was unloaded, once it is. */
+        unloaded: string | null;
+        /** The entry (tick or decision) running now, if any: the sandbox is never entered twice at once. */
+        private running;
+        constructor(info: PackageInfo, who: Attribution, sandbox: Sandbox, bridge: HostBridge, tracer: Tracer, limits: PackageLimits, onUnload: (pkg: LoadedPackage) => void);
+        get ref(): string;
+        private emit;
+        /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
+        tick(step: number): Promise<void>;
+        /** Calls a global function of the package (an agent's `decide`) within the decision budget. */
+        callFunction(name: string, arg: unknown): Promise<RunResult>;
+        private enter;
+        /** Stops the package and frees its sandbox; returns the event id. */
+        unload(rejectReason: string, reason: string): string | null;
+    }
+}
+declare module "limina/internal/engine/packages/host" {
+    import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import { LoadedPackage } from "limina/internal/engine/packages/loaded";
+    import { type PackageLimits } from "limina/internal/engine/packages/limits";
+    export type RejectReason = "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
+    export interface LoadRequest {
+        ref: string;
+        agentId: string;
+        sessionId: string;
+        profile: string;
+        /** The caller's own permissions: the named profile must be within them. */
+        callerPermissions: ReadonlySet<string>;
+        /** Who asks, for the audit trail. */
+        callerId: string;
+        causedBy?: string[];
+    }
+    /** The load decision, as `package.load` returns it. */
+    export interface LoadDecision {
+        ok: boolean;
+        ref: string;
+        agentId: string | null;
+        rule: string | null;
+        rejectReason: RejectReason | null;
+        reason: string | null;
+        loadEventId: string | null;
+    }
+    /** A package's row in `package.list`. */
+    export interface ListedPackage {
+        ref: string;
+        name: string;
+        version: string;
+        kind: string;
+        declaredCapabilities: string[];
+        engineCompat: string;
+        contentHash: string;
+        attested: boolean;
+    }
+    export interface PackageHostServices {
+        registry: SkillRegistry;
+        tracer: Tracer;
+        /** Decides loads and crossings and holds the sandboxes' budgets. */
+        policy: PolicyEngine;
+        limits?: Partial<PackageLimits>;
+        /** The install directory and trust settings (default: from the environment). */
+        install?: InstallConfig;
+        /** Call ticking packages on the host loop's fixed steps (default true). */
+        simulate?: boolean;
+    }
+    export class PackageHost {
+        readonly limits: PackageLimits;
+        private readonly bridge;
+        /** Loaded packages by the agent id they act as. */
+        private readonly loadedByAgent;
+        private readonly stopTicking;
+        private readonly tracer;
+        private readonly policy;
+        private readonly install;
+        constructor(services: PackageHostServices);
+        /** The usable installed packages (optionally one name), as `package.list` shows them. */
+        list(name?: string): ListedPackage[];
+        /** The package loaded as `agentId`, if any. */
+        get(agentId: string): LoadedPackage | undefined;
+        loaded(): LoadedPackage[];
+        /** Runs every ticking package's handler for this step (each within its own budget). */
+        tick(step: number): Promise<void[]>;
+        load(req: LoadRequest): Promise<LoadDecision>;
+        /** Unloads the package running as `agentId`; returns whether there was one. */
+        unload(agentId: string, reason?: string): boolean;
+        /** Stops ticking and frees every sandbox. */
+        dispose(): void;
     }
 }
 declare module "limina/internal/limina-render/js/input" {
@@ -1392,6 +1675,13 @@ declare module "limina/internal/engine/skills/ecs" {
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
     export function ecsSkills({ entities }: {
         entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/package" {
+    import type { PackageHost } from "limina/internal/engine/packages/host";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function packageSkills({ packages }: {
+        packages: PackageHost;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/physics" {
@@ -2121,6 +2411,7 @@ declare module "limina/internal/engine/world-session" {
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
     import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
+    import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
     import { Capturer } from "limina/internal/engine/render/capture";
     import { ViewCamera } from "limina/internal/engine/render/view-camera";
@@ -2144,6 +2435,8 @@ declare module "limina/internal/engine/world-session" {
          * `--dev`, since every reload loads another copy of a module).
          */
         skillReload?: boolean;
+        /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
+        packages?: Pick<PackageHostServices, "install" | "limits">;
     }
     export class WorldSession {
         readonly tracer: Tracer;
@@ -2173,6 +2466,8 @@ declare module "limina/internal/engine/world-session" {
         readonly registry: SkillRegistry;
         /** Set when the session runs with the dynamic policy engine. */
         readonly policy: PolicyEngine | null;
+        /** Packages loaded into sandboxes in this world. */
+        readonly packages: PackageHost;
         private readonly stopStepping;
         private readonly stopListening;
         constructor(options?: WorldSessionOptions);
@@ -2313,53 +2608,6 @@ declare module "limina/internal/engine/agents/registry" {
         }[];
     }
 }
-declare module "limina/internal/engine/agents/scheduler" {
-    import type { AgentRecord } from "limina/internal/engine/agents/registry";
-    export interface AgentBudget {
-        weight: number;
-        maxQueueDepth: number;
-        maxToolCallsPerDecision: number;
-        maxActionsPerTick: number;
-        decisionTimeoutMs: number;
-    }
-    export interface SchedulerBudget {
-        maxDecisionStartsPerTick: number;
-        maxGlobalActionsPerTick: number;
-        defaultAgentBudget: AgentBudget;
-        agents?: Record<string, Partial<AgentBudget>>;
-    }
-    export const DEFAULT_BUDGET: SchedulerBudget;
-    export class AgentScheduler {
-        readonly budget: SchedulerBudget;
-        private readonly budgets;
-        constructor(budget?: SchedulerBudget);
-        budgetOf(agentId: string): AgentBudget;
-        /** Agents whose decision is due and may start this tick, longest-waiting first. */
-        dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
-        /** The order in which queued actions run this tick (an agent appears once per action). */
-        actionOrder(agents: AgentRecord[]): AgentRecord[];
-    }
-}
-declare module "limina/internal/engine/agents/action" {
-    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import type { AgentRecord } from "limina/internal/engine/agents/registry";
-    import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
-    export class ActionSystem {
-        private readonly registry;
-        private readonly scheduler;
-        private readonly sessions;
-        private running;
-        constructor(registry: SkillRegistry, scheduler: AgentScheduler);
-        private mcpFor;
-        /** Resolves once every action started so far has run. */
-        settled(): Promise<void>;
-        /**
-         * Runs this tick's actions one after another (so they apply in the
-         * scheduler's order); they complete before the next fixed step.
-         */
-        run(agents: AgentRecord[]): Promise<void>;
-    }
-}
 declare module "limina/internal/engine/agents/providers/provider" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
     import type { SkillTool } from "limina/internal/engine/skills/registry";
@@ -2416,6 +2664,63 @@ declare module "limina/internal/engine/agents/providers/provider" {
         };
     }[] | undefined, content: string | null | undefined): MCPRequest[];
     export function safeJson(s: string): unknown;
+}
+declare module "limina/internal/engine/packages/provider" {
+    import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import type { PackageHost } from "limina/internal/engine/packages/host";
+    export class PackageProvider implements LLMProvider {
+        private readonly packages;
+        readonly name = "package";
+        constructor(packages: PackageHost);
+        decide(req: DecideRequest): Promise<DecideResult>;
+    }
+}
+declare module "limina/internal/engine/agents/scheduler" {
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    export interface AgentBudget {
+        weight: number;
+        maxQueueDepth: number;
+        maxToolCallsPerDecision: number;
+        maxActionsPerTick: number;
+        decisionTimeoutMs: number;
+    }
+    export interface SchedulerBudget {
+        maxDecisionStartsPerTick: number;
+        maxGlobalActionsPerTick: number;
+        defaultAgentBudget: AgentBudget;
+        agents?: Record<string, Partial<AgentBudget>>;
+    }
+    export const DEFAULT_BUDGET: SchedulerBudget;
+    export class AgentScheduler {
+        readonly budget: SchedulerBudget;
+        private readonly budgets;
+        constructor(budget?: SchedulerBudget);
+        budgetOf(agentId: string): AgentBudget;
+        /** Agents whose decision is due and may start this tick, longest-waiting first. */
+        dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
+        /** The order in which queued actions run this tick (an agent appears once per action). */
+        actionOrder(agents: AgentRecord[]): AgentRecord[];
+    }
+}
+declare module "limina/internal/engine/agents/action" {
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
+    export class ActionSystem {
+        private readonly registry;
+        private readonly scheduler;
+        private readonly sessions;
+        private running;
+        constructor(registry: SkillRegistry, scheduler: AgentScheduler);
+        private mcpFor;
+        /** Resolves once every action started so far has run. */
+        settled(): Promise<void>;
+        /**
+         * Runs this tick's actions one after another (so they apply in the
+         * scheduler's order); they complete before the next fixed step.
+         */
+        run(agents: AgentRecord[]): Promise<void>;
+    }
 }
 declare module "limina/internal/engine/agents/decision" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
@@ -2601,6 +2906,12 @@ declare module "limina" {
     export { type CaptureResult, isImageResult } from "limina/internal/engine/skills/render";
     export type { SceneBuilder } from "limina/internal/engine/skills/system";
     export { type Boundary, type BudgetSnapshot, type Decision, PolicyEngine, type PolicyEngineOptions, type PolicyInput, type PolicyRule, type QuotaSnapshot, } from "limina/internal/engine/policy/engine";
+    export { type Answer, type Attestation, type InstallConfig, type Intent, listPackages, type OpenedPackage, openPackage, type Outcome as SandboxOutcome, type PackageInfo, Sandbox, type SandboxLimits, type SandboxStatus, } from "limina/internal/limina-sandbox/js/sandbox";
+    export { type Attribution, HostBridge, type RunBudget, type RunResult } from "limina/internal/engine/packages/bridge";
+    export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "limina/internal/engine/packages/host";
+    export { LoadedPackage } from "limina/internal/engine/packages/loaded";
+    export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "limina/internal/engine/packages/limits";
+    export { PackageProvider } from "limina/internal/engine/packages/provider";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
     export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";

@@ -93,6 +93,27 @@ export {
   type QuotaSnapshot,
 } from "./policy/engine.ts";
 
+// Sandboxes and packages.
+export {
+  type Answer,
+  type Attestation,
+  type InstallConfig,
+  type Intent,
+  listPackages,
+  type OpenedPackage,
+  openPackage,
+  type Outcome as SandboxOutcome,
+  type PackageInfo,
+  Sandbox,
+  type SandboxLimits,
+  type SandboxStatus,
+} from "../../crates/limina-sandbox/js/sandbox.ts";
+export { type Attribution, HostBridge, type RunBudget, type RunResult } from "./packages/bridge.ts";
+export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "./packages/host.ts";
+export { LoadedPackage } from "./packages/loaded.ts";
+export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./packages/limits.ts";
+export { PackageProvider } from "./packages/provider.ts";
+
 // The world log.
 export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "./observability/tracer.ts";
 export {

@@ -14,6 +14,7 @@ import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
+import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
 import { ViewCamera } from "./render/view-camera.ts";
@@ -40,6 +41,8 @@ export interface WorldSessionOptions {
    * `--dev`, since every reload loads another copy of a module).
    */
   skillReload?: boolean;
+  /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
+  packages?: Pick<PackageHostServices, "install" | "limits">;
 }
 
 export class WorldSession {
@@ -70,6 +73,8 @@ export class WorldSession {
   readonly registry: SkillRegistry;
   /** Set when the session runs with the dynamic policy engine. */
   readonly policy: PolicyEngine | null;
+  /** Packages loaded into sandboxes in this world. */
+  readonly packages: PackageHost;
   private readonly stopStepping: () => void;
   private readonly stopListening: () => void;
 
@@ -84,6 +89,8 @@ export class WorldSession {
     this.registry = new SkillRegistry(this.tracer);
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
+    // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
+    this.packages = new PackageHost({ ...options.packages, registry: this.registry, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true });
     registerCoreSkills(this);
     this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.step(dt)) : () => {};
     // Like stepping, following the camera is what a session on the loop does.
@@ -127,6 +134,7 @@ export class WorldSession {
     this.stopStepping();
     this.stopListening();
     this.ui.clear();
+    this.packages.dispose();
     this.physics.dispose();
     this.audio.dispose();
     this.tracer.close();

@@ -49,6 +49,8 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "audio.stop": { handle: "snd_1" },
   "audio.setVolume": { handle: "snd_1", volume: 0.5 },
   "audio.setBusVolume": { bus: "sfx", volume: 1 },
+  "package.list": {},
+  "package.load": { ref: "nothing@1.0.0", agentId: "agt_matrix", sessionId: "sess_matrix", profile: "system.readonly" },
   "ui.panel": { kind: "label", anchor: { type: "world", entity: "ent_1" }, text: "hi" },
   "ui.label": { anchor: { type: "world", position: [0, 2, 0] }, text: "hi" },
   "ui.textBox": { anchor: { type: "screen" }, title: "t", text: "body" },

@@ -1,12 +1,9 @@
 // The registered skills against the catalog (tests/fixtures/skills.json, a
-// copy of the spec's skills.json): exactly the 43 catalog skills whose subsystems
-// exist are registered and listed (tools/list over the registry and over
-// MCP), each with the catalog's name, version, category, permissions, input
+// copy of the spec's skills.json): every catalog skill is registered and listed
+// (tools/list over the registry and over MCP), each with the catalog's name, version, category, permissions, input
 // and output fields and input defaults, plus camera.set/get and skills.search
 // beyond the catalog (render.capture, also beyond it, only where capture is
-// enabled: render_capture.ts); every listed tool really works; the
-// catalog's skills without a subsystem (package.*) are absent and answer
-// not_found.
+// enabled: render_capture.ts); every listed tool really works.
 import { createWorldSession, type MCPResponse, traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import catalog from "../../tests/fixtures/skills.json" with { type: "json" };
@@ -59,13 +56,12 @@ const REGISTERED = [
   "audio.setBusVolume",
   "social.approach",
   "social.say",
+  "package.list",
+  "package.load",
 ];
 
 /** Skills beyond the catalog. */
 const BEYOND = ["camera.set", "camera.get", "skills.search"];
-
-/** Catalog skills whose subsystem this build does not have. */
-const REMOVED_PREFIXES = ["package."];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -88,10 +84,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 46 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 46);
+test("the registry holds exactly the 48 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 48);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 46);
+  assertEquals(registry.size, 48);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -121,7 +117,7 @@ test("every registered skill matches its catalog contract", () => {
     assertEquals(Object.keys(output.shape ?? {}), Object.keys(entry.output), `${entry.name} output fields`);
     compared++;
   }
-  assertEquals(compared, 43);
+  assertEquals(compared, 45);
   assertEquals(catalog.count, catalog.skills.length);
 });
 
@@ -136,27 +132,8 @@ test("beyond the catalog: only camera.set, camera.get and skills.search", () => 
   assertEquals(catalog.permissionProfiles["builder.readWrite"].length, 10);
 });
 
-test("the catalog's skills without a subsystem are absent and answer not_found", async () => {
-  const removed = catalog.skills.map((s: CatalogEntry) => s.name).filter((n: string) => !registry.has(n));
-  assertEquals(removed.length, 2);
-  for (const name of removed) {
-    assert(REMOVED_PREFIXES.some((p) => name.startsWith(p)), `${name} should be registered`);
-  }
-  assertEquals(catalog.skills.filter((s: CatalogEntry) => REMOVED_PREFIXES.some((p) => s.name.startsWith(p))).map((s: CatalogEntry) => s.name), removed);
-  const listed = new Set(mcp.listTools().map((t) => t.name));
-  const builder = { agentId: "b", sessionId: "s", permissions: ["scene.read", "scene.write", "ui.write", "audio.play", "social.act", "agent.write"], profile: null };
-  for (const name of removed) {
-    assert(!listed.has(name), `${name} must not be in tools/list`);
-    const direct = await registry.invoke(name, {}, builder);
-    assertEquals(direct.ok ? null : direct.error, { code: "not_found", message: `unknown skill: ${name}` }, name);
-    const wire = await mcp.callTool({ tool: name, input: {} });
-    assertEquals([wire.success, wire.error?.code], [false, "not_found"], name);
-    const described = await registry.invoke("skills.describe", { name }, builder);
-    assertEquals(described.ok ? null : described.error.code, "not_found", `skills.describe ${name}`);
-  }
-  const search = await mcp.callTool({ tool: "skills.search", input: { query: "speech bubble say audio play package load panel" } });
-  const results = (search.result as { results: { name: string }[] }).results.map((r) => r.name);
-  assert(results.every((n) => !REMOVED_PREFIXES.some((p) => n.startsWith(p))), `search offers only registered skills: ${results}`);
+test("every skill of the catalog is registered", () => {
+  assertEquals(catalog.skills.map((s: CatalogEntry) => s.name).filter((n: string) => !registry.has(n)), []);
 });
 
 test("every listed tool works: a minimal valid call under builder.readWrite succeeds", async () => {
@@ -213,6 +190,8 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "audio.stop": { handle: "snd_1" },
     "audio.setVolume": { handle: "snd_1", volume: 0.5 },
     "audio.setBusVolume": { bus: "sfx", volume: 1 },
+    "package.list": {},
+    "package.load": { ref: "nothing@1.0.0", agentId: "agt_catalog", sessionId: "sess_catalog", profile: "system.readonly" },
     "ui.panel": { kind: "label", anchor: { type: "world", position: [0, 1, 0] }, text: "hi" },
     "ui.label": { anchor: { type: "world", entity: ball }, text: "ball" },
     "ui.textBox": { anchor: { type: "screen" }, title: "box", text: "body" },
@@ -244,7 +223,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 46);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 48);
   assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
   assertEquals(outcomes["ui.remove"].result, { removed: true });
   assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina --mcp-http --mcp-ws world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl",
+  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina --mcp-http --mcp-ws world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl\n  limina package verify packages/hello",
   subcommand_precedence_over_arg = true,
   group(clap::ArgGroup::new("network").multiple(true))
 )]
@@ -156,10 +156,45 @@ pub enum Command {
     #[arg(long)]
     markdown: bool,
   },
+  /// Make signing keys for packages, sign them, and verify their
+  /// attestation (the ed25519 signature over name@version:contentHash).
+  Package {
+    #[command(subcommand)]
+    action: PackageAction,
+  },
   /// Work with exported world-log traces.
   Trace {
     #[command(subcommand)]
     action: TraceAction,
+  },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PackageAction {
+  /// Make an ed25519 signing key: the secret key goes to FILE (hex,
+  /// owner-only); the public key is printed, for LIMINA_TRUSTED_KEYS.
+  Keygen {
+    /// Where to write the secret key (never overwritten).
+    file: std::path::PathBuf,
+  },
+  /// Sign the package in DIR: writes the signature over
+  /// name@version:contentHash into its limina-package.json.
+  Sign {
+    /// The package directory (holding limina-package.json).
+    dir: std::path::PathBuf,
+    /// The secret key file `limina package keygen` wrote.
+    #[arg(long, value_name = "FILE")]
+    key: std::path::PathBuf,
+  },
+  /// Verify the package in DIR: manifest, content hash and signature
+  /// against the trusted keys. Exit 0 when attested by a trusted key,
+  /// otherwise exit 1 naming the reason.
+  Verify {
+    /// The package directory.
+    dir: std::path::PathBuf,
+    /// The trusted keys file (default: LIMINA_TRUSTED_KEYS).
+    #[arg(long, value_name = "FILE")]
+    trusted_keys: Option<std::path::PathBuf>,
   },
 }
 

@@ -9,6 +9,7 @@ mod fixed_step;
 mod host_loop;
 mod http;
 mod module_loader;
+mod package_cli;
 mod process;
 mod runtime;
 
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
   let command_module = match &cli.command {
     Some(Command::Trace { action: TraceAction::Verify { file, open } }) => return verify_trace_file(file, *open),
     Some(Command::Types) => return print_types(),
+    Some(Command::Package { action }) => return package_cli::run(action),
     Some(Command::Demo { name: None }) => return list_demos(),
     Some(Command::Demo { name: Some(name) }) => match demo_module(name) {
       Ok(url) => Some(url),

@@ -89,6 +89,7 @@ pub fn new_runtime(options: HostOptions) -> JsRuntime {
   extensions.extend(limina_render::extensions(options.window, options.render));
   extensions.extend([
     limina_trace::limina_trace::init(),
+    limina_sandbox::limina_sandbox::init(),
     limina_mcp::limina_mcp::init(options.serve),
     limina_runtime::init(options.args),
   ]);

@@ -18,6 +18,7 @@ export type PolicyRule =
   | "budget.calls"
   | "budget.cpu"
   | "budget.mem"
+  | "package.rejected"
   | "profile.grant";
 
 export type Boundary = "registry" | "sandbox" | "session" | "package";
@@ -198,6 +199,11 @@ export class PolicyEngine {
       { allow: true, rule: "profile.grant", reason: `${input.profile ?? "session"} grants ${input.cap}`, quota: quotaSnapshot(), budget: this.budgetSnapshot(input.sessionId) },
       causedBy,
     );
+  }
+
+  /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
+  deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy: string[] = []): Decision {
+    return this.record(input, { allow: false, rule, reason, quota: null, budget: this.budgetSnapshot(input.sessionId) }, causedBy);
   }
 
   private record(input: PolicyInput, d: Omit<Decision, "eventId">, causedBy: string[]): Decision {

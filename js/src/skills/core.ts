@@ -9,6 +9,7 @@ import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
+import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
@@ -17,7 +18,7 @@ import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -29,4 +30,5 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
+  registry.registerAll(packageSkills, { packages });
 }

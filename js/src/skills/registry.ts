@@ -292,6 +292,7 @@ export class SkillRegistry {
     }
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
     if (base.decisionId) payload.decisionId = base.decisionId;
+    if (base.pkg) payload.pkg = base.pkg;
     emit("skill.executed", payload, causedBy);
     return { ok: true, value: checked.data, metadata: metadata() };
   }

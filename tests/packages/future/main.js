@@ -1,0 +1,1 @@
+host.invoke("agent.emitEvent", { type: "never" });
