@@ -30,7 +30,7 @@ function textStrokes(frame: DecodedImage, region: { x0: number; y0: number; x1: 
   return strokes;
 }
 
-/** A number-person's body: a vivid hue (the plaza, lawn and sky are all muted). */
+/** A number-person's body: a vivid hue (the plaza, lawn, sky and the HUD's panels and bubbles are all muted: without the crowd, no such pixels). */
 const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;
 
 test("200 agents perceive, decide and move only through traced skills; pairs meet, chatter and say lines in speech bubbles", async () => {
@@ -101,7 +101,7 @@ test("the demo draws its crowd and its HUD (trace feed, perf overlay) offscreen,
   assert(rms > 0.002, `the ambience bed plays from the start: RMS ${rms}`);
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
   // The HUD's panels: dark panels in the top corners (the sky behind them is light), with text in them.
   for (const [x0, x1] of [[0, 320], [440, 640]]) {
     const region = { x0, y0: 0, x1, y1: 150 };
@@ -120,7 +120,7 @@ test("windowed under Xvfb, the window shows the crowd", async () => {
   assert(/\(640×360, frame 20, .*, window\)/.test(run.stderr), run.stderr);
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all} in the window`);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all} in the window`);
 });
 
 test("--fullscreen covers the display with the crowd, for a bounded run", async () => {
@@ -129,7 +129,7 @@ test("--fullscreen covers the display with the crowd, for a bounded run", async 
   assertEquals([run.frame.width, run.frame.height], [640, 400]);
   const all = run.frame.width * run.frame.height;
   const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.02, `${crowd} crowd pixels of ${all}`);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
 });
 
 test("cleanup", cleanUp);
