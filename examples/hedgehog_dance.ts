@@ -73,7 +73,7 @@ async function sing(line: string): Promise<void> {
     singing = `♪ ${line}`;
     await voice.callTool({
       tool: "ui.speechBubble",
-      input: { anchor: { type: "world", entity: entry.id, offset: [0, 1.25, 0], align: "bottom", unitsPerPixel: 0.008 }, text: `♪ ${line} ♪`, maxWidth: 220, lifecycle: { ttl: 3.5, fadeOut: 0.4 } },
+      input: { anchor: { type: "world", entity: entry.id, offset: [0, 1.25, 0], align: "bottom", unitsPerPixel: 0.008 }, tail: { offset: [0, 0.8, 0.5] }, text: `♪ ${line} ♪`, maxWidth: 220, lifecycle: { ttl: 3.5, fadeOut: 0.4 } },
     });
   } else {
     canSing = false;
