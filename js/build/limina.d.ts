@@ -2589,8 +2589,8 @@ declare module "limina/internal/engine/agents/registry" {
         lastDecisionTick: number;
         queue: QueuedAction[];
         previousResults: unknown[];
-        /** Weighted-fair scheduling credit. */
-        deficit: number;
+        /** Weighted-fair scheduling position (stride scheduling); null while idle. */
+        pass: number | null;
     }
     export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
     export class AgentRegistry {
@@ -2694,6 +2694,8 @@ declare module "limina/internal/engine/agents/scheduler" {
     export class AgentScheduler {
         readonly budget: SchedulerBudget;
         private readonly budgets;
+        /** The pass of the last action served: where an agent that was idle joins. */
+        private virtualTime;
         constructor(budget?: SchedulerBudget);
         budgetOf(agentId: string): AgentBudget;
         /** Agents whose decision is due and may start this tick, longest-waiting first. */

@@ -126,6 +126,40 @@ test("scheduler fairness: actions are shared by weight", () => {
   session.dispose();
 });
 
+test("scheduler fairness: a global cap below the number of busy agents still shares by weight (nobody starves)", () => {
+  const { session } = world();
+  const sys = createAgentSystems(session, {}, {
+    manual: true,
+    budget: {
+      maxDecisionStartsPerTick: 0,
+      maxGlobalActionsPerTick: 1,
+      defaultAgentBudget: { weight: 1, maxQueueDepth: 1000, maxToolCallsPerDecision: 4, maxActionsPerTick: 1, decisionTimeoutMs: 1000 },
+      agents: { agt_w2: { weight: 2 }, agt_w3: { weight: 3 } },
+    },
+  });
+  const ids = ["agt_w1", "agt_w2", "agt_w3"];
+  const agents = ids.map((id, i) => sys.agents.add({ id, type: "player", anchor: [0, 0, 0], profile: "player.limited", sessionId: `s${i}`, llm: { provider: "x", model: "", systemPrompt: "" } }));
+  for (const a of agents) for (let i = 0; i < 600; i++) a.queue.push({ tool: "skills.list", input: {}, decisionId: "d", decisionEventId: "e" });
+  const served = new Map<string, number>(ids.map((id) => [id, 0]));
+  for (let t = 0; t < 600; t++) {
+    for (const a of sys.scheduler.actionOrder(sys.agents.all())) {
+      a.queue.shift();
+      served.set(a.id, served.get(a.id)! + 1);
+    }
+  }
+  const [w1, w2, w3] = ids.map((id) => served.get(id)!);
+  assertEquals(w1 + w2 + w3, 600, "one action per tick, the global cap");
+  assert(Math.abs(w1 - 100) <= 2 && Math.abs(w2 - 200) <= 2 && Math.abs(w3 - 300) <= 2, `shares follow weights 1:2:3 (${w1}:${w2}:${w3})`);
+  // An agent idle for a while joins at the current virtual time: it gets its share from now on, not a burst of banked credit.
+  const late = sys.agents.add({ id: "agt_late", type: "player", anchor: [0, 0, 0], profile: "player.limited", sessionId: "s9", llm: { provider: "x", model: "", systemPrompt: "" } });
+  for (let i = 0; i < 10; i++) late.queue.push({ tool: "skills.list", input: {}, decisionId: "d", decisionEventId: "e" });
+  let lateServed = 0;
+  for (let t = 0; t < 7; t++) for (const a of sys.scheduler.actionOrder(sys.agents.all())) (a.queue.shift(), a === late && lateServed++);
+  assert(lateServed >= 1 && lateServed <= 2, `a newcomer with weight 1 gets about 1 of 7 actions, not all of them (${lateServed})`);
+  sys.dispose();
+  session.dispose();
+});
+
 test("a decision past its timeout is retired; its late result is discarded and traced", async () => {
   const { session } = world();
   const me = body(session, [0, 0.5, 0]);

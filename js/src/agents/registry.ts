@@ -50,8 +50,8 @@ export interface AgentRecord {
   lastDecisionTick: number;
   queue: QueuedAction[];
   previousResults: unknown[];
-  /** Weighted-fair scheduling credit. */
-  deficit: number;
+  /** Weighted-fair scheduling position (stride scheduling); null while idle. */
+  pass: number | null;
 }
 
 export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> &
@@ -86,7 +86,7 @@ export class AgentRegistry {
       lastDecisionTick: -Infinity,
       queue: [],
       previousResults: [],
-      deficit: 0,
+      pass: null,
     };
     this.agents.set(id, record);
     return record;

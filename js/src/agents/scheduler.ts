@@ -1,9 +1,11 @@
 // AgentScheduler: who decides and who acts on each tick, within budgets.
 // Decisions start for due agents (longest-waiting first) up to
-// maxDecisionStartsPerTick. Actions are served weighted-fair by deficit
-// (deficit round robin): each tick an agent with queued work earns its
-// weight in credit, each action costs one, the richest agent goes next,
-// within its own maxActionsPerTick and the global maxGlobalActionsPerTick.
+// maxDecisionStartsPerTick. Actions are served weighted-fair by stride
+// scheduling: each action advances its agent's pass by 1/weight and the
+// agent with the lowest pass goes next, within its own maxActionsPerTick and
+// the global maxGlobalActionsPerTick. Shares follow the weights however tight
+// the global cap is (no agent starves), and an agent that was idle joins at
+// the current virtual time rather than with banked credit.
 
 import type { AgentRecord } from "./registry.ts";
 
@@ -30,6 +32,8 @@ export const DEFAULT_BUDGET: SchedulerBudget = {
 
 export class AgentScheduler {
   private readonly budgets = new Map<string, AgentBudget>();
+  /** The pass of the last action served: where an agent that was idle joins. */
+  private virtualTime = 0;
 
   constructor(readonly budget: SchedulerBudget = DEFAULT_BUDGET) {}
 
@@ -50,19 +54,20 @@ export class AgentScheduler {
   /** The order in which queued actions run this tick (an agent appears once per action). */
   actionOrder(agents: AgentRecord[]): AgentRecord[] {
     const busy = agents.filter((a) => a.queue.length > 0);
-    for (const a of agents) if (a.queue.length === 0) a.deficit = 0; // no banking while idle
-    for (const a of busy) a.deficit += this.budgetOf(a.id).weight;
+    for (const a of agents) if (a.queue.length === 0) a.pass = null; // no banking while idle
+    for (const a of busy) a.pass ??= this.virtualTime;
     const taken = new Map<AgentRecord, number>();
     const order: AgentRecord[] = [];
     while (order.length < this.budget.maxGlobalActionsPerTick) {
       let best: AgentRecord | null = null;
       for (const a of busy) {
         const n = taken.get(a) ?? 0;
-        if (n >= a.queue.length || n >= this.budgetOf(a.id).maxActionsPerTick || a.deficit < 1) continue;
-        if (!best || a.deficit > best.deficit) best = a;
+        if (n >= a.queue.length || n >= this.budgetOf(a.id).maxActionsPerTick) continue;
+        if (!best || a.pass! < best.pass! || (a.pass === best.pass && a.id < best.id)) best = a;
       }
       if (!best) break;
-      best.deficit -= 1;
+      this.virtualTime = best.pass!;
+      best.pass! += 1 / this.budgetOf(best.id).weight;
       taken.set(best, (taken.get(best) ?? 0) + 1);
       order.push(best);
     }
