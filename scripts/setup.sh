@@ -30,6 +30,8 @@ need Xvfb xvfb
 [ -e /usr/include/alsa/asoundlib.h ] || missing+=(libasound2-dev)
 need espeak-ng espeak-ng
 need sox sox
+# NATS JetStream (2.9 on Debian) for the world log streamed with --log-sink (js/test/nats_log.ts).
+[ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

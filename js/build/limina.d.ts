@@ -140,6 +140,8 @@ declare module "limina/internal/engine/ecs/entity-table" {
         /** The next id number to allocate. */
         nextId: number;
         version: number;
+        /** `[eid, generation]` for every eid ever held, so a recycled eid goes on counting its holders. */
+        generations?: [number, number][];
     }
     export class EntityTable {
         private readonly byId;
@@ -151,6 +153,8 @@ declare module "limina/internal/engine/ecs/entity-table" {
         /** Bumped by every create, destroy and restore. */
         get version(): number;
         get size(): number;
+        /** The number the next `ent_` id will carry. */
+        get nextIdNumber(): number;
         /** Bumped by every change to the table, restores included (unlike `version`, which a restore sets). */
         get revision(): number;
         /** Registers a new entity for `eid` under the next `ent_` id. */
@@ -192,6 +196,16 @@ declare module "limina/internal/engine/ecs/world" {
             rotation: Quat;
             scale: Vec3;
         }[];
+        /**
+         * bitECS's entity index: every eid handed out (live ones first) and how many are live. Restored,
+         * entities keep their eids (physics bodies and SoA slots stay bound) and later spawns recycle
+         * eids in the same order as the saved world would have.
+         */
+        eids?: {
+            dense: number[];
+            aliveCount: number;
+            maxId: number;
+        };
     }
     export class World {
         readonly ecs: import("bitecs").World<{}>;
@@ -220,9 +234,16 @@ declare module "limina/internal/engine/ecs/world" {
          * Cached until the entity table changes; treat it as read-only.
          */
         liveEids(): Uint32Array;
+        private get entityIndex();
         snapshot(): WorldSnapshot;
         /** A new world holding the snapshot's entities, ids, counter and version. */
         static restore(snap: WorldSnapshot): World;
+        /**
+         * Fills this empty world with a snapshot's entities, transforms, ids, counter and version
+         * (with the saved eids when the snapshot has bitECS's index). Validated whole first: a
+         * refused snapshot leaves the world empty and untouched.
+         */
+        load(snap: WorldSnapshot): void;
     }
 }
 declare module "limina/internal/limina-physics/js/physics" {
@@ -298,6 +319,12 @@ declare module "limina/internal/limina-physics/js/physics" {
         writeTransforms(position: Vec3Columns, rotation: QuatColumns): number;
         bodyCount(): number;
         setGravity([x, y, z]: Vec3): void;
+        /** The whole world (Rapier's own serialization plus the body handles) as bytes `restore` takes back. */
+        snapshot(): Uint8Array;
+        /** Replaces this world with a snapshot's: it then steps bit-for-bit as the saved one did and issues the same next handles. */
+        restore(bytes: Uint8Array): void;
+        /** What the world digest hashes: every body's handle, kind, eid, pose, motion and sleep flag, in handle order. */
+        digestBytes(): Uint8Array;
         /** Frees the native world and its bodies; later calls fail with `not_found`. */
         dispose(): void;
     }
@@ -320,6 +347,8 @@ declare module "limina/internal/engine/scene/entities" {
         restitution: number;
         tags?: string[];
     }
+    /** The mesh of a primitive entity: its shape at its size, in a standard PBR material of its colour. */
+    export function meshFor(o: Pick<CreateEntityOptions, "shape" | "size" | "color">): THREE.Mesh;
     /** The whole-entity service of one world session: its World, scene graph and physics world. */
     export class Entities {
         readonly world: World;
@@ -1073,6 +1102,30 @@ declare module "limina/internal/engine/mcp/mcp" {
         /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
+}
+declare module "limina/internal/limina-trace/js/world-file" {
+    /** `"sha256:"` and the hex digest of `bytes`. */
+    export function sha256(bytes: Uint8Array): string;
+    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
+    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
+    /** Saves `body` before returning (the last save of a process about to exit). */
+    export function saveWorldFileNow(path: string, body: Uint8Array): number;
+    /**
+     * The body of the world file at `path`, checked against its header's version, length and
+     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
+     */
+    export function readWorldFile(path: string): Uint8Array;
+    /**
+     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
+     * on, those signals no longer end the process by themselves: the caller must exit.
+     */
+    export function waitForStopSignal(): Promise<string>;
+}
+declare module "limina/internal/engine/persistence/digest" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import type { World } from "limina/internal/engine/ecs/world";
+    /** `"sha256:…"` of the world's identity, transforms and physics state. */
+    export function worldDigest(world: World, physics: PhysicsWorld): string;
 }
 declare module "limina/internal/limina-sandbox/js/sandbox" {
     export interface SandboxLimits {
@@ -2407,7 +2460,7 @@ declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
-    import { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
     import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
@@ -2435,6 +2488,8 @@ declare module "limina/internal/engine/world-session" {
          * `--dev`, since every reload loads another copy of a module).
          */
         skillReload?: boolean;
+        /** Log a `world.checkpoint` (tick and world digest) every this many steps; 0 never (default 60). */
+        checkpointEvery?: number;
         /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
         packages?: Pick<PackageHostServices, "install" | "limits">;
     }
@@ -2468,6 +2523,15 @@ declare module "limina/internal/engine/world-session" {
         readonly policy: PolicyEngine | null;
         /** Packages loaded into sandboxes in this world. */
         readonly packages: PackageHost;
+        /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
+        tick: number;
+        /**
+         * True when this session was restored from a snapshot (a world file): a module skips its
+         * one-time building. `restoredAgents` then holds the agent records saved with it.
+         */
+        restored: boolean;
+        restoredAgents: AgentSummary[];
+        private readonly checkpointEvery;
         private readonly stopStepping;
         private readonly stopListening;
         constructor(options?: WorldSessionOptions);
@@ -2483,6 +2547,12 @@ declare module "limina/internal/engine/world-session" {
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
+        /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
+        digest(): string;
+        /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
+        checkpoint(): string;
+        /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
+        resume(tick: number, agents: AgentSummary[]): void;
         /** Stops this session's systems and sounds and frees its physics world and world log. */
         dispose(): void;
     }
@@ -2869,6 +2939,164 @@ declare module "limina/internal/engine/agents/providers/gateway" {
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
+declare module "limina/internal/engine/persistence/snapshot" {
+    import type { AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
+    import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { GltfResource } from "limina/internal/engine/skills/three";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** The snapshot layout this engine writes and reads. */
+    export const SNAPSHOT_VERSION = 1;
+    interface SavedMaterial {
+        color: number | null;
+        roughness: number | null;
+        metalness: number | null;
+    }
+    interface SavedMesh {
+        castShadow: boolean;
+        receiveShadow: boolean;
+        materials: SavedMaterial[];
+    }
+    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+    export type SavedObject = {
+        kind: "primitive";
+        shape: "box" | "sphere";
+        size: number;
+        meshes: SavedMesh[];
+    } | {
+        kind: "gltf";
+        resource: GltfResource;
+        meshes: SavedMesh[];
+    };
+    interface SavedLighting {
+        ambient: {
+            color: number;
+            intensity: number;
+        };
+        directional: {
+            color: number;
+            intensity: number;
+            position: Vec3;
+            castShadow: boolean;
+            shadow: {
+                mapSize: number;
+                extent: number;
+                near: number;
+                far: number;
+                bias: number;
+            };
+        };
+    }
+    /** What a snapshot holds besides the physics bytes. */
+    export interface SessionSnapshot {
+        version: number;
+        tick: number;
+        /** The digest of the world this snapshot holds. */
+        digest: string;
+        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
+        logSeq: number;
+        world: WorldSnapshot;
+        /** `[entity id, physics body handle]` for every entity with a body. */
+        bodies: [string, number][];
+        objects: Record<string, SavedObject>;
+        lighting: SavedLighting;
+        view: CameraPose;
+        agents: AgentSummary[];
+    }
+    /** A session's snapshot and its physics world's bytes. */
+    export function snapshotSession(session: WorldSession): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
+    export function encodeSnapshot({ snapshot, physics }: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Uint8Array;
+    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
+    export function decodeSnapshot(bytes: Uint8Array): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /**
+     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
+     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
+     * view camera and tick; the session is then marked `restored`. Its digest is checked
+     * against the saved one: a mismatch is an `internal` error.
+     */
+    export function restoreSession(session: WorldSession, { snapshot, physics }: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Promise<void>;
+}
+declare module "limina/internal/engine/persistence/world-file" {
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** The session's snapshot as bytes (what a world file holds). */
+    export function snapshotBytes(session: WorldSession): Uint8Array;
+    /** Restores snapshot bytes into a new session (see `restoreSession`). */
+    export function restoreBytes(session: WorldSession, bytes: Uint8Array): Promise<void>;
+    /** Saves the session as the world file at `path`, written off the loop; resolves to its size. */
+    export function saveWorld(session: WorldSession, path: string): Promise<number>;
+    /**
+     * Restores the world file at `path` into a new session; resolves to false (and changes
+     * nothing) when there is no file. A damaged or foreign file is an `invalid_input` error.
+     */
+    export function loadWorld(session: WorldSession, path: string): Promise<boolean>;
+    export interface KeepOptions {
+        /** Milliseconds between saves (default 10 000). */
+        everyMs?: number;
+        /** Called after each save, or with the error when one failed. */
+        onSave?: (result: {
+            bytes: number;
+        } | {
+            error: unknown;
+        }) => void;
+    }
+    /**
+     * Keeps `path` up to date with the session: a save every `everyMs` (one at a time), and on
+     * SIGTERM or SIGINT a last save before the process exits with status 0.
+     */
+    export function keepWorldFile(session: WorldSession, path: string, options?: KeepOptions): void;
+}
+declare module "limina/internal/engine/persistence/replay" {
+    import type { EngineEvent } from "limina/internal/engine/observability/tracer";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** Permissions that let a skill change the world state; skill calls needing one are replayed. */
+    export const WORLD_WRITE_PERMISSIONS: ReadonlySet<string>;
+    export interface ReplayOptions {
+        /** Stop at this tick (the world is stepped up to it; later events are not applied). */
+        until?: number;
+        /**
+         * The snapshot the session was restored from: replay skips what the log held before it — its
+         * first `logSeq` events, or, in the log of a world restored from it, everything up to and
+         * including that log's `world.restored` (whose digest must be the snapshot's).
+         */
+        from?: {
+            logSeq: number;
+            digest: string;
+        };
+    }
+    export type ReplayResult = {
+        ok: true;
+        tick: number;
+        digest: string;
+        checkpoints: number;
+        calls: number;
+    } | {
+        ok: false;
+        tick: number;
+        reason: string;
+        expected?: string;
+        actual?: string;
+        checkpoints: number;
+        calls: number;
+    };
+    /**
+     * Replays `events` (a verified world log, oldest first) into `session`, a session that does not
+     * step on the loop (`simulate: false`), new or restored from the snapshot the log continues.
+     */
+    export function replay(session: WorldSession, events: readonly EngineEvent[], options?: ReplayOptions): Promise<ReplayResult>;
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -2927,6 +3155,10 @@ declare module "limina" {
     export { ScriptedProvider } from "limina/internal/engine/agents/providers/scripted";
     export { OllamaChat, type OllamaOptions, OllamaProvider } from "limina/internal/engine/agents/providers/ollama";
     export { type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
+    export { worldDigest } from "limina/internal/engine/persistence/digest";
+    export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
+    export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
+    export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -8,12 +8,13 @@ import type * as THREE from "three";
 import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
-import { AgentDirectory } from "./agents/directory.ts";
+import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
+import { worldDigest } from "./persistence/digest.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
@@ -41,6 +42,8 @@ export interface WorldSessionOptions {
    * `--dev`, since every reload loads another copy of a module).
    */
   skillReload?: boolean;
+  /** Log a `world.checkpoint` (tick and world digest) every this many steps; 0 never (default 60). */
+  checkpointEvery?: number;
   /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
   packages?: Pick<PackageHostServices, "install" | "limits">;
 }
@@ -75,18 +78,28 @@ export class WorldSession {
   readonly policy: PolicyEngine | null;
   /** Packages loaded into sandboxes in this world. */
   readonly packages: PackageHost;
+  /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
+  tick = 0;
+  /**
+   * True when this session was restored from a snapshot (a world file): a module skips its
+   * one-time building. `restoredAgents` then holds the agent records saved with it.
+   */
+  restored = false;
+  restoredAgents: AgentSummary[] = [];
+  private readonly checkpointEvery: number;
   private readonly stopStepping: () => void;
   private readonly stopListening: () => void;
 
   constructor(options: WorldSessionOptions = {}) {
-    this.tracer = new Tracer(options.trace);
+    this.tracer = new Tracer({ tick: () => this.tick, ...options.trace });
+    this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
-    this.registry = new SkillRegistry(this.tracer);
+    this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -124,9 +137,30 @@ export class WorldSession {
 
   /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
   step(dt: number): void {
+    this.tick++;
     this.locomotion.step(dt);
     this.entities.step(dt);
     this.ui.step(dt);
+    if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
+  }
+
+  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
+  digest(): string {
+    return worldDigest(this.world, this.physics);
+  }
+
+  /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
+  checkpoint(): string {
+    const digest = this.digest();
+    this.tracer.emit("world.checkpoint", { tick: this.tick, digest });
+    return digest;
+  }
+
+  /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
+  resume(tick: number, agents: AgentSummary[]): void {
+    this.tick = tick;
+    this.restored = true;
+    this.restoredAgents = agents;
   }
 
   /** Stops this session's systems and sounds and frees its physics world and world log. */

@@ -119,7 +119,7 @@ test("a session's tracer takes its options (tailSize) from the session", async (
   const tail = value(await session.registry.invoke("trace.tail", { limit: 100 }, base)) as { events: unknown[] };
   assertEquals(tail.events.length, 3, "trace.tail pages over the recent ring");
   const exported = value(await session.registry.invoke("trace.export", { name: named("trace-session-ring") }, base)) as { events: number };
-  assertEquals(exported.events, 9, "trace.export writes the full history (8 events and the trace.tail call's record)");
+  assertEquals(exported.events, 10, "trace.export writes the full history (8 events, the trace.tail call's record and the export's world.checkpoint)");
   session.dispose();
 });
 
@@ -267,7 +267,7 @@ test("trace file names are confined to the trace directory; a file is never repl
   const three = value(await session.registry.invoke("trace.export", { name: `${named("again")}.jsonl` }, base)) as { name: string };
   assertEquals([one.name, two.name, three.name], [`${named("again")}.jsonl`, `${named("again")}-2.jsonl`, `${named("again")}-3.jsonl`]);
   assertEquals(readTraceText(traceFile(one.name)), before);
-  assertEquals(two.events, one.events + 1, "each export is the history at its call");
+  assertEquals(two.events, one.events + 2, "each export is the history at its call (the first export's record, the second's world.checkpoint)");
   const listing = await sh(`ls -A "${traceDir()}" | grep -c "${RUN}.*part" || true`);
   assertEquals(listing.stdout.trim(), "0", "no temporary file is left behind");
   session.dispose();

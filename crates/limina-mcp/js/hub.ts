@@ -43,6 +43,12 @@ export interface ServeConfig {
   dev: boolean;
   /** The module that builds the world, as a file URL. */
   worldModule: string | null;
+  /** `--world-file`: the durable world's file (restored at start, saved as it runs and on stop). */
+  worldFile: string | null;
+  /** `--save-every`: seconds between saves of the world file. */
+  saveEvery: number;
+  /** `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`). */
+  logSink: string | null;
 }
 
 /** What queuing a message did: sent, dropped (droppable — a state delta — and the client is behind), or the connection is closed. */

@@ -289,6 +289,12 @@ pub struct ServeConfig {
   pub dev: bool,
   /// The module that builds the world, as a file URL.
   pub world_module: Option<String>,
+  /// `--world-file`: the durable world's file (restored at start, saved as it runs and on stop).
+  pub world_file: Option<String>,
+  /// `--save-every`: seconds between saves of the world file.
+  pub save_every: u32,
+  /// `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`).
+  pub log_sink: Option<String>,
 }
 
 /// The serve configuration, or null when not serving.

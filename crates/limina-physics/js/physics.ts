@@ -71,6 +71,9 @@ interface PhysicsOps {
   op_physics_write_transforms(world: number, px: Float32Array, py: Float32Array, pz: Float32Array, rx: Float32Array, ry: Float32Array, rz: Float32Array, rw: Float32Array): number;
   op_physics_body_count(world: number): number;
   op_physics_set_gravity(world: number, x: number, y: number, z: number): void;
+  op_physics_snapshot(world: number): Uint8Array;
+  op_physics_restore(world: number, bytes: Uint8Array): void;
+  op_physics_digest_bytes(world: number): Uint8Array;
 }
 
 const ops = Limina.ops as unknown as PhysicsOps;
@@ -127,6 +130,18 @@ export class PhysicsWorld {
   }
   setGravity([x, y, z]: Vec3): void {
     ops.op_physics_set_gravity(this.id, x, y, z);
+  }
+  /** The whole world (Rapier's own serialization plus the body handles) as bytes `restore` takes back. */
+  snapshot(): Uint8Array {
+    return ops.op_physics_snapshot(this.id);
+  }
+  /** Replaces this world with a snapshot's: it then steps bit-for-bit as the saved one did and issues the same next handles. */
+  restore(bytes: Uint8Array): void {
+    ops.op_physics_restore(this.id, bytes);
+  }
+  /** What the world digest hashes: every body's handle, kind, eid, pose, motion and sleep flag, in handle order. */
+  digestBytes(): Uint8Array {
+    return ops.op_physics_digest_bytes(this.id);
   }
   /** Frees the native world and its bodies; later calls fail with `not_found`. */
   dispose(): void {

@@ -4,6 +4,7 @@
 //! written straight into the SoA buffers. The typed JS face is `js/physics.ts`.
 
 mod ops;
+mod snapshot;
 mod world;
 
 pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
@@ -26,5 +27,8 @@ deno_core::extension!(
     ops::op_physics_write_transforms,
     ops::op_physics_body_count,
     ops::op_physics_set_gravity,
+    ops::op_physics_snapshot,
+    ops::op_physics_restore,
+    ops::op_physics_digest_bytes,
   ],
 );

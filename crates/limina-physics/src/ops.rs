@@ -144,3 +144,25 @@ pub fn op_physics_set_gravity(state: &mut OpState, id: u32, x: f32, y: f32, z: f
   world(state, id)?.set_gravity([x, y, z])
 }
 
+
+/// The world's state as bytes `op_physics_restore` takes back.
+#[op2]
+#[buffer]
+pub fn op_physics_snapshot(state: &mut OpState, id: u32) -> Result<Vec<u8>, OpError> {
+  world(state, id)?.snapshot()
+}
+
+/// Replaces world `id` with a snapshot's; on bad bytes the world is left as it was.
+#[op2(fast)]
+pub fn op_physics_restore(state: &mut OpState, id: u32, #[buffer] bytes: &[u8]) -> Result<(), OpError> {
+  let restored = PhysicsWorld::restore(bytes)?;
+  *world(state, id)? = restored;
+  Ok(())
+}
+
+/// The physics state the world digest hashes (see `PhysicsWorld::digest_bytes`).
+#[op2]
+#[buffer]
+pub fn op_physics_digest_bytes(state: &mut OpState, id: u32) -> Result<Vec<u8>, OpError> {
+  Ok(world(state, id)?.digest_bytes())
+}

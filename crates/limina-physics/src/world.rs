@@ -142,16 +142,16 @@ impl BodyDesc {
   }
 }
 
-struct BodyEntry {
-  body: RigidBodyHandle,
-  collider: ColliderHandle,
-  kind: BodyKind,
-  eid: Option<u32>,
+pub(crate) struct BodyEntry {
+  pub(crate) body: RigidBodyHandle,
+  pub(crate) collider: ColliderHandle,
+  pub(crate) kind: BodyKind,
+  pub(crate) eid: Option<u32>,
 }
 
 /// A collision start or stop between two bodies, with the deepest contact
 /// point and the normal (from `a` towards `b`) when the narrow phase has one.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CollisionRecord {
   pub started: bool,
@@ -249,13 +249,13 @@ pub struct TransformColumns<'a> {
 }
 
 pub struct PhysicsWorld {
-  rapier: RapierWorld,
-  bodies: BTreeMap<u32, BodyEntry>,
-  by_collider: HashMap<ColliderHandle, u32>,
-  next_handle: u32,
+  pub(crate) rapier: RapierWorld,
+  pub(crate) bodies: BTreeMap<u32, BodyEntry>,
+  pub(crate) by_collider: HashMap<ColliderHandle, u32>,
+  pub(crate) next_handle: u32,
   collector: Collector,
-  pending: Vec<CollisionRecord>,
-  steps: u64,
+  pub(crate) pending: Vec<CollisionRecord>,
+  pub(crate) steps: u64,
 }
 
 impl Default for PhysicsWorld {

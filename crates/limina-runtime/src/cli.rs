@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
   name = "limina",
   version,
   about = "Limina: an agent-native real-time 3D engine. Runs a TypeScript or JavaScript module on V8 with a host-owned 60 Hz fixed-timestep loop.",
-  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina --mcp-http --mcp-ws world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl\n  limina package verify packages/hello",
+  after_help = "Examples:\n  limina game.ts\n  limina demo billiards --window\n  limina demo billiards --frames 240 --screenshot billiards.png\n  limina --mcp-stdio world.ts\n  limina --mcp-http --mcp-ws world.ts\n  limina types > limina.d.ts\n  limina trace verify traces/run.jsonl\n  limina replay traces/run.jsonl\n  limina package verify packages/hello",
   subcommand_precedence_over_arg = true,
   group(clap::ArgGroup::new("network").multiple(true))
 )]
@@ -115,6 +115,23 @@ pub struct Cli {
   #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=86400))]
   pub idle_timeout: u32,
 
+  /// A durable world: restore this world file at start when it exists (the
+  /// module learns it is restoring), save it every --save-every seconds and
+  /// on SIGTERM/SIGINT, atomically, so a restarted server goes on with the
+  /// same world and the same next ids.
+  #[arg(long, value_name = "FILE", requires = "network")]
+  pub world_file: Option<String>,
+
+  /// Seconds between saves of --world-file.
+  #[arg(long, value_name = "SECS", requires = "world_file", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=86400))]
+  pub save_every: u32,
+
+  /// Stream the world log to NATS JetStream as well, at
+  /// nats://HOST:PORT/SUBJECT (the stream is created when missing), so
+  /// `limina replay nats://…` can rebuild the world on another process.
+  #[arg(long, value_name = "URL", requires = "network")]
+  pub log_sink: Option<String>,
+
   /// Development server: lets `dev.reload` swap skill handlers (each reload
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]
@@ -166,6 +183,22 @@ pub enum Command {
   Trace {
     #[command(subcommand)]
     action: TraceAction,
+  },
+  /// Rebuild a world from its world log: verify the trace's chain (a broken
+  /// or truncated one is refused), re-apply its world-changing skill calls
+  /// on the fixed step and compare the world digest at every checkpoint.
+  /// Exit 0 printing the final digest when all match, otherwise exit 1
+  /// naming the first divergent tick.
+  Replay {
+    /// The .jsonl trace file, or a world log streamed to NATS JetStream
+    /// (nats://HOST:PORT/SUBJECT, read as an open log).
+    source: String,
+    /// Start from this world file (a snapshot) instead of an empty world.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
+    /// Stop at this tick.
+    #[arg(long, value_name = "TICK")]
+    until: Option<u64>,
   },
 }
 

@@ -39,6 +39,16 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
       }
     },
+    Some(Command::Replay { source, snapshot, until }) => {
+      script_args = vec![source.clone()];
+      if let Some(s) = snapshot {
+        script_args.extend(["--snapshot".to_owned(), s.clone()]);
+      }
+      if let Some(t) = until {
+        script_args.extend(["--until".to_owned(), t.to_string()]);
+      }
+      Some(embedded::url("js/src/cli/replay.ts"))
+    }
     Some(Command::Skills { markdown }) => {
       script_args = if *markdown { vec!["--markdown".to_owned()] } else { Vec::new() };
       Some(embedded::url("js/src/cli/skills.ts"))
@@ -84,6 +94,9 @@ fn main() -> ExitCode {
     max_clients: cli.max_clients,
     idle_timeout: cli.idle_timeout,
     world_module: user_module.as_ref().map(|m| m.to_string()),
+    world_file: cli.world_file.clone(),
+    save_every: cli.save_every,
+    log_sink: cli.log_sink.clone(),
   });
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);
   let main_module = match (command_module, &serve, user_module) {

@@ -1,12 +1,15 @@
 //! The world log on disk: the sha256 chain over EngineEvents (sealed and
 //! verified natively, ending with a `trace.sealed` terminator), the spooled
 //! full history behind each Tracer, atomic trace files confined to the trace
-//! directory, and `limina trace verify`. The typed JS face is `js/chain.ts`.
+//! directory, `limina trace verify`, world files (snapshots on disk), and the world log
+//! streamed to NATS JetStream. The typed JS face is `js/chain.ts`.
 
 pub mod chain;
 mod files;
 mod log;
+mod nats;
 mod ops;
+mod world_file;
 
 pub use chain::{verify_file, IntegrityError, IntegrityReason, TraceStatus, VerifiedTrace};
 
@@ -33,5 +36,14 @@ deno_core::extension!(
     log::op_trace_log_read,
     log::op_trace_log_export,
     log::op_trace_log_close,
+    world_file::op_world_sha256,
+    world_file::op_world_file_write,
+    world_file::op_world_file_write_sync,
+    world_file::op_world_file_read,
+    world_file::op_world_stop_signal,
+    nats::op_nats_sink_open,
+    nats::op_nats_sink_append,
+    nats::op_nats_sink_flush,
+    nats::op_nats_log_read,
   ],
 );

@@ -24,6 +24,8 @@ export interface EntityTableSnapshot {
   /** The next id number to allocate. */
   nextId: number;
   version: number;
+  /** `[eid, generation]` for every eid ever held, so a recycled eid goes on counting its holders. */
+  generations?: [number, number][];
 }
 
 const ID_PREFIX = "ent_";
@@ -43,6 +45,11 @@ export class EntityTable {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** The number the next `ent_` id will carry. */
+  get nextIdNumber(): number {
+    return this.nextId;
   }
 
   /** Bumped by every change to the table, restores included (unlike `version`, which a restore sets). */
@@ -99,6 +106,7 @@ export class EntityTable {
       entries: [...this.byId.values()].map((e) => ({ id: e.id, eid: e.eid, generation: e.generation, tags: [...e.tags] })),
       nextId: this.nextId,
       version: this._version,
+      generations: [...this.generations],
     };
   }
 
@@ -121,8 +129,12 @@ export class EntityTable {
     }
     const eids = snap.entries.map(eidFor);
     if (new Set(eids).size !== eids.length) throw engineError("invalid_input", "snapshot entries map to duplicate eids");
+    if (snap.generations !== undefined && !(Array.isArray(snap.generations) && snap.generations.every((g) => Array.isArray(g) && g.length === 2 && g.every((n) => Number.isInteger(n) && n >= 0)))) {
+      throw engineError("invalid_input", "entity table snapshot generations must be [eid, generation] pairs of whole numbers");
+    }
     this.byId.clear();
     this.byEid.clear();
+    if (snap.generations) for (const [eid, generation] of snap.generations) this.generations.set(eid, generation);
     snap.entries.forEach((saved, i) => {
       const entry: EntityEntry = { id: saved.id, eid: eids[i], generation: saved.generation, tags: new Set(saved.tags) };
       this.byId.set(entry.id, entry);

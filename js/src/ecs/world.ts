@@ -1,7 +1,7 @@
 // The world's state: a bitECS world whose transforms are SoA Float32Arrays
 // sized MAX_ENTITIES, plus the EntityTable that names its entities.
 
-import { addComponent, addEntity, createWorld, removeEntity } from "bitecs";
+import { $internal, addComponent, addEntity, createWorld, removeEntity } from "bitecs";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { Quat, QuatColumns, Vec3, Vec3Columns } from "../../../crates/limina-ops/js/soa.ts";
 import { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./entity-table.ts";
@@ -25,6 +25,19 @@ export interface WorldSnapshot {
   identity: EntityTableSnapshot;
   /** Per live entity, in creation order: position, rotation, scale. */
   transforms: { position: Vec3; rotation: Quat; scale: Vec3 }[];
+  /**
+   * bitECS's entity index: every eid handed out (live ones first) and how many are live. Restored,
+   * entities keep their eids (physics bodies and SoA slots stay bound) and later spawns recycle
+   * eids in the same order as the saved world would have.
+   */
+  eids?: { dense: number[]; aliveCount: number; maxId: number };
+}
+
+interface EntityIndex {
+  dense: number[];
+  sparse: number[];
+  aliveCount: number;
+  maxId: number;
 }
 
 function checkVec(name: string, v: unknown, n: 3 | 4): void {
@@ -117,6 +130,10 @@ export class World {
     return this.live.eids;
   }
 
+  private get entityIndex(): EntityIndex {
+    return (this.ecs as unknown as Record<symbol, { entityIndex: EntityIndex }>)[$internal].entityIndex;
+  }
+
   snapshot(): WorldSnapshot {
     const identity = this.entities.snapshot();
     const transforms = identity.entries.map((e) => ({
@@ -124,34 +141,71 @@ export class World {
       rotation: this.rotation(e.eid),
       scale: this.scale(e.eid),
     }));
-    return { identity, transforms };
+    const { dense, aliveCount, maxId } = this.entityIndex;
+    return { identity, transforms, eids: { dense: [...dense], aliveCount, maxId } };
   }
 
   /** A new world holding the snapshot's entities, ids, counter and version. */
   static restore(snap: WorldSnapshot): World {
+    const world = new World();
+    world.load(snap);
+    return world;
+  }
+
+  /**
+   * Fills this empty world with a snapshot's entities, transforms, ids, counter and version
+   * (with the saved eids when the snapshot has bitECS's index). Validated whole first: a
+   * refused snapshot leaves the world empty and untouched.
+   */
+  load(snap: WorldSnapshot): void {
+    if (this.entities.size > 0 || this.entityIndex.maxId > 0) throw engineError("invalid_input", "a snapshot loads only into a world that never held an entity");
     if (!snap?.identity || !Array.isArray(snap.transforms) || snap.transforms.length !== snap.identity.entries?.length) {
       throw engineError("invalid_input", "world snapshot must pair identity entries with transforms");
     }
-    if (snap.identity.entries.length > World.capacity) {
-      throw engineError("capacity_exceeded", `snapshot holds ${snap.identity.entries.length} entities, more than ${World.capacity}`);
+    const n = snap.identity.entries.length;
+    if (n > World.capacity) {
+      throw engineError("capacity_exceeded", `snapshot holds ${n} entities, more than ${World.capacity}`);
     }
     for (const t of snap.transforms) {
       checkVec("position", t.position, 3);
       checkVec("rotation", t.rotation, 4);
       checkVec("scale", t.scale, 3);
     }
-    const world = new World();
-    const eids = snap.identity.entries.map((_, i) => {
-      const eid = addEntity(world.ecs);
-      addComponent(world.ecs, eid, world.Position);
-      addComponent(world.ecs, eid, world.Rotation);
-      addComponent(world.ecs, eid, world.Scale);
-      const t = snap.transforms[i];
-      world.writeTransform(eid, t.position, t.rotation, t.scale);
-      return eid;
-    });
+    const index = snap.eids;
+    if (index) {
+      const { dense, aliveCount, maxId } = index;
+      const ok = Array.isArray(dense) && Number.isInteger(maxId) && maxId < MAX_ENTITIES && dense.length === maxId && aliveCount === n &&
+        new Set(dense).size === maxId && dense.every((e) => Number.isInteger(e) && e >= 1 && e <= maxId);
+      const live = new Set(ok ? dense.slice(0, aliveCount) : []);
+      if (!ok || !snap.identity.entries.every((e) => live.has(e.eid))) {
+        throw engineError("invalid_input", "world snapshot eids must list each eid 1..maxId once, the live entities' eids first");
+      }
+    }
+    this.entities.restore(snap.identity, index ? undefined : (() => {
+      let next = 1;
+      return () => next++;
+    })());
+    // Allocate eids 1..maxId, drop the dead ones, then put bitECS's recycling order back as saved.
+    const maxId = index?.maxId ?? n;
+    const live = new Set<number>();
+    for (const e of this.entities.entries()) live.add(e.eid);
+    for (let eid = 1; eid <= maxId; eid++) addEntity(this.ecs);
+    for (let eid = 1; eid <= maxId; eid++) if (!live.has(eid)) removeEntity(this.ecs, eid);
     let i = 0;
-    world.entities.restore(snap.identity, () => eids[i++]);
-    return world;
+    for (const entry of this.entities.entries()) {
+      addComponent(this.ecs, entry.eid, this.Position);
+      addComponent(this.ecs, entry.eid, this.Rotation);
+      addComponent(this.ecs, entry.eid, this.Scale);
+      const t = snap.transforms[i++];
+      this.writeTransform(entry.eid, t.position, t.rotation, t.scale);
+    }
+    if (index) {
+      const ix = this.entityIndex;
+      ix.dense = [...index.dense];
+      ix.sparse = [];
+      ix.dense.forEach((eid, k) => (ix.sparse[eid] = k));
+      ix.aliveCount = index.aliveCount;
+      ix.maxId = index.maxId;
+    }
   }
 }

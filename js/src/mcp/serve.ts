@@ -6,6 +6,8 @@
 
 import { backlog, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { PROFILES } from "../skills/profiles.ts";
+import { streamWorldLog } from "../persistence/log-sink.ts";
+import { keepWorldFile, loadWorld } from "../persistence/world-file.ts";
 import { WorldSession } from "../world-session.ts";
 import { MODERN_VERSIONS } from "./modern.ts";
 import { McpServer, STANDARD_VERSIONS } from "./server.ts";
@@ -20,6 +22,15 @@ if (!Object.hasOwn(PROFILES, config.profile)) {
 const session = new WorldSession({ policy: true, skillReload: config.dev });
 // render.capture is offered only where it works: with a WebGPU adapter.
 if (!(await session.enableCapture())) console.error("limina: render.capture is not offered: this process has no WebGPU adapter");
+// The sink first, so the stream holds the world log from the restore or the module's building on.
+if (config.logSink) {
+  await streamWorldLog(session.tracer, config.logSink);
+  console.error(`limina: streaming the world log to ${config.logSink}`);
+}
+// A durable world comes back first, so the module sees `session.restored` and skips its one-time building.
+if (config.worldFile && (await loadWorld(session, config.worldFile))) {
+  console.error(`limina: restored the world from ${config.worldFile} (tick ${session.tick}, ${session.world.entities.size} entities)`);
+}
 if (config.worldModule) {
   const mod = await import(config.worldModule);
   const build = mod.default ?? mod.build;
@@ -52,4 +63,11 @@ if (config.http) {
   const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS, MODERN_VERSIONS);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   console.error(`limina: MCP Streamable HTTP listening on http://${host}:${port}${config.path}`);
+}
+if (config.worldFile) {
+  const file = config.worldFile;
+  keepWorldFile(session, file, {
+    everyMs: config.saveEvery * 1000,
+    onSave: (r) => "error" in r && console.error(`limina: could not save the world to ${file}: ${r.error instanceof Error ? r.error.message : r.error}`),
+  });
 }

@@ -22,7 +22,8 @@ export interface CreateEntityOptions {
   tags?: string[];
 }
 
-function meshFor(o: CreateEntityOptions): THREE.Mesh {
+/** The mesh of a primitive entity: its shape at its size, in a standard PBR material of its colour. */
+export function meshFor(o: Pick<CreateEntityOptions, "shape" | "size" | "color">): THREE.Mesh {
   const geometry = o.shape === "box" ? new THREE.BoxGeometry(o.size, o.size, o.size) : new THREE.SphereGeometry(o.size / 2, 32, 16);
   const material = new THREE.MeshStandardMaterial({ color: o.color, roughness: 0.5, metalness: 0 });
   return new THREE.Mesh(geometry, material);

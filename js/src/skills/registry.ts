@@ -291,6 +291,9 @@ export class SkillRegistry {
       return fail("handler_error", message);
     }
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
+    // A handler that awaited (an asset load) took effect on a later tick: replay applies it there.
+    const appliedTick = this.tickOf();
+    if (appliedTick !== tick) payload.appliedTick = appliedTick;
     if (base.decisionId) payload.decisionId = base.decisionId;
     if (base.pkg) payload.pkg = base.pkg;
     emit("skill.executed", payload, causedBy);

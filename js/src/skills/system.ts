@@ -4,6 +4,7 @@ import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
+import { worldDigest } from "../persistence/digest.ts";
 import type { Entities } from "../scene/entities.ts";
 import { PROFILES } from "./profiles.ts";
 import { inputSchema, type SkillDefinition, type SkillRegistry } from "./registry.ts";
@@ -142,7 +143,9 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       permissions: [],
       source: source("systemSkills"),
       // Written off the loop; the name may come back as NAME-N when NAME is taken.
-      handler: async ({ name }) => {
+      // The log first records the world's digest, so a replay of the file can check where it ends.
+      handler: async ({ name }, ctx) => {
+        ctx.emit("world.checkpoint", { tick: ctx.tick, digest: worldDigest(entities.world, entities.physics) });
         const written = await tracer.exportTo(name);
         return { name: written.name, events: written.events, bytes: written.bytes };
       },
@@ -189,7 +192,7 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
         const loaded = all.filter((e) => e.resource !== undefined).map((e) => ({ entity: e.id, resource: e.resource }));
         return {
           page: { limit, totalEntities: all.length, nextAfterEntity: start + limit < all.length && page.length > 0 ? page[page.length - 1].id : null },
-          world: { tick: ctx.tick, entityCount: all.length, tableVersion: world.entities.version, maxEntities: world.Position.x.length },
+          world: { tick: ctx.tick, entityCount: all.length, tableVersion: world.entities.version, maxEntities: world.Position.x.length, digest: worldDigest(world, physics) },
           entities: page.map((e) => ({
             entity: e.id,
             eid: e.eid,

@@ -1,0 +1,255 @@
+// World snapshots: everything a world session needs to go on exactly where
+// it was — the ECS (SoA transforms, tags, EntityTable identity with
+// bitECS's eids), the physics world (Rapier's own serialization), the scene
+// graph state skills control (each entity's primitive or glTF model, its
+// materials and shadows, the lighting, the view camera), the agent records
+// and the tick — encoded as bytes a world file holds.
+
+import * as THREE from "three";
+import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import type { AgentSummary } from "../agents/directory.ts";
+import type { EntityEntry } from "../ecs/entity-table.ts";
+import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
+import type { CameraPose } from "../render/view-camera.ts";
+import { meshFor } from "../scene/entities.ts";
+import type { Lighting } from "../scene/scene-graph.ts";
+import type { GltfResource } from "../skills/three.ts";
+import { loadGltf } from "../skills/three.ts";
+import type { WorldSession } from "../world-session.ts";
+import { worldDigest } from "./digest.ts";
+
+/** The snapshot layout this engine writes and reads. */
+export const SNAPSHOT_VERSION = 1;
+
+interface SavedMaterial {
+  color: number | null;
+  roughness: number | null;
+  metalness: number | null;
+}
+
+interface SavedMesh {
+  castShadow: boolean;
+  receiveShadow: boolean;
+  materials: SavedMaterial[];
+}
+
+/** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+export type SavedObject =
+  | { kind: "primitive"; shape: "box" | "sphere"; size: number; meshes: SavedMesh[] }
+  | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] };
+
+interface SavedLighting {
+  ambient: { color: number; intensity: number };
+  directional: {
+    color: number;
+    intensity: number;
+    position: Vec3;
+    castShadow: boolean;
+    shadow: { mapSize: number; extent: number; near: number; far: number; bias: number };
+  };
+}
+
+/** What a snapshot holds besides the physics bytes. */
+export interface SessionSnapshot {
+  version: number;
+  tick: number;
+  /** The digest of the world this snapshot holds. */
+  digest: string;
+  /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
+  logSeq: number;
+  world: WorldSnapshot;
+  /** `[entity id, physics body handle]` for every entity with a body. */
+  bodies: [string, number][];
+  objects: Record<string, SavedObject>;
+  lighting: SavedLighting;
+  view: CameraPose;
+  agents: AgentSummary[];
+}
+
+function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
+  const out: THREE.Mesh[] = [];
+  object.traverse((o) => {
+    if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);
+  });
+  return out;
+}
+
+function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
+  return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
+}
+
+function saveMeshes(object: THREE.Object3D): SavedMesh[] {
+  return meshesOf(object).map((mesh) => ({
+    castShadow: mesh.castShadow,
+    receiveShadow: mesh.receiveShadow,
+    materials: materialsOf(mesh).map((m) => ({
+      color: m.color ? m.color.getHex() : null,
+      roughness: "roughness" in m ? m.roughness : null,
+      metalness: "metalness" in m ? m.metalness : null,
+    })),
+  }));
+}
+
+function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): void {
+  const meshes = meshesOf(object);
+  if (meshes.length !== saved.length) throw engineError("invalid_input", `snapshot of ${id} has ${saved.length} meshes, its model has ${meshes.length}`);
+  meshes.forEach((mesh, i) => {
+    mesh.castShadow = saved[i].castShadow;
+    mesh.receiveShadow = saved[i].receiveShadow;
+    materialsOf(mesh).forEach((m, j) => {
+      const s = saved[i].materials[j];
+      if (!s) return;
+      if (s.color !== null && m.color) m.color.setHex(s.color);
+      if (s.roughness !== null && "roughness" in m) m.roughness = s.roughness;
+      if (s.metalness !== null && "metalness" in m) m.metalness = s.metalness;
+      m.needsUpdate = true;
+    });
+  });
+}
+
+function saveObject(entry: EntityEntry): SavedObject | null {
+  const object = entry.mesh as THREE.Object3D | undefined;
+  if (!object) return null;
+  const resource = entry.resource as GltfResource | undefined;
+  if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object) };
+  const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: Record<string, number> }) | undefined;
+  if (geometry?.type === "BoxGeometry") return { kind: "primitive", shape: "box", size: geometry.parameters!.width, meshes: saveMeshes(object) };
+  if (geometry?.type === "SphereGeometry") return { kind: "primitive", shape: "sphere", size: geometry.parameters!.radius * 2, meshes: saveMeshes(object) };
+  throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
+}
+
+function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+  const cam = directional.shadow.camera as THREE.OrthographicCamera;
+  const p = directional.position;
+  return {
+    ambient: { color: ambient.color.getHex(), intensity: ambient.intensity },
+    directional: {
+      color: directional.color.getHex(),
+      intensity: directional.intensity,
+      position: [p.x, p.y, p.z],
+      castShadow: directional.castShadow,
+      shadow: { mapSize: directional.shadow.mapSize.x, extent: cam.right, near: cam.near, far: cam.far, bias: directional.shadow.bias },
+    },
+  };
+}
+
+function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void {
+  ambient.color.setHex(l.ambient.color);
+  ambient.intensity = l.ambient.intensity;
+  directional.color.setHex(l.directional.color);
+  directional.intensity = l.directional.intensity;
+  directional.position.set(...l.directional.position);
+  directional.target.position.set(0, 0, 0);
+  directional.castShadow = l.directional.castShadow;
+  const s = l.directional.shadow;
+  directional.shadow.mapSize.set(s.mapSize, s.mapSize);
+  const cam = directional.shadow.camera as THREE.OrthographicCamera;
+  cam.left = cam.bottom = -s.extent;
+  cam.right = cam.top = s.extent;
+  cam.near = s.near;
+  cam.far = s.far;
+  cam.updateProjectionMatrix();
+  directional.shadow.bias = s.bias;
+}
+
+/** A session's snapshot and its physics world's bytes. */
+export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  const objects: Record<string, SavedObject> = {};
+  const bodies: [string, number][] = [];
+  for (const entry of session.world.entities.entries()) {
+    const saved = saveObject(entry);
+    if (saved) objects[entry.id] = saved;
+    if (entry.body !== undefined) bodies.push([entry.id, entry.body]);
+  }
+  const snapshot: SessionSnapshot = {
+    version: SNAPSHOT_VERSION,
+    tick: session.tick,
+    digest: worldDigest(session.world, session.physics),
+    logSeq: session.tracer.size,
+    world: session.world.snapshot(),
+    bodies,
+    objects,
+    lighting: saveLighting(session.lighting),
+    view: session.view.get(),
+    agents: session.agents.list(),
+  };
+  return { snapshot, physics: session.physics.snapshot() };
+}
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
+export function encodeSnapshot({ snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Uint8Array {
+  const json = utf8.encode(JSON.stringify(snapshot));
+  const out = new Uint8Array(4 + json.length + physics.length);
+  new DataView(out.buffer).setUint32(0, json.length, true);
+  out.set(json, 4);
+  out.set(physics, 4 + json.length);
+  return out;
+}
+
+/** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
+export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  if (bytes.length < 4) throw engineError("invalid_input", "a world snapshot is at least 4 bytes");
+  const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+  if (4 + n > bytes.length) throw engineError("invalid_input", `world snapshot says its JSON is ${n} bytes, only ${bytes.length - 4} follow`);
+  let snapshot: SessionSnapshot;
+  try {
+    snapshot = JSON.parse(utf8Decoder.decode(bytes.subarray(4, 4 + n)));
+  } catch (e) {
+    throw engineError("invalid_input", `world snapshot JSON is malformed: ${e instanceof Error ? e.message : e}`);
+  }
+  if (snapshot?.version !== SNAPSHOT_VERSION) {
+    throw engineError("invalid_input", `world snapshot version ${JSON.stringify(snapshot?.version)} is not supported (this engine reads version ${SNAPSHOT_VERSION})`);
+  }
+  for (const key of ["world", "bodies", "objects", "lighting", "view", "agents"] as const) {
+    if (snapshot[key] === undefined || snapshot[key] === null) throw engineError("invalid_input", `world snapshot lacks ${key}`);
+  }
+  if (!Number.isInteger(snapshot.tick) || snapshot.tick < 0) throw engineError("invalid_input", `world snapshot tick must be a whole number ≥ 0, got ${snapshot.tick}`);
+  return { snapshot, physics: bytes.slice(4 + n) };
+}
+
+/**
+ * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
+ * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
+ * view camera and tick; the session is then marked `restored`. Its digest is checked
+ * against the saved one: a mismatch is an `internal` error.
+ */
+export async function restoreSession(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
+  if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
+  // Models first: a missing asset refuses the snapshot before the world changes.
+  const models = new Map<string, THREE.Object3D>();
+  for (const [id, saved] of Object.entries(snapshot.objects)) {
+    if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
+    else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
+  }
+  session.world.load(snapshot.world);
+  session.physics.restore(physics);
+  const bodies = new Map(snapshot.bodies);
+  for (const entry of session.world.entities.entries()) {
+    const body = bodies.get(entry.id);
+    if (body !== undefined) entry.body = body;
+    const saved = snapshot.objects[entry.id];
+    if (!saved) continue;
+    let object: THREE.Object3D;
+    if (saved.kind === "gltf") {
+      object = models.get(entry.id)!;
+      entry.resource = saved.resource;
+    } else {
+      object = meshFor({ shape: saved.shape, size: saved.size, color: 0xffffff });
+    }
+    applyMeshes(object, saved.meshes, entry.id);
+    object.name = entry.id;
+    session.scene.add(object);
+    entry.mesh = object;
+    session.entities.sync(entry);
+  }
+  applyLighting(session.lighting, snapshot.lighting);
+  session.view.set(snapshot.view);
+  session.resume(snapshot.tick, snapshot.agents);
+  const digest = worldDigest(session.world, session.physics);
+  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
+  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
+  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}

@@ -1,0 +1,127 @@
+// World snapshots: the digest, snapshot → world file → restore → continue
+// equal to the uninterrupted run (digests every step, the same next ent_ ids
+// and body handles, recycled eids included), the scene state skills control
+// restored, and damaged world files refused.
+import { FIXED_DT, restoreBytes, snapshotBytes, WorldSession } from "limina";
+import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
+import { readWorldFile, saveWorldFile } from "../../crates/limina-trace/js/world-file.ts";
+
+function session(): WorldSession {
+  return new WorldSession({ simulate: false, checkpointEvery: 0 });
+}
+
+function builder(s: WorldSession) {
+  const mcp = s.mcp();
+  mcp.initialize({ agentId: "snap", sessionId: "sess_snap", profile: "builder.readWrite" });
+  return <T = Record<string, unknown>>(tool: string, input: Record<string, unknown> = {}) => mcp.mustCall<T>(tool, input);
+}
+
+/** A world with static and dynamic bodies, tags, materials, lighting, a destroyed entity (its eid recycled) and impulses. */
+async function build(s: WorldSession): Promise<void> {
+  const call = builder(s);
+  await call("three.setLighting", { ambientIntensity: 0.4, directionalColor: 0xffeecc, direction: [3, 8, 2], castShadow: true, shadowMapSize: 1024 });
+  await call("scene.createEntity", { shape: "box", size: 20, position: [0, -10, 0], static: true, color: 0x777777 });
+  const doomed = (await call<{ entity: string }>("scene.createEntity", { shape: "sphere", size: 0.5, position: [9, 1, 9], dynamic: true })).entity;
+  for (let i = 0; i < 12; i++) {
+    const { entity } = await call<{ entity: string }>("scene.createEntity", { shape: i % 2 ? "box" : "sphere", size: 0.6, position: [(i % 4) - 1.5, 1 + Math.floor(i / 4), (i % 3) * 0.7], dynamic: true, restitution: 0.4 });
+    if (i % 3 === 0) await call("ecs.addComponent", { entity, component: "target" });
+    if (i % 4 === 1) await call("physics.applyImpulse", { entity, impulse: [0.6, 0.2, -0.3] });
+    if (i === 5) await call("three.setMaterial", { entity, color: 0xff3300, roughness: 0.2, metalness: 0.7, castShadow: true });
+  }
+  await call("scene.destroyEntity", { entity: doomed });
+  const late = (await call<{ entity: string }>("scene.createEntity", { shape: "sphere", size: 0.4, position: [0, 6, 0], dynamic: true })).entity;
+  await call("ecs.addComponent", { entity: late, component: "late" });
+  await call("camera.set", { position: [4, 5, 6], target: [0, 1, 0], fov: 50 });
+}
+
+function steps(s: WorldSession, n: number): void {
+  for (let i = 0; i < n; i++) s.step(FIXED_DT);
+}
+
+test("the digest covers identity, tags, transforms and physics, and inspector.snapshot reports it", async () => {
+  const s = session();
+  await build(s);
+  const d0 = s.digest();
+  assert(/^sha256:[0-9a-f]{64}$/.test(d0), d0);
+  assertEquals(s.digest(), d0, "the digest is a pure function of the world");
+  const call = builder(s);
+  await call("ecs.addComponent", { entity: "ent_3", component: "marked" });
+  const d1 = s.digest();
+  assert(d1 !== d0, "a tag changes the digest");
+  steps(s, 1);
+  assert(s.digest() !== d1, "a physics step changes the digest");
+  const snap = await call<{ world: { digest: string; tick: number } }>("inspector.snapshot", { limit: 1 });
+  assertEquals(snap.world.digest, s.digest());
+  assertEquals(snap.world.tick, s.tick);
+  s.dispose();
+});
+
+test("snapshot → world file → restore → continue gives the uninterrupted run's digest at every step, and the same next ids", async () => {
+  const original = session();
+  await build(original);
+  steps(original, 45);
+  const path = `/tmp/limina-snapshot-test-${Date.now()}.world`;
+  const bytes = await saveWorldFile(path, snapshotBytes(original));
+  assert(bytes > 1000, `a world file of ${bytes} bytes`);
+  const restored = session();
+  await restoreBytes(restored, readWorldFile(path));
+  assert(restored.restored, "the session knows it was restored");
+  assertEquals(restored.tick, original.tick);
+  assertEquals(restored.digest(), original.digest());
+  assertEquals(restored.world.entities.size, original.world.entities.size);
+  assertEquals(restored.physics.bodyCount(), original.physics.bodyCount());
+
+  // The scene state skills control came back: materials, shadows, lighting, the view camera.
+  const styled = (s: WorldSession) => {
+    const mesh = s.world.entities.get("ent_8")!.mesh as { castShadow: boolean; material: { color: { getHex(): number }; roughness: number; metalness: number } };
+    return [mesh.castShadow, mesh.material.color.getHex(), mesh.material.roughness, mesh.material.metalness];
+  };
+  assertEquals(styled(restored), styled(original));
+  assertEquals(styled(restored), [true, 0xff3300, 0.2, 0.7]);
+  const light = (s: WorldSession) => [s.lighting.ambient.intensity, s.lighting.directional.color.getHex(), s.lighting.directional.castShadow, s.lighting.directional.shadow.mapSize.x];
+  assertEquals(light(restored), light(original));
+  assertEquals(restored.view.get(), original.view.get());
+
+  // Both go on the same way: steps, a new entity (same id, same recycled eid, same body handle), an impulse.
+  for (const s of [original, restored]) {
+    const call = builder(s);
+    steps(s, 30);
+    const made = await call<{ entity: string }>("scene.createEntity", { shape: "box", size: 0.5, position: [0.3, 4, 0.2], dynamic: true });
+    await call("physics.applyImpulse", { entity: made.entity, impulse: [-0.5, 0, 0.4] });
+    await call("scene.destroyEntity", { entity: "ent_5" });
+  }
+  assertEquals(restored.world.entities.get("ent_16")?.eid, original.world.entities.get("ent_16")?.eid);
+  assertEquals(restored.world.entities.get("ent_16")?.body, original.world.entities.get("ent_16")?.body);
+  for (let i = 0; i < 120; i++) {
+    original.step(FIXED_DT);
+    restored.step(FIXED_DT);
+    assertEquals(restored.digest(), original.digest(), `digests equal at tick ${original.tick}`);
+  }
+  const next = await Promise.all([original, restored].map((s) => builder(s)<{ entity: string }>("scene.createEntity", { shape: "sphere" })));
+  assertEquals(next[0].entity, next[1].entity, "the same next ent_ id");
+  original.dispose();
+  restored.dispose();
+  await Limina.run({ cmd: "rm", args: ["-f", path] });
+});
+
+test("damaged world files and foreign snapshots are refused and change nothing", async () => {
+  const s = session();
+  await build(s);
+  const path = `/tmp/limina-snapshot-bad-${Date.now()}.world`;
+  await saveWorldFile(path, snapshotBytes(s));
+  const good = await Limina.run({ cmd: "cat", args: [path] });
+  assert(good.code === 0);
+  // One flipped byte in the body: the content hash names it.
+  await Limina.run({ cmd: "sh", args: ["-c", `printf 'X' | dd of=${path} bs=1 seek=$(( $(stat -c %s ${path}) - 10 )) conv=notrunc 2>/dev/null`] });
+  assertThrows(() => readWorldFile(path), { code: "invalid_input", message: "content hash" });
+  await Limina.run({ cmd: "sh", args: ["-c", `head -c 300 ${path} > ${path}.cut`] });
+  assertThrows(() => readWorldFile(`${path}.cut`), { code: "invalid_input" });
+  assertThrows(() => readWorldFile(`${path}.missing`), { code: "not_found" });
+  const fresh = session();
+  await assertRejects(() => restoreBytes(fresh, new Uint8Array([1, 2, 3])), { code: "invalid_input" });
+  await assertRejects(() => restoreBytes(s, snapshotBytes(s)), { code: "invalid_input", message: "new world session" });
+  assertEquals([fresh.world.entities.size, fresh.physics.bodyCount(), fresh.restored], [0, 0, false]);
+  s.dispose();
+  fresh.dispose();
+  await Limina.run({ cmd: "rm", args: ["-f", path, `${path}.cut`] });
+});
