@@ -1399,8 +1399,8 @@ declare module "limina/internal/engine/packages/host" {
         /** The package loaded as `agentId`, if any. */
         get(agentId: string): LoadedPackage | undefined;
         loaded(): LoadedPackage[];
-        /** Runs every ticking package's handler for this step (each within its own budget). */
-        tick(step: number): Promise<void[]>;
+        /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+        tick(step: number): void;
         load(req: LoadRequest): Promise<LoadDecision>;
         /** Unloads the package running as `agentId`; returns whether there was one. */
         unload(agentId: string, reason?: string): boolean;

@@ -131,9 +131,12 @@ export class PackageHost {
     return [...this.loadedByAgent.values()];
   }
 
-  /** Runs every ticking package's handler for this step (each within its own budget). */
-  tick(step: number): Promise<void[]> {
-    return Promise.all(this.loaded().map((p) => p.tick(step)));
+  /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+  tick(step: number): void {
+    if (this.loadedByAgent.size === 0) return;
+    for (const pkg of this.loaded()) {
+      pkg.tick(step).catch((e) => pkg.unload("entry_threw", `its tick failed in the host: ${e instanceof Error ? e.message : String(e)}`));
+    }
   }
 
   async load(req: LoadRequest): Promise<LoadDecision> {
