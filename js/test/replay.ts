@@ -4,7 +4,7 @@
 // physics impulses and agents acting replays bit-for-bit at every
 // checkpoint; a world change the log cannot explain is named at the first
 // divergent tick; tampered and truncated traces are refused by the chain check.
-import { createAgentSystems, pursueNearest, readTrace, ScriptedProvider, traceDir, waitSteps, WorldSession } from "limina";
+import { createAgentSystems, pursueNearest, readTrace, saveWorld, ScriptedProvider, traceDir, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 
 interface Checkpoint {
@@ -125,4 +125,37 @@ test("a world change the log cannot explain is reported at the first divergent t
   assert(run.stdout.includes(`expected ${firstAfter.digest}`), run.stdout);
   session.dispose();
   await Limina.run({ cmd: "rm", args: [trace] });
+});
+
+test("replay from a snapshot: --snapshot S re-applies only what the log holds after S, to the same digests", async () => {
+  const session = new WorldSession({ checkpointEvery: 15 });
+  const mcp = session.mcp();
+  mcp.initialize({ agentId: "recorder", sessionId: "sess_snap", profile: "builder.readWrite" });
+  const call = (tool: string, input: Record<string, unknown>) => mcp.mustCall<{ entity: string }>(tool, input);
+  await call("scene.createEntity", { shape: "box", size: 30, position: [0, -15, 0], static: true });
+  const a = (await call("scene.createEntity", { shape: "sphere", size: 1, position: [0, 2, 0], dynamic: true })).entity;
+  await waitSteps(40);
+  const world = `/tmp/limina-replay-snapshot-${Date.now()}.world`;
+  await saveWorld(session, world);
+  // After the snapshot: three more world-changing calls, and steps.
+  const b = (await call("scene.createEntity", { shape: "box", size: 0.7, position: [1, 4, 0], dynamic: true })).entity;
+  await call("physics.applyImpulse", { entity: a, impulse: [0.5, 2, 0] });
+  await waitSteps(20);
+  await call("scene.destroyEntity", { entity: b });
+  await waitSteps(20);
+  const exported = await mcp.mustCall<{ name: string }>("trace.export", { name: "replay-from-snapshot" });
+  const trace = `${traceDir()}/${exported.name}`;
+  const recorded = checkpoints(trace);
+  const run = await replay(trace, "--snapshot", world);
+  assertEquals(run.code, 0, run.stdout + run.stderr);
+  assert(run.stdout.includes("3 calls replayed"), `only the calls after the snapshot: ${run.stdout}`);
+  assertEquals(digestLine(run.stdout), recorded.at(-1)!.digest);
+  const whole = await replay(trace);
+  assertEquals(whole.code, 0, whole.stdout + whole.stderr);
+  assertEquals(digestLine(whole.stdout), recorded.at(-1)!.digest, "from the start too");
+  const missing = await replay(trace, "--snapshot", `${world}.missing`);
+  assertEquals(missing.code, 1);
+  assert(missing.stderr.includes("cannot restore") && missing.stderr.includes("no world file"), missing.stderr);
+  session.dispose();
+  await Limina.run({ cmd: "rm", args: [trace, world] });
 });
