@@ -6,8 +6,8 @@
 // Usage: node js/test/node/world_file.mjs <path-to-limina>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -49,6 +49,8 @@ async function start(extra = []) {
   return { client, call, exited, stderr: () => stderr };
 }
 
+const run = (args) => new Promise((resolve) => execFile(limina, args, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr })));
+
 const world = async (call) => {
   const snap = await call("inspector.snapshot", { limit: 500 });
   return { digest: snap.world.digest, tick: snap.world.tick, entities: snap.entities.map((e) => [e.entity, e.tags, e.transform]) };
@@ -70,6 +72,8 @@ const stopped = await a.exited;
 check(stopped.code === 0, `SIGTERM ends the server with 0 after saving (${stopped.code} ${stopped.signal}): ${stopped.stderr}`);
 check(/SIGTERM: saved the world/.test(stopped.stderr), "the server says it saved the world");
 check(existsSync(file) && readdirSync(dir).length === 1, `the world file alone, no temporary left: ${readdirSync(dir)}`);
+const saved = `${file}.a`;
+copyFileSync(file, saved);
 
 // Second run: restored, not rebuilt.
 const b = await start();
@@ -85,6 +89,15 @@ const near = await b.call("scene.queryEntities", { near: [2, 0.5, 1], radius: 0.
 check(near.entities.some((e) => e.entity === made[1]), "the spatial index sees the restored entities");
 const stale = await b.client.callTool({ name: "scene.destroyEntity", arguments: { entity: made[0] } });
 check(!stale.isError && stale.structuredContent?.removed === false, `a destroyed id stays dead across the restart: ${JSON.stringify(stale.structuredContent)}`);
+
+// The restarted server's log continues the saved world: it replays from that world file, and only from it.
+const exported = await b.call("trace.export", { name: `world-file-${process.pid}` });
+const trace = `traces/${exported.name}`;
+const fromSaved = await run(["replay", trace, "--snapshot", saved]);
+check(fromSaved.code === 0 && /(\d+) calls replayed/.exec(fromSaved.stdout)?.[1] === "2", `the restarted world's log replays from the saved file: ${fromSaved.stdout}${fromSaved.stderr}`);
+const fromNothing = await run(["replay", trace]);
+check(fromNothing.code === 1 && /continues a world restored at tick/.test(fromNothing.stdout), `without the snapshot it says which world the log continues: ${fromNothing.stdout}`);
+rmSync(trace);
 
 // A crash: periodic saves (every second) are what survive a SIGKILL.
 server.kill("SIGTERM");
