@@ -120,6 +120,11 @@ test("damaged world files and foreign snapshots are refused and change nothing",
   const fresh = session();
   await assertRejects(() => restoreBytes(fresh, new Uint8Array([1, 2, 3])), { code: "invalid_input" });
   await assertRejects(() => restoreBytes(s, snapshotBytes(s)), { code: "invalid_input", message: "new world session" });
+  // What a snapshot cannot hold yet is refused, not dropped.
+  const panel = (await builder(s)<{ handle: string }>("ui.hudPanel", { anchor: { type: "screen", corner: "topRight" }, title: "scores", text: "0" })).handle;
+  assertThrows(() => snapshotBytes(s), { code: "unavailable", message: "UI containers" });
+  await builder(s)("ui.remove", { handle: panel });
+  assert(snapshotBytes(s).length > 0, "saves again once the panel is gone");
   assertEquals([fresh.world.entities.size, fresh.physics.bodyCount(), fresh.restored], [0, 0, false]);
   s.dispose();
   fresh.dispose();
