@@ -3003,7 +3003,7 @@ declare module "limina/internal/engine/persistence/snapshot" {
         view: CameraPose;
         agents: AgentSummary[];
     }
-    /** A session's snapshot and its physics world's bytes. */
+    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
     export function snapshotSession(session: WorldSession): {
         snapshot: SessionSnapshot;
         physics: Uint8Array;
