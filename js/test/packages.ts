@@ -235,6 +235,7 @@ test("onTick runs every fixed step within its budget; one package per agent", as
   const signals = () => s.tracer.history().filter((e) => e.type === "agent.signal.ticked");
   const started = performance.now();
   while (signals().length < 2 && performance.now() - started < 10_000) await waitSteps(5);
+  await waitSteps(1); // the tick behind the last signal finishes
   const ticks = signals();
   assert(ticks.length >= 2, `${ticks.length} signals after ${Limina.loop.steps()} steps`);
   assertEquals((ticks[0].payload as { seen: number }).seen, 10);
