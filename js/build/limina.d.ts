@@ -1172,6 +1172,8 @@ declare module "limina/internal/limina-sandbox/js/sandbox" {
         call(name: string | null, arg: unknown, cpuMs: number): Outcome;
         /** Answers intents, then runs what follows within `cpuMs`. */
         settle(answers: [Intent, Answer][], cpuMs: number): Outcome;
+        /** Injects the perception snapshot `host.perception` reads until the next one (null: none). */
+        perceive(snapshot: unknown): void;
         /** Whether its code registered `host.onTick`. */
         get hasTick(): boolean;
         /** Bytes its runtime holds. */
@@ -1271,12 +1273,22 @@ declare module "limina/internal/engine/packages/bridge" {
     export class HostBridge {
         private readonly registry;
         private readonly policy;
+        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
+        private readonly perceptionOf;
         private readonly tickOf;
         /** Memory already charged per sandbox, so the ledger holds each one's peak. */
         private readonly charged;
-        constructor(registry: SkillRegistry, policy: PolicyEngine, tickOf?: () => number);
-        /** Runs one entry to quiescence: `enter` starts it, the bridge answers its intents. */
-        run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget): Promise<RunResult>;
+        /** The snapshot each sandbox holds, so an unchanged one is not injected again. */
+        private readonly injected;
+        constructor(registry: SkillRegistry, policy: PolicyEngine, 
+        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
+        perceptionOf?: (agentId: string) => unknown | null, tickOf?: () => number);
+        /**
+         * Runs one entry to quiescence: `enter` starts it, the bridge answers its
+         * intents. `perception` is the snapshot the entry reads (default: the
+         * owner's latest perception).
+         */
+        run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget, perception?: unknown): Promise<RunResult>;
         private charge;
         /** One crossing: decided by the policy engine, performed by the registry. */
         private perform;
@@ -1326,8 +1338,8 @@ declare module "limina/internal/engine/packages/loaded" {
         private emit;
         /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
         tick(step: number): Promise<void>;
-        /** Calls a global function of the package (an agent's `decide`) within the decision budget. */
-        callFunction(name: string, arg: unknown): Promise<RunResult>;
+        /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
+        callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult>;
         private enter;
         /** Stops the package and frees its sandbox; returns the event id. */
         unload(rejectReason: string, reason: string): string | null;
@@ -1335,6 +1347,7 @@ declare module "limina/internal/engine/packages/loaded" {
 }
 declare module "limina/internal/engine/packages/host" {
     import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
@@ -1375,6 +1388,8 @@ declare module "limina/internal/engine/packages/host" {
     }
     export interface PackageHostServices {
         registry: SkillRegistry;
+        /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
+        agents?: AgentDirectory;
         tracer: Tracer;
         /** Decides loads and crossings and holds the sandboxes' budgets. */
         policy: PolicyEngine;

@@ -103,7 +103,7 @@ export class WorldSession {
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
-    this.packages = new PackageHost({ ...options.packages, registry: this.registry, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true });
+    this.packages = new PackageHost({ ...options.packages, registry: this.registry, agents: this.agents, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true });
     registerCoreSkills(this);
     this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.step(dt)) : () => {};
     // Like stepping, following the camera is what a session on the loop does.

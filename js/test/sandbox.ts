@@ -45,7 +45,7 @@ test("the sandbox's global is standard ECMAScript plus host: no Deno, no Limina,
     };
   }`) as { types: string[]; host: string[]; hostFrozen: boolean; hasWeb: string[]; standard: boolean };
   assert(seen.types.every((t) => t === "undefined"), `host globals leaked: ${seen.types}`);
-  assertEquals(seen.host, ["invoke", "onTick"]);
+  assertEquals(seen.host, ["invoke", "onTick", "perception"]);
   assert(seen.hostFrozen, "host cannot be rewired");
   assertEquals(seen.hasWeb, []);
   assert(seen.standard);
@@ -230,6 +230,48 @@ test("host.invoke is the only door: a permitted call changes the world under the
   const more = await bridge.run(sandbox, (cpu) => sandbox.eval(`host.invoke("no.suchSkill", {}).catch(() => host.invoke("scene.createEntity", { size: -1 }))`, "bad.js", cpu), who, budget);
   assertEquals([more.status, more.invoked], ["ok", 2]);
   assertEquals(digest(), before);
+  sandbox.dispose();
+  session.dispose();
+});
+
+test("reads are answered from the injected perception snapshot: no crossing, frozen, replaced only by the host", async () => {
+  const { session, policy, who } = world(["scene.read"]);
+  let latest: unknown = { selfId: "agt_pkg", nearby: [{ id: "ent_7", position: [1, 2, 3] }] };
+  const bridge = new HostBridge(session.registry, policy, (id) => (id === "agt_pkg" ? latest : null));
+  const sandbox = fresh();
+  const read = () =>
+    bridge.run(
+      sandbox,
+      (cpu) =>
+        sandbox.eval(
+          `(() => {
+             const p = host.perception;
+             let mutated = true;
+             try { p.nearby[0].position[0] = 99; p.nearby.push({}); p.selfId = "agt_other"; } catch { mutated = false; }
+             try { host.perception = null; } catch {}
+             globalThis.seen = { self: p.selfId, x: p.nearby.length > 0 ? p.nearby[0].position[0] : null, count: p.nearby.length, frozen: Object.isFrozen(p) && p.nearby.every((n) => Object.isFrozen(n.position)), mutated };
+           })();`,
+          "read.js",
+          cpu,
+        ),
+      who,
+      budget,
+    );
+  const first = await read();
+  assertEquals([first.status, first.invoked], ["ok", 0], "a read is no crossing");
+  assertEquals(probe("function probe() { return seen; }", sandbox), { self: "agt_pkg", x: 1, count: 1, frozen: true, mutated: false });
+  // The host's next snapshot replaces it; the code's attempts above changed neither the host's object nor what it reads.
+  assertEquals((latest as { nearby: { position: number[] }[] }).nearby[0].position, [1, 2, 3]);
+  latest = { selfId: "agt_pkg", nearby: [] };
+  await read();
+  assertEquals((probe("function probe() { return seen; }", sandbox) as { count: number }).count, 0);
+  // An entry given its own perception (an agent's decision) reads that one.
+  const decision = { selfId: "agt_pkg", nearby: [{ id: "ent_9", position: [5, 0, 0] }, { id: "ent_10", position: [6, 0, 0] }] };
+  await bridge.run(sandbox, (cpu) => sandbox.eval("globalThis.seen = host.perception.nearby.length;", "decide.js", cpu), who, budget, decision);
+  assertEquals(probe("function probe() { return seen; }", sandbox), 2);
+  // An owner with no perception (a builder's session) reads null.
+  await bridge.run(sandbox, (cpu) => sandbox.eval("globalThis.seen = host.perception;", "none.js", cpu), { ...who, agentId: "agt_builder" }, budget);
+  assertEquals(probe("function probe() { return seen; }", sandbox), null);
   sandbox.dispose();
   session.dispose();
 });

@@ -45,6 +45,7 @@ interface SandboxOps {
   op_sandbox_eval(id: number, source: string, filename: string, cpuMs: number): Outcome;
   op_sandbox_call(id: number, name: string | null, argJson: string, cpuMs: number): Outcome;
   op_sandbox_settle(id: number, answers: [number, boolean, string][], cpuMs: number): Outcome;
+  op_sandbox_perceive(id: number, json: string): void;
   op_sandbox_has_tick(id: number): boolean;
   op_sandbox_memory(id: number): number;
   op_sandbox_drop(id: number): boolean;
@@ -80,6 +81,11 @@ export class Sandbox {
   settle(answers: [Intent, Answer][], cpuMs: number): Outcome {
     const wire = answers.map(([intent, a]): [number, boolean, string] => [intent.id, a.ok, a.ok ? JSON.stringify(a.value ?? null) : a.error]);
     return ops.op_sandbox_settle(this.live, wire, cpuMs);
+  }
+
+  /** Injects the perception snapshot `host.perception` reads until the next one (null: none). */
+  perceive(snapshot: unknown): void {
+    ops.op_sandbox_perceive(this.live, JSON.stringify(snapshot ?? null));
   }
 
   /** Whether its code registered `host.onTick`. */

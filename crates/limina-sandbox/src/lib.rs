@@ -19,6 +19,7 @@ deno_core::extension!(
     ops::op_sandbox_eval,
     ops::op_sandbox_call,
     ops::op_sandbox_settle,
+    ops::op_sandbox_perceive,
     ops::op_sandbox_has_tick,
     ops::op_sandbox_memory,
     ops::op_sandbox_drop,

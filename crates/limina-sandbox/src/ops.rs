@@ -80,6 +80,12 @@ pub fn op_sandbox_settle(state: &mut OpState, id: u32, #[serde] answers: Vec<(u3
   Ok(sandbox(state, id)?.settle(&answers, cpu_ms))
 }
 
+/// Injects the perception snapshot (JSON) the sandbox's reads are answered from.
+#[op2(fast)]
+pub fn op_sandbox_perceive(state: &mut OpState, id: u32, #[string] json: &str) -> Result<(), OpError> {
+  sandbox(state, id)?.perceive(json).map_err(|why| OpError::unavailable(format!("cannot inject the perception snapshot: {why}")))
+}
+
 #[op2(fast)]
 pub fn op_sandbox_has_tick(state: &mut OpState, id: u32) -> Result<bool, OpError> {
   Ok(sandbox(state, id)?.has_tick())

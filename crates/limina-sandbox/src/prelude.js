@@ -6,7 +6,7 @@
 (() => {
   "use strict";
   const { parse, stringify } = JSON;
-  const { apply } = Reflect;
+  const { apply, ownKeys } = Reflect;
   const { freeze, defineProperty } = Object;
   const PromiseCtor = Promise;
   const promiseResolve = Promise.resolve;
@@ -27,6 +27,16 @@
   let queue = [];
   let nextIntent = 1;
   let tick = null;
+  // What the code reads of the world: the perception snapshot the host
+  // injected before this entry, deeply frozen (null when the host has none).
+  let perception = null;
+  const deepFreeze = (v) => {
+    if (v !== null && typeof v === "object") {
+      for (const k of ownKeys(v)) deepFreeze(v[k]);
+      freeze(v);
+    }
+    return v;
+  };
   // The host's current call into the sandbox: [state, text], state 0 pending,
   // 1 done (text: the result's JSON), 2 failed (text: why).
   let task = [1, "null"];
@@ -55,6 +65,9 @@
   };
 
   const host = freeze({
+    get perception() {
+      return perception;
+    },
     invoke(skill, input) {
       if (typeof skill !== "string") throw new TypeErrorCtor("host.invoke(skill, input): skill must be a string");
       const json = stringify(input === undefined ? {} : input);
@@ -89,6 +102,10 @@
       apply(mapDelete, settlers, [id]);
       if (ok) s[0](parse(json));
       else s[1](new ErrorCtor(json));
+    },
+    /** Injects the perception snapshot the next entries read (JSON). */
+    perceive(json) {
+      perception = deepFreeze(parse(json));
     },
     /** Forgets the last call's result (before top-level code runs). */
     reset() {

@@ -225,6 +225,16 @@ impl Sandbox {
     })
   }
 
+  /// Injects the perception snapshot `host.perception` reads (JSON) until
+  /// the next one: reads are answered from it, inside the sandbox, without
+  /// a crossing. It counts against the sandbox's memory like its own data.
+  pub fn perceive(&mut self, json: &str) -> Result<(), String> {
+    self.context.with(|ctx| {
+      let control = self.control.clone().restore(&ctx).map_err(|e| describe(&ctx, e))?;
+      control.get::<_, Function>("perceive").and_then(|f| f.call::<_, ()>((json,))).map_err(|e| describe(&ctx, e))
+    })
+  }
+
   /// Whether the code registered a `host.onTick` handler.
   pub fn has_tick(&self) -> bool {
     self.context.with(|ctx| {

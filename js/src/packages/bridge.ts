@@ -1,5 +1,7 @@
-// The host bridge: the one way out of a sandbox. Each entry into a sandbox
-// (its top-level code, a tick, a decision) returns with the intents its
+// The host bridge: the one way out of a sandbox. Before each entry into a
+// sandbox (its top-level code, a tick, a decision) the bridge injects the
+// owner's perception snapshot, which `host.perception` reads inside the
+// sandbox without a crossing. Each entry returns with the intents its
 // `host.invoke` calls recorded; the bridge performs them as ordinary skill
 // calls under the host's attribution (the agent and session that own the
 // sandbox, its granted permissions, `pkg` provenance), the policy engine
@@ -47,11 +49,32 @@ export interface RunResult {
 export class HostBridge {
   /** Memory already charged per sandbox, so the ledger holds each one's peak. */
   private readonly charged = new WeakMap<Sandbox, number>();
+  /** The snapshot each sandbox holds, so an unchanged one is not injected again. */
+  private readonly injected = new WeakMap<Sandbox, unknown>();
 
-  constructor(private readonly registry: SkillRegistry, private readonly policy: PolicyEngine, private readonly tickOf: () => number = Limina.loop.steps) {}
+  constructor(
+    private readonly registry: SkillRegistry,
+    private readonly policy: PolicyEngine,
+    /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
+    private readonly perceptionOf: (agentId: string) => unknown | null = () => null,
+    private readonly tickOf: () => number = Limina.loop.steps,
+  ) {}
 
-  /** Runs one entry to quiescence: `enter` starts it, the bridge answers its intents. */
-  async run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget): Promise<RunResult> {
+  /**
+   * Runs one entry to quiescence: `enter` starts it, the bridge answers its
+   * intents. `perception` is the snapshot the entry reads (default: the
+   * owner's latest perception).
+   */
+  async run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget, perception?: unknown): Promise<RunResult> {
+    const snapshot = perception === undefined ? this.perceptionOf(who.agentId) : perception;
+    if (!this.injected.has(sandbox) || this.injected.get(sandbox) !== snapshot) {
+      try {
+        sandbox.perceive(snapshot);
+      } catch (e) {
+        return { status: "threw", error: (e as Error).message, call: "failed", result: null, cpuMs: 0, memBytes: sandbox.memoryBytes, invoked: 0 };
+      }
+      this.injected.set(sandbox, snapshot);
+    }
     let outcome = enter(budget.cpuMs);
     let cpuMs = outcome.cpuMs;
     let invoked = 0;

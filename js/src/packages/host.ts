@@ -11,6 +11,7 @@
 
 import { type InstallConfig, listPackages, openPackage, type PackageInfo, Sandbox } from "../../../crates/limina-sandbox/js/sandbox.ts";
 import { errorCodeOf } from "../../../crates/limina-ops/js/errors.ts";
+import type { AgentDirectory } from "../agents/directory.ts";
 import { onFixedStep } from "../loop.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { PolicyEngine, PolicyInput, PolicyRule } from "../policy/engine.ts";
@@ -75,6 +76,8 @@ export interface ListedPackage {
 
 export interface PackageHostServices {
   registry: SkillRegistry;
+  /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
+  agents?: AgentDirectory;
   tracer: Tracer;
   /** Decides loads and crossings and holds the sandboxes' budgets. */
   policy: PolicyEngine;
@@ -102,7 +105,8 @@ export class PackageHost {
     this.policy = services.policy;
     this.install = { ...services.install };
     this.limits = { ...DEFAULT_PACKAGE_LIMITS, ...services.limits };
-    this.bridge = new HostBridge(services.registry, services.policy);
+    const agents = services.agents;
+    this.bridge = new HostBridge(services.registry, services.policy, agents ? (id) => agents.perceptionOf(id) : undefined);
     this.stopTicking = services.simulate ?? true ? onFixedStep((_dt, step) => this.tick(step)) : () => {};
   }
 

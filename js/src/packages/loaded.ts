@@ -56,16 +56,16 @@ export class LoadedPackage {
     }
   }
 
-  /** Calls a global function of the package (an agent's `decide`) within the decision budget. */
-  async callFunction(name: string, arg: unknown): Promise<RunResult> {
+  /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
+  async callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult> {
     // A tick in flight finishes first.
     while (this.running !== null) await this.running;
     if (this.unloaded !== null) return { status: "threw", error: `${this.ref} was unloaded: ${this.unloaded}`, call: "failed", result: null, cpuMs: 0, memBytes: 0, invoked: 0 };
-    return await this.enter(name, arg, this.limits.decideCpuMs);
+    return await this.enter(name, arg, this.limits.decideCpuMs, perception);
   }
 
-  private async enter(name: string | null, arg: unknown, cpuMs: number): Promise<RunResult> {
-    const run = this.bridge.run(this.sandbox, (cpu) => this.sandbox.call(name, arg, cpu), this.who, { cpuMs, maxIntents: this.limits.maxIntentsPerRun });
+  private async enter(name: string | null, arg: unknown, cpuMs: number, perception?: unknown): Promise<RunResult> {
+    const run = this.bridge.run(this.sandbox, (cpu) => this.sandbox.call(name, arg, cpu), this.who, { cpuMs, maxIntents: this.limits.maxIntentsPerRun }, perception);
     this.running = run;
     try {
       return await run;

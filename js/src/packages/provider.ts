@@ -18,7 +18,7 @@ export class PackageProvider implements LLMProvider {
     const pkg = this.packages.get(agentId);
     if (!pkg) throw new Error(`no package is loaded as ${agentId}`);
     if (pkg.info.kind !== "agent") throw new Error(`${pkg.ref} is a ${pkg.info.kind} package, not an agent`);
-    const r = await pkg.callFunction("decide", req.perception);
+    const r = await pkg.callFunction("decide", req.perception, req.perception);
     if (r.status !== "ok") throw new Error(`${pkg.ref}: decide was stopped (${r.status}): ${r.error}`);
     if (r.call !== "done") throw new Error(`${pkg.ref}: decide failed: ${r.result}`);
     // Whatever came back is only a candidate list; the DecisionSystem checks every entry.
