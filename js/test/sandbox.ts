@@ -29,7 +29,7 @@ function hostAlive(): void {
   const deep = (n: number): number => (n === 0 ? 0 : 1 + deep(n - 1));
   assertEquals(deep(5_000), 5_000);
   assertEquals(new Array(100_000).fill(1).length, 100_000);
-  assertEquals(typeof Limina.ops, "object");
+  assertEquals(typeof Limina.loop.steps, "function");
 }
 
 test("the sandbox's global is standard ECMAScript plus host: no Deno, no Limina, no ops, no timers, no I/O", () => {

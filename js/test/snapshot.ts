@@ -2,9 +2,8 @@
 // equal to the uninterrupted run (digests every step, the same next ent_ ids
 // and body handles, recycled eids included), the scene state skills control
 // restored, and damaged world files refused.
-import { FIXED_DT, restoreBytes, snapshotBytes, WorldSession } from "limina";
+import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, WorldSession } from "limina";
 import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
-import { readWorldFile, saveWorldFile } from "../../crates/limina-trace/js/world-file.ts";
 
 function session(): WorldSession {
   return new WorldSession({ simulate: false, checkpointEvery: 0 });
@@ -61,10 +60,10 @@ test("snapshot → world file → restore → continue gives the uninterrupted r
   await build(original);
   steps(original, 45);
   const path = `/tmp/limina-snapshot-test-${Date.now()}.world`;
-  const bytes = await saveWorldFile(path, snapshotBytes(original));
+  const bytes = await saveWorld(original, path);
   assert(bytes > 1000, `a world file of ${bytes} bytes`);
   const restored = session();
-  await restoreBytes(restored, readWorldFile(path));
+  assert(await loadWorld(restored, path), "the world file was there");
   assert(restored.restored, "the session knows it was restored");
   assertEquals(restored.tick, original.tick);
   assertEquals(restored.digest(), original.digest());
@@ -108,16 +107,17 @@ test("damaged world files and foreign snapshots are refused and change nothing",
   const s = session();
   await build(s);
   const path = `/tmp/limina-snapshot-bad-${Date.now()}.world`;
-  await saveWorldFile(path, snapshotBytes(s));
+  await saveWorld(s, path);
   const good = await Limina.run({ cmd: "cat", args: [path] });
   assert(good.code === 0);
   // One flipped byte in the body: the content hash names it.
   await Limina.run({ cmd: "sh", args: ["-c", `printf 'X' | dd of=${path} bs=1 seek=$(( $(stat -c %s ${path}) - 10 )) conv=notrunc 2>/dev/null`] });
-  assertThrows(() => readWorldFile(path), { code: "invalid_input", message: "content hash" });
-  await Limina.run({ cmd: "sh", args: ["-c", `head -c 300 ${path} > ${path}.cut`] });
-  assertThrows(() => readWorldFile(`${path}.cut`), { code: "invalid_input" });
-  assertThrows(() => readWorldFile(`${path}.missing`), { code: "not_found" });
   const fresh = session();
+  await assertRejects(() => loadWorld(fresh, path), { code: "invalid_input", message: "content hash" });
+  await Limina.run({ cmd: "sh", args: ["-c", `head -c 300 ${path} > ${path}.cut`] });
+  await assertRejects(() => loadWorld(fresh, `${path}.cut`), { code: "invalid_input" });
+  assertEquals(await loadWorld(fresh, `${path}.missing`), false, "no file: nothing to restore");
+  assert(!fresh.restored && fresh.world.entities.size === 0, "a refused file changed nothing");
   await assertRejects(() => restoreBytes(fresh, new Uint8Array([1, 2, 3])), { code: "invalid_input" });
   await assertRejects(() => restoreBytes(s, snapshotBytes(s)), { code: "invalid_input", message: "new world session" });
   // What a snapshot cannot hold yet is refused, not dropped.
