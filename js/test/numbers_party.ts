@@ -8,27 +8,9 @@
 // and its agent-ops HUD and perf overlay offscreen, and the crowd in a window
 // under Xvfb.
 import { assert, assertEquals, test } from "limina/testing";
-import { createWorldSession, type DecodedImage, type EngineEvent, waitSteps } from "limina";
+import { createWorldSession, type EngineEvent, waitSteps } from "limina";
 import { AGENTS, createParty, DECISION_INTERVAL, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
-import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
-
-/** Light-on-dark runs along the rows of `region`: text on a HUD panel makes many, a plain panel two a row at most. */
-function textStrokes(frame: DecodedImage, region: { x0: number; y0: number; x1: number; y1: number }): number {
-  let strokes = 0;
-  for (let y = region.y0; y < region.y1; y++) {
-    let dark = false;
-    for (let x = region.x0; x < region.x1; x++) {
-      const o = (y * frame.width + x) * 4;
-      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
-      if (v < 70) dark = true;
-      else if (v > 150 && dark) {
-        strokes++;
-        dark = false;
-      }
-    }
-  }
-  return strokes;
-}
+import { cleanUp, countPixels, runDemo, scratch, textStrokes } from "./support/demos.ts";
 
 /** A number-person's body: a vivid hue (the plaza, lawn, sky and the HUD's panels and bubbles are all muted: without the crowd, no such pixels). */
 const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;

@@ -5,8 +5,9 @@
 // and audited policy event; a loaded package driving the world only through
 // what its profile grants; onTick within its per-tick budget, with repeated
 // overruns unloading it; and an agent package as a player's provider.
-import { type InvokeResult, type LoadDecision, PackageProvider, createAgentSystems, type EngineEvent, WorldSession, waitSteps } from "limina";
+import { type LoadDecision, PackageProvider, createAgentSystems, type EngineEvent, WorldSession, waitSteps } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
+import { value } from "./support/results.ts";
 
 async function sh(script: string): Promise<string> {
   const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
@@ -54,11 +55,6 @@ function session(options: { allowUnsigned?: boolean; limits?: Record<string, num
 }
 
 const builder = { agentId: "agt_builder", sessionId: "sess_op", permissions: ["scene.read", "scene.write", "agent.read", "agent.write", "physics.read", "physics.write", "ecs.read", "ecs.modify", "ui.write", "audio.play"], profile: "builder.readWrite" };
-
-function value<T>(r: InvokeResult): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
-  return r.value as T;
-}
 
 async function load(s: WorldSession, ref: string, profile = "builder.readWrite", agentId = "agt_pkg", caller = builder): Promise<LoadDecision> {
   return value<LoadDecision>(await s.registry.invoke("package.load", { ref, agentId, sessionId: "sess_pkg", profile }, caller));

@@ -6,9 +6,9 @@
 // an exported trace that `limina trace verify` accepts; windowed under Xvfb
 // it shows the same arena.
 import { assert, assertEquals, test } from "limina/testing";
-import { type DecodedImage, traceDir } from "limina";
+import { traceDir } from "limina";
 import { PLAYERS } from "../../examples/phase3_showcase_core.ts";
-import { cleanUp, countPixels, runDemo } from "./support/demos.ts";
+import { cleanUp, countPixels, runDemo, textStrokes } from "./support/demos.ts";
 
 const run = await runDemo("phase3_showcase", { frames: 420, size: "960x540", deterministic: true, env: { LIMINA_AUDIO: "null" } });
 const lines = run.stdout.split("\n");
@@ -26,27 +26,9 @@ test("the frame shows the checker-textured glTF models and all three players", (
   }
 });
 
-/** Runs along the rows of `region` from dark (sky, panel) to light (text, floor): text makes many. */
-function strokes(frame: DecodedImage, region: { x0: number; y0: number; x1: number; y1: number }): number {
-  let n = 0;
-  for (let y = region.y0; y < region.y1; y++) {
-    let dark = false;
-    for (let x = region.x0; x < region.x1; x++) {
-      const o = (y * frame.width + x) * 4;
-      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
-      if (v < 70) dark = true;
-      else if (v > 150 && dark) {
-        n++;
-        dark = false;
-      }
-    }
-  }
-  return n;
-}
-
 test("the devtools HUD panel's text is in the frame", () => {
   // Without the panel this corner holds the night sky and the floor's edge: about one run a row.
-  const n = strokes(run.frame, { x0: 0, y0: 0, x1: 320, y1: 150 });
+  const n = textStrokes(run.frame, { x0: 0, y0: 0, x1: 320, y1: 150 });
   assert(n > 600, `${n} dark-to-light runs in the top-left corner`);
 });
 

@@ -2,7 +2,8 @@
 // machine's WebGPU adapter (lavapipe here), decoded and checked pixel by
 // pixel; the view camera that the window shows and captures use by default.
 import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
-import { Capturer, createEngine, createWorldSession, decodePng, type InvokeResult, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createEngine, createWorldSession, decodePng, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
+import { refused, value } from "./support/results.ts";
 
 const PLAYER = { agentId: "p1", sessionId: "s1", permissions: resolveProfile("player.limited"), profile: "player.limited" };
 const BUILDER = { agentId: "b1", sessionId: "s2", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -20,17 +21,6 @@ async function world(): Promise<WorldSession> {
   const s = createWorldSession({ simulate: false });
   assertEquals(await s.enableCapture(capturer), true);
   return s;
-}
-
-function value<T>(r: InvokeResult): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
-  return r.value as T;
-}
-
-function refused(r: InvokeResult, code: string, message: string): void {
-  assert(!r.ok, `expected ${code}, got success`);
-  assertEquals(r.error.code, code, r.error.message);
-  assert(r.error.message.includes(message), `${r.error.message} should mention ${message}`);
 }
 
 interface Capture {

@@ -2,18 +2,14 @@
 // by real agent systems) walking up to a target each fixed step, speaking as
 // themselves through per-speaker bubble queues; denials with zero effect.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, createAgentSystems, createWorldSession, decodePng, type InvokeResult, resolveProfile, type Vec3, type WorldSession } from "limina";
+import { Capturer, createAgentSystems, createWorldSession, decodePng, resolveProfile, type Vec3, type WorldSession } from "limina";
+import { value } from "./support/results.ts";
 
 const STEP = 1 / 60;
 const llm = { provider: "scripted", model: "", systemPrompt: "" };
 const actor = (agentId: string) => ({ agentId, sessionId: `ses_${agentId}`, permissions: resolveProfile("social.actor"), profile: "social.actor" });
 const limited = (agentId: string) => ({ agentId, sessionId: `ses_${agentId}`, permissions: resolveProfile("player.limited"), profile: "player.limited" });
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
-
-function value<T>(r: InvokeResult): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
-  return r.value as T;
-}
 
 /** A world with bodies for agt_walker (at the origin), agt_npc (at [6, 0, 0]) and a bare entity at [0, 0, -8]. */
 async function world() {

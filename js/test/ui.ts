@@ -3,7 +3,8 @@
 // WebGPU adapter (lavapipe here) through render.capture, decoded and
 // checked pixel by pixel.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, createWorldSession, decodePng, type InvokeResult, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createWorldSession, decodePng, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
+import { refused, value } from "./support/results.ts";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
 const PLAYER = { agentId: "p1", sessionId: "s2", permissions: resolveProfile("player.limited"), profile: "player.limited" };
@@ -15,17 +16,6 @@ async function world(): Promise<WorldSession> {
   const s = createWorldSession({ simulate: false });
   assertEquals(await s.enableCapture(capturer), true);
   return s;
-}
-
-function value<T>(r: InvokeResult): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.error.code}: ${r.error.message}`);
-  return r.value as T;
-}
-
-function refused(r: InvokeResult, code: string, message: string): void {
-  assert(!r.ok, `expected ${code}, got success`);
-  assertEquals(r.error.code, code, r.error.message);
-  assert(r.error.message.includes(message), `${r.error.message} should mention ${message}`);
 }
 
 type Rgb = [number, number, number];

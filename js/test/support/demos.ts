@@ -55,6 +55,27 @@ export function countPixels(
   return n;
 }
 
+/**
+ * Runs along the rows of `region` from dark (below 70) to light (above 150):
+ * text on a panel makes many, a plain panel at most two a row.
+ */
+export function textStrokes(frame: DecodedImage, region: { x0: number; y0: number; x1: number; y1: number }): number {
+  let strokes = 0;
+  for (let y = region.y0; y < region.y1; y++) {
+    let dark = false;
+    for (let x = region.x0; x < region.x1; x++) {
+      const o = (y * frame.width + x) * 4;
+      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
+      if (v < 70) dark = true;
+      else if (v > 150 && dark) {
+        strokes++;
+        dark = false;
+      }
+    }
+  }
+  return strokes;
+}
+
 /** Removes this suite's scratch files. */
 export async function cleanUp(): Promise<void> {
   await Limina.run({ cmd: "rm", args: ["-rf", dir] });
