@@ -2,15 +2,7 @@
 // both SDKs' Streamable HTTP transports, the official conformance suite,
 // and hostile HTTP input. Each driver starts its own server on free ports.
 import { assert, assertEquals, test } from "limina/testing";
-
-/** Runs a driver; its last stdout line is its JSON summary. */
-async function drive(cmd: string, script: string): Promise<Record<string, unknown>> {
-  const r = await Limina.run({ cmd, args: [script, Limina.execPath] });
-  assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
-  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-  assert(out.ok === true, r.stdout);
-  return out;
-}
+import { drive } from "./support/drivers.ts";
 
 test("the TypeScript SDK over Streamable HTTP: tools, an entity a WebSocket subscriber sees, a capture as image content, logging, list_changed, DELETE", async () => {
   const out = await drive("node", "js/test/node/http_sdk.mjs");

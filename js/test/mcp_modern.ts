@@ -5,6 +5,7 @@
 // default ('auto') and pinned modes over stdio and Streamable HTTP; the same
 // over WebSocket; hostile input on the stateless HTTP path.
 import { assert, assertEquals, test } from "limina/testing";
+import { drive } from "./support/drivers.ts";
 
 const MODERN = "2026-07-28";
 const ENVELOPE = {
@@ -23,15 +24,6 @@ async function stdio(lines: string[], args: string[] = []) {
   assertEquals(out.code, 0, out.stderr);
   const replies: Reply[] = out.stdout.trim() === "" ? [] : out.stdout.trim().split("\n").map((l) => JSON.parse(l));
   return { replies, byId: new Map<unknown, Reply>(replies.map((r) => [r.id, r])) };
-}
-
-/** Runs a driver; its last stdout line is its JSON summary. */
-async function drive(cmd: string, script: string): Promise<Record<string, unknown>> {
-  const r = await Limina.run({ cmd, args: [script, Limina.execPath] });
-  assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
-  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-  assert(out.ok === true, r.stdout);
-  return out;
 }
 
 test("stdio: a first request carrying the envelope makes the connection stateless: discover, tools, a call that builds, as the operator", async () => {

@@ -3,33 +3,17 @@
 // identity, agent ids are unique among live sessions, and every refusal is a
 // `security.handshake.refused` event with the world unchanged.
 // Usage: node js/test/node/hostile_ws.mjs <path-to-limina>
-import WebSocket from "ws";
-import { checker, startWsServer } from "./ws_server.mjs";
+import { checker, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 
 const { server, port } = await startWsServer(limina, ["--profile", "system.readonly"]);
 const { check, checks } = checker(server);
 
+let sessions = 0;
 async function peer() {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-  const pending = new Map();
-  let next = 1;
-  ws.on("message", (data) => {
-    const msg = JSON.parse(data.toString());
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  });
-  await new Promise((resolve, reject) => {
-    ws.on("open", resolve);
-    ws.on("error", reject);
-  });
-  const call = (method, params = {}) => {
-    const id = next++;
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    return new Promise((resolve) => pending.set(id, resolve));
-  };
-  return { ws, call, init: (agentId, profile) => call("initialize", { agentId, sessionId: `sess_${agentId}_${next}`, profile }) };
+  const { ws, call } = await wsPeer(port);
+  return { ws, call, init: (agentId, profile) => call("initialize", { agentId, sessionId: `sess_${agentId}_${++sessions}`, profile }) };
 }
 
 const a = await peer();

@@ -3,8 +3,7 @@
 // the server's --profile) and refuses initialize; a connection that begins
 // with initialize beside it is an ordinary session; both act on one world.
 // Usage: node js/test/node/modern_ws.mjs <path-to-limina>
-import WebSocket from "ws";
-import { checker, startWsServer } from "./ws_server.mjs";
+import { checker, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const MODERN = "2026-07-28";
@@ -14,23 +13,7 @@ const { server, port } = await startWsServer(limina, ["--profile", "builder.read
 const { check, checks } = checker(server);
 
 async function peer() {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-  const pending = new Map();
-  let next = 1;
-  ws.on("message", (data) => {
-    const msg = JSON.parse(data.toString());
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  });
-  await new Promise((resolve, reject) => {
-    ws.on("open", resolve);
-    ws.on("error", reject);
-  });
-  const call = (method, params = {}) => {
-    const id = next++;
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    return new Promise((resolve) => pending.set(id, resolve));
-  };
+  const { ws, call } = await wsPeer(port);
   return { ws, call, modern: (method, params = {}) => call(method, { ...params, _meta: ENVELOPE }) };
 }
 

@@ -2,6 +2,7 @@
 // `--mcp-http`) share: starting the server on free ports, and checks that
 // stop it at the first failure.
 import { spawn } from "node:child_process";
+import WebSocket from "ws";
 
 /** Starts `limina --mcp-ws --port 0 …args`; resolves once it listens. */
 export async function startWsServer(limina, args, stdout = "inherit") {
@@ -44,4 +45,26 @@ export function checker(server) {
     checks.push(msg);
   };
   return { check, fail, checks };
+}
+
+/** A raw WebSocket client of the server on `port`: `call(method, params)` resolves to the reply with its id. */
+export async function wsPeer(port) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+  const pending = new Map();
+  let next = 1;
+  ws.on("message", (data) => {
+    const msg = JSON.parse(data.toString());
+    pending.get(msg.id)?.(msg);
+    pending.delete(msg.id);
+  });
+  await new Promise((resolve, reject) => {
+    ws.on("open", resolve);
+    ws.on("error", reject);
+  });
+  const call = (method, params = {}) => {
+    const id = next++;
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    return new Promise((resolve) => pending.set(id, resolve));
+  };
+  return { ws, call };
 }
