@@ -33,6 +33,7 @@ fn walk(dir: &Path, keep: fn(&str) -> bool, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+  println!("cargo:rustc-link-arg-bins=-no-pie");
   let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../..").canonicalize().unwrap();
   let mut files = Vec::new();
   for (dir, keep) in TREES {

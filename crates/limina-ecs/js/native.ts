@@ -12,7 +12,7 @@ interface EcsOps {
   ): number;
 }
 
-const { op_ecs_spatial_query_batch } = Limina.ops as unknown as EcsOps;
+const ops = Limina.ops as unknown as EcsOps;
 
 export class NativeSpatialQuery {
   private offsets = new Uint32Array(1);
@@ -43,7 +43,7 @@ export class NativeSpatialQuery {
   }
 
   private call(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): number {
-    return op_ecs_spatial_query_batch(
+    return ops.op_ecs_spatial_query_batch(
       position.x, position.y, position.z, eids, cellSize, queries, this.offsets, this.eids, this.distances,
     );
   }

@@ -1,7 +1,10 @@
 // console: log/info/debug to stdout, warn/error to stderr, values formatted
 // the way a developer expects (nested objects, typed arrays, errors with stacks).
 
-import { op_limina_print as print } from "ext:core/ops";
+// Ops are looked up when called, never bound at evaluation: a start-up
+// snapshot holds the slow form of a bound op, the live table the fast one.
+const { ops } = Deno.core;
+const print = (text, toStderr) => ops.op_limina_print(text, toStderr);
 
 const MAX_DEPTH = 4;
 const MAX_ITEMS = 100;

@@ -1,9 +1,8 @@
 // Web-style globals the engine's modules expect: timers, performance.now(),
 // and UTF-8 TextEncoder/TextDecoder.
 
-import { op_limina_now } from "ext:core/ops";
-
-const { createTimer, cancelTimer } = Deno.core;
+// Ops are looked up when called (see 00_console.js).
+const { createTimer, cancelTimer, ops } = Deno.core;
 
 const active = new Map();
 let nextId = 1;
@@ -37,9 +36,9 @@ globalThis.clearInterval = clear;
 // Computed on first use, in the process that asks (never baked into a snapshot).
 let timeOrigin;
 globalThis.performance = {
-  now: op_limina_now,
+  now: () => ops.op_limina_now(),
   get timeOrigin() {
-    return (timeOrigin ??= Date.now() - op_limina_now());
+    return (timeOrigin ??= Date.now() - ops.op_limina_now());
   },
 };
 

@@ -3,20 +3,8 @@
 import "ext:limina_runtime/00_console.js";
 import "ext:limina_runtime/01_globals.js";
 
-import {
-  op_limina_args,
-  op_limina_exec_path,
-  op_limina_exit,
-  op_limina_run,
-  op_limina_version,
-  op_loop_stats,
-  op_loop_steps,
-  op_loop_stop,
-  op_loop_wake,
-  op_set_arrivals_callback,
-  op_set_fixed_step_callback,
-  op_set_frame_callback,
-} from "ext:core/ops";
+// Ops are looked up when called (see 00_console.js).
+const { ops } = Deno.core;
 
 const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "env", "stdin"]);
 
@@ -25,27 +13,27 @@ const RUN_OPTIONS = new Set(["cmd", "args", "cwd", "env", "stdin"]);
 let args;
 globalThis.Limina = Object.freeze({
   get version() {
-    return op_limina_version();
+    return ops.op_limina_version();
   },
   /** Arguments after the module on the command line. */
   get args() {
-    return (args ??= Object.freeze(op_limina_args()));
+    return (args ??= Object.freeze(ops.op_limina_args()));
   },
   /** The raw op table; engine modules wrap these. */
-  ops: Deno.core.ops,
+  ops,
   loop: Object.freeze({
-    onFixedStep: (cb) => op_set_fixed_step_callback(cb),
-    onFrame: (cb) => op_set_frame_callback(cb),
-    onArrivals: (cb) => op_set_arrivals_callback(cb),
-    wake: () => op_loop_wake(),
-    stop: () => op_loop_stop(),
-    stats: () => op_loop_stats(),
+    onFixedStep: (cb) => ops.op_set_fixed_step_callback(cb),
+    onFrame: (cb) => ops.op_set_frame_callback(cb),
+    onArrivals: (cb) => ops.op_set_arrivals_callback(cb),
+    wake: () => ops.op_loop_wake(),
+    stop: () => ops.op_loop_stop(),
+    stats: () => ops.op_loop_stats(),
     /** Fixed steps run so far: the current tick. */
-    steps: op_loop_steps,
+    steps: () => ops.op_loop_steps(),
   }),
   /** The path of the running limina binary. */
   get execPath() {
-    return op_limina_exec_path();
+    return ops.op_limina_exec_path();
   },
   /**
    * Runs a child process off the loop: `{cmd, args?, cwd?, env?, stdin?}` →
@@ -58,8 +46,8 @@ globalThis.Limina = Object.freeze({
         return Promise.reject(new TypeError(`Limina.run: unknown option "${key}" (expected ${[...RUN_OPTIONS].join(", ")})`));
       }
     }
-    return op_limina_run(options);
+    return ops.op_limina_run(options);
   },
   /** Flushes output and ends the process with `code`. */
-  exit: (code = 0) => op_limina_exit(code),
+  exit: (code = 0) => ops.op_limina_exit(code),
 });

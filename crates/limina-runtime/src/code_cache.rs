@@ -8,7 +8,8 @@
 //! nothing fails.
 //!
 //! Directory: `$LIMINA_CACHE_DIR`, else `$XDG_CACHE_HOME/limina`, else
-//! `~/.cache/limina`, under `code-<version>/`. `LIMINA_CACHE_DIR=off` disables it.
+//! `~/.cache/limina`, under `code-<version>/` (start-up snapshots live there
+//! too, see `snapshot.rs`). `LIMINA_CACHE_DIR=off` disables it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,18 +33,24 @@ pub fn source_hash(code: &[u8]) -> u64 {
   h
 }
 
+/// The start-up cache directory (module code, transpiled TS, snapshots), or
+/// None when `LIMINA_CACHE_DIR=off`.
+pub fn cache_dir() -> Option<PathBuf> {
+  let base = match std::env::var_os("LIMINA_CACHE_DIR") {
+    Some(dir) if dir == "off" => None,
+    Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+    _ => std::env::var_os("XDG_CACHE_HOME")
+      .filter(|d| !d.is_empty())
+      .map(PathBuf::from)
+      .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+      .map(|d| d.join("limina")),
+  };
+  base.map(|b| b.join(concat!("code-", env!("CARGO_PKG_VERSION"))))
+}
+
 impl CodeCache {
   pub fn from_env() -> Self {
-    let base = match std::env::var_os("LIMINA_CACHE_DIR") {
-      Some(dir) if dir == "off" => None,
-      Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-      _ => std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("limina")),
-    };
-    Self { dir: base.map(|b| b.join(concat!("code-", env!("CARGO_PKG_VERSION")))) }
+    Self { dir: cache_dir() }
   }
 
   fn entry(&self, specifier: &str, kind: &str) -> Option<PathBuf> {

@@ -58,29 +58,62 @@ pub struct HostOptions {
 
 include!(concat!(env!("OUT_DIR"), "/extension_sources.rs"));
 
+/// The embedded copy of an extension file deno_core would read from disk.
+fn embedded_source(path: &str) -> &'static str {
+  EXTENSION_SOURCES
+    .iter()
+    .find(|(key, _)| path.ends_with(key) && path[..path.len() - key.len()].ends_with('/'))
+    .map(|(_, source)| *source)
+    .unwrap_or_else(|| panic!("{path} was not embedded at build time"))
+}
+
+/// The lazily loaded extension files, `(specifier, source)`: JS, then ESM.
+type LazySources = (Vec<(&'static str, &'static str)>, Vec<(&'static str, &'static str)>);
+
 /// deno_core reads an extension's JS from its crate's source directory when
 /// the runtime starts (it expects a snapshot to carry it otherwise); give it
 /// the copies embedded at build time instead, so the binary needs no sources.
-fn embed_extension_sources(extension: &mut deno_core::Extension) {
+/// The lazily loaded files are taken out and returned, to be served from the
+/// residual tables: deno_core 0.413 bakes a lazy module that a snapshot's
+/// making loaded as an external string it never stores, so WebGPU's
+/// bindings (three's evaluation reaches them) would come back from a
+/// snapshot without source; a residual table's source is copied in whole.
+fn embed_extension_sources(extension: &mut deno_core::Extension) -> LazySources {
   use deno_core::{ExtensionFileSource, ExtensionFileSourceCode};
   let embed = |files: &mut std::borrow::Cow<'static, [ExtensionFileSource]>| {
     for file in files.to_mut().iter_mut() {
       let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code else { continue };
-      let source = EXTENSION_SOURCES
-        .iter()
-        .find(|(key, _)| path.ends_with(key) && path[..path.len() - key.len()].ends_with('/'))
-        .unwrap_or_else(|| panic!("{} ({path}) was not embedded at build time", file.specifier));
-      *file = ExtensionFileSource::new_computed(file.specifier, std::sync::Arc::from(source.1));
+      *file = ExtensionFileSource::new_computed(file.specifier, std::sync::Arc::from(embedded_source(path)));
     }
+  };
+  let take = |files: &mut std::borrow::Cow<'static, [ExtensionFileSource]>| {
+    let taken = std::mem::take(files);
+    taken
+      .iter()
+      .map(|file| {
+        let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code else {
+          panic!("{}: a lazily loaded file is expected to be one of the crate's files", file.specifier)
+        };
+        let source = embedded_source(path);
+        // deno_core reads residual sources as one-byte strings.
+        assert!(source.is_ascii(), "{} is not ASCII", file.specifier);
+        (file.specifier, source)
+      })
+      .collect::<Vec<_>>()
   };
   embed(&mut extension.js_files);
   embed(&mut extension.esm_files);
-  embed(&mut extension.lazy_loaded_esm_files);
-  embed(&mut extension.lazy_loaded_js_files);
+  (take(&mut extension.lazy_loaded_js_files), take(&mut extension.lazy_loaded_esm_files))
 }
 
-/// A fresh V8 host with every Limina extension registered.
-pub fn new_runtime(options: HostOptions) -> JsRuntime {
+/// Sorted, as deno_core looks them up by binary search; they live as long as the process.
+fn residual(mut files: Vec<(&'static str, &'static str)>) -> &'static [(&'static str, &'static str)] {
+  files.sort_unstable();
+  Box::leak(files.into_boxed_slice())
+}
+
+/// Every Limina extension, in registration order, and their lazy files.
+fn extensions(options: HostOptions) -> (Vec<deno_core::Extension>, LazySources) {
   let mut extensions = vec![limina_ops::limina_ops::init()];
   if options.bench_ops {
     extensions.push(limina_ops::limina_bench::init());
@@ -93,10 +126,45 @@ pub fn new_runtime(options: HostOptions) -> JsRuntime {
     limina_mcp::limina_mcp::init(options.serve),
     limina_runtime::init(options.args),
   ]);
-  extensions.iter_mut().for_each(embed_extension_sources);
+  let mut lazy: LazySources = Default::default();
+  for extension in &mut extensions {
+    let (js, esm) = embed_extension_sources(extension);
+    lazy.0.extend(js);
+    lazy.1.extend(esm);
+  }
+  (extensions, lazy)
+}
+
+/// A fresh V8 host with every Limina extension registered, starting from
+/// `snapshot` when given (one `make_snapshot` made with the same extensions).
+pub fn new_runtime(options: HostOptions, snapshot: Option<&'static [u8]>) -> JsRuntime {
+  let (extensions, (lazy_js, lazy_esm)) = extensions(options);
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
     extensions,
+    startup_snapshot: snapshot,
+    residual_lazy_js_sources: residual(lazy_js),
+    residual_lazy_esm_sources: residual(lazy_esm),
     ..Default::default()
   })
+}
+
+/// A V8 startup snapshot: every extension evaluated, then the `preload`
+/// modules loaded and evaluated.
+pub async fn make_snapshot(options: HostOptions, preload: &[deno_core::ModuleSpecifier]) -> Result<Box<[u8]>, deno_core::error::CoreError> {
+  let (extensions, (lazy_js, lazy_esm)) = extensions(options);
+  let mut rt = deno_core::JsRuntimeForSnapshot::new(RuntimeOptions {
+    module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
+    extensions,
+    residual_lazy_js_sources: residual(lazy_js),
+    residual_lazy_esm_sources: residual(lazy_esm),
+    ..Default::default()
+  });
+  for url in preload {
+    let id = rt.load_side_es_module(url).await?;
+    let evaluated = rt.mod_evaluate(id);
+    rt.run_event_loop(Default::default()).await?;
+    evaluated.await?;
+  }
+  Ok(rt.snapshot())
 }

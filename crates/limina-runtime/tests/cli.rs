@@ -390,3 +390,85 @@ Limina.loop.stop();
   assert!(stdout.contains("\"ok\":true"), "{stdout}");
   let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Waits (up to a minute) for the background child to store `kind`'s snapshot in `cache`.
+fn wait_for_snapshot(cache: &Path, kind: &str) {
+  let ready = || {
+    let files: Vec<String> = std::fs::read_dir(cache.join(concat!("code-", env!("CARGO_PKG_VERSION"))))
+      .into_iter()
+      .flatten()
+      .flatten()
+      .map(|e| e.file_name().to_string_lossy().into_owned())
+      .collect();
+    let prefix = format!("snapshot-{kind}-");
+    files.iter().any(|f| f.starts_with(&prefix) && f.ends_with(".bin")) && !files.iter().any(|f| f.starts_with(&prefix) && f.ends_with(".lock"))
+  };
+  for _ in 0..600 {
+    if ready() {
+      return;
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+  }
+  panic!("no {kind} snapshot in {} after a minute", cache.display());
+}
+
+#[test]
+fn start_up_snapshots_change_nothing_but_the_start() {
+  let dir = std::env::temp_dir().join(format!("limina-snapshots-{}", std::process::id()));
+  let _ = std::fs::remove_dir_all(&dir);
+  std::fs::create_dir_all(&dir).unwrap();
+  let cache = dir.join("cache");
+  // Three's evaluation reaches WebGPU's bindings, so an engine snapshot holds
+  // them; their functions compile on first call, from the snapshot's source.
+  std::fs::write(
+    dir.join("world.ts"),
+    r#"import { env, waitSteps, WorldSession } from "limina";
+import * as THREE from "three";
+const session = new WorldSession();
+const ball = session.entities.create({ shape: "sphere", size: 1, color: new THREE.Color(0x00ff00).getHex(), position: [0, 5, 0], dynamic: true, static: false, friction: 0.5, restitution: 0 });
+await waitSteps(30);
+const y = session.world.position(ball.eid)[1];
+const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+const buffer = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+await buffer.mapAsync(GPUMapMode.READ);
+console.log(`y=${y} mapped=${buffer.getMappedRange().byteLength}`);
+console.log(`args=${Limina.args.join(",")} env=${env("LIMINA_SNAPSHOT_TEST")} clock=${Math.abs(performance.timeOrigin + performance.now() - Date.now()) < 1000}`);
+Limina.loop.stop();
+"#,
+  )
+  .unwrap();
+  std::fs::write(dir.join("hello.ts"), "console.log(`hello ${Limina.args.join(\",\")}`);\n").unwrap();
+  let run = |module: &str, arg: &str, cache_dir: &Path| {
+    let out = Command::new(env!("CARGO_BIN_EXE_limina"))
+      .args(["--deterministic", module, arg])
+      .current_dir(&dir)
+      .env("LIMINA_CACHE_DIR", cache_dir)
+      .env("LIMINA_STARTUP_LOG", "1")
+      .env("LIMINA_SNAPSHOT_TEST", arg)
+      .output()
+      .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{module} {arg}: {stdout}\n{stderr}");
+    (stdout, stderr)
+  };
+
+  let (fresh, log) = run("world.ts", "first", &cache);
+  assert!(log.contains("start-up snapshot \"engine\" not ready"), "{log}");
+  assert!(fresh.contains("mapped=16") && fresh.contains("args=first env=first clock=true"), "{fresh}");
+  wait_for_snapshot(&cache, "engine");
+  let (restored, log) = run("world.ts", "second", &cache);
+  assert!(log.contains("start-up snapshot \"engine\" used"), "{log}");
+  // The same world to the last bit; the process's own arguments, environment and clock.
+  assert_eq!(restored, fresh.replace("first", "second"));
+
+  let (hello, log) = run("hello.ts", "one", &cache);
+  assert!(log.contains("start-up snapshot \"base\" not ready") && hello == "hello one\n", "{hello}{log}");
+  wait_for_snapshot(&cache, "base");
+  let (hello, log) = run("hello.ts", "two", &cache);
+  assert!(log.contains("start-up snapshot \"base\" used") && hello == "hello two\n", "{hello}{log}");
+
+  // LIMINA_CACHE_DIR=off: nothing is made or used.
+  let (_, log) = run("hello.ts", "three", Path::new("off"));
+  assert!(log.contains("start-up snapshot \"base\" not ready"), "{log}");
+  let _ = std::fs::remove_dir_all(&dir);
+}

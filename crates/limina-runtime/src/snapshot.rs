@@ -1,0 +1,181 @@
+//! V8 startup snapshots: the extensions' JS already evaluated, and — for
+//! modules that import them — three and the "limina" engine too, so a
+//! program starts from a ready heap instead of parsing and evaluating them.
+//! A snapshot is made by the binary itself (in the background, by a child
+//! process, the first time a kind is missing) and kept in the start-up
+//! cache directory under a name tied to this exact binary. A run never
+//! waits for one; without it, it starts the slow way.
+//!
+//! Whatever a snapshot evaluates must not capture the process: engine
+//! modules read the environment, the clock and the op table when called,
+//! never at evaluation, and ops are looked up in `Deno.core.ops` when called
+//! (a snapshot holds the slow form of an op bound at evaluation).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use deno_core::ModuleSpecifier;
+
+use crate::{code_cache, embedded};
+
+/// Set (to the output path) in the child that makes a snapshot.
+pub const MAKE_ENV: &str = "LIMINA_INTERNAL_MAKE_SNAPSHOT";
+/// A lock older than this belongs to a maker that died: take it over.
+const STALE_LOCK: Duration = Duration::from_secs(120);
+/// Another build's snapshots younger than this are left alone.
+const KEEP_OTHER_BUILDS: Duration = Duration::from_secs(600);
+
+/// What a snapshot holds beyond the evaluated extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+  /// Nothing more: for modules that import neither three nor "limina".
+  Base,
+  /// Three.js evaluated.
+  Three,
+  /// Three.js, Zod, bitECS, the whole "limina" engine and "limina/testing" evaluated.
+  Engine,
+}
+
+impl Kind {
+  pub fn name(self) -> &'static str {
+    match self {
+      Kind::Base => "base",
+      Kind::Three => "three",
+      Kind::Engine => "engine",
+    }
+  }
+
+  /// The embedded modules evaluated into the snapshot.
+  pub fn preload(self) -> &'static [&'static str] {
+    match self {
+      Kind::Base => &[],
+      Kind::Three => &["js/build/three.bundle.mjs"],
+      Kind::Engine => &["js/build/three.bundle.mjs", "js/src/mod.ts", "js/src/testing.ts"],
+    }
+  }
+
+  fn parse(name: &str) -> Option<Kind> {
+    [Kind::Base, Kind::Three, Kind::Engine].into_iter().find(|k| k.name() == name)
+  }
+
+  /// The kind that serves `main`: by the specifiers its source names (a
+  /// guess that can only cost time, never correctness: a module it misses
+  /// loads the ordinary way).
+  pub fn for_module(main: &ModuleSpecifier) -> Kind {
+    if main.scheme() == embedded::SCHEME {
+      return Kind::Engine;
+    }
+    let Ok(source) = main.to_file_path().and_then(|p| std::fs::read_to_string(p).map_err(|_| ())) else {
+      return Kind::Base;
+    };
+    let names = |name: &str| ['"', '\''].iter().any(|q| source.contains(&format!("{q}{name}{q}")) || source.contains(&format!("{q}{name}/")));
+    if names("limina") {
+      Kind::Engine
+    } else if names("three") {
+      Kind::Three
+    } else {
+      Kind::Base
+    }
+  }
+}
+
+/// Where snapshots live for this binary, or None when they are off:
+/// `LIMINA_CACHE_DIR=off`, or `LIMINA_SOURCE_DIR` set (modules then come
+/// from a checkout, not from what a snapshot would hold).
+fn dir() -> Option<PathBuf> {
+  if std::env::var_os("LIMINA_SOURCE_DIR").is_some_and(|d| !d.is_empty()) {
+    return None;
+  }
+  code_cache::cache_dir()
+}
+
+/// The snapshot file of `kind` for this very binary: a snapshot only fits
+/// the build that made it (its op table, its embedded modules). The
+/// executable's path, inode, size and modification time stand for the build.
+fn path(dir: &Path, kind: Kind) -> Option<PathBuf> {
+  use std::os::unix::fs::MetadataExt;
+  let exe_path = std::env::current_exe().ok()?;
+  let exe = std::fs::metadata(&exe_path).ok()?;
+  let mtime = exe.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos();
+  let identity = format!("{}\0{}\0{}\0{}\0{mtime}", exe_path.display(), exe.dev(), exe.ino(), exe.len());
+  let build = code_cache::source_hash(identity.as_bytes());
+  Some(dir.join(format!("snapshot-{}-{build:016x}.bin", kind.name())))
+}
+
+/// The snapshot for `kind`, if one is ready; when it is not, a background
+/// child starts making it (unless another already is) and this run goes on
+/// without.
+pub fn ready(kind: Kind) -> Option<&'static [u8]> {
+  let dir = dir()?;
+  let path = path(&dir, kind)?;
+  if let Ok(file) = std::fs::File::open(&path) {
+    // An empty file marks a kind this build failed to make: do not try again.
+    return map(&file);
+  }
+  let lock = path.with_extension("lock");
+  let stale = std::fs::metadata(&lock).and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().unwrap_or_default() > STALE_LOCK);
+  if stale {
+    let _ = std::fs::remove_file(&lock);
+  }
+  if std::fs::create_dir_all(&dir).is_ok() && std::fs::OpenOptions::new().write(true).create_new(true).open(&lock).is_ok() {
+    let spawned = std::env::current_exe().and_then(|exe| {
+      std::process::Command::new(exe)
+        .env(MAKE_ENV, &path)
+        .env("LIMINA_INTERNAL_SNAPSHOT_KIND", kind.name())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    });
+    match spawned {
+      // Reaped when done, so a long-running server leaves no zombie behind.
+      Ok(mut child) => drop(std::thread::spawn(move || child.wait())),
+      Err(_) => drop(std::fs::remove_file(&lock)),
+    }
+  }
+  None
+}
+
+/// In the maker child: what to make and where.
+pub fn requested() -> Option<(Kind, PathBuf)> {
+  let path = PathBuf::from(std::env::var_os(MAKE_ENV)?);
+  let kind = Kind::parse(&std::env::var("LIMINA_INTERNAL_SNAPSHOT_KIND").ok()?)?;
+  Some((kind, path))
+}
+
+/// Writes a made snapshot into place (whole, then renamed) and drops the
+/// lock; an empty one records that this kind cannot be made. Then removes
+/// other builds' snapshots, except those written in the last few minutes
+/// (another binary may be running beside this one).
+pub fn store(path: &Path, bytes: &[u8]) {
+  let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+  if std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).is_err() {
+    let _ = std::fs::remove_file(&tmp);
+  }
+  let _ = std::fs::remove_file(path.with_extension("lock"));
+  let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return };
+  // `snapshot-<kind>-<build>.bin`: the same build ends the same way.
+  let Some(build) = name.splitn(3, '-').nth(2) else { return };
+  for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+    let other = entry.file_name().to_string_lossy().into_owned();
+    let recent = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().unwrap_or_default() < KEEP_OTHER_BUILDS);
+    if other.starts_with("snapshot-") && !other.ends_with(build) && !recent {
+      let _ = std::fs::remove_file(entry.path());
+    }
+  }
+}
+
+/// The file's bytes, mapped for the rest of the process (a copy would cost a
+/// few ms for a large snapshot); None for an empty file. Snapshots are only
+/// ever replaced by renaming, so the mapped inode never changes under us.
+fn map(file: &std::fs::File) -> Option<&'static [u8]> {
+  use std::os::fd::AsRawFd;
+  let len = usize::try_from(file.metadata().ok()?.len()).ok().filter(|&n| n > 0)?;
+  // SAFETY: a private read-only mapping of a whole regular file, never unmapped.
+  let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE | libc::MAP_POPULATE, file.as_raw_fd(), 0) };
+  if ptr == libc::MAP_FAILED {
+    return None;
+  }
+  // SAFETY: the mapping is `len` readable bytes that live until the process ends.
+  Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
