@@ -33,6 +33,8 @@ fn walk(dir: &Path, keep: fn(&str) -> bool, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+  // A position-dependent executable: the loader then has no relocations to
+  // apply across a ~115 MB binary, which takes ~1.5 ms off every start.
   println!("cargo:rustc-link-arg-bins=-no-pie");
   let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../..").canonicalize().unwrap();
   let mut files = Vec::new();

@@ -71,14 +71,15 @@ fn embedded_source(path: &str) -> &'static str {
 type LazySources = (Vec<(&'static str, &'static str)>, Vec<(&'static str, &'static str)>);
 
 /// deno_core reads an extension's JS from its crate's source directory when
-/// the runtime starts (it expects a snapshot to carry it otherwise); give it
-/// the copies embedded at build time instead, so the binary needs no sources.
+/// the runtime starts without a snapshot (`embed`: from one, it skips those
+/// files); give it the copies embedded at build time instead, so the binary
+/// needs no sources.
 /// The lazily loaded files are taken out and returned, to be served from the
 /// residual tables: deno_core 0.413 bakes a lazy module that a snapshot's
 /// making loaded as an external string it never stores, so WebGPU's
 /// bindings (three's evaluation reaches them) would come back from a
 /// snapshot without source; a residual table's source is copied in whole.
-fn embed_extension_sources(extension: &mut deno_core::Extension) -> LazySources {
+fn embed_extension_sources(extension: &mut deno_core::Extension, embed_files: bool) -> LazySources {
   use deno_core::{ExtensionFileSource, ExtensionFileSourceCode};
   let embed = |files: &mut std::borrow::Cow<'static, [ExtensionFileSource]>| {
     for file in files.to_mut().iter_mut() {
@@ -101,8 +102,10 @@ fn embed_extension_sources(extension: &mut deno_core::Extension) -> LazySources 
       })
       .collect::<Vec<_>>()
   };
-  embed(&mut extension.js_files);
-  embed(&mut extension.esm_files);
+  if embed_files {
+    embed(&mut extension.js_files);
+    embed(&mut extension.esm_files);
+  }
   (take(&mut extension.lazy_loaded_js_files), take(&mut extension.lazy_loaded_esm_files))
 }
 
@@ -112,8 +115,9 @@ fn residual(mut files: Vec<(&'static str, &'static str)>) -> &'static [(&'static
   Box::leak(files.into_boxed_slice())
 }
 
-/// Every Limina extension, in registration order, and their lazy files.
-fn extensions(options: HostOptions) -> (Vec<deno_core::Extension>, LazySources) {
+/// Every Limina extension, in registration order, and their lazy files;
+/// `from_snapshot`: a snapshot holds their evaluated JS.
+fn extensions(options: HostOptions, from_snapshot: bool) -> (Vec<deno_core::Extension>, LazySources) {
   let mut extensions = vec![limina_ops::limina_ops::init()];
   if options.bench_ops {
     extensions.push(limina_ops::limina_bench::init());
@@ -128,7 +132,7 @@ fn extensions(options: HostOptions) -> (Vec<deno_core::Extension>, LazySources) 
   ]);
   let mut lazy: LazySources = Default::default();
   for extension in &mut extensions {
-    let (js, esm) = embed_extension_sources(extension);
+    let (js, esm) = embed_extension_sources(extension, !from_snapshot);
     lazy.0.extend(js);
     lazy.1.extend(esm);
   }
@@ -138,7 +142,7 @@ fn extensions(options: HostOptions) -> (Vec<deno_core::Extension>, LazySources) 
 /// A fresh V8 host with every Limina extension registered, starting from
 /// `snapshot` when given (one `make_snapshot` made with the same extensions).
 pub fn new_runtime(options: HostOptions, snapshot: Option<&'static [u8]>) -> JsRuntime {
-  let (extensions, (lazy_js, lazy_esm)) = extensions(options);
+  let (extensions, (lazy_js, lazy_esm)) = extensions(options, snapshot.is_some());
   JsRuntime::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
     extensions,
@@ -152,7 +156,7 @@ pub fn new_runtime(options: HostOptions, snapshot: Option<&'static [u8]>) -> JsR
 /// A V8 startup snapshot: every extension evaluated, then the `preload`
 /// modules loaded and evaluated.
 pub async fn make_snapshot(options: HostOptions, preload: &[deno_core::ModuleSpecifier]) -> Result<Box<[u8]>, deno_core::error::CoreError> {
-  let (extensions, (lazy_js, lazy_esm)) = extensions(options);
+  let (extensions, (lazy_js, lazy_esm)) = extensions(options, false);
   let mut rt = deno_core::JsRuntimeForSnapshot::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
     extensions,
