@@ -549,11 +549,15 @@ declare module "limina/internal/engine/agents/directory" {
     export interface AgentSource {
         list(): AgentSummary[];
         perceptionOf(agentId: string): unknown | null;
+        /** Stops the agents behind this roster: their world is closing. */
+        close(): void;
     }
     export class AgentDirectory {
         private readonly sources;
         /** Publishes a roster; returns the function that withdraws it. */
         publish(source: AgentSource): () => void;
+        /** Closes every published source (the world session is being disposed). */
+        close(): void;
         list(): AgentSummary[];
         /** An agent's current perception, or null when none was built. */
         perceptionOf(agentId: string): unknown | null;
@@ -2568,7 +2572,7 @@ declare module "limina/internal/engine/world-session" {
         checkpoint(): string;
         /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
         resume(tick: number, agents: AgentSummary[]): void;
-        /** Stops this session's systems and sounds and frees its physics world and world log. */
+        /** Stops this session's systems, agents and sounds and frees its physics world and world log. */
         dispose(): void;
     }
     /** A new world session (the same as `new WorldSession(options)`). */
@@ -2821,11 +2825,15 @@ declare module "limina/internal/engine/agents/decision" {
         private readonly providers;
         private readonly scheduler;
         private readonly toolsByProfile;
+        private readonly timeouts;
+        private disposed;
         constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
         /** The tools an agent's profile could ever be allowed to call. */
         private toolsFor;
         /** Starts a decision for each agent (perception already built); never waits for one. */
         start(agents: AgentRecord[], tick: number): void;
+        /** Abandons every decision in flight and starts no more. */
+        dispose(): void;
         private emit;
         private startOne;
         /** Validates candidates and queues the valid ones, within the agent's budget. */

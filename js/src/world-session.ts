@@ -163,8 +163,9 @@ export class WorldSession {
     this.restoredAgents = agents;
   }
 
-  /** Stops this session's systems and sounds and frees its physics world and world log. */
+  /** Stops this session's systems, agents and sounds and frees its physics world and world log. */
   dispose(): void {
+    this.agents.close();
     this.stopStepping();
     this.stopListening();
     this.ui.clear();

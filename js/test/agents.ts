@@ -178,6 +178,29 @@ test("a decision past its timeout is retired; its late result is discarded and t
   session.dispose();
 });
 
+test("disposing the world with decisions in flight ends its agents quietly: late answers and timeouts record and queue nothing", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const answers: ((calls: MCPRequest[]) => void)[] = [];
+  const pending = new ScriptedProvider(() => new Promise<MCPRequest[]>((r) => answers.push(r)));
+  const sys = createAgentSystems(session, { pending }, { budget: { maxDecisionStartsPerTick: 8, maxGlobalActionsPerTick: 8, defaultAgentBudget: { weight: 1, maxQueueDepth: 8, maxToolCallsPerDecision: 4, maxActionsPerTick: 2, decisionTimeoutMs: 40 } } });
+  sys.agents.add({ id: "agt_a", type: "player", entityId: me, decisionIntervalTicks: 1, profile: "player.limited", sessionId: "ses_a", llm: { provider: "pending", model: "", systemPrompt: "" } });
+  sys.agents.add({ id: "agt_b", type: "player", entityId: me, decisionIntervalTicks: 1, profile: "player.limited", sessionId: "ses_b", llm: { provider: "pending", model: "", systemPrompt: "" } });
+  await waitSteps(2);
+  const asked = answers.length;
+  assert(asked >= 2 && sys.agents.all().every((a) => a.inFlight), `both agents await an answer (${asked} asked)`);
+  // Disposing the session alone stops the agent systems published on it.
+  session.dispose();
+  answers[asked - 1]([{ tool: "agent.emitEvent", input: { type: "late" } }]);
+  // The other agent's timeout (40 ms) would fire here; its answer never comes.
+  await new Promise((r) => setTimeout(r, 120));
+  await waitSteps(3);
+  assertEquals(answers.length, asked, "no decision starts after the dispose");
+  assert(sys.agents.all().every((a) => a.queue.length === 0), "the late answer queued nothing");
+  assertEquals(session.agents.list().length, 0, "the roster is withdrawn");
+  sys.dispose();
+});
+
 test("perception: the native batch and the JS oracle give byte-identical envelopes", () => {
   const { session } = world();
   for (let i = 0; i < 300; i++) body(session, [((i * 37) % 41) - 20, 0.5, ((i * 53) % 43) - 21]);

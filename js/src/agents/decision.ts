@@ -3,6 +3,8 @@
 // against its skill's schema, and queues the valid ones for the
 // ActionSystem. A decision that overruns its timeout is retired by
 // generation: its late result is discarded and traced, never acted on.
+// Disposed (its world closing), it abandons what is in flight: nothing a
+// late answer or timeout brings is recorded or queued.
 
 import type { Tracer } from "../observability/tracer.ts";
 import type { SkillRegistry, SkillTool } from "../skills/registry.ts";
@@ -15,6 +17,8 @@ let decisions = 0;
 
 export class DecisionSystem {
   private readonly toolsByProfile = new Map<string, SkillTool[]>();
+  private readonly timeouts = new Set<ReturnType<typeof setTimeout>>();
+  private disposed = false;
 
   constructor(
     private readonly registry: SkillRegistry,
@@ -39,7 +43,15 @@ export class DecisionSystem {
 
   /** Starts a decision for each agent (perception already built); never waits for one. */
   start(agents: AgentRecord[], tick: number): void {
+    if (this.disposed) return;
     for (const agent of agents) this.startOne(agent, tick);
+  }
+
+  /** Abandons every decision in flight and starts no more. */
+  dispose(): void {
+    this.disposed = true;
+    for (const t of this.timeouts) clearTimeout(t);
+    this.timeouts.clear();
   }
 
   private emit(agent: AgentRecord, type: string, payload: unknown, causedBy: string[]): string {
@@ -60,11 +72,18 @@ export class DecisionSystem {
     agent.inFlight = true;
     const started = performance.now();
     const timer = setTimeout(() => {
+      this.timeouts.delete(timer);
       if (agent.generation !== generation || !agent.inFlight) return;
       agent.inFlight = false;
       agent.generation++;
       this.emit(agent, "agent.decision.timeout", { agentId: agent.id, decisionId, timeoutMs: budget.decisionTimeoutMs }, cause);
     }, budget.decisionTimeoutMs);
+    this.timeouts.add(timer);
+    const settled = () => {
+      clearTimeout(timer);
+      this.timeouts.delete(timer);
+      return !this.disposed;
+    };
     let pending: Promise<{ toolCalls: unknown[] }>;
     try {
       pending = provider.decide({
@@ -78,7 +97,7 @@ export class DecisionSystem {
     }
     pending.then(
       (result) => {
-        clearTimeout(timer);
+        if (!settled()) return;
         if (agent.generation !== generation) {
           this.emit(agent, "agent.decision.discarded", { agentId: agent.id, decisionId, reason: "arrived after its timeout", latencyMs: performance.now() - started }, cause);
           return;
@@ -87,7 +106,7 @@ export class DecisionSystem {
         this.accept(agent, decisionId, result.toolCalls, performance.now() - started, cause);
       },
       (e) => {
-        clearTimeout(timer);
+        if (!settled()) return;
         if (agent.generation !== generation) return;
         agent.inFlight = false;
         this.emit(agent, "agent.decision.failed", { agentId: agent.id, decisionId, provider: provider.name, error: e instanceof Error ? e.message : String(e) }, cause);

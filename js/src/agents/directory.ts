@@ -9,6 +9,8 @@ export interface AgentSummary {
 export interface AgentSource {
   list(): AgentSummary[];
   perceptionOf(agentId: string): unknown | null;
+  /** Stops the agents behind this roster: their world is closing. */
+  close(): void;
 }
 
 export class AgentDirectory {
@@ -18,6 +20,12 @@ export class AgentDirectory {
   publish(source: AgentSource): () => void {
     this.sources.add(source);
     return () => this.sources.delete(source);
+  }
+
+  /** Closes every published source (the world session is being disposed). */
+  close(): void {
+    for (const s of [...this.sources]) s.close();
+    this.sources.clear();
   }
 
   list(): AgentSummary[] {

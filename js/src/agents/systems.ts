@@ -35,6 +35,7 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
   const withdraw = session.agents.publish({
     list: () => agents.summaries(),
     perceptionOf: (agentId) => agents.get(agentId)?.perception ?? null,
+    close: () => dispose(),
   });
   const tick = (step: number) => {
     const all = agents.all();
@@ -47,6 +48,7 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
   const off = options.manual ? () => {} : onFixedStep((_dt, step) => void tick(step));
   const dispose = () => {
     off();
+    decision.dispose();
     withdraw();
   };
   return { agents, scheduler, perception, decision, action, observability, tick, dispose };
