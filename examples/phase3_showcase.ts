@@ -14,19 +14,23 @@ import { createEngine, onFixedStep, steerOrbit } from "limina";
 import * as THREE from "three";
 import { buildShowcase, PLAYERS } from "./phase3_showcase_core.ts";
 
-const engine = await createEngine({ policy: true });
+// Paused while the builders' awaited calls build the arena: time starts once it stands, so a
+// --deterministic run is the same every time, however long the build took.
+const engine = await createEngine({ policy: true, paused: true });
 const { session } = engine;
 session.scene.background = new THREE.Color(0x1d2433);
 const show = await buildShowcase(session);
+session.paused = false;
 console.log(`phase3_showcase: built by two bound builder sessions: ${session.world.entities.size} entities, ${session.physics.bodyCount()} physics bodies`);
 console.log(`observer (system.readonly) tried scene.createEntity → ${show.denied.code}: ${show.denied.message}`);
 
 const orbit = { target: new THREE.Vector3(0, 0.5, 0), distance: 21, azimuth: 0.5, elevation: 0.62 };
 let busy = false;
-onFixedStep((dt, step) => {
+onFixedStep((dt) => {
   orbit.azimuth += 0.05 * dt;
   steerOrbit(engine.camera, orbit, engine.input);
-  // Devtools evidence every 2.5 s (skipped while the last report is still being gathered).
+  // Devtools evidence every 2.5 s of world time (skipped while the last report is still being gathered).
+  const step = session.tick;
   if (step % 150 !== 0 || busy) return;
   busy = true;
   void (async () => {

@@ -1402,6 +1402,8 @@ declare module "limina/internal/engine/packages/host" {
         install?: InstallConfig;
         /** Call ticking packages on the host loop's fixed steps (default true). */
         simulate?: boolean;
+        /** Whether the world is paused: ticking packages wait while it is. */
+        paused?: () => boolean;
     }
     export class PackageHost {
         readonly limits: PackageLimits;
@@ -2499,6 +2501,8 @@ declare module "limina/internal/engine/world-session" {
         policy?: boolean;
         /** Step physics on the host loop's fixed steps (default true). */
         simulate?: boolean;
+        /** Start paused: on the loop, but taking no steps until `paused` is set false (default false). */
+        paused?: boolean;
         /** Options of the session's world log. */
         trace?: TracerOptions;
         /**
@@ -2550,6 +2554,12 @@ declare module "limina/internal/engine/world-session" {
          */
         restored: boolean;
         restoredAgents: AgentSummary[];
+        /**
+         * While true the session takes no steps: no physics, no tick, and its packages and agent
+         * systems wait. A world built over awaited calls starts paused and resumes once built, so that
+         * under `--deterministic` its first step is the same on every run, however long the build took.
+         */
+        paused: boolean;
         private readonly checkpointEvery;
         private readonly stopStepping;
         private readonly stopListening;

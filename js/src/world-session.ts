@@ -34,6 +34,8 @@ export interface WorldSessionOptions {
   policy?: boolean;
   /** Step physics on the host loop's fixed steps (default true). */
   simulate?: boolean;
+  /** Start paused: on the loop, but taking no steps until `paused` is set false (default false). */
+  paused?: boolean;
   /** Options of the session's world log. */
   trace?: TracerOptions;
   /**
@@ -86,6 +88,12 @@ export class WorldSession {
    */
   restored = false;
   restoredAgents: AgentSummary[] = [];
+  /**
+   * While true the session takes no steps: no physics, no tick, and its packages and agent
+   * systems wait. A world built over awaited calls starts paused and resumes once built, so that
+   * under `--deterministic` its first step is the same on every run, however long the build took.
+   */
+  paused: boolean;
   private readonly checkpointEvery: number;
   private readonly stopStepping: () => void;
   private readonly stopListening: () => void;
@@ -103,9 +111,12 @@ export class WorldSession {
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
-    this.packages = new PackageHost({ ...options.packages, registry: this.registry, agents: this.agents, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true });
+    this.paused = options.paused ?? false;
+    this.packages = new PackageHost({ ...options.packages, registry: this.registry, agents: this.agents, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true, paused: () => this.paused });
     registerCoreSkills(this);
-    this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => this.step(dt)) : () => {};
+    this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => {
+      if (!this.paused) this.step(dt);
+    }) : () => {};
     // Like stepping, following the camera is what a session on the loop does.
     this.stopListening = options.simulate ?? true ? followCamera(this.audio, this.view.camera) : () => {};
   }

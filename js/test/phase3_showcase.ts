@@ -56,6 +56,13 @@ test("physics moves the crates; the players share the action budget by their sch
   for (const t of tails) assertEquals(t, Array(3).fill("skill.executed physics.applyImpulse").join(" → "));
 });
 
+test("under --deterministic two runs print the same evidence, however long the build took", async () => {
+  const evidence = (r: { stdout: string }) => r.stdout.split("\n").filter((l) => / (inspector|scheduler \(1 action\/tick shared\)): /.test(l)).join("\n");
+  const again = await runDemo("phase3_showcase", { frames: 420, deterministic: true, env: { LIMINA_AUDIO: "null" } });
+  assert(evidence(run).includes("t=5.0s inspector"), run.stdout);
+  assertEquals(evidence(again), evidence(run));
+});
+
 test("the trace exported at 5 s passes limina trace verify", async () => {
   const m = /exported (\d+) events to traces\/(\S+); chain verified \((\d+) events\)/.exec(run.stdout);
   assert(m, run.stdout);

@@ -70,10 +70,11 @@ fn embedded_source(path: &str) -> &'static str {
 /// The lazily loaded extension files, `(specifier, source)`: JS, then ESM.
 type LazySources = (Vec<(&'static str, &'static str)>, Vec<(&'static str, &'static str)>);
 
-/// deno_core reads an extension's JS from its crate's source directory when
-/// the runtime starts without a snapshot (`embed`: from one, it skips those
-/// files); give it the copies embedded at build time instead, so the binary
-/// needs no sources.
+/// deno_core reads an extension's JS from its crate's source directory when a
+/// runtime starts without a snapshot (from one, it skips those files): with
+/// `embed_files`, give it the copies embedded at build time instead, so the
+/// binary needs no sources.
+///
 /// The lazily loaded files are taken out and returned, to be served from the
 /// residual tables: deno_core 0.413 bakes a lazy module that a snapshot's
 /// making loaded as an external string it never stores, so WebGPU's

@@ -18,8 +18,9 @@ use deno_core::ModuleSpecifier;
 
 use crate::{code_cache, embedded};
 
-/// Set (to the output path) in the child that makes a snapshot.
-pub const MAKE_ENV: &str = "LIMINA_INTERNAL_MAKE_SNAPSHOT";
+/// Set in the child that makes a snapshot: where to write it, and its kind.
+const PATH_ENV: &str = "LIMINA_INTERNAL_SNAPSHOT_PATH";
+const KIND_ENV: &str = "LIMINA_INTERNAL_SNAPSHOT_KIND";
 /// A lock older than this belongs to a maker that died: take it over.
 const STALE_LOCK: Duration = Duration::from_secs(120);
 /// Another build's snapshots younger than this are left alone.
@@ -120,8 +121,8 @@ pub fn ready(kind: Kind) -> Option<&'static [u8]> {
   if std::fs::create_dir_all(&dir).is_ok() && std::fs::OpenOptions::new().write(true).create_new(true).open(&lock).is_ok() {
     let spawned = std::env::current_exe().and_then(|exe| {
       std::process::Command::new(exe)
-        .env(MAKE_ENV, &path)
-        .env("LIMINA_INTERNAL_SNAPSHOT_KIND", kind.name())
+        .env(PATH_ENV, &path)
+        .env(KIND_ENV, kind.name())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -138,19 +139,21 @@ pub fn ready(kind: Kind) -> Option<&'static [u8]> {
 
 /// In the maker child: what to make and where.
 pub fn requested() -> Option<(Kind, PathBuf)> {
-  let path = PathBuf::from(std::env::var_os(MAKE_ENV)?);
-  let kind = Kind::parse(&std::env::var("LIMINA_INTERNAL_SNAPSHOT_KIND").ok()?)?;
+  let path = PathBuf::from(std::env::var_os(PATH_ENV)?);
+  let kind = Kind::parse(&std::env::var(KIND_ENV).ok()?)?;
   Some((kind, path))
 }
 
 /// Writes a made snapshot into place (whole, then renamed) and drops the
 /// lock; an empty one records that this kind cannot be made. Then removes
 /// other builds' snapshots, except those written in the last few minutes
-/// (another binary may be running beside this one).
+/// (another binary may be running beside this one). When the file cannot be
+/// written (a full disk), the lock stays: it holds retries off until stale.
 pub fn store(path: &Path, bytes: &[u8]) {
   let tmp = path.with_extension(format!("tmp{}", std::process::id()));
   if std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).is_err() {
     let _ = std::fs::remove_file(&tmp);
+    return;
   }
   let _ = std::fs::remove_file(path.with_extension("lock"));
   let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return };

@@ -38,6 +38,7 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
     close: () => dispose(),
   });
   const tick = (step: number) => {
+    if (session.paused) return Promise.resolve();
     const all = agents.all();
     const acted = action.run(all);
     const due = scheduler.dueForDecision(all, step);

@@ -86,6 +86,8 @@ export interface PackageHostServices {
   install?: InstallConfig;
   /** Call ticking packages on the host loop's fixed steps (default true). */
   simulate?: boolean;
+  /** Whether the world is paused: ticking packages wait while it is. */
+  paused?: () => boolean;
 }
 
 const KNOWN_PERMISSIONS: ReadonlySet<string> = new Set(PERMISSIONS);
@@ -107,7 +109,10 @@ export class PackageHost {
     this.limits = { ...DEFAULT_PACKAGE_LIMITS, ...services.limits };
     const agents = services.agents;
     this.bridge = new HostBridge(services.registry, services.policy, agents ? (id) => agents.perceptionOf(id) : undefined);
-    this.stopTicking = services.simulate ?? true ? onFixedStep((_dt, step) => this.tick(step)) : () => {};
+    const paused = services.paused ?? (() => false);
+    this.stopTicking = services.simulate ?? true ? onFixedStep((_dt, step) => {
+      if (!paused()) this.tick(step);
+    }) : () => {};
   }
 
   /** The usable installed packages (optionally one name), as `package.list` shows them. */
