@@ -550,7 +550,7 @@ declare module "limina/internal/engine/agents/directory" {
         list(): AgentSummary[];
         perceptionOf(agentId: string): unknown | null;
         /** Stops the agents behind this roster: their world is closing. */
-        close(): void;
+        close?(): void;
     }
     export class AgentDirectory {
         private readonly sources;

@@ -10,7 +10,7 @@ export interface AgentSource {
   list(): AgentSummary[];
   perceptionOf(agentId: string): unknown | null;
   /** Stops the agents behind this roster: their world is closing. */
-  close(): void;
+  close?(): void;
 }
 
 export class AgentDirectory {
@@ -24,7 +24,7 @@ export class AgentDirectory {
 
   /** Closes every published source (the world session is being disposed). */
   close(): void {
-    for (const s of [...this.sources]) s.close();
+    for (const s of [...this.sources]) s.close?.();
     this.sources.clear();
   }
 
