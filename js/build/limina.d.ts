@@ -649,6 +649,8 @@ declare module "limina/internal/limina-trace/js/chain" {
      */
     export class WorldLog {
         private readonly id;
+        /** The export quota in force: files and bytes over the log's lifetime. */
+        readonly quota: Readonly<Required<ExportQuota>>;
         constructor(options?: WorldLogOptions);
         append(events: readonly EngineEvent[]): void;
         /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */
@@ -719,6 +721,8 @@ declare module "limina/internal/engine/observability/tracer" {
         private lastFlush;
         private readonly live;
         private closed;
+        /** Exports made for each session (files started, bytes written): their share of the quota. */
+        private readonly exportsBySession;
         private readonly children;
         private readonly actors;
         private readonly listeners;
@@ -771,8 +775,10 @@ declare module "limina/internal/engine/observability/tracer" {
          * Writes the history so far, sealed, to a new trace file under the trace directory, off the
          * loop; resolves when the file is complete. A taken name gets the first free `NAME-N.jsonl`
          * (read `name` from the result); past the export quota it rejects with `capacity_exceeded`.
+         * Made for `sessionId`, it also counts against that session's share: 1/8 of the quota's files
+         * (at least one) and of its bytes, so one client cannot spend every other client's exports.
          */
-        exportTo(name: string): Promise<ExportedTrace>;
+        exportTo(name: string, sessionId?: string): Promise<ExportedTrace>;
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }

@@ -275,9 +275,10 @@ test("trace file names are confined to the trace directory; a file is never repl
 
 test("exports are bounded by a quota of files and bytes per world log: capacity_exceeded, nothing written", async () => {
   const session = new WorldSession({ simulate: false, trace: { exportQuota: { files: 2 } } });
-  const base = as("builder.readWrite");
-  for (let i = 0; i < 2; i++) value(await session.registry.invoke("trace.export", { name: named(`quota-${i}`) }, base));
-  const third = errorOf(await session.registry.invoke("trace.export", { name: named("quota-2") }, base));
+  // Three sessions, each within its own share (one file of two): the world log's quota is what refuses.
+  const base = (i: number) => as("builder.readWrite", `agent_${i}`, `sess_${i}`);
+  for (let i = 0; i < 2; i++) value(await session.registry.invoke("trace.export", { name: named(`quota-${i}`) }, base(i)));
+  const third = errorOf(await session.registry.invoke("trace.export", { name: named("quota-2") }, base(2)));
   assertEquals(third, { code: "capacity_exceeded", message: "this world log has made 2 of its 2 exports (exportQuota.files)" });
   session.dispose();
 
@@ -295,6 +296,18 @@ test("exports are bounded by a quota of files and bytes per world log: capacity_
   assertEquals(none.stdout.trim(), "0", "a refused export writes nothing");
   assertThrows(() => new Tracer({ exportQuota: { files: -1 } }), { name: "RangeError", message: "exportQuota.files must be a whole number ≥ 0, got -1" });
   small.close();
+});
+
+test("a session may make 1/8 of the world log's exports: one client cannot spend everyone's, even all at once", async () => {
+  const session = new WorldSession({ simulate: false, trace: { exportQuota: { files: 16 } } });
+  const exportAs = (sessionId: string, i: number) => session.registry.invoke("trace.export", { name: named(`share-${sessionId}-${i}`) }, as("builder.readWrite", `agent_${sessionId}`, sessionId));
+  for (let i = 0; i < 2; i++) value(await exportAs("sess_greedy", i));
+  assertEquals(errorOf(await exportAs("sess_greedy", 2)), { code: "capacity_exceeded", message: "session sess_greedy has made 2 of its 2 exports (a session may make 1/8 of exportQuota.files)" });
+  value(await exportAs("sess_other", 0));
+  // Five at once from one session: its two files are counted as they start, so three are refused.
+  const burst = await Promise.all([0, 1, 2, 3, 4].map((i) => exportAs("sess_burst", i)));
+  assertEquals(burst.filter((r) => r.ok).length, 2);
+  session.dispose();
 });
 
 test("an export runs off the loop from a snapshot: fixed steps keep their pace while 400,000 events are written", async () => {

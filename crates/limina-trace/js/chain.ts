@@ -162,14 +162,20 @@ function quotaValue(value: number | undefined, fallback: number, what: string): 
  */
 export class WorldLog {
   private readonly id: number;
+  /** The export quota in force: files and bytes over the log's lifetime. */
+  readonly quota: Readonly<Required<ExportQuota>>;
 
   constructor(options: WorldLogOptions = {}) {
     const quota = options.exportQuota ?? {};
+    this.quota = Object.freeze({
+      files: Math.min(quotaValue(quota.files, DEFAULT_EXPORT_QUOTA.files, "files"), 2 ** 32 - 1),
+      bytes: quotaValue(quota.bytes, DEFAULT_EXPORT_QUOTA.bytes, "bytes"),
+    });
     this.id = ops.op_trace_log_open({
       name: options.name ?? "",
       threadId: options.threadId ?? "thread_main",
-      maxExportFiles: Math.min(quotaValue(quota.files, DEFAULT_EXPORT_QUOTA.files, "files"), 2 ** 32 - 1),
-      maxExportBytes: quotaValue(quota.bytes, DEFAULT_EXPORT_QUOTA.bytes, "bytes"),
+      maxExportFiles: this.quota.files,
+      maxExportBytes: this.quota.bytes,
     });
   }
 

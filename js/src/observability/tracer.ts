@@ -46,6 +46,9 @@ export interface TracerOptions {
   exportQuota?: ExportQuota;
 }
 
+/** One session may use this part of a world log's export quota, so one client cannot spend everyone's. */
+const SESSION_EXPORT_SHARE = 8;
+
 /** Events buffered before a flush to the world log... */
 const FLUSH_BATCH = 512;
 /** ...or milliseconds since the last flush. A live log (`logName`) flushes at the end of every job instead. */
@@ -79,6 +82,8 @@ export class Tracer {
   private lastFlush = 0;
   private readonly live: boolean;
   private closed = false;
+  /** Exports made for each session (files started, bytes written): their share of the quota. */
+  private readonly exportsBySession = new Map<string, { files: number; bytes: number }>();
   private readonly children = new Map<string, string[]>();
   private readonly actors = new Set<string>();
   private readonly listeners = new Set<(e: EngineEvent) => void>();
@@ -252,11 +257,39 @@ export class Tracer {
    * Writes the history so far, sealed, to a new trace file under the trace directory, off the
    * loop; resolves when the file is complete. A taken name gets the first free `NAME-N.jsonl`
    * (read `name` from the result); past the export quota it rejects with `capacity_exceeded`.
+   * Made for `sessionId`, it also counts against that session's share: 1/8 of the quota's files
+   * (at least one) and of its bytes, so one client cannot spend every other client's exports.
    */
-  exportTo(name: string): Promise<ExportedTrace> {
+  exportTo(name: string, sessionId?: string): Promise<ExportedTrace> {
     if (this.closed) return Promise.reject(engineError("unavailable", "the world log is closed (its session was disposed); cannot export it"));
+    const used = sessionId === undefined ? null : this.exportsBySession.get(sessionId) ?? { files: 0, bytes: 0 };
+    if (used) {
+      const files = Math.max(1, Math.floor(this.log.quota.files / SESSION_EXPORT_SHARE));
+      const bytes = Math.floor(this.log.quota.bytes / SESSION_EXPORT_SHARE);
+      if (used.files >= files) {
+        return Promise.reject(engineError("capacity_exceeded", `session ${sessionId} has made ${used.files} of its ${files} exports (a session may make 1/${SESSION_EXPORT_SHARE} of exportQuota.files)`));
+      }
+      if (used.bytes >= bytes) {
+        return Promise.reject(engineError("capacity_exceeded", `session ${sessionId} has exported ${used.bytes} of its ${bytes} bytes (a session may use 1/${SESSION_EXPORT_SHARE} of exportQuota.bytes)`));
+      }
+    }
+    // The file is counted as the export starts (concurrent exports cannot overrun the share), and
+    // given back if it fails; its bytes, unknown until written, count once it is.
+    if (used) {
+      used.files++;
+      this.exportsBySession.set(sessionId!, used);
+    }
     this.flush();
-    return this.log.exportTo(name);
+    return this.log.exportTo(name).then(
+      (written) => {
+        if (used) used.bytes += written.bytes;
+        return written;
+      },
+      (e) => {
+        if (used) used.files--;
+        throw e;
+      },
+    );
   }
 
   /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */

@@ -146,7 +146,7 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       // The log first records the world's digest, so a replay of the file can check where it ends.
       handler: async ({ name }, ctx) => {
         ctx.emit("world.checkpoint", { tick: ctx.tick, digest: worldDigest(entities.world, entities.physics) });
-        const written = await tracer.exportTo(name);
+        const written = await tracer.exportTo(name, ctx.sessionId);
         return { name: written.name, events: written.events, bytes: written.bytes };
       },
     },
