@@ -7,7 +7,7 @@
 // with espeak-ng, it shows the same scene and sings at its mouth.
 import { assert, assertEquals, test } from "limina/testing";
 import { BPM, LOOP_BARS, LOOP_SECONDS } from "../../examples/hedgehog_dance_core.ts";
-import { cleanUp, countPixels, runDemo, scratch } from "./support/demos.ts";
+import { cleanUp, countPixels, runDemo, scratch, textStrokes } from "./support/demos.ts";
 
 const FRAMES = 300; // five seconds of virtual time: two and a half bars
 const wav = scratch("hedgehog.wav");
@@ -40,19 +40,7 @@ test("the hedgehog and its disco floor are in the offscreen frame", () => {
 test("the HUD panel's text is in the frame", () => {
   // Dark-to-light runs along the rows of the top-left corner: the panel's text makes hundreds; the night sky there, none.
   const { frame } = offscreen;
-  let runs = 0;
-  for (let y = 0; y < 110; y++) {
-    let dark = false;
-    for (let x = 0; x < 280; x++) {
-      const o = (y * frame.width + x) * 4;
-      const v = Math.max(frame.data[o], frame.data[o + 1], frame.data[o + 2]);
-      if (v < 70) dark = true;
-      else if (v > 150 && dark) {
-        runs++;
-        dark = false;
-      }
-    }
-  }
+  const runs = textStrokes(frame, { x0: 0, y0: 0, x1: 280, y1: 110 });
   assert(runs > 200, `${runs} dark-to-light runs in the HUD corner`);
 });
 

@@ -3,7 +3,7 @@
 // WebGPU adapter (lavapipe here) through render.capture, decoded and
 // checked pixel by pixel.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, createWorldSession, decodePng, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createWorldSession, type DecodedImage, decodePng, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -27,10 +27,8 @@ interface Box {
   n: number;
 }
 
-/** A capture from `pose`, with pixel helpers. */
-async function capture(s: WorldSession, width: number, height: number, camera?: { position: number[]; target: number[]; fov?: number }) {
-  const r = value<{ png: string }>(await s.registry.invoke("render.capture", { width, height, ...(camera ? { camera } : {}) }, BUILDER));
-  const png = decodePng((Uint8Array as unknown as { fromBase64(s: string): Uint8Array }).fromBase64(r.png));
+/** Pixel helpers over a decoded RGBA image. */
+function pixelsOf(png: DecodedImage) {
   const at = (x: number, y: number): Rgb => {
     const o = (y * png.width + x) * 4;
     return [png.data[o], png.data[o + 1], png.data[o + 2]];
@@ -56,6 +54,12 @@ async function capture(s: WorldSession, width: number, height: number, camera?: 
     return out;
   };
   return { ...png, at, box, pixels };
+}
+
+/** A capture from `pose`, with pixel helpers. */
+async function capture(s: WorldSession, width: number, height: number, camera?: { position: number[]; target: number[]; fov?: number }) {
+  const r = value<{ png: string }>(await s.registry.invoke("render.capture", { width, height, ...(camera ? { camera } : {}) }, BUILDER));
+  return pixelsOf(decodePng((Uint8Array as unknown as { fromBase64(s: string): Uint8Array }).fromBase64(r.png)));
 }
 
 const near = (c: Rgb, want: Rgb, tol = 24) => c.every((v, i) => Math.abs(v - want[i]) <= tol);
@@ -266,22 +270,7 @@ test("ui_showcase: as the camera orbits the world panels move while the HUD stay
     const png = `${dir}/ui-${frames}.png`;
     const r = await Limina.run({ cmd: Limina.execPath, args: ["examples/ui_showcase.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", "480x320"] });
     assertEquals(r.code, 0, r.stderr);
-    const img = readPng(png);
-    const box = (match: (c: Rgb) => boolean) => {
-      const b = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity, n: 0 };
-      for (let y = 0; y < img.height; y++) {
-        for (let x = 0; x < img.width; x++) {
-          const o = (y * img.width + x) * 4;
-          if (!match([img.data[o], img.data[o + 1], img.data[o + 2]])) continue;
-          b.n++;
-          b.x0 = Math.min(b.x0, x);
-          b.y0 = Math.min(b.y0, y);
-          b.x1 = Math.max(b.x1, x);
-          b.y1 = Math.max(b.y1, y);
-        }
-      }
-      return b;
-    };
+    const { box } = pixelsOf(readPng(png));
     // The HUD's title bar (#1d3350) and the callout's fill (#fff6d5), both opaque.
     return { title: box((c) => near(c, [0x1d, 0x33, 0x50], 3)), callout: box((c) => near(c, [0xff, 0xf6, 0xd5], 4)) };
   };
