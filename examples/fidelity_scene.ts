@@ -1,3 +1,4 @@
+// Demo: Real shadow maps, a textured glTF, ACES tone mapping and MSAA, with a spinning caster.
 // The fidelity scene, rendered: a directional sun casting real shadow maps
 // onto a receiving floor, a textured glTF model from assets/, ACES Filmic
 // tone mapping, 4× MSAA, and a spinning bar whose shadow sweeps the floor —

@@ -20,6 +20,7 @@ import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
+import { Prefabs } from "./scene/prefabs.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
 import { renderSkills } from "./skills/render.ts";
@@ -64,6 +65,8 @@ export class WorldSession {
   readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
   readonly entities: Entities;
+  /** Groups of entities defined once and placed many times. */
+  readonly prefabs: Prefabs;
   readonly spatial: SpatialIndex;
   /** The world's UI containers (what ui.* skills author). */
   readonly ui: UiLayer;
@@ -103,7 +106,8 @@ export class WorldSession {
     this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
-    this.entities = new Entities(this.world, this.scene, this.physics);
+    this.entities = new Entities(this.world, this.scene, this.physics, (type, payload) => void this.tracer.emit(type, { tick: this.tick, ...(payload as object) }));
+    this.prefabs = new Prefabs(this.entities);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
@@ -155,7 +159,7 @@ export class WorldSession {
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
+  /** The digest of this world now: identity, looks, prefabs, SoA transforms and physics state (see persistence/digest.ts). */
   digest(): string {
     return worldDigest(this.world, this.physics);
   }

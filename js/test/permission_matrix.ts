@@ -11,7 +11,7 @@ const MATRIX_PROFILES = [...Object.keys(PROFILES), "nobody.unknown"];
 const codeOf = (r: InvokeResult) => (r.ok ? undefined : r.error.code);
 const messageOf = (r: InvokeResult) => (r.ok ? undefined : r.error.message);
 
-/** A valid input for every skill, against the world `prepare` builds (ent_1 dynamic, ent_2 static). */
+/** A valid input for every skill, against the world `prepare` builds (ent_1 dynamic, ent_2 static, ent_3 a sensor, jnt_1 a hinge between them, prefab "fixture"). */
 const SAMPLES: Record<string, Record<string, unknown>> = {
   "scene.createEntity": { shape: "sphere", position: [0, 2, 0], dynamic: true },
   "scene.destroyEntity": { entity: "ent_1" },
@@ -62,6 +62,20 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "ui.remove": { handle: "ui_1" },
   "social.approach": { target: "ent_2" },
   "social.say": { text: "hi" },
+  "scene.describe": { entity: "ent_1" },
+  "scene.setTags": { entity: "ent_1", tags: ["door"] },
+  "scene.setVisible": { entity: "ent_1", visible: false },
+  "scene.definePrefab": { name: "hut", entities: [{ shape: "box", size: [2, 1, 2], static: true }, { shape: "cone", radius: 1.5, height: 1, position: [0, 1, 0] }] },
+  "scene.instantiate": { prefab: "fixture", position: [4, 0, 0], scale: 2 },
+  "scene.listPrefabs": {},
+  "physics.sensorContents": { entity: "ent_3" },
+  "physics.setVelocity": { entity: "ent_1", linear: [1, 0, 0], angular: [0, 1, 0] },
+  "physics.setBodyType": { entity: "ent_1", type: "kinematic" },
+  "physics.createJoint": { type: "rope", entityA: "ent_1", entityB: "ent_2", length: 3 },
+  "physics.removeJoint": { joint: "jnt_1" },
+  "physics.setMotor": { joint: "jnt_1", targetVelocity: 2, maxForce: 10 },
+  "physics.getJoint": { joint: "jnt_1" },
+  "physics.setKillPlane": { y: -50, action: "respawn" },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -78,7 +92,8 @@ function digest(w: WorldSession): string {
     scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
   });
   const ui = w.ui.handles().map((h) => w.ui.inspect(h));
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
+  // The world digest covers entities' looks, prefabs, joints, colliders and the kill plane.
+  return JSON.stringify([w.digest(), w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).
@@ -92,6 +107,9 @@ async function prepare() {
     ["scene.createEntity", { position: [0, 1, 0], dynamic: true }],
     ["scene.createEntity", { position: [0, -5, 0], size: 8, static: true }],
     ["ecs.addComponent", { entity: "ent_2", component: "fixture" }],
+    ["scene.createEntity", { shape: "cylinder", radius: 1, height: 2, position: [3, 0, 0], sensor: true, visible: false }],
+    ["physics.createJoint", { type: "revolute", entityA: "ent_2", entityB: "ent_1", anchor: [0, 0.5, 0], axis: [1, 0, 0] }],
+    ["scene.definePrefab", { name: "fixture", entities: [{ shape: "torus", dynamic: true }, { shape: "plane", size: [3, 0, 3], static: true, position: [0, -1, 0] }] }],
   ] as const) {
     const r = await s.registry.invoke(tool, input, admin);
     assert(r.ok, `${tool}: ${messageOf(r)}`);

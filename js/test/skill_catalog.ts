@@ -13,6 +13,12 @@ const REGISTERED = [
   "scene.createEntity",
   "scene.destroyEntity",
   "scene.queryEntities",
+  "scene.describe",
+  "scene.setTags",
+  "scene.setVisible",
+  "scene.definePrefab",
+  "scene.instantiate",
+  "scene.listPrefabs",
   "ecs.updateComponent",
   "ecs.addComponent",
   "ecs.removeComponent",
@@ -25,6 +31,14 @@ const REGISTERED = [
   "physics.applyImpulse",
   "physics.raycast",
   "physics.collisionEvents",
+  "physics.sensorContents",
+  "physics.setVelocity",
+  "physics.setBodyType",
+  "physics.createJoint",
+  "physics.removeJoint",
+  "physics.setMotor",
+  "physics.getJoint",
+  "physics.setKillPlane",
   "agent.emitEvent",
   "agent.getPerception",
   "skills.list",
@@ -60,8 +74,26 @@ const REGISTERED = [
   "package.load",
 ];
 
+/** The builder's toolbox (shapes, tags, descriptions, prefabs, joints, sensors, the kill plane): beyond the catalog. */
+const TOOLBOX = [
+  "scene.describe",
+  "scene.setTags",
+  "scene.setVisible",
+  "scene.definePrefab",
+  "scene.instantiate",
+  "scene.listPrefabs",
+  "physics.sensorContents",
+  "physics.setVelocity",
+  "physics.setBodyType",
+  "physics.createJoint",
+  "physics.removeJoint",
+  "physics.setMotor",
+  "physics.getJoint",
+  "physics.setKillPlane",
+];
+
 /** Skills beyond the catalog. */
-const BEYOND = ["camera.set", "camera.get", "skills.search"];
+const BEYOND = ["camera.set", "camera.get", "skills.search", ...TOOLBOX];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -84,10 +116,9 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 48 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 48);
+test("the registry holds exactly the registered skills; tools/list lists exactly them", () => {
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 48);
+  assertEquals(registry.size, REGISTERED.length);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -99,30 +130,44 @@ test("the registry holds exactly the 48 skills; tools/list lists exactly them", 
   });
 });
 
-test("every registered skill matches its catalog contract", () => {
+/** Whether `version` is `catalog`'s or a later one of the same major version (a compatible extension). */
+function compatible(version: string, catalog: string): boolean {
+  const [a, b] = [version, catalog].map((v) => v.split(".").map(Number));
+  return a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] >= b[2]));
+}
+
+// A catalog skill may be extended compatibly (issue #29 extends scene.createEntity and
+// others): same major version, every catalog input field kept with its default, every
+// catalog output field kept; new fields are optional.
+test("every registered skill matches its catalog contract, or extends it compatibly", () => {
   const wire = new Map(mcp.listTools().map((t) => [t.name, t]));
   let compared = 0;
   for (const skill of registry.all()) {
     if (BEYOND.includes(skill.name)) continue; // beyond the catalog: checked below
     const entry = catalogByName.get(skill.name);
     assert(entry, `${skill.name} is not in the catalog`);
-    assertEquals([skill.version, skill.category, skill.permissions], [entry.version, entry.category, entry.permissions], entry.name);
-    const schema = wire.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }> };
-    assertEquals(Object.keys(schema.properties ?? {}), Object.keys(entry.input), `${entry.name} input fields`);
+    assert(compatible(skill.version, entry.version), `${entry.name}: version ${skill.version} is not compatible with the catalog's ${entry.version}`);
+    assertEquals([skill.category, skill.permissions], [entry.category, entry.permissions], entry.name);
+    const schema = wire.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+    const fields = Object.keys(schema.properties ?? {});
+    assertEquals(fields.filter((f) => f in entry.input).sort(), Object.keys(entry.input).sort(), `${entry.name} input fields`);
+    if (skill.version === entry.version) assertEquals(fields, Object.keys(entry.input), `${entry.name}: new input fields need a new minor version`);
+    const required = new Set(schema.required ?? []);
+    assertEquals(fields.filter((f) => !(f in entry.input) && required.has(f)), [], `${entry.name}: added input fields are optional`);
     for (const [field, spec] of Object.entries(entry.input as Record<string, string>)) {
       const want = catalogDefault(spec);
       if (want !== undefined) assertEquals(schema.properties![field].default, want, `${entry.name}.${field} default`);
     }
-    const output = skill.output as { shape?: Record<string, unknown> };
-    assertEquals(Object.keys(output.shape ?? {}), Object.keys(entry.output), `${entry.name} output fields`);
+    const output = Object.keys((skill.output as { shape?: Record<string, unknown> }).shape ?? {});
+    assertEquals(output.filter((f) => f in entry.output).sort(), Object.keys(entry.output).sort(), `${entry.name} output fields`);
     compared++;
   }
   assertEquals(compared, 45);
   assertEquals(catalog.count, catalog.skills.length);
 });
 
-test("beyond the catalog: only camera.set, camera.get and skills.search", () => {
-  assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), BEYOND);
+test("beyond the catalog: camera.set, camera.get, skills.search and the builder's toolbox", () => {
+  assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)).sort(), [...BEYOND].sort());
   for (const [name, permissions] of [["camera.set", ["scene.write"]], ["camera.get", ["scene.read"]]] as const) {
     const camera = registry.get(name)!;
     assertEquals([camera.version, camera.category, camera.permissions], ["1.0.0", "render", permissions], name);
@@ -130,6 +175,10 @@ test("beyond the catalog: only camera.set, camera.get and skills.search", () => 
   const search = registry.get("skills.search")!;
   assertEquals([search.version, search.category, search.permissions], ["1.0.0", "system", []]);
   assertEquals(catalog.permissionProfiles["builder.readWrite"].length, 10);
+  for (const name of TOOLBOX) {
+    const skill = registry.get(name)!;
+    assertEquals([skill.version, skill.category], ["1.0.0", name.split(".")[0]], name);
+  }
 });
 
 test("every skill of the catalog is registered", () => {
@@ -149,6 +198,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   const floor = (await setup("scene.createEntity", { size: 10, position: [0, -5, 0], static: true })).entity;
   const doomed = (await setup("scene.createEntity", {})).entity;
   await setup("ecs.addComponent", { entity: floor, component: "floor" });
+  const hinge = (await setup("physics.createJoint", { type: "revolute", entityA: floor, entityB: ball, anchor: [0, 2, 0] })).joint;
   let rebuilt = 0;
   s.sceneBuilders.set("arena", () => void rebuilt++);
   const firstEvent = s.tracer.tail()[0].id;
@@ -158,6 +208,12 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "scene.createEntity": {},
     "scene.destroyEntity": { entity: doomed },
     "scene.queryEntities": {},
+    "scene.describe": { entity: ball },
+    "scene.setTags": { entity: ball, tags: ["ball"] },
+    "scene.setVisible": { entity: floor, visible: true },
+    "scene.definePrefab": { name: "pillar", entities: [{ shape: "cylinder", static: true }] },
+    "scene.instantiate": { prefab: "pillar", position: [6, 0, 6] },
+    "scene.listPrefabs": {},
     "ecs.updateComponent": { entity: ball, component: "position", value: [0, 3, 0] },
     "ecs.addComponent": { entity: ball, component: "target" },
     "ecs.removeComponent": { entity: floor, component: "floor" },
@@ -170,6 +226,14 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "physics.applyImpulse": { entity: ball, impulse: [0, 1, 0] },
     "physics.raycast": { origin: [3, 10, 3], direction: [0, -1, 0] },
     "physics.collisionEvents": {},
+    "physics.sensorContents": { entity: floor },
+    "physics.setVelocity": { entity: ball, linear: [0, 1, 0] },
+    "physics.setBodyType": { entity: ball, type: "dynamic" },
+    "physics.createJoint": { type: "rope", entityA: floor, entityB: ball, length: 8 },
+    "physics.removeJoint": { joint: "jnt_2" },
+    "physics.setMotor": { joint: hinge, targetVelocity: 0.5 },
+    "physics.getJoint": { joint: hinge },
+    "physics.setKillPlane": {},
     "agent.emitEvent": { type: "ping" },
     "agent.getPerception": {},
     "skills.list": {},
@@ -223,7 +287,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 48);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, REGISTERED.length);
   assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
   assertEquals(outcomes["ui.remove"].result, { removed: true });
   assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");
@@ -250,4 +314,16 @@ test("`limina skills` lists exactly the registered skills; --markdown documents 
   const headings = md.stdout.split("\n").filter((l) => l.startsWith("## ") && l.includes(".")).map((l) => l.slice(3));
   assertEquals(headings, listed);
   capturing.dispose();
+});
+
+test("every example in the reference is a valid input of its skill", () => {
+  let checked = 0;
+  for (const skill of registry.all()) {
+    for (const e of skill.examples ?? []) {
+      const parsed = skill.input.safeParse(e.input);
+      assert(parsed.success, `${skill.name} example "${e.note}": ${parsed.success ? "" : parsed.error.message}`);
+      checked++;
+    }
+  }
+  assert(checked >= 20, `the toolbox's skills carry examples (${checked})`);
 });

@@ -52,6 +52,12 @@ export class World {
   readonly Rotation: QuatColumns = { ...vec3Columns(), w: new Float32Array(MAX_ENTITIES) };
   readonly Scale: Vec3Columns = vec3Columns();
   readonly entities = new EntityTable();
+  /**
+   * World state kept beside the entities (prefab definitions, entities' looks, a gameplay
+   * family's records), by name: each part's JSON-able value (or its JSON, as a string), which
+   * the world digest covers.
+   */
+  readonly digestParts = new Map<string, () => unknown>();
 
   /** Entities the world can hold at once (bitECS never hands out eid 0). */
   static readonly capacity = MAX_ENTITIES - 1;

@@ -88,11 +88,16 @@ export class McpServer {
   readonly sync: StateSync;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.world, session.spatial);
+    this.sync = new StateSync(session.entities, session.spatial);
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
     session.registry.onChange(() => this.toolsChanged());
+  }
+
+  /** The ids of the connections open now. */
+  connectionIds(): number[] {
+    return [...this.conns.keys()];
   }
 
   /** Sends a world-log event to the standard clients whose log level it meets. */

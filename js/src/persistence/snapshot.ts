@@ -1,9 +1,11 @@
 // World snapshots: everything a world session needs to go on exactly where
 // it was — the ECS (SoA transforms, tags, EntityTable identity with
-// bitECS's eids), the physics world (Rapier's own serialization), the scene
-// graph state skills control (each entity's primitive or glTF model, its
-// materials and shadows, the lighting, the view camera), the agent records
-// and the tick — encoded as bytes a world file holds.
+// bitECS's eids), the physics world (Rapier's own serialization: bodies,
+// colliders, joints, the kill plane), the scene graph state skills control
+// (each entity's shape or glTF model, its style, materials and shadows, its
+// body's description, the lighting, the view camera), the prefabs, the
+// undrained contact events, the agent records and the tick — encoded as
+// bytes a world file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -11,15 +13,18 @@ import type { AgentSummary } from "../agents/directory.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
-import { meshFor } from "../scene/entities.ts";
+import type { ContactEvent, EntityStyle } from "../scene/entities.ts";
+import type { PrefabsSnapshot } from "../scene/prefabs.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
+import { materialsOf, meshesOf } from "../scene/meshes.ts";
+import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "../scene/shapes.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
 import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 interface SavedMaterial {
   color: number | null;
@@ -33,10 +38,18 @@ interface SavedMesh {
   materials: SavedMaterial[];
 }
 
+/** How the engine made an entity: its shape, style and body description (see scene/entities.ts). */
+interface SavedMaking {
+  shape?: EntityShape;
+  style?: EntityStyle;
+  bodySpec?: unknown;
+  visible: boolean;
+}
+
 /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
 export type SavedObject =
-  | { kind: "primitive"; shape: "box" | "sphere"; size: number; meshes: SavedMesh[] }
-  | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] };
+  | ({ kind: "primitive"; shape: Exclude<EntityShape, { shape: "mesh" }>; meshes: SavedMesh[] } & SavedMaking)
+  | ({ kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] } & SavedMaking);
 
 interface SavedLighting {
   ambient: { color: number; intensity: number };
@@ -61,21 +74,12 @@ export interface SessionSnapshot {
   /** `[entity id, physics body handle]` for every entity with a body. */
   bodies: [string, number][];
   objects: Record<string, SavedObject>;
+  prefabs: PrefabsSnapshot;
+  /** Contact events the steps produced that physics.collisionEvents has not drained yet. */
+  contacts: ContactEvent[];
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
-}
-
-function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
-  const out: THREE.Mesh[] = [];
-  object.traverse((o) => {
-    if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);
-  });
-  return out;
-}
-
-function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
-  return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
 }
 
 function saveMeshes(object: THREE.Object3D): SavedMesh[] {
@@ -110,12 +114,17 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
 function saveObject(entry: EntityEntry): SavedObject | null {
   const object = entry.mesh as THREE.Object3D | undefined;
   if (!object) return null;
+  const making: SavedMaking = {
+    ...(entry.shape ? { shape: entry.shape as EntityShape } : {}),
+    ...(entry.style ? { style: entry.style as EntityStyle } : {}),
+    ...(entry.bodySpec ? { bodySpec: entry.bodySpec } : {}),
+    visible: object.visible,
+  };
   const resource = entry.resource as GltfResource | undefined;
-  if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object) };
-  const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: Record<string, number> }) | undefined;
-  if (geometry?.type === "BoxGeometry") return { kind: "primitive", shape: "box", size: geometry.parameters!.width, meshes: saveMeshes(object) };
-  if (geometry?.type === "SphereGeometry") return { kind: "primitive", shape: "sphere", size: geometry.parameters!.radius * 2, meshes: saveMeshes(object) };
-  throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
+  if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object), ...making };
+  const shape = entry.shape as EntityShape | undefined;
+  if (shape && shape.shape !== "mesh") return { kind: "primitive", ...making, shape, meshes: saveMeshes(object) };
+  throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a shape the engine made nor a glTF model)`);
 }
 
 function saveLighting({ ambient, directional }: Lighting): SavedLighting {
@@ -152,6 +161,18 @@ function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): vo
   directional.shadow.bias = s.bias;
 }
 
+/** A saved primitive's shape, checked as a new one would be. */
+function checkedShape(id: string, shape: unknown): Exclude<EntityShape, { shape: "mesh" }> {
+  try {
+    const s = normalizeShape(shape as ShapeInput);
+    if (s.shape !== "mesh") return s;
+  } catch (e) {
+    if (!(e instanceof ShapeError)) throw e;
+    throw engineError("invalid_input", `snapshot object of ${id}: ${e.message}`);
+  }
+  throw engineError("invalid_input", `snapshot object of ${id} is a primitive without a primitive shape`);
+}
+
 /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
 export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
   const ui = session.ui.handles().length;
@@ -171,6 +192,8 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     world: session.world.snapshot(),
     bodies,
     objects,
+    prefabs: session.prefabs.snapshot(),
+    contacts: session.entities.pendingContacts(),
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
@@ -205,7 +228,7 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
   if (snapshot?.version !== SNAPSHOT_VERSION) {
     throw engineError("invalid_input", `world snapshot version ${JSON.stringify(snapshot?.version)} is not supported (this engine reads version ${SNAPSHOT_VERSION})`);
   }
-  for (const key of ["world", "bodies", "objects", "lighting", "view", "agents"] as const) {
+  for (const key of ["world", "bodies", "objects", "prefabs", "contacts", "lighting", "view", "agents"] as const) {
     if (snapshot[key] === undefined || snapshot[key] === null) throw engineError("invalid_input", `world snapshot lacks ${key}`);
   }
   if (!Number.isInteger(snapshot.tick) || snapshot.tick < 0) throw engineError("invalid_input", `world snapshot tick must be a whole number ≥ 0, got ${snapshot.tick}`);
@@ -225,27 +248,30 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
     else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
+    else models.set(id, primitiveMesh(checkedShape(id, saved.shape), 0xffffff));
   }
   session.world.load(snapshot.world);
   session.physics.restore(physics);
+  session.prefabs.restore(snapshot.prefabs);
+  session.entities.restoreContacts(snapshot.contacts);
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
     if (body !== undefined) entry.body = body;
     const saved = snapshot.objects[entry.id];
     if (!saved) continue;
-    let object: THREE.Object3D;
-    if (saved.kind === "gltf") {
-      object = models.get(entry.id)!;
-      entry.resource = saved.resource;
-    } else {
-      object = meshFor({ shape: saved.shape, size: saved.size, color: 0xffffff });
-    }
+    const object = models.get(entry.id)!;
+    if (saved.kind === "gltf") entry.resource = saved.resource;
+    if (saved.shape) entry.shape = saved.shape;
+    if (saved.style) entry.style = saved.style;
+    if (saved.bodySpec) entry.bodySpec = saved.bodySpec;
     applyMeshes(object, saved.meshes, entry.id);
+    object.visible = saved.visible;
     object.name = entry.id;
     session.scene.add(object);
     entry.mesh = object;
     session.entities.sync(entry);
+    session.entities.touch(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
   session.view.set(snapshot.view);

@@ -11,6 +11,7 @@ import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { prefabSkills } from "./prefabs.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
@@ -18,8 +19,9 @@ import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, prefabs } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
+  registry.registerAll(prefabSkills, { entities, prefabs });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(cameraSkills, { view });

@@ -7,6 +7,7 @@ export const PERMISSIONS = [
   "ecs.modify",
   "physics.read",
   "physics.write",
+  "physics.define",
   "agent.read",
   "agent.write",
   "ui.write",
@@ -20,6 +21,7 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
+    "physics.define",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],

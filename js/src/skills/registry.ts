@@ -43,6 +43,8 @@ export interface SkillDefinition<I = any, O = any> {
   };
   /** Where the definition comes from, so `dev.reload` can load it again: a module and the factory it exports. */
   source?: { module: string; factory: string };
+  /** Example inputs for the reference (docs/skills.md), each with what it does; every one is a valid input. */
+  examples?: { note: string; input: Record<string, unknown> }[];
 }
 
 /** A skill module's factory: its definitions, built over the services they act on. */
