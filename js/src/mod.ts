@@ -165,7 +165,8 @@ export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/provide
 export { type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
 
 // The durable world: digests, snapshots, world files and replay of the world log.
-export { worldDigest } from "./persistence/digest.ts";
+export { worldDigest, worldState } from "./persistence/digest.ts";
+export { type WorldResource, WorldResources } from "./ecs/resources.ts";
 export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "./persistence/snapshot.ts";
 export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "./persistence/world-file.ts";
 export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "./persistence/replay.ts";
