@@ -164,6 +164,32 @@ export { ScriptedProvider } from "./agents/providers/scripted.ts";
 export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/providers/ollama.ts";
 export { type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
 
+// Gameplay: the game families' module API (changes go through their skills, so the world log records them).
+export {
+  abilities,
+  type As,
+  callSkill,
+  checkpoints,
+  combat,
+  damage,
+  dialogue,
+  events,
+  game,
+  interaction,
+  inventory,
+  items,
+  npcs,
+  progression,
+  quests,
+  saves,
+  stats,
+  status,
+  triggers,
+} from "./game/api.ts";
+export { Game, type RuleContext } from "./game/game.ts";
+export type { Condition, Effect, Who } from "./game/rules/schemas.ts";
+export type { Memory, RecallQuery } from "./game/dialogue/npcs.ts";
+
 // The durable world: digests, snapshots, world files and replay of the world log.
 export { worldDigest, worldState } from "./persistence/digest.ts";
 export { type WorldResource, WorldResources } from "./ecs/resources.ts";
