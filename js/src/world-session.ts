@@ -20,6 +20,7 @@ import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
 import { renderSkills } from "./skills/render.ts";
@@ -69,6 +70,8 @@ export class WorldSession {
   readonly ui: UiLayer;
   /** The agents living in this world, as their systems publish them. */
   readonly agents = new AgentDirectory();
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills). */
+  readonly terrain: Terrain;
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
   /** Named scene builders `dev.reload` can re-run. */
@@ -104,6 +107,7 @@ export class WorldSession {
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.entities = new Entities(this.world, this.scene, this.physics);
+    this.terrain = new Terrain(this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
@@ -150,6 +154,7 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.terrain.step(dt);
     this.entities.step(dt);
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
@@ -157,7 +162,7 @@ export class WorldSession {
 
   /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
   digest(): string {
-    return worldDigest(this.world, this.physics);
+    return worldDigest(this.world, this.physics, this.terrain.digestBytes());
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */

@@ -11,7 +11,7 @@ const MATRIX_PROFILES = [...Object.keys(PROFILES), "nobody.unknown"];
 const codeOf = (r: InvokeResult) => (r.ok ? undefined : r.error.code);
 const messageOf = (r: InvokeResult) => (r.ok ? undefined : r.error.message);
 
-/** A valid input for every skill, against the world `prepare` builds (ent_1 dynamic, ent_2 static). */
+/** A valid input for every skill, against the world `prepare` builds (ent_1 dynamic, ent_2 static, a 64 m terrain). */
 const SAMPLES: Record<string, Record<string, unknown>> = {
   "scene.createEntity": { shape: "sphere", position: [0, 2, 0], dynamic: true },
   "scene.destroyEntity": { entity: "ent_1" },
@@ -62,6 +62,15 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "ui.remove": { handle: "ui_1" },
   "social.approach": { target: "ent_2" },
   "social.say": { text: "hi" },
+  "world.generateRegion": { seed: 1, size: 64, resolution: 17, tileSize: 32 },
+  "terrain.sampleHeight": { x: 0, z: 0 },
+  "terrain.sampleHeights": { points: [[0, 0]] },
+  "terrain.sampleBiome": { x: 0, z: 0 },
+  "terrain.deform": { center: [0, 0], radius: 5, delta: 1 },
+  "terrain.paint": { center: [0, 0], radius: 5, biome: "snow" },
+  "world.addWater": { level: 0 },
+  "world.populateBiome": {},
+  "world.streamFollow": { entityId: "ent_1" },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -78,7 +87,7 @@ function digest(w: WorldSession): string {
     scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
   });
   const ui = w.ui.handles().map((h) => w.ui.inspect(h));
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
+  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller"), w.digest()]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).
@@ -92,6 +101,7 @@ async function prepare() {
     ["scene.createEntity", { position: [0, 1, 0], dynamic: true }],
     ["scene.createEntity", { position: [0, -5, 0], size: 8, static: true }],
     ["ecs.addComponent", { entity: "ent_2", component: "fixture" }],
+    ["world.generateRegion", { seed: 1, size: 64, resolution: 17, tileSize: 32 }],
   ] as const) {
     const r = await s.registry.invoke(tool, input, admin);
     assert(r.ok, `${tool}: ${messageOf(r)}`);

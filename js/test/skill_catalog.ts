@@ -58,10 +58,19 @@ const REGISTERED = [
   "social.say",
   "package.list",
   "package.load",
+  "world.generateRegion",
+  "terrain.sampleHeight",
+  "terrain.sampleHeights",
+  "terrain.sampleBiome",
+  "terrain.deform",
+  "terrain.paint",
+  "world.addWater",
+  "world.populateBiome",
+  "world.streamFollow",
 ];
 
 /** Skills beyond the catalog. */
-const BEYOND = ["camera.set", "camera.get", "skills.search"];
+const BEYOND = ["camera.set", "camera.get", "skills.search", "world.generateRegion", "terrain.sampleHeight", "terrain.sampleHeights", "terrain.sampleBiome", "terrain.deform", "terrain.paint", "world.addWater", "world.populateBiome", "world.streamFollow"];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -84,10 +93,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 48 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 48);
+test("the registry holds exactly the 57 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 57);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 48);
+  assertEquals(registry.size, 57);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -121,7 +130,7 @@ test("every registered skill matches its catalog contract", () => {
   assertEquals(catalog.count, catalog.skills.length);
 });
 
-test("beyond the catalog: only camera.set, camera.get and skills.search", () => {
+test("beyond the catalog: only camera.set, camera.get, skills.search and the terrain skills (docs/terrain.md)", () => {
   assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), BEYOND);
   for (const [name, permissions] of [["camera.set", ["scene.write"]], ["camera.get", ["scene.read"]]] as const) {
     const camera = registry.get(name)!;
@@ -203,6 +212,15 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "ui.remove": { handle: "ui_2" },
     "social.approach": { target: floor },
     "social.say": { text: "hi" },
+    "world.generateRegion": { seed: 1, size: 64, resolution: 17, tileSize: 32 },
+    "terrain.sampleHeight": { x: 0, z: 0 },
+    "terrain.sampleHeights": { points: [[0, 0]] },
+    "terrain.sampleBiome": { x: 0, z: 0 },
+    "terrain.deform": { center: [0, 0], radius: 5, delta: 1 },
+    "terrain.paint": { center: [0, 0], radius: 5, biome: "snow" },
+    "world.addWater": { level: 0 },
+    "world.populateBiome": {},
+    "world.streamFollow": { entityId: ball },
   };
   // Social skills act as an embodied agent under social.actor: one with a body, over its own MCP session.
   const SOCIAL = ["social.approach", "social.say"];
@@ -223,7 +241,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 48);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 57);
   assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
   assertEquals(outcomes["ui.remove"].result, { removed: true });
   assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");

@@ -1,7 +1,8 @@
 // The world digest: sha256 over what makes two worlds the same world — the
 // EntityTable's identity (ids, eids, generations, tags, counter, version),
 // every live entity's SoA transform bytes (in creation order) and the
-// physics state (each body's handle, binding, pose, motion and sleep flag).
+// physics state (each body's handle, binding, pose, motion and sleep flag)
+// and, when given, the terrain's (see Terrain.digestBytes).
 // Replay compares it at checkpoints; a restored world must give the digest
 // that was saved.
 
@@ -12,7 +13,7 @@ import type { World } from "../ecs/world.ts";
 const utf8 = new TextEncoder();
 
 /** `"sha256:…"` of the world's identity, transforms and physics state. */
-export function worldDigest(world: World, physics: PhysicsWorld): string {
+export function worldDigest(world: World, physics: PhysicsWorld, terrain: Uint8Array = new Uint8Array(0)): string {
   const table = world.entities;
   const entries: unknown[] = [];
   const transforms = new Float32Array(table.size * 10);
@@ -27,10 +28,11 @@ export function worldDigest(world: World, physics: PhysicsWorld): string {
   }
   const identity = utf8.encode(JSON.stringify({ nextId: table.nextIdNumber, version: table.version, entries }));
   const body = physics.digestBytes();
-  const bytes = new Uint8Array(4 + identity.length + transforms.byteLength + body.length);
+  const bytes = new Uint8Array(4 + identity.length + transforms.byteLength + body.length + terrain.length);
   new DataView(bytes.buffer).setUint32(0, identity.length, true);
   bytes.set(identity, 4);
   bytes.set(new Uint8Array(transforms.buffer), 4 + identity.length);
   bytes.set(body, 4 + identity.length + transforms.byteLength);
+  bytes.set(terrain, 4 + identity.length + transforms.byteLength + body.length);
   return sha256(bytes);
 }

@@ -15,8 +15,8 @@ import { meshFor } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
+import type { SavedTerrain } from "../terrain/terrain.ts";
 import type { WorldSession } from "../world-session.ts";
-import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -64,6 +64,8 @@ export interface SessionSnapshot {
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** The terrain's parameters and edits (absent in snapshots of worlds older than terrain). */
+  terrain?: SavedTerrain;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -166,7 +168,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: worldDigest(session.world, session.physics),
+    digest: session.digest(),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -174,6 +176,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
+    terrain: session.terrain.save(),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -249,8 +252,9 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
   }
   applyLighting(session.lighting, snapshot.lighting);
   session.view.set(snapshot.view);
+  if (snapshot.terrain) session.terrain.restore(snapshot.terrain);
   session.resume(snapshot.tick, snapshot.agents);
-  const digest = worldDigest(session.world, session.physics);
+  const digest = session.digest();
   if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
   // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
   session.tracer.emit("world.restored", { tick: snapshot.tick, digest });

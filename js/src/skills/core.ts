@@ -16,19 +16,21 @@ import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
+import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(cameraSkills, { view });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
-  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
   registry.registerAll(auditSkills, { tracer });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(terrainSkills, { terrain, entities });
 }
