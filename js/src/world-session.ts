@@ -10,23 +10,26 @@ import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
+import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
-import { worldDigest } from "./persistence/digest.ts";
+import { Game } from "./game/game.ts";
+import { worldDigest, worldState } from "./persistence/digest.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
-import { Terrain } from "./terrain/terrain.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
 import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -55,6 +58,8 @@ export class WorldSession {
   readonly tracer: Tracer;
   /** The ECS: SoA transforms and the EntityTable. */
   readonly world = new World();
+  /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+  readonly resources = new WorldResources();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
   /** This world's sounds, heard from its view camera. */
@@ -70,10 +75,12 @@ export class WorldSession {
   readonly ui: UiLayer;
   /** The agents living in this world, as their systems publish them. */
   readonly agents = new AgentDirectory();
-  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills). */
-  readonly terrain: Terrain;
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+  readonly terrain: Terrain;
+  /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+  readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -107,11 +114,28 @@ export class WorldSession {
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.entities = new Entities(this.world, this.scene, this.physics);
-    this.terrain = new Terrain(this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.terrain = new Terrain(this.physics);
+    this.resources.register("terrain", this.terrain);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
+    this.game = new Game({
+      entities: this.entities,
+      spatial: this.spatial,
+      tracer: this.tracer,
+      resources: this.resources,
+      ui: this.ui,
+      audio: this.audio,
+      tick: () => this.tick,
+      checkpointing: {
+        take: (exclude) => {
+          const snap = snapshotSession(this, { exclude, withoutUi: true });
+          return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+        },
+        load: (bytes, keep) => replaceWorld(this, decodeSnapshot(bytes), keep),
+      },
+    });
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -156,13 +180,17 @@ export class WorldSession {
     this.locomotion.step(dt);
     this.terrain.step(dt);
     this.entities.step(dt);
+    this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-  digest(): string {
-    return worldDigest(this.world, this.physics, this.terrain.digestBytes());
+  /**
+   * The digest of this world now: identity, SoA transforms, physics and everything else skills
+   * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+   */
+  digest(exclude: readonly string[] = []): string {
+    return worldDigest(this.world, this.physics, worldState(this, exclude));
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */

@@ -25,8 +25,8 @@ async def main(limina):
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
             tools = (await session.list_tools()).tools
-            if len(tools) != 58:
-                fail(f"{len(tools)} tools, expected the 58 registered skills")
+            if len(tools) != 197:
+                fail(f"{len(tools)} tools, expected the 197 registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")

@@ -26,6 +26,7 @@ import {
   type ScatterKind,
 } from "../../../crates/limina-terrain/js/terrain.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
+import type { WorldResource } from "../ecs/resources.ts";
 
 export { BIOMES };
 
@@ -72,7 +73,7 @@ export interface Vegetation {
   instances: Partial<Record<ScatterKind, Float32Array>>;
 }
 
-/** What a snapshot holds of the terrain: parameters and edits, never heights. */
+/** What a snapshot holds of the terrain (its world resource): parameters and edits, never heights. */
 export interface SavedTerrain {
   region: { params: RegionParams; climate: ClimateParams; colliders: number[] } | null;
   edits: TerrainEdit[];
@@ -97,7 +98,7 @@ export const SCATTER_LIMITS: Readonly<Record<ScatterKind, number>> = { tree: 100
 export const WATER_BUOYANCY = 1.6;
 export const WATER_DRAG = 1.2;
 
-export class Terrain {
+export class Terrain implements WorldResource<SavedTerrain> {
   region: Region | null = null;
   edits: TerrainEdit[] = [];
   waters: Water[] = [];
@@ -106,7 +107,7 @@ export class Terrain {
   follow: string | null = null;
   private nextWater = 1;
   private readonly listeners = new Set<(change: TerrainChange) => void>();
-  private digestCache: { revision: number; value: Uint8Array } | null = null;
+  private digestCache: { revision: number; value: unknown } | null = null;
   private revision = 0;
 
   constructor(private readonly physics: PhysicsWorld) {}
@@ -361,18 +362,17 @@ export class Terrain {
     applyWater(this.physics, bodies, WATER_BUOYANCY, WATER_DRAG, dt);
   }
 
-  /** What the world digest covers: the current heights, paint, water, vegetation and follow. */
-  digestBytes(): Uint8Array {
+  /** What the world digest hashes of the terrain: the current heights' and paint's sha256, the parameters, water, vegetation and follow. */
+  digestState(): unknown {
     if (this.digestCache?.revision === this.revision) return this.digestCache.value;
     const r = this.region;
-    const state = {
+    const value = {
       region: r ? { params: r.params, climate: r.climate, colliders: r.colliders, heights: heightsDigest(r.heights), paint: sha256(r.paint) } : null,
       waters: this.waters,
       nextWater: this.nextWater,
       vegetation: this.vegetation ? { density: this.vegetation.density, kinds: this.vegetation.kinds, props: this.vegetation.props } : null,
       follow: this.follow,
     };
-    const value = new TextEncoder().encode(JSON.stringify(state));
     this.digestCache = { revision: this.revision, value };
     return value;
   }
@@ -392,12 +392,22 @@ export class Terrain {
   }
 
   /**
-   * Rebuilds the saved terrain into a physics world restored from the same snapshot (which
-   * already holds the colliders): generates the heights again and re-applies the edits.
+   * Loads a saved terrain (a world resource: snapshots, world files, checkpoints) into a world
+   * whose physics comes from the same snapshot, which holds the colliders: generates the heights
+   * again, bit for bit, and re-applies the edits in order; `null` empties it. The physics world
+   * is not touched here (it is replaced right after); `attach` then brings its raycasts up to date.
    */
-  restore(saved: SavedTerrain): void {
+  load(saved: SavedTerrain | null): void {
+    if (saved === null) {
+      Object.assign(this, { region: null, edits: [], waters: [], nextWater: 1, vegetation: null, follow: null });
+      this.changed({ type: "region" });
+      return;
+    }
+    if (typeof saved !== "object" || !Array.isArray(saved.edits) || !Array.isArray(saved.waters) || !Number.isInteger(saved.nextWater)) {
+      throw engineError("invalid_input", "a saved terrain needs region, edits, waters, nextWater, vegetation and follow");
+    }
     if (!saved.region) {
-      Object.assign(this, { waters: saved.waters, nextWater: saved.nextWater, follow: saved.follow });
+      Object.assign(this, { region: null, edits: [], vegetation: null, waters: saved.waters.map((w) => ({ ...w })), nextWater: saved.nextWater, follow: saved.follow });
       this.changed({ type: "region" });
       return;
     }
@@ -435,8 +445,12 @@ export class Terrain {
     this.waters = saved.waters.map((w) => ({ ...w }));
     this.nextWater = saved.nextWater;
     this.follow = saved.follow;
-    refreshQueries(this.physics);
     this.changed({ type: "region" });
+  }
+
+  /** After the physics world was restored under a loaded terrain: raycasts meet its colliders at once. */
+  attach(): void {
+    if (this.region) refreshQueries(this.physics);
   }
 }
 
