@@ -38,18 +38,18 @@ mcp.initialize({ agentId: "builder", sessionId: "sess_flythrough", profile: "bui
 const region = await mcp.mustCall<{ tiles: number; samples: number; minHeight: number; maxHeight: number; digest: string; lake: { center: [number, number]; radius: number } }>("world.generateRegion", { ...ISLAND });
 console.log(`terrain_flythrough: island of ${region.tiles} tiles, ${region.samples}² samples, heights ${region.minHeight.toFixed(1)}..${region.maxHeight.toFixed(1)} m, ${region.digest} (${Math.round(performance.now() - started)} ms)`);
 await mcp.mustCall("world.addWater", { level: 0 });
-const lake = await mcp.mustCall<{ level: number }>("world.addWater", { region: { center: region.lake.center, radius: region.lake.radius * 0.8 } });
+const lake = await mcp.mustCall<{ level: number }>("world.addWater", { region: { center: region.lake.center, radius: region.lake.radius * 0.55 } });
 const plants = await mcp.mustCall<{ counts: Record<string, number>; colliders: number }>("world.populateBiome", { density: 0.7 });
 console.log(`terrain_flythrough: the sea at 0 m, a lake at ${lake.level.toFixed(1)} m; scattered ${Object.entries(plants.counts).map(([k, n]) => `${n} ${k}`).join(", ")} (${plants.colliders} colliders)`);
 
 const view = new TerrainView(session.terrain, session.scene, { material: { snowLine: region.maxHeight * 0.62, snowBlend: 18 } });
 const sun = session.lighting.directional;
 sun.castShadow = false;
-session.lighting.ambient.intensity = 0.55;
+session.lighting.ambient.intensity = 0.9;
 session.paused = false;
 
 // The flight: an ellipse around the island, 45 m above the ground ahead (smoothed), looking along it.
-const radius = 470;
+const radius = 300;
 const circumference = 2 * Math.PI * radius;
 const position = (s: number): [number, number] => {
   const a = (s / circumference) * 2 * Math.PI;
@@ -59,11 +59,12 @@ let altitude = 120;
 const place = (t: number) => {
   const s = t * SPEED;
   const [x, z] = position(s);
-  const [ax, az] = position(s + 120);
+  const [ax, az] = position(s + 160);
   const ground = Math.max(session.terrain.heightAt(x, z) ?? 0, session.terrain.heightAt(ax, az) ?? 0, 0);
-  altitude += (ground + 45 - altitude) * 0.05;
+  altitude += (ground + 70 - altitude) * 0.05;
   camera.position.set(x, altitude, z);
-  camera.lookAt(ax, altitude - 25, az);
+  // Ahead along the path, turned a little toward the island's heart.
+  camera.lookAt(ax * 0.6, altitude - 45, az * 0.6);
 };
 onFixedStep((dt, step) => {
   place(session.tick * dt);

@@ -85,7 +85,11 @@ export function treeImpostorGeometry(): THREE.BufferGeometry {
     add(p, new THREE.PlaneGeometry(0.4, 2.0).translate(0, 1.0, 0).rotateY(angle), lin(0x5a3d22));
     add(p, new THREE.PlaneGeometry(3.2, 4.6).translate(0, 3.6, 0).rotateY(angle), lin(0x22531f));
   }
-  return finish(p);
+  const g = finish(p);
+  // Lit like the canopy seen from afar (from above), not like a flat card edge-on to the sun.
+  const n = g.getAttribute("normal");
+  for (let i = 0; i < n.count; i++) n.setXYZ(i, 0, 1, 0);
+  return g;
 }
 
 export function rockGeometry(): THREE.BufferGeometry {
