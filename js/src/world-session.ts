@@ -29,6 +29,7 @@ import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -76,6 +77,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+  readonly terrain: Terrain;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
   readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
@@ -114,6 +117,8 @@ export class WorldSession {
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.terrain = new Terrain(this.physics);
+    this.resources.register("terrain", this.terrain);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.game = new Game({
       entities: this.entities,
@@ -173,6 +178,7 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.terrain.step(dt);
     this.entities.step(dt);
     this.game.step();
     this.ui.step(dt);

@@ -260,6 +260,7 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
   session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
+  session.terrain.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
