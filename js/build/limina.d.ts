@@ -713,9 +713,13 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
         private readonly ring;
+        private readonly ticks;
         private seq;
+        /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+        private isoMs;
+        private isoNow;
         private pending;
         private flushQueued;
         private lastFlush;
@@ -729,6 +733,8 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
@@ -738,7 +744,6 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        private slotOf;
         /** A recent event by id (events older than the in-memory window are only in the world log). */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
@@ -868,6 +873,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** The first rule that denies `input`, in the order above; null to allow. */
+        private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
@@ -877,7 +884,7 @@ declare module "limina/internal/engine/skills/well-formed" {
     /** Deepest nesting accepted in any input: objects and arrays inside each other. */
     export const MAX_DEPTH = 64;
     /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-    export function illFormed(value: unknown, path: string, depth?: number): string | null;
+    export function illFormed(value: unknown, path: string): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
