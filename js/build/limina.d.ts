@@ -751,9 +751,13 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
         private readonly ring;
+        private readonly ticks;
         private seq;
+        /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+        private isoMs;
+        private isoNow;
         private pending;
         private flushQueued;
         private lastFlush;
@@ -767,6 +771,8 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
@@ -776,7 +782,6 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        private slotOf;
         /** A recent event by id (events older than the in-memory window are only in the world log). */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
@@ -908,6 +913,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** The first rule that denies `input`, in the order above; null to allow. */
+        private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
@@ -917,7 +924,7 @@ declare module "limina/internal/engine/skills/well-formed" {
     /** Deepest nesting accepted in any input: objects and arrays inside each other. */
     export const MAX_DEPTH = 64;
     /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-    export function illFormed(value: unknown, path: string, depth?: number): string | null;
+    export function illFormed(value: unknown, path: string): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
@@ -3702,7 +3709,22 @@ declare module "limina/internal/limina-render/js/ops" {
         height: number;
         data: Uint8Array;
     }
+    /** What making the process's WebGPU instance found (see gpu.rs). */
+    export interface GpuInstance {
+        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+        backend: string | null;
+        adapters: number;
+        /** Milliseconds making it took. */
+        initMs: number;
+        /** Whether this call made it. */
+        madeNow: boolean;
+        /** Why there is no adapter, when there is none (already printed once to stderr). */
+        error: string | null;
+    }
     interface RenderOps {
+        op_render_gpu_instance(): GpuInstance;
+        op_render_gpu_started(): boolean;
+        op_render_gpu_installed(): boolean;
         op_render_config(): RenderConfig;
         op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
         op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
@@ -3721,6 +3743,12 @@ declare module "limina/internal/limina-render/js/ops" {
     export function decodePng(bytes: Uint8Array): DecodedImage;
     /** Reads and decodes a PNG file to RGBA8. */
     export function readPng(path: string): DecodedImage;
+    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+    export function gpuInstance(): GpuInstance;
+    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+    export function gpuInstalled(): boolean;
+    /** Whether anything has started WebGPU in this process. */
+    export function gpuStarted(): boolean;
     /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
     export function gpuIdle(device: GPUDevice): Promise<void>;
     /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
@@ -4288,14 +4316,27 @@ declare module "limina/internal/engine/render/capture" {
     /** The largest side of a capture, in pixels. */
     export const MAX_CAPTURE_SIDE = 1024;
     export class Capturer {
-        readonly adapter: string;
+        private name;
+        private readonly onUnavailable;
         private output;
         private turn;
         private readonly camera;
-        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        /** Milliseconds the first capture spent starting its GPU device, until that capture reports them. */
+        private startup;
         private constructor();
-        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        /** A capturer on this process's WebGPU adapter, asked for now; `unavailable` when there is none. */
         static create(): Promise<Capturer>;
+        /**
+         * A capturer that starts WebGPU on its first capture, so a process that never captures never
+         * touches the GPU driver; null when no Vulkan or EGL driver is installed at all. When the first
+         * capture finds no adapter after all, it fails `unavailable` and `onUnavailable` hears why.
+         */
+        static deferred(onUnavailable?: (why: string) => void): Capturer | null;
+        /** The adapter's name (e.g. "llvmpipe" on lavapipe); null until WebGPU has started. */
+        get adapter(): string | null;
+        /** Milliseconds the capture that just finished spent starting the GPU device it renders on (the
+         *  WebGPU instance when nothing had started it, adapter, device, renderer); null for later captures. */
+        takeStartupMs(): number | null;
         /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
          *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
         capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
@@ -4304,6 +4345,7 @@ declare module "limina/internal/engine/render/capture" {
          *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
          *  the loop thread about 50 ms at 1024², against 5 ms without. */
         private renderer;
+        private start;
     }
 }
 declare module "limina/internal/engine/game/skill" {
@@ -4837,6 +4879,8 @@ declare module "limina/internal/engine/skills/render" {
         clamped: boolean;
         /** The pose it was rendered from. */
         camera: Pose;
+        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+        gpuStartMs?: number;
     }
     /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
     export function isImageResult(value: unknown): value is CaptureResult;
@@ -4946,11 +4990,13 @@ declare module "limina/internal/engine/world-session" {
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;
         /**
-         * Registers render.capture over `capturer` (by default one on this
-         * process's WebGPU adapter). Not done at construction: asking for an
-         * adapter takes about half a second on a software one, and a world that
-         * never captures should not pay it. Resolves to whether captures work:
-         * false, and the skill stays unlisted, when the process has no adapter.
+         * Registers render.capture over `capturer`, or by default over one that
+         * starts WebGPU on the first capture: a world that never captures never
+         * touches the GPU driver (starting it takes about half a second and tens of
+         * MB on a software adapter). Resolves to whether the skill is offered:
+         * false, and it stays unlisted, when no GPU driver is installed; if the
+         * first capture then finds no adapter after all, that capture fails
+         * `unavailable` and the skill is withdrawn (listeners hear the change).
          */
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */

@@ -5,7 +5,6 @@
 // only the services it uses.
 
 import type * as THREE from "three";
-import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
@@ -155,22 +154,19 @@ export class WorldSession {
   }
 
   /**
-   * Registers render.capture over `capturer` (by default one on this
-   * process's WebGPU adapter). Not done at construction: asking for an
-   * adapter takes about half a second on a software one, and a world that
-   * never captures should not pay it. Resolves to whether captures work:
-   * false, and the skill stays unlisted, when the process has no adapter.
+   * Registers render.capture over `capturer`, or by default over one that
+   * starts WebGPU on the first capture: a world that never captures never
+   * touches the GPU driver (starting it takes about half a second and tens of
+   * MB on a software adapter). Resolves to whether the skill is offered:
+   * false, and it stays unlisted, when no GPU driver is installed; if the
+   * first capture then finds no adapter after all, that capture fails
+   * `unavailable` and the skill is withdrawn (listeners hear the change).
    */
   async enableCapture(capturer?: Capturer): Promise<boolean> {
     if (this.registry.has("render.capture")) return true;
-    try {
-      capturer ??= await Capturer.create();
-    } catch (e) {
-      if (errorCodeOf(e) === "unavailable") return false;
-      throw e;
-    }
-    // Another call may have enabled it while the adapter was asked for.
-    if (!this.registry.has("render.capture")) this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer });
+    const chosen = capturer ?? Capturer.deferred(() => this.registry.unregister("render.capture"));
+    if (chosen === null) return false;
+    this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer: chosen });
     return true;
   }
 
