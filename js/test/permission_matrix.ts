@@ -62,6 +62,12 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "ui.remove": { handle: "ui_1" },
   "social.approach": { target: "ent_2" },
   "social.say": { text: "hi" },
+  "render.setEnvironment": { sunElevation: 20, fog: false },
+  "render.setPost": { ao: false, bloom: { strength: 1 } },
+  "render.setQuality": { tier: "cinematic" },
+  "render.getSettings": {},
+  "material.list": {},
+  "material.apply": { entityId: "ent_1", material: "wood" },
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -69,16 +75,16 @@ const DYNAMIC: Record<string, { needs: string[]; message: string }> = {
   "dev.reload": { needs: ["scene.write"], message: "re-running a scene builder needs scene.write" },
 };
 
-/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view, the UI, walks. */
+/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view, the UI, walks, the look. */
 function digest(w: WorldSession): string {
   const bodies = [...w.world.entities.entries()].filter((e) => e.body !== undefined).map((e) => w.physics.bodyState(e.body!));
   const scene: unknown[] = [];
   w.scene.traverse((o: THREE.Object3D) => {
     const m = (o as THREE.Mesh).material as THREE.MeshStandardMaterial | undefined;
-    scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
+    scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity, m?.userData?.look]);
   });
   const ui = w.ui.handles().map((h) => w.ui.inspect(h));
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
+  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller"), w.look.settings()]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).

@@ -58,10 +58,17 @@ const REGISTERED = [
   "social.say",
   "package.list",
   "package.load",
+  // The look (issue 28).
+  "render.setEnvironment",
+  "render.setPost",
+  "render.setQuality",
+  "render.getSettings",
+  "material.list",
+  "material.apply",
 ];
 
 /** Skills beyond the catalog. */
-const BEYOND = ["camera.set", "camera.get", "skills.search"];
+const BEYOND = ["camera.set", "camera.get", "skills.search", "render.setEnvironment", "render.setPost", "render.setQuality", "render.getSettings", "material.list", "material.apply"];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -84,10 +91,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 48 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 48);
+test("the registry holds exactly the 54 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 54);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 48);
+  assertEquals(registry.size, 54);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -121,7 +128,7 @@ test("every registered skill matches its catalog contract", () => {
   assertEquals(catalog.count, catalog.skills.length);
 });
 
-test("beyond the catalog: only camera.set, camera.get and skills.search", () => {
+test("beyond the catalog: only camera.set, camera.get, skills.search and the look's render.* and material.*", () => {
   assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), BEYOND);
   for (const [name, permissions] of [["camera.set", ["scene.write"]], ["camera.get", ["scene.read"]]] as const) {
     const camera = registry.get(name)!;
@@ -203,6 +210,12 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "ui.remove": { handle: "ui_2" },
     "social.approach": { target: floor },
     "social.say": { text: "hi" },
+    "render.setEnvironment": {},
+    "render.setPost": {},
+    "render.setQuality": { tier: "low" },
+    "render.getSettings": {},
+    "material.list": {},
+    "material.apply": { entityId: ball, material: "wood" },
   };
   // Social skills act as an embodied agent under social.actor: one with a body, over its own MCP session.
   const SOCIAL = ["social.approach", "social.say"];
@@ -223,7 +236,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 48);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 54);
   assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
   assertEquals(outcomes["ui.remove"].result, { removed: true });
   assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");

@@ -353,9 +353,9 @@ test("inspector.snapshot pages entities and reports skills, permissions, trace",
   assertEquals(b.entities[0].tags, ["target"]);
   assertEquals(b.entities[0].transform.position, [2, 0, 0]);
   assertEquals(b.permissions.caller, [...PROFILES["system.readonly"]]);
-  assertEquals(b.skills.length, 48);
+  assertEquals(b.skills.length, 54);
   assert(b.skills.some((s: { name: string }) => s.name === "inspector.snapshot"));
-  assertEquals(b.resources.counts.skills, 48);
+  assertEquals(b.resources.counts.skills, 54);
   const denied = await registry.invoke("inspector.snapshot", {}, as("nobody"));
   assertEquals(errorOf(denied)?.code, "forbidden");
   const bad = await registry.invoke("inspector.snapshot", { limit: 501 }, base);

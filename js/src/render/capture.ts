@@ -7,7 +7,7 @@
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { createOffscreenRenderer } from "../../../crates/limina-render/js/offscreen.ts";
-import { encodePng } from "../../../crates/limina-render/js/ops.ts";
+import { decodePng, encodePng } from "../../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../../crates/limina-render/js/target.ts";
 import { applyEngineLook } from "./look.ts";
 import { renderScene } from "./overlay.ts";
@@ -49,7 +49,8 @@ export class Capturer {
     if (out.width !== width || out.height !== height) out.setSize(width, height);
     this.camera.aspect = width / height;
     placeCamera(this.camera, pose);
-    renderScene(out.renderer, scene, this.camera);
+    // A capture is one frame: its environment is baked fresh whenever it moved.
+    renderScene(out.renderer, scene, this.camera, false);
     return encodePng(width, height, await out.readPixels());
   }
 
@@ -59,7 +60,7 @@ export class Capturer {
   private renderer(width: number, height: number): Promise<RenderTarget> {
     this.output ??= createOffscreenRenderer(width, height, { antialias: false }).then(
       (out) => {
-        applyEngineLook(out.renderer);
+        applyEngineLook(out.renderer, { decodePng });
         return out;
       },
       (e) => {

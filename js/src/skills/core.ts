@@ -9,8 +9,10 @@ import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
+import { materialSkills } from "./material.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
@@ -18,7 +20,7 @@ import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, look } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -31,4 +33,6 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(renderSettingsSkills, { look });
+  registry.registerAll(materialSkills, { entities });
 }

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   "ui.write",
   "audio.play",
   "social.act",
+  "render.write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -20,6 +21,7 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
+    "render.write",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],
