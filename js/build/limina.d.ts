@@ -66,6 +66,14 @@ declare module "three" {
   export * as TSL from "three/tsl";
   export { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
   export { GLTFExporter } from "three/examples/jsm/exporters/GLTFExporter.js";
+  export { EXRLoader } from "three/examples/jsm/loaders/EXRLoader.js";
+  export { ao } from "three/examples/jsm/tsl/display/GTAONode.js";
+  export { bloom } from "three/examples/jsm/tsl/display/BloomNode.js";
+  export { fxaa } from "three/examples/jsm/tsl/display/FXAANode.js";
+  export { smaa } from "three/examples/jsm/tsl/display/SMAANode.js";
+  export { traa } from "three/examples/jsm/tsl/display/TRAANode.js";
+  export { dof } from "three/examples/jsm/tsl/display/DepthOfFieldNode.js";
+  export { lut3D } from "three/examples/jsm/tsl/display/Lut3DNode.js";
 }
 
 declare module "limina/internal/engine/loop" {
@@ -545,6 +553,129 @@ declare module "limina/internal/limina-audio/js/audio" {
         micros: number;
     }[];
 }
+declare module "limina/internal/limina-render/js/input" {
+    export type InputEvent = {
+        type: "keyDown";
+        code: string;
+        key: string;
+        repeat: boolean;
+    } | {
+        type: "keyUp";
+        code: string;
+        key: string;
+    } | {
+        type: "pointerMove";
+        x: number;
+        y: number;
+    } | {
+        type: "pointerDown";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "pointerUp";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "wheel";
+        dx: number;
+        dy: number;
+        pixels: boolean;
+    } | {
+        type: "focus";
+        focused: boolean;
+    };
+    export class Input {
+        /** Keys held now, by `code`. */
+        readonly down: Set<string>;
+        /** Keys pressed / released since the previous poll. */
+        readonly pressed: Set<string>;
+        readonly released: Set<string>;
+        /** Pointer position in window pixels and its movement since the previous poll;
+         *  buttons held now, and pressed / released since the previous poll, as bit
+         *  masks (1 << button): a click between two polls shows in both. */
+        readonly pointer: {
+            x: number;
+            y: number;
+            dx: number;
+            dy: number;
+            buttons: number;
+            pressed: number;
+            released: number;
+        };
+        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
+        wheel: number;
+        focused: boolean;
+        /** Takes the window's events since the last poll and applies them; returns them. */
+        poll(): InputEvent[];
+        isDown(code: string): boolean;
+        private apply;
+    }
+}
+declare module "limina/internal/limina-render/js/ops" {
+    import type { InputEvent } from "limina/internal/limina-render/js/input";
+    export interface RenderConfig {
+        /** Write the last frame to this PNG (`--screenshot`). */
+        screenshot: string | null;
+        width: number;
+        height: number;
+        maxFrames: number | null;
+        /** The render quality tier (`--quality`), or null when not given. */
+        quality: string | null;
+    }
+    export interface DecodedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** What making the process's WebGPU instance found (see gpu.rs). */
+    export interface GpuInstance {
+        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+        backend: string | null;
+        adapters: number;
+        /** Milliseconds making it took. */
+        initMs: number;
+        /** Whether this call made it. */
+        madeNow: boolean;
+        /** Why there is no adapter, when there is none (already printed once to stderr). */
+        error: string | null;
+    }
+    interface RenderOps {
+        op_render_gpu_instance(): GpuInstance;
+        op_render_gpu_started(): boolean;
+        op_render_gpu_installed(): boolean;
+        op_render_config(): RenderConfig;
+        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+        op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_decode_png(bytes: Uint8Array): DecodedImage;
+        op_render_read_png(path: string): DecodedImage;
+        op_render_window_size(): [number, number] | null;
+        op_render_window_context(canvas: unknown): GPUCanvasContext;
+        op_render_window_events(): InputEvent[];
+        op_render_window_reconfigure(): boolean;
+    }
+    export const renderOps: RenderOps;
+    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`, `--quality`). */
+    export function renderConfig(): RenderConfig;
+    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
+    export function decodePng(bytes: Uint8Array): DecodedImage;
+    /** Reads and decodes a PNG file to RGBA8. */
+    export function readPng(path: string): DecodedImage;
+    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+    export function gpuInstance(): GpuInstance;
+    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+    export function gpuInstalled(): boolean;
+    /** Whether anything has started WebGPU in this process. */
+    export function gpuStarted(): boolean;
+    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+    export function gpuIdle(device: GPUDevice): Promise<void>;
+    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
+    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
+}
 declare module "limina/internal/engine/agents/directory" {
     export interface AgentSummary {
         agentId: string;
@@ -931,7 +1062,7 @@ declare module "limina/internal/engine/skills/registry" {
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -1069,7 +1200,7 @@ declare module "limina/internal/engine/skills/registry" {
     }
 }
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -1170,12 +1301,372 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
+declare module "limina/internal/engine/render/tsl" {
+    export type Node = any;
+    /** three/tsl's functions and nodes. */
+    export const tsl: Record<string, any>;
+    /** The bundled TSL display addons (GTAO, bloom, FXAA, SMAA, TRAA, depth of field, 3D LUT). */
+    export const displayNodes: Record<"ao" | "bloom" | "fxaa" | "smaa" | "traa" | "dof" | "lut3D", (...args: any[]) => Node>;
+}
+declare module "limina/internal/engine/render/sky" {
+    import * as THREE from "three";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    export interface SkyParameters {
+        /** Unit vector toward the sun. */
+        sun: THREE.Vector3;
+        /** Atmospheric turbidity, 1.7 (very clear) to 10 (hazy). */
+        turbidity: number;
+    }
+    /** xyY (Y in kcd/m²) to linear sRGB. */
+    export function xyYToLinearSrgb(x: number, y: number, Y: number): [number, number, number];
+    /**
+     * The sky as TSL: `radiance(direction)` is the sky's linear radiance toward
+     * a unit direction, in scene units (1 ≈ a bright overcast sky).
+     */
+    export class Sky {
+        /** Unit vector toward the sun. */
+        readonly sunDirection: any;
+        /** Perez coefficients per channel, [A, B, C, D, E] as vec3s over (Y, x, y). */
+        private readonly coeffs;
+        /** Zenith Y, x, y divided by F(0, θs) per channel: the scale of the Perez function. */
+        private readonly zenith;
+        /** Brightness: scene units per kcd/m², faded as the sun sets. */
+        private readonly scale;
+        /** The sun disc's colour (linear, scene units). */
+        private readonly sunDisc;
+        /** Below-horizon ground albedo, lit by the sun and the sky. */
+        readonly ground: any;
+        /** The light on the ground below the horizon (linear irradiance / π): the environment sets it from the sun and the sky. */
+        readonly horizonLight: any;
+        /** Horizon colour for a given sun, linear (what fog takes when it follows the sky). */
+        readonly horizon: THREE.Color;
+        /** Zenith colour for a given sun, linear. */
+        readonly zenithColor: THREE.Color;
+        /** The radiance node, a function of a unit direction. */
+        readonly radiance: (direction: Node) => Node;
+        constructor(parameters?: SkyParameters);
+        /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
+        set({ sun, turbidity }: SkyParameters): void;
+        /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
+        private sample;
+    }
+}
+declare module "limina/internal/engine/render/environment" {
+    import * as THREE from "three";
+    import { Sky } from "limina/internal/engine/render/sky";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
+    export const HDRI_PRESETS: readonly ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"];
+    export type HdriPreset = (typeof HDRI_PRESETS)[number];
+    /** "sky": the physical sky driven by the sun; otherwise an embedded HDRI. */
+    export type EnvironmentPreset = "sky" | HdriPreset;
+    export type ToneMappingName = "aces" | "agx" | "neutral" | "none";
+    export const TONE_MAPPINGS: Record<ToneMappingName, THREE.ToneMapping>;
+    export interface FogSettings {
+        enabled: boolean;
+        /** Extinction per metre at the fog's base height. */
+        density: number;
+        /** How fast the fog thins with height above `height`, per metre (0: uniform). */
+        heightFalloff: number;
+        /** The height, metres, below which the fog is at full density. */
+        height: number;
+        /** A fixed colour (0xRRGGBB), or null to follow the sky's horizon. */
+        color: number | null;
+    }
+    export interface EnvironmentSettings {
+        preset: EnvironmentPreset;
+        /** An asset id of kind "hdri" (the user's assets/ or a built-in): overrides `preset`. */
+        hdri: string | null;
+        /** Degrees clockwise from +Z toward +X, seen from above. */
+        sunAzimuth: number;
+        /** Degrees above the horizon (negative: below it). */
+        sunElevation: number;
+        /** Atmospheric haze of the physical sky, 1.7 (clear) to 10 (hazy). */
+        turbidity: number;
+        exposure: number;
+        toneMapping: ToneMappingName;
+        /** Strength of the image-based lighting from the sky or HDRI. */
+        environmentIntensity: number;
+        /** The sky-to-ground hemisphere fill light's intensity. */
+        hemisphere: number;
+        /** Draw the sky or HDRI behind the scene when the scene has no background of its own. */
+        background: boolean;
+        fog: FogSettings;
+    }
+    export const DEFAULT_FOG: Readonly<FogSettings>;
+    /** The look a world starts with (the sun where the scene graph's default light stands). */
+    export function defaultEnvironment(): EnvironmentSettings;
+    /** The unit vector toward a sun at `azimuth`/`elevation` degrees. */
+    export function sunVector(azimuth: number, elevation: number, out?: THREE.Vector3): THREE.Vector3;
+    /** Azimuth and elevation, degrees, of a direction (need not be unit length). */
+    export function sunAngles(direction: THREE.Vector3): {
+        azimuth: number;
+        elevation: number;
+    };
+    /** A deep copy of plain settings. */
+    export const copy: <T>(value: T) => T;
+    /** An equirectangular HDR image, linear RGB(A) floats, and what fog takes from it. */
+    export interface LoadedHdri {
+        texture: THREE.DataTexture;
+        /** The average colour of its horizon band, linear. */
+        horizon: THREE.Color;
+    }
+    export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
+    /** The asset id of a preset's HDRI. */
+    export const hdriAssetOf: (preset: HdriPreset) => string;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band?: number): THREE.Color;
+    /**
+     * The environment of one scene. `attach` adds its lights; each frame a
+     * renderer calls `update` (which notices when code moved the sun light) and
+     * reads `version` to know when to re-bake its lighting.
+     */
+    export class Environment {
+        readonly sun: THREE.DirectionalLight;
+        private readonly loadHdri;
+        readonly sky: Sky;
+        /** The hemisphere fill (sky colour above, ground below). */
+        readonly hemisphere: THREE.HemisphereLight;
+        /** Bumped whenever the baked lighting must be redone (sun, sky, HDRI). */
+        version: number;
+        /** The loaded HDRI when the settings name one, else null. */
+        hdri: LoadedHdri | null;
+        /** A scene holding only the sky, which renderers bake into environment lighting. */
+        readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
+        readonly backgroundNode: Node;
+        readonly fogNode: Node;
+        private current;
+        private readonly fogColor;
+        private readonly fogDensity;
+        private readonly fogFalloff;
+        private readonly fogHeight;
+        private readonly sunGlow;
+        private readonly hdriMap;
+        private readonly useHdri;
+        private readonly lastSun;
+        /** `sun`: the directional light that is the sun (its direction is the sky's). */
+        constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /** The current settings, with the sun's angles read from the sun light. */
+        settings(): EnvironmentSettings;
+        /** The current settings themselves (read-only; per frame, without a copy). */
+        get live(): Readonly<EnvironmentSettings>;
+        /** Applies `settings` (loading an HDRI first when they name one: a missing one changes nothing). */
+        set(settings: EnvironmentSettings): Promise<void>;
+        /** Moves the sun (the light and the sky together); the time-of-day hook. */
+        setSun(azimuth: number, elevation: number): void;
+        /** The direction toward the sun, from the sun light's pose. */
+        sunDirection(out?: THREE.Vector3): THREE.Vector3;
+        /** Per frame, before rendering: follows a sun light that code moved. Returns the current version. */
+        update(): number;
+        private hdriLoadedFor;
+        private explicitVersion;
+        /** Takes `s`; `moveSun` false keeps the light where it is (the settings' angles follow it). */
+        private apply;
+        /** Whether settings were set (not merely the sun light moved) after `version`: renderers bake those at once. */
+        changedExplicitlySince(version: number): boolean;
+        private followSun;
+    }
+}
+declare module "limina/internal/engine/render/quality" {
+    export const QUALITY_TIERS: readonly ["low", "balanced", "cinematic"];
+    export type QualityTier = (typeof QUALITY_TIERS)[number];
+    export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
+    export interface TierSpec {
+        /** Shadow map side, texels. */
+        shadowMapSize: number;
+        /** How far from the camera the sun's fitted shadow reaches, metres. */
+        shadowDistance: number;
+        /** Percentage-closer soft shadows (PCF soft) or plain PCF. */
+        softShadows: boolean;
+        /** GTAO samples per pixel; 0 turns AO off whatever the post settings ask. */
+        aoSamples: number;
+        /** GTAO's resolution relative to the frame. */
+        aoScale: number;
+        /** Bloom allowed. */
+        bloom: boolean;
+        /** The anti-aliasing `antialias: "auto"` means. */
+        antialias: AntialiasMethod;
+        /** MSAA samples of the scene pass (on top of the post AA; 0 none). */
+        msaa: number;
+        /** Internal resolution of the scene pass relative to the output (the output keeps its size). */
+        renderScale: number;
+        /** Side of the baked environment's cube faces. */
+        environmentSize: number;
+    }
+    export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
+    /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
+    export function isSoftwareAdapter(name: string): boolean;
+    /** The tier a world starts at: the command line's, else low on a software adapter and balanced on a GPU. */
+    export function defaultTier(requested: string | null | undefined, adapter: string): QualityTier;
+}
+declare module "limina/internal/engine/render/lut" {
+    import * as THREE from "three";
+    export const LUT_NAMES: readonly ["warm", "cool", "bleach", "mono"];
+    export type LutName = (typeof LUT_NAMES)[number];
+    /** The LUT `name` as a 3D texture of `size`³ RGBA8 texels. */
+    export function lutTexture(name: LutName): {
+        texture: THREE.Data3DTexture;
+        size: number;
+    };
+}
+declare module "limina/internal/engine/render/post" {
+    import * as THREE from "three";
+    import type { AntialiasMethod, TierSpec } from "limina/internal/engine/render/quality";
+    import { type LutName } from "limina/internal/engine/render/lut";
+    export interface AoSettings {
+        /** 0 (none) to 1 (full occlusion). */
+        intensity: number;
+        /** World-space sampling radius, metres. */
+        radius: number;
+    }
+    export interface BloomSettings {
+        strength: number;
+        /** Luminance above which light blooms (linear, before tone mapping). */
+        threshold: number;
+        /** Spread, 0–1. */
+        radius: number;
+    }
+    export interface GradeSettings {
+        /** 1 unchanged. */
+        contrast: number;
+        /** 1 unchanged, 0 grey. */
+        saturation: number;
+        /** Corner darkening, 0 none to 1 strong. */
+        vignette: number;
+        /** A built-in LUT applied last, or null. */
+        lut: LutName | null;
+    }
+    export interface DofSettings {
+        /** Distance in focus, metres. */
+        focusDistance: number;
+        /** Depth of the in-focus zone, metres. */
+        focalLength: number;
+        /** Bokeh size. */
+        bokehScale: number;
+    }
+    export interface PostSettings {
+        ao: AoSettings | false;
+        bloom: BloomSettings | false;
+        /** "auto": the quality tier's method. */
+        antialias: AntialiasMethod | "auto";
+        grade: GradeSettings | false;
+        dof: DofSettings | false;
+    }
+    export const DEFAULT_AO: Readonly<AoSettings>;
+    export const DEFAULT_BLOOM: Readonly<BloomSettings>;
+    export const DEFAULT_GRADE: Readonly<GradeSettings>;
+    export const DEFAULT_DOF: Readonly<DofSettings>;
+    export function defaultPost(): PostSettings;
+    /** Every pass off: what a bare forward render shows. */
+    export function postOff(): PostSettings;
+    /** What actually runs for these settings at this tier. */
+    export interface ActivePasses {
+        ao: boolean;
+        bloom: boolean;
+        antialias: AntialiasMethod;
+        grade: boolean;
+        lut: LutName | null;
+        dof: boolean;
+        msaa: number;
+    }
+    export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses;
+    /** Whether nothing but tone mapping runs: then the frame is a plain render, no pipeline. */
+    export function isBare(p: ActivePasses): boolean;
+    /** Decodes PNG bytes to RGBA8, rows top to bottom: what SMAA's lookup tables need where there is no DOM Image. */
+    export type PngDecoder = (bytes: Uint8Array) => {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    };
+    /** Gives the post stack a PNG decoder (the native engine's; a browser has Image and needs none). */
+    export function usePngDecoder(decode: PngDecoder): void;
+    /** One renderer's post stack for one scene and camera. */
+    export class PostStack {
+        readonly passes: ActivePasses;
+        readonly pipeline: THREE.RenderPipeline;
+        private readonly built;
+        private readonly u;
+        constructor(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, passes: ActivePasses, tier: TierSpec);
+        /** Whether this stack runs exactly `passes` at `tier`. */
+        matches(passes: ActivePasses, tier: TierSpec): boolean;
+        /** Sets the tunable parameters (uniforms only). */
+        tune(s: PostSettings): void;
+        render(): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/render/shadows" {
+    import * as THREE from "three";
+    /**
+     * Fits `light`'s shadow camera to what `camera` sees of `scene` within
+     * `distance` metres, at `mapSize` texels a side.
+     */
+    export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
+}
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    import { Environment, type EnvironmentSettings, type HdriLoader } from "limina/internal/engine/render/environment";
+    import { type PngDecoder, type PostSettings } from "limina/internal/engine/render/post";
+    import { type QualityTier } from "limina/internal/engine/render/quality";
+    export interface LookSettings {
+        environment: EnvironmentSettings;
+        post: PostSettings;
+        quality: QualityTier;
+    }
+    /** A scene's render settings and its environment. */
+    export class Look {
+        readonly scene: THREE.Scene;
+        readonly environment: Environment;
+        post: PostSettings;
+        quality: QualityTier;
+        constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);
+        settings(): LookSettings;
+        /** Applies whole settings (a snapshot's); an HDRI that cannot load refuses them before anything changes. */
+        restore(s: LookSettings): Promise<void>;
+    }
+    /** The defaults a new world starts with. */
+    export function defaultLookSettings(quality?: QualityTier): LookSettings;
+    /** Makes `look` the look `scene` renders with. */
+    export function attachLook(scene: THREE.Scene, look: Look): void;
+    export function lookOf(scene: THREE.Scene): Look | undefined;
+    /**
+     * Renderer-wide switches every renderer takes (the rest follows each
+     * scene's look per frame). `host.decodePng`: the PNG decoder of a host
+     * without DOM images (see usePngDecoder).
+     */
+    export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
+        decodePng?: PngDecoder;
+    }): void;
+    /** Everything the look keeps per renderer (GPU resources of its device). */
+    export class LookRenderer {
+        readonly renderer: THREE.WebGPURenderer;
+        private readonly amortise;
+        private pmrem;
+        private bakes;
+        private stacks;
+        private frame;
+        /** Milliseconds the last bake took (for the benchmark). */
+        lastBakeMs: number;
+        /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+        constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
+        /** Draws `scene` from `camera` with `look`. */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
+        /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+        private bake;
+    }
+    /** The look's state for `renderer` (see LookRenderer for `amortise`). */
+    export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
+}
 declare module "limina/internal/engine/render/overlay" {
     import * as THREE from "three";
     /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
     export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
-    /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
-    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
+    /**
+     * Renders `scene` from `camera` with its look (when it has one), then its
+     * overlay (if it has one, with anything in it) over the result.
+     * `amortise`: see LookRenderer.
+     */
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
 }
 declare module "limina/internal/limina-render/js/text" {
     /** Straight-alpha RGBA, 0–255 each. */
@@ -1307,10 +1798,10 @@ declare module "limina/internal/engine/ui/anchor" {
     export const ScreenAnchor: z.ZodObject<{
         type: z.ZodLiteral<"screen">;
         corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
             center: "center";
             bottom: "bottom";
             topLeft: "topLeft";
-            top: "top";
             topRight: "topRight";
             left: "left";
             right: "right";
@@ -1333,10 +1824,10 @@ declare module "limina/internal/engine/ui/anchor" {
     }, z.core.$strict>, z.ZodObject<{
         type: z.ZodLiteral<"screen">;
         corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
             center: "center";
             bottom: "bottom";
             topLeft: "topLeft";
-            top: "top";
             topRight: "topRight";
             left: "left";
             right: "right";
@@ -1474,10 +1965,10 @@ declare module "limina/internal/engine/ui/panel" {
         }, z.core.$strict>, z.ZodObject<{
             type: z.ZodLiteral<"screen">;
             corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
                 center: "center";
                 bottom: "bottom";
                 topLeft: "topLeft";
-                top: "top";
                 topRight: "topRight";
                 left: "left";
                 right: "right";
@@ -1542,10 +2033,10 @@ declare module "limina/internal/engine/ui/panel" {
         }, z.core.$strict>, z.ZodObject<{
             type: z.ZodLiteral<"screen">;
             corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
                 center: "center";
                 bottom: "bottom";
                 topLeft: "topLeft";
-                top: "top";
                 topRight: "topRight";
                 left: "left";
                 right: "right";
@@ -2090,8 +2581,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
             amount: z.ZodNumber;
         }, z.core.$strict>>;
         target: z.ZodDefault<z.ZodEnum<{
-            entity: "entity";
             self: "self";
+            entity: "entity";
         }>>;
         range: z.ZodDefault<z.ZodNumber>;
         requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -2109,8 +2600,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
                 amount: z.ZodNumber;
             }, z.core.$strict>>;
             target: z.ZodDefault<z.ZodEnum<{
-                entity: "entity";
                 self: "self";
+                entity: "entity";
             }>>;
             range: z.ZodDefault<z.ZodNumber>;
             requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -2126,7 +2617,7 @@ declare module "limina/internal/engine/game/combat/abilities" {
             name: string;
             description: string;
             cooldown: number;
-            target: "entity" | "self";
+            target: "self" | "entity";
             range: number;
             effects: import("limina/internal/engine/game/rules/schemas").Effect[];
             cost?: {
@@ -3635,126 +4126,214 @@ declare module "limina/internal/engine/render/view-camera" {
      */
     export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
 }
-declare module "limina/internal/limina-render/js/input" {
-    export type InputEvent = {
-        type: "keyDown";
-        code: string;
-        key: string;
-        repeat: boolean;
-    } | {
-        type: "keyUp";
-        code: string;
-        key: string;
-    } | {
-        type: "pointerMove";
-        x: number;
-        y: number;
-    } | {
-        type: "pointerDown";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "pointerUp";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "wheel";
-        dx: number;
-        dy: number;
-        pixels: boolean;
-    } | {
-        type: "focus";
-        focused: boolean;
-    };
-    export class Input {
-        /** Keys held now, by `code`. */
-        readonly down: Set<string>;
-        /** Keys pressed / released since the previous poll. */
-        readonly pressed: Set<string>;
-        readonly released: Set<string>;
-        /** Pointer position in window pixels and its movement since the previous poll;
-         *  buttons held now, and pressed / released since the previous poll, as bit
-         *  masks (1 << button): a click between two polls shows in both. */
-        readonly pointer: {
-            x: number;
-            y: number;
-            dx: number;
-            dy: number;
-            buttons: number;
-            pressed: number;
-            released: number;
+declare module "limina/internal/engine/render/materials" {
+    import * as THREE from "three";
+    export interface MaterialOptions {
+        /** Multiplies the albedo (0xRRGGBB; white keeps it). */
+        tint?: number;
+        /** Texture frequency multiplier: 2 makes features half the size. */
+        uvScale?: number;
+        /** Where the procedural textures live: the object's space scaled to metres (default) or world space. */
+        space?: "object" | "world";
+    }
+    const DEFINITIONS: {
+        wood: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
         };
-        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
-        wheel: number;
-        focused: boolean;
-        /** Takes the window's events since the last poll and applies them; returns them. */
-        poll(): InputEvent[];
-        isDown(code: string): boolean;
-        private apply;
-    }
-}
-declare module "limina/internal/limina-render/js/ops" {
-    import type { InputEvent } from "limina/internal/limina-render/js/input";
-    export interface RenderConfig {
-        /** Write the last frame to this PNG (`--screenshot`). */
-        screenshot: string | null;
-        width: number;
-        height: number;
-        maxFrames: number | null;
-    }
-    export interface DecodedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    /** What making the process's WebGPU instance found (see gpu.rs). */
-    export interface GpuInstance {
-        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
-        backend: string | null;
-        adapters: number;
-        /** Milliseconds making it took. */
-        initMs: number;
-        /** Whether this call made it. */
-        madeNow: boolean;
-        /** Why there is no adapter, when there is none (already printed once to stderr). */
-        error: string | null;
-    }
-    interface RenderOps {
-        op_render_gpu_instance(): GpuInstance;
-        op_render_gpu_started(): boolean;
-        op_render_gpu_installed(): boolean;
-        op_render_config(): RenderConfig;
-        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
-        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-        op_render_gpu_idle(device: GPUDevice): Promise<void>;
-        op_render_decode_png(bytes: Uint8Array): DecodedImage;
-        op_render_read_png(path: string): DecodedImage;
-        op_render_window_size(): [number, number] | null;
-        op_render_window_context(canvas: unknown): GPUCanvasContext;
-        op_render_window_events(): InputEvent[];
-        op_render_window_reconfigure(): boolean;
-    }
-    export const renderOps: RenderOps;
-    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
-    export function renderConfig(): RenderConfig;
-    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
-    export function decodePng(bytes: Uint8Array): DecodedImage;
-    /** Reads and decodes a PNG file to RGBA8. */
-    export function readPng(path: string): DecodedImage;
-    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
-    export function gpuInstance(): GpuInstance;
-    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
-    export function gpuInstalled(): boolean;
-    /** Whether anything has started WebGPU in this process. */
-    export function gpuStarted(): boolean;
-    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
-    export function gpuIdle(device: GPUDevice): Promise<void>;
-    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
-    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
-    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
+        stone: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        brick: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        concrete: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        painted_metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        plastic: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        rubber: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        fabric: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        grass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        sand: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        snow: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        glass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+            setup(m: THREE.MeshPhysicalNodeMaterial): void;
+        };
+        marble: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+        };
+        tiles: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+    };
+    export type MaterialName = keyof typeof DEFINITIONS;
+    export const MATERIAL_NAMES: MaterialName[];
+    /** A listing of the library: names, descriptions and nominal parameters. */
+    export function materialCatalog(): {
+        name: MaterialName;
+        description: string;
+        albedo: number;
+        roughness: number;
+        metalness: number;
+    }[];
+    export function isMaterialName(name: string): name is MaterialName;
+    /** A new instance of library material `name` (a MeshPhysicalNodeMaterial; its `userData.look` names it and its options). */
+    export function createMaterial(name: MaterialName, options?: MaterialOptions): THREE.MeshPhysicalNodeMaterial;
+    /** The library name and options a material was made with, or null for any other material. */
+    export function libraryMaterialOf(m: THREE.Material): ({
+        material: MaterialName;
+    } & Required<MaterialOptions>) | null;
 }
 declare module "limina/internal/limina-render/js/gltf" {
     import * as THREE from "three";
@@ -3809,6 +4388,8 @@ declare module "limina/internal/engine/skills/three" {
         materialCount: number;
         textureCount: number;
     }
+    /** Every mesh under `object` (itself included). */
+    export function meshesOf(object: THREE.Object3D): THREE.Mesh[];
     /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
     export function loadGltf(assetId: string): Promise<{
         object: THREE.Object3D;
@@ -3824,6 +4405,7 @@ declare module "limina/internal/engine/persistence/snapshot" {
     import type { AgentSummary } from "limina/internal/engine/agents/directory";
     import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
     import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { LookSettings } from "limina/internal/engine/render/look";
     import type { Lighting } from "limina/internal/engine/scene/scene-graph";
     import type { GltfResource } from "limina/internal/engine/skills/three";
     import type { WorldSession } from "limina/internal/engine/world-session";
@@ -3833,6 +4415,13 @@ declare module "limina/internal/engine/persistence/snapshot" {
         color: number | null;
         roughness: number | null;
         metalness: number | null;
+        /** Set when the material is one of the look's library materials (material.apply). */
+        look?: {
+            material: string;
+            tint: number;
+            uvScale: number;
+            space: "object" | "world";
+        };
     }
     interface SavedMesh {
         castShadow: boolean;
@@ -3886,6 +4475,8 @@ declare module "limina/internal/engine/persistence/snapshot" {
         agents: AgentSummary[];
         /** The world resources (game state) by name; absent in snapshots made before they existed. */
         resources?: Record<string, unknown>;
+        /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+        look?: LookSettings;
     }
     /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
     export function saveMeshes(object: THREE.Object3D): SavedMesh[];
@@ -4306,10 +4897,6 @@ declare module "limina/internal/limina-render/js/offscreen" {
         antialias?: boolean;
     }): Promise<RenderTarget>;
 }
-declare module "limina/internal/engine/render/look" {
-    import * as THREE from "three";
-    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
-}
 declare module "limina/internal/engine/render/capture" {
     import * as THREE from "three";
     import { type CameraPose } from "limina/internal/engine/render/view-camera";
@@ -4347,6 +4934,11 @@ declare module "limina/internal/engine/render/capture" {
         private renderer;
         private start;
     }
+}
+declare module "limina/internal/engine/render/hdri" {
+    import { type LoadedHdri } from "limina/internal/engine/render/environment";
+    /** Loads (once per process) the HDRI asset `id`; `not_found` or `invalid_input` when it is missing or not an EXR HDRI. */
+    export function loadHdriAsset(id: string): Promise<LoadedHdri>;
 }
 declare module "limina/internal/engine/game/skill" {
     import type { z } from "zod";
@@ -4497,6 +5089,20 @@ declare module "limina/internal/engine/skills/ecs" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/material" {
+    import type * as THREE from "three";
+    import { MATERIAL_NAMES } from "limina/internal/engine/render/materials";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** Dresses every mesh of `object` in a new instance of library material `name` (the old materials are disposed). Returns how many meshes. */
+    export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATERIAL_NAMES)[number], options: {
+        tint?: number;
+        uvScale?: number;
+    }): number;
+    export function materialSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/package" {
     import type { PackageHost } from "limina/internal/engine/packages/host";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
@@ -4509,6 +5115,40 @@ declare module "limina/internal/engine/skills/physics" {
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
     export function physicsSkills({ entities }: {
         entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/render" {
+    import * as THREE from "three";
+    import { type Capturer } from "limina/internal/engine/render/capture";
+    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Look } from "limina/internal/engine/render/look";
+    /** What render.capture returns. */
+    export interface CaptureResult {
+        /** The PNG, base64 (standard, padded). */
+        png: string;
+        mimeType: "image/png";
+        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
+        width: number;
+        height: number;
+        /** Whether the requested size was clamped. */
+        clamped: boolean;
+        /** The pose it was rendered from. */
+        camera: Pose;
+        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+        gpuStartMs?: number;
+    }
+    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
+    export function isImageResult(value: unknown): value is CaptureResult;
+    export function renderSkills({ scene, view, entities, capturer }: {
+        scene: THREE.Scene;
+        view: ViewCamera;
+        entities: Entities;
+        capturer: Capturer;
+    }): SkillDefinition[];
+    export function renderSettingsSkills({ look }: {
+        look: Look;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/scene" {
@@ -4861,36 +5501,6 @@ declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
 }
-declare module "limina/internal/engine/skills/render" {
-    import * as THREE from "three";
-    import { type Capturer } from "limina/internal/engine/render/capture";
-    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    /** What render.capture returns. */
-    export interface CaptureResult {
-        /** The PNG, base64 (standard, padded). */
-        png: string;
-        mimeType: "image/png";
-        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
-        width: number;
-        height: number;
-        /** Whether the requested size was clamped. */
-        clamped: boolean;
-        /** The pose it was rendered from. */
-        camera: Pose;
-        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
-        gpuStartMs?: number;
-    }
-    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
-    export function isImageResult(value: unknown): value is CaptureResult;
-    export function renderSkills({ scene, view, entities, capturer }: {
-        scene: THREE.Scene;
-        view: ViewCamera;
-        entities: Entities;
-        capturer: Capturer;
-    }): SkillDefinition[];
-}
 declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
@@ -4904,6 +5514,8 @@ declare module "limina/internal/engine/world-session" {
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
     import { Capturer } from "limina/internal/engine/render/capture";
+    import { Look } from "limina/internal/engine/render/look";
+    import type { QualityTier } from "limina/internal/engine/render/quality";
     import { ViewCamera } from "limina/internal/engine/render/view-camera";
     import { Entities } from "limina/internal/engine/scene/entities";
     import { type Lighting } from "limina/internal/engine/scene/scene-graph";
@@ -4932,6 +5544,8 @@ declare module "limina/internal/engine/world-session" {
         checkpointEvery?: number;
         /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
         packages?: Pick<PackageHostServices, "install" | "limits">;
+        /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+        quality?: QualityTier;
     }
     export class WorldSession {
         readonly tracer: Tracer;
@@ -4945,6 +5559,8 @@ declare module "limina/internal/engine/world-session" {
         readonly audio: AudioScene;
         readonly scene: THREE.Scene;
         readonly lighting: Lighting;
+        /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+        readonly look: Look;
         /** The world's view camera: what the window shows, what captures use by default. */
         readonly view: ViewCamera;
         /** Whole entities: ECS entity + scene object + physics body. */
@@ -6309,7 +6925,14 @@ declare module "limina" {
     export { type Orbit, steerOrbit } from "limina/internal/engine/render/orbit-camera";
     export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
     export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
-    export { applyEngineLook } from "limina/internal/engine/render/look";
+    export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "limina/internal/engine/render/look";
+    export { defaultEnvironment, Environment, type EnvironmentPreset, type EnvironmentSettings, type FogSettings, HDRI_PRESETS, type HdriLoader, type HdriPreset, type LoadedHdri, sunAngles, sunVector, type ToneMappingName, } from "limina/internal/engine/render/environment";
+    export { Sky } from "limina/internal/engine/render/sky";
+    export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "limina/internal/engine/render/post";
+    export { type AntialiasMethod, QUALITY_TIERS, type QualityTier, TIERS, type TierSpec } from "limina/internal/engine/render/quality";
+    export { createMaterial, isMaterialName, libraryMaterialOf, MATERIAL_NAMES, materialCatalog, type MaterialName, type MaterialOptions } from "limina/internal/engine/render/materials";
+    export { LUT_NAMES, type LutName } from "limina/internal/engine/render/lut";
+    export { loadHdriAsset } from "limina/internal/engine/render/hdri";
     export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
     export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
     export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";

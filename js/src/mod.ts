@@ -53,7 +53,27 @@ export { Input, type InputEvent } from "../../crates/limina-render/js/input.ts";
 export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
 export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "./render/view-camera.ts";
 export { Capturer, MAX_CAPTURE_SIDE } from "./render/capture.ts";
-export { applyEngineLook } from "./render/look.ts";
+export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "./render/look.ts";
+export {
+  defaultEnvironment,
+  Environment,
+  type EnvironmentPreset,
+  type EnvironmentSettings,
+  type FogSettings,
+  HDRI_PRESETS,
+  type HdriLoader,
+  type HdriPreset,
+  type LoadedHdri,
+  sunAngles,
+  sunVector,
+  type ToneMappingName,
+} from "./render/environment.ts";
+export { Sky } from "./render/sky.ts";
+export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "./render/post.ts";
+export { type AntialiasMethod, QUALITY_TIERS, type QualityTier, TIERS, type TierSpec } from "./render/quality.ts";
+export { createMaterial, isMaterialName, libraryMaterialOf, MATERIAL_NAMES, materialCatalog, type MaterialName, type MaterialOptions } from "./render/materials.ts";
+export { LUT_NAMES, type LutName } from "./render/lut.ts";
+export { loadHdriAsset } from "./render/hdri.ts";
 export { type AssetInfo, env, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
 
 // In-world UI: text laid out and rasterized natively, containers composited into textures.

@@ -11,8 +11,10 @@ import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
+import { materialSkills } from "./material.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
@@ -21,7 +23,7 @@ import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -42,4 +44,6 @@ export function registerCoreSkills(session: WorldSession): void {
     },
     load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
   });
+  registry.registerAll(renderSettingsSkills, { look });
+  registry.registerAll(materialSkills, { entities });
 }

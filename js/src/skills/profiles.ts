@@ -17,6 +17,7 @@ export const PERMISSIONS = [
   "game.define",
   "save.write",
   "world.write",
+  "render.write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -27,6 +28,7 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
     "agent.read", "agent.write", "ui.write", "audio.play",
     "game.read", "game.act", "game.define", "save.write",
     "world.write",
+    "render.write",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],
