@@ -817,6 +817,8 @@ declare module "limina/internal/engine/observability/tracer" {
          * (at least one) and of its bytes, so one client cannot spend every other client's exports.
          */
         exportTo(name: string, sessionId?: string): Promise<ExportedTrace>;
+        /** Whether the world log is closed (its session was disposed): nothing more can be recorded. */
+        get isClosed(): boolean;
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
@@ -957,7 +959,15 @@ declare module "limina/internal/engine/skills/registry" {
             module: string;
             factory: string;
         };
+        /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
+        surfaceMode?: SurfaceMode;
     }
+    /**
+     * How a skill reaches an LLM player's model: as a function tool
+     * (`tool-only`), as a contract in the system message answered in the JSON
+     * action grammar (`system-prompt`), or both.
+     */
+    export type SurfaceMode = "tool-only" | "system-prompt" | "both";
     /** A skill module's factory: its definitions, built over the services they act on. */
     export type SkillFactory<S = any> = (services: S) => SkillDefinition[];
     /** Who is calling, under what. */
@@ -1014,6 +1024,8 @@ declare module "limina/internal/engine/skills/registry" {
         private readonly tools;
         private policy;
         private readonly listeners;
+        /** The surface mode of skills that name none (before the provider and model rules). */
+        defaultSurfaceMode?: SurfaceMode;
         constructor(tracer: Tracer, tickOf?: () => number);
         register(skill: AnySkill, services?: unknown): void;
         /** Registers every skill a module's factory builds over `services`. */
@@ -3730,20 +3742,27 @@ declare module "limina/internal/limina-runtime/js/host" {
         source: string;
         description: string;
     }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
     /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
     export const resolveAsset: (id: string) => Promise<AssetInfo>;
     /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
     export const readAsset: (id: string) => Promise<Uint8Array>;
     /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        timeoutMs: number;
-    }) => Promise<{
-        status: number;
-        body: string;
-    }>;
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
     /** An environment variable, or undefined when unset. */
     export const env: (name: string) => string | undefined;
 }
@@ -4415,10 +4434,12 @@ declare module "limina/internal/engine/skills/agent" {
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/audit" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function auditSkills({ tracer }: {
+    export function auditSkills({ tracer, agents }: {
         tracer: Tracer;
+        agents: AgentDirectory;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/camera" {
@@ -4476,6 +4497,8 @@ declare module "limina/internal/engine/skills/system" {
         /** The world's digest now (WorldSession.digest). */
         digest(): string;
     }
+    /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
+    export function words(text: string): string[];
     export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/ui" {
@@ -4688,9 +4711,176 @@ declare module "limina/internal/engine/render/orbit-camera" {
     /** Places `camera` on `orbit`, after applying this step's input to it. */
     export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: Input): void;
 }
+declare module "limina/internal/engine/skills/compact-schema" {
+    export interface CompactOptions {
+        /** Drop `description`, `title` and `examples` inside the schema. */
+        annotations?: boolean;
+        /** Drop `$schema` (MCP's default dialect is 2020-12 when none is named). */
+        dialect?: boolean;
+        /** Hoist repeated subschemas of at least this many bytes into `$defs` (0: never). */
+        hoistBytes?: number;
+    }
+    /** `schema` compacted; the input is not modified. */
+    export function compactSchema(schema: unknown, options?: CompactOptions): unknown;
+    /** A description's first sentence (detail stays in the full contract). */
+    export function oneLine(description: string): string;
+}
+declare module "limina/internal/engine/agents/action-grammar" {
+    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    /** The grammar as the system message states it to a model. */
+    export const ACTION_GRAMMAR = "To act, reply with only this JSON and no other text: {\"actions\":[{\"tool\":\"<skill id>\",\"input\":{\u2026}}]} \u2014 one or more actions, each input matching its skill's input schema.";
+    export type Parsed = {
+        ok: true;
+        calls: MCPRequest[];
+    } | {
+        ok: false;
+        error: string;
+    };
+    /** A skill id as the model wrote it, back in the registry's spelling. */
+    export const fromFunctionName: (fn: string) => string;
+    /** Parses a reply's text by the grammar. */
+    export function parseActions(text: string): Parsed;
+}
+declare module "limina/internal/engine/agents/surface-modes" {
+    import type { SkillTool, SurfaceMode } from "limina/internal/engine/skills/registry";
+    export const SURFACE_MODES: readonly ["tool-only", "system-prompt", "both"];
+    /** A rule for a provider and model: data, matched by name and a `*` glob on the model. */
+    export interface SurfaceRule {
+        /** The provider's name (`ollama`, `gateway`, …) or `*`. */
+        provider: string;
+        /** The model, with `*` matching any run of characters (case-insensitive). */
+        model: string;
+        mode: SurfaceMode;
+        /** Why, for the docs and the trace. */
+        why?: string;
+    }
+    /**
+     * The built-in rules. Ollama serves these model families without native tool
+     * calling (its /api/chat refuses `tools` for them), so they get every skill in
+     * the system message and answer in the grammar; every other model of every
+     * provider is offered tools.
+     */
+    export const SURFACE_RULES: readonly SurfaceRule[];
+    /** The first rule matching `provider` and `model` among `rules`, or null. */
+    export function matchRule(rules: readonly SurfaceRule[], provider: string, model: string): SurfaceRule | null;
+    /** The cascade for one skill (`skill` null: the discovery tools, which carry no metadata). */
+    export function resolveSurfaceMode(skill: {
+        surfaceMode?: SurfaceMode;
+    } | null, registryDefault: SurfaceMode | undefined, provider: string, model: string, agentRules?: readonly SurfaceRule[]): SurfaceMode;
+    /** Checks rules an agent brings: a precise error for the first bad one. */
+    export function checkRules(rules: unknown): SurfaceRule[];
+    /** The system message: the agent's own prompt, then the contracts of skills offered there and the grammar. */
+    export function composeSystemPrompt(persona: string, prompted: readonly SkillTool[]): string;
+}
+declare module "limina/internal/engine/agents/discovery" {
+    import { type SkillDefinition, type SkillRegistry, type SkillTool } from "limina/internal/engine/skills/registry";
+    import type { LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    import { type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export const LIST_SKILLS = "list_skills";
+    export const READ_SKILL = "read_skill";
+    /** The most skills a core set holds. */
+    export const MAX_CORE = 16;
+    export type DiscoveryMode = "progressive" | "full";
+    export interface DiscoveryOptions {
+        /** `progressive` (default): core + active + the discovery tools; `full`: every permitted skill. */
+        mode?: DiscoveryMode;
+        /** The agent's own core set (at most 16 skill ids), instead of its profile's. */
+        core?: string[];
+        /** Active skills kept at most (default 8). */
+        maxActive?: number;
+        /** Estimated prompt tokens the active skills may take together (default 4000). */
+        activeBudgetTokens?: number;
+        /** Surface-mode rules consulted before the built-in ones. */
+        surfaceRules?: SurfaceRule[];
+    }
+    export interface DiscoveryConfig {
+        mode: DiscoveryMode;
+        core: string[] | null;
+        maxActive: number;
+        activeBudgetTokens: number;
+        surfaceRules: SurfaceRule[];
+    }
+    /**
+     * The core purposes, in the order a core set is filled: each contributes the
+     * listed skills the profile may call and the build has, until 16.
+     */
+    export const CORE_PURPOSES: readonly {
+        purpose: string;
+        skills: readonly string[];
+    }[];
+    /** Rough tokens of a prompt text: 4 characters a token, the usual estimate for English and JSON. */
+    export const estimateTokens: (chars: number) => number;
+    type AnySkill = SkillDefinition<any, any>;
+    /** What one decision offers an agent. */
+    export interface Offer {
+        /** Offered as function tools. */
+        tools: SkillTool[];
+        /** Offered in the system message (answered in the grammar). */
+        prompted: SkillTool[];
+        systemPrompt: string;
+        /** The agent's active skills, most recent first. */
+        active: string[];
+    }
+    /** An agent's discovery options checked and filled with defaults. */
+    export function discoveryConfig(options?: DiscoveryOptions): DiscoveryConfig;
+    export class SkillSurface {
+        private readonly registry;
+        /** Skills as models see them (one-line description, compact schema), by name. */
+        private readonly forms;
+        private readonly permittedByProfile;
+        private readonly coreByProfile;
+        constructor(registry: SkillRegistry);
+        /** A skill as a model is offered it, and its estimated prompt tokens. */
+        private form;
+        /** The estimated prompt tokens `name` takes as offered to a model (0 for no such skill). */
+        costOf(name: string): number;
+        /** The skills `profile` may call, in registration order. */
+        permitted(profile: string): AnySkill[];
+        /** Whether `agent` may call `name` (its profile grants every permission the skill needs). */
+        mayCall(agent: AgentRecord, name: string): boolean;
+        /** The agent's core set: its own, else its profile's by CORE_PURPOSES; only skills it may call. */
+        core(agent: AgentRecord): string[];
+        /** What the next decision offers `agent`, each skill by its surface mode. */
+        offer(agent: AgentRecord, provider: LLMProvider): Offer;
+        /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
+        isDiscoveryTool(name: string): boolean;
+        /** `list_skills`: the skills the agent may call beyond its core, optionally one family's or matching words. */
+        list(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: {
+                skills: {
+                    id: string;
+                    description: string;
+                }[];
+                total: number;
+            };
+        } | {
+            ok: false;
+            error: string;
+        };
+        /** `read_skill`: the skill's full contract; activates it. */
+        read(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: Record<string, unknown>;
+            dropped: string[];
+        } | {
+            ok: false;
+            code: "invalid_input" | "not_found" | "forbidden";
+            error: string;
+        };
+        /**
+         * Makes `name` the agent's most recently used skill (a core skill needs
+         * no activation); drops the least recently used while over the count or
+         * the prompt budget. Returns what was dropped.
+         */
+        activate(agent: AgentRecord, name: string): string[];
+    }
+}
 declare module "limina/internal/engine/agents/registry" {
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    import { type DiscoveryConfig, type DiscoveryOptions } from "limina/internal/engine/agents/discovery";
     export interface PerceivedEntity {
         id: string;
         position: Vec3;
@@ -4729,6 +4919,8 @@ declare module "limina/internal/engine/agents/registry" {
             model: string;
             systemPrompt: string;
         };
+        /** What each decision offers the model (progressive discovery unless `mode: "full"`). */
+        discovery: DiscoveryConfig;
         perception?: Perception;
         perceptionEventId?: string;
         inFlight: boolean;
@@ -4739,8 +4931,32 @@ declare module "limina/internal/engine/agents/registry" {
         previousResults: unknown[];
         /** Weighted-fair scheduling position (stride scheduling); null while idle. */
         pass: number | null;
+        /** Skills activated by `read_skill` or use, most recent first (progressive discovery). */
+        active: string[];
+        /** What `list_skills` / `read_skill` answered, for the next decision only. */
+        pendingDiscovery: unknown[];
+        /** Decisions started in the last minute of ticks, with their estimated prompt tokens (rate limits). */
+        recentDecisions: {
+            tick: number;
+            tokens: number;
+        }[];
+        /** Held back by its rate limit since this tick; null when not. */
+        heldSince: number | null;
+        usage: AgentUsage;
     }
-    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
+    /** What an agent's decisions cost, summed over its life. */
+    export interface AgentUsage {
+        decisions: number;
+        /** Prompt size as sent, in characters, and estimated tokens (4 characters a token). */
+        promptChars: number;
+        estimatedPromptTokens: number;
+        /** As the providers' replies counted them (0 where a provider reports none). */
+        promptTokens: number;
+        completionTokens: number;
+    }
+    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">> & {
+        discovery?: DiscoveryOptions;
+    };
     export class AgentRegistry {
         private readonly agents;
         private next;
@@ -4759,51 +4975,109 @@ declare module "limina/internal/engine/agents/registry" {
 declare module "limina/internal/engine/agents/providers/provider" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
     import type { SkillTool } from "limina/internal/engine/skills/registry";
+    import { fromFunctionName } from "limina/internal/engine/agents/action-grammar";
     import type { Perception } from "limina/internal/engine/agents/registry";
     export interface DecideRequest {
+        /** The system message: the agent's prompt, plus the contracts of skills offered there and the action grammar. */
         systemPrompt: string;
         perception: Perception;
+        /** Skills offered as function tools (with `list_skills` / `read_skill` under progressive discovery). */
         tools: SkillTool[];
         previousResults: unknown[];
+        /** What `list_skills` / `read_skill` answered in the last decision, given once. */
+        discovery?: unknown[];
+        /** Set when some skill is offered in the system message: the reply may carry actions in the JSON action grammar. */
+        grammar?: boolean;
+        /** The agent's model, when it names one (else the provider's own). */
+        model?: string;
+        /** Who is deciding (providers key per-agent state on it). */
+        agentId?: string;
+    }
+    /** Tokens as the provider's reply counted them. */
+    export interface Usage {
+        promptTokens?: number;
+        completionTokens?: number;
+        totalTokens?: number;
     }
     export interface DecideResult {
         toolCalls: MCPRequest[];
-        usage?: {
-            totalTokens?: number;
-        };
+        usage?: Usage;
+        /** Requests retried before this answer, each with the status that caused it and the wait. */
+        retries?: RetryRecord[];
     }
     export interface LLMProvider {
         readonly name: string;
+        /** The model it asks unless a request names one (surface-mode rules match on it). */
+        readonly model?: string;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
     export type ProviderMap = Record<string, LLMProvider>;
     /** Skill names as function names ('.' is not allowed there): "scene.createEntity" ⇄ "scene__createEntity". */
     export const toFunctionName: (skill: string) => string;
-    export const fromFunctionName: (fn: string) => string;
-    /** One POST through the native HTTP op; a non-2xx status or non-JSON body is an error. */
-    export function postJson(url: string, body: unknown, options: {
+    export { fromFunctionName };
+    /** How a provider retries a request a server answered with 429 or 5xx. */
+    export interface RetryPolicy {
+        /** Retries after the first attempt (0: none). */
+        retries: number;
+        /** The first wait when the server names none; doubled per retry. */
+        baseDelayMs: number;
+        /** The longest wait, named by `Retry-After` or not: a server asking more fails the request now. */
+        maxDelayMs: number;
+    }
+    export const DEFAULT_RETRY: RetryPolicy;
+    export interface RetryRecord {
+        status: number;
+        waitedMs: number;
+    }
+    export interface PostOptions {
+        /** The whole request, retries and their waits included. */
         timeoutMs: number;
+        /** The TCP connect, then the TLS handshake, each. */
+        connectTimeoutMs?: number;
         headers?: [string, string][];
-    }): Promise<unknown>;
-    /** The system + user messages of a decision: the perception and previous results as JSON. */
+        retry?: RetryPolicy;
+    }
+    /** An error a provider's request failed with, carrying the retries made before it. */
+    export class ProviderError extends Error {
+        readonly retries: RetryRecord[];
+        code?: string;
+        constructor(message: string, retries?: RetryRecord[], code?: string);
+    }
+    /** A reply that is neither a tool call nor an action in the grammar: `reply` holds its start. */
+    export class MalformedReply extends Error {
+        readonly reply: string;
+        readonly malformed = true;
+        constructor(message: string, reply: string);
+    }
+    /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
+    export function retryAfterMs(headers: [string, string][], now?: number): number | null;
+    /**
+     * One POST of `body` as JSON through the native HTTP op; a 429 or 5xx is
+     * retried after the server's `Retry-After` (else a doubling backoff), within
+     * the policy and the deadline. A non-2xx status or non-JSON body is an error.
+     */
+    export function postJson(url: string, body: unknown, options: PostOptions): Promise<{
+        value: unknown;
+        retries: RetryRecord[];
+    }>;
+    /** The system + user messages of a decision: the perception, previous results and discovery answers as JSON. */
     export function decisionMessages(req: DecideRequest): {
         role: string;
         content: string;
     }[];
     /** Skills as function tools (the shape Ollama and OpenAI-compatible APIs share). */
     export function functionTools(tools: SkillTool[]): unknown[];
-    /** Tool calls a model wrote as text: a `{name, arguments}` object (or a list), possibly in a code fence. */
-    export function toolCallsFromText(text: string): MCPRequest[];
-    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls. */
-    export function toolCallsFromFunctions(calls: {
+    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls; bad arguments are malformed. */
+    export function toolCallsFromFunctions(provider: string, calls: {
         function?: {
             name?: unknown;
             arguments?: unknown;
         };
     }[] | undefined): MCPRequest[];
     /**
-     * The tool calls of a reply: native function calls, else a call written in
-     * the text; none at all is an error (a provider never invents an action).
+     * The tool calls of a reply: native function calls, else actions written in
+     * the JSON action grammar. No call at all is an error, and text that is not
+     * the grammar is a `MalformedReply` (a provider never invents an action).
      */
     export function replyToolCalls(provider: string, calls: {
         function?: {
@@ -4811,7 +5085,6 @@ declare module "limina/internal/engine/agents/providers/provider" {
             arguments?: unknown;
         };
     }[] | undefined, content: string | null | undefined): MCPRequest[];
-    export function safeJson(s: string): unknown;
 }
 declare module "limina/internal/engine/packages/provider" {
     import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
@@ -4831,7 +5104,13 @@ declare module "limina/internal/engine/agents/scheduler" {
         maxToolCallsPerDecision: number;
         maxActionsPerTick: number;
         decisionTimeoutMs: number;
+        /** Decisions started per minute of world ticks at most (unset: no limit). */
+        decisionsPerMinute?: number;
+        /** Estimated prompt tokens per minute of world ticks at most (unset: no limit). */
+        promptTokensPerMinute?: number;
     }
+    /** A minute of fixed steps at 60 steps per second. */
+    export const TICKS_PER_MINUTE = 3600;
     export interface SchedulerBudget {
         maxDecisionStartsPerTick: number;
         maxGlobalActionsPerTick: number;
@@ -4848,6 +5127,8 @@ declare module "limina/internal/engine/agents/scheduler" {
         budgetOf(agentId: string): AgentBudget;
         /** Agents whose decision is due and may start this tick, longest-waiting first. */
         dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
+        /** Whether the agent's rate limits let a decision start at `tick`; sets `heldSince` while they do not. */
+        withinRate(agent: AgentRecord, tick: number): boolean;
         /** The order in which queued actions run this tick (an agent appears once per action). */
         actionOrder(agents: AgentRecord[]): AgentRecord[];
     }
@@ -4875,28 +5156,44 @@ declare module "limina/internal/engine/agents/action" {
 declare module "limina/internal/engine/agents/decision" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import type { ProviderMap } from "limina/internal/engine/agents/providers/provider";
+    import { type Offer, SkillSurface } from "limina/internal/engine/agents/discovery";
+    import { type DecideRequest, type ProviderMap } from "limina/internal/engine/agents/providers/provider";
     import type { AgentRecord } from "limina/internal/engine/agents/registry";
     import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
+    /** A decision's prompt as sent: what it cost and what it offered. */
+    export interface PromptStats {
+        chars: number;
+        /** Estimated: 4 characters a token. */
+        tokens: number;
+        /** Function tools offered. */
+        tools: number;
+        /** Skills offered in the system message. */
+        prompted: number;
+        activeSkills: string[];
+    }
+    /** The size of a request as a provider sends it: its messages and function tools. */
+    export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats;
     export class DecisionSystem {
         private readonly registry;
         private readonly tracer;
         private readonly providers;
         private readonly scheduler;
-        private readonly toolsByProfile;
+        readonly surface: SkillSurface;
         private readonly timeouts;
         private disposed;
         constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
-        /** The tools an agent's profile could ever be allowed to call. */
-        private toolsFor;
         /** Starts a decision for each agent (perception already built); never waits for one. */
         start(agents: AgentRecord[], tick: number): void;
         /** Abandons every decision in flight and starts no more. */
         dispose(): void;
+        /** Records that the agent's rate limit holds its decisions back. */
+        deferred(agent: AgentRecord, tick: number): void;
         private emit;
         private startOne;
-        /** Validates candidates and queues the valid ones, within the agent's budget. */
+        /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
         private accept;
+        /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
+        private discover;
     }
 }
 declare module "limina/internal/engine/agents/observability" {
@@ -4977,15 +5274,20 @@ declare module "limina/internal/engine/agents/providers/scripted" {
     }
 }
 declare module "limina/internal/engine/agents/providers/ollama" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface OllamaOptions {
         baseUrl?: string;
         model: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
     export class OllamaProvider implements LLMProvider {
         private readonly options;
         readonly name = "ollama";
+        readonly model: string;
         private readonly url;
         private readonly timeoutMs;
         constructor(options: OllamaOptions);
@@ -5004,20 +5306,29 @@ declare module "limina/internal/engine/agents/providers/ollama" {
     }
 }
 declare module "limina/internal/engine/agents/providers/gateway" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface GatewayOptions {
         baseUrl?: string;
         apiKey?: string;
         model?: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
+    /** The error every decision of an unconfigured gateway fails with. */
+    export const GATEWAY_UNCONFIGURED = "GatewayProvider is not configured: set LIMINA_GATEWAY_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)";
     export class GatewayProvider implements LLMProvider {
+        private readonly options;
         readonly name = "gateway";
+        readonly model?: string;
         private readonly baseUrl?;
         private readonly apiKey?;
-        private readonly model?;
         private readonly timeoutMs;
         constructor(options?: GatewayOptions);
+        /** Whether the URL and model are set (else every decision fails naming the variables). */
+        get configured(): boolean;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
@@ -5464,7 +5775,8 @@ declare module "limina" {
     export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";
     export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
     export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
-    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, } from "limina/internal/engine/skills/registry";
+    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, type SurfaceMode, } from "limina/internal/engine/skills/registry";
+    export { compactSchema, type CompactOptions, oneLine } from "limina/internal/engine/skills/compact-schema";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
@@ -5482,14 +5794,18 @@ declare module "limina" {
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";
-    export { type AgentRecord, AgentRegistry, type AgentSpec, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
+    export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
     export { type AgentBudget, AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "limina/internal/engine/agents/scheduler";
     export { type AgentSystems, createAgentSystems } from "limina/internal/engine/agents/systems";
     export { pursueNearest } from "limina/internal/engine/agents/policies";
-    export { type DecideRequest, type DecideResult, decisionMessages, fromFunctionName, functionTools, type LLMProvider, type ProviderMap, replyToolCalls, toFunctionName, toolCallsFromFunctions, toolCallsFromText, } from "limina/internal/engine/agents/providers/provider";
+    export { type DecideRequest, type DecideResult, decisionMessages, DEFAULT_RETRY, fromFunctionName, functionTools, type LLMProvider, MalformedReply, postJson, ProviderError, type ProviderMap, replyToolCalls, type RetryPolicy, type RetryRecord, retryAfterMs, toFunctionName, toolCallsFromFunctions, type Usage, } from "limina/internal/engine/agents/providers/provider";
     export { ScriptedProvider } from "limina/internal/engine/agents/providers/scripted";
     export { OllamaChat, type OllamaOptions, OllamaProvider } from "limina/internal/engine/agents/providers/ollama";
-    export { type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
+    export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
+    export { ACTION_GRAMMAR, parseActions } from "limina/internal/engine/agents/action-grammar";
+    export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
+    export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export { type PromptStats, promptStats } from "limina/internal/engine/agents/decision";
     export { abilities, type As, callSkill, checkpoints, combat, damage, dialogue, events, game, interaction, inventory, items, npcs, progression, quests, saves, stats, status, triggers, } from "limina/internal/engine/game/api";
     export { Game, type RuleContext } from "limina/internal/engine/game/game";
     export type { Condition, Effect, Who } from "limina/internal/engine/game/rules/schemas";

@@ -28,7 +28,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
-  registry.registerAll(auditSkills, { tracer });
+  registry.registerAll(auditSkills, { tracer, agents });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });

@@ -29,7 +29,7 @@ const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "rend
 let reloads = 0;
 
 /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
