@@ -2835,7 +2835,7 @@ declare module "limina/internal/engine/game/combat/stats" {
         modifiersOf(entity: string, name: string): Modifier[];
         /** What `name` reads as: its value plus the modifiers' adds, times their multipliers; null when it has none. */
         value(entity: string, name: string): number | null;
-        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration). */
+        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration, damage and healing, which say so themselves). */
         set(entity: string, name: string, value: number, cause: string | null, quiet?: boolean): number;
         modify(entity: string, name: string, by: number, cause: string | null): number;
         setResistance(entity: string, kind: string, factor: number): void;
@@ -3871,6 +3871,7 @@ declare module "limina/internal/engine/game/save/checkpoints" {
         readonly all: Map<string, Checkpoint>;
         constructor(game: Game, checkpointing: Checkpointing);
         save(): Saved;
+        /** Each checkpoint's name, tick and the digest of the world it holds (its bytes also carry presentation and the log position, which are not world state). */
         digestState(): unknown;
         load(saved: Saved | null): void;
         /** Snapshots the world as checkpoint `name` (replacing one of that name). */
