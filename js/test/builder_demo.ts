@@ -1,13 +1,14 @@
 // The headless builder demo (`limina demo builder`) runs to completion and
 // its exported trace passes `limina trace verify`.
-import { createWorldSession, traceDir } from "limina";
+import { traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
+import { registeredSkillNames } from "./support/skills.ts";
 
 test("the builder demo builds its scene, shows a read-only observer denied, and exports a verifiable trace", async () => {
   const run = await Limina.run({ cmd: Limina.execPath, args: ["demo", "builder", "--deterministic"] });
   assertEquals(run.code, 0, run.stderr);
   for (const line of [
-    `discovered ${createWorldSession({ simulate: false }).registry.size} tools`,
+    `discovered ${registeredSkillNames().length} tools`,
     "lit: ambient + shadow-casting directional light",
     'loaded glTF "crate"',
     "scene.createEntity under system.readonly → forbidden: missing permission: scene.write",

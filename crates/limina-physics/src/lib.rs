@@ -6,6 +6,7 @@
 //! `js/physics.ts`.
 
 mod bounds;
+mod heightfield;
 mod joints;
 mod ops;
 mod shapes;
@@ -13,6 +14,7 @@ mod snapshot;
 mod world;
 
 pub use bounds::{Fallen, KillPlane, WORLD_EXTENT};
+pub use heightfield::{PropShape, Water};
 pub use joints::{JointDesc, JointState, JointType, Motor};
 pub use shapes::{ColliderDesc, Groups, MeshData, Shape};
 pub use world::{BodyDesc, BodyKind, BodyState, ColliderMaterial, CollisionRecord, PhysicsWorld, RayHit, TransformColumns};
@@ -50,5 +52,10 @@ deno_core::extension!(
     ops::op_physics_snapshot,
     ops::op_physics_restore,
     ops::op_physics_digest_bytes,
+    heightfield::op_physics_create_heightfield,
+    heightfield::op_physics_set_heightfield,
+    heightfield::op_physics_create_props,
+    heightfield::op_physics_apply_water,
+    heightfield::op_physics_refresh_queries,
   ],
 );

@@ -10,7 +10,7 @@ use crate::joints::{JointDesc, JointState, Motor};
 use crate::shapes::{ColliderDesc, MeshData};
 use crate::world::{BodyDesc, BodyKind, BodyState, ColliderMaterial, CollisionRecord, PhysicsWorld, TransformColumns};
 
-fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
+pub(crate) fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
   resource_mut::<Handles<PhysicsWorld>>(state).get_mut(id, "physics world")
 }
 

@@ -473,6 +473,21 @@ impl PhysicsWorld {
     self.rapier.integration_parameters.dt = dt;
     self.rapier.step_with_events(&(), &self.collector);
     self.steps += 1;
+    self.collect_events();
+    self.apply_kill_plane();
+    Ok((self.pending.len() + self.fallen.len()) as u32)
+  }
+
+  /// Brings contacts and scene queries (raycasts) up to date with colliders added or changed
+  /// since the last step, without advancing the simulation; contacts it starts or ends are
+  /// reported like a step's.
+  pub(crate) fn detect_collisions_now(&mut self) {
+    self.rapier.detect_collisions(&(), &self.collector);
+    self.collect_events();
+  }
+
+  /// Moves the collision events Rapier reported into the queue, as body handles.
+  fn collect_events(&mut self) {
     let raw = std::mem::take(&mut *self.collector.events.lock().expect("collector lock"));
     for e in raw {
       // A collider removed during the step (none today) would have no body.
@@ -490,8 +505,6 @@ impl PhysicsWorld {
         normal: e.contact.map(|c| c.1),
       });
     }
-    self.apply_kill_plane();
-    Ok((self.pending.len() + self.fallen.len()) as u32)
   }
 
   /// The collision events since the last drain, in the order they happened.

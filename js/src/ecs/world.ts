@@ -1,7 +1,7 @@
 // The world's state: a bitECS world whose transforms are SoA Float32Arrays
 // sized MAX_ENTITIES, plus the EntityTable that names its entities.
 
-import { $internal, addComponent, addEntity, createWorld, removeEntity } from "bitecs";
+import { $internal, addComponent, addEntity, createWorld, removeEntity, resetWorld } from "bitecs";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { Quat, QuatColumns, Vec3, Vec3Columns } from "../../../crates/limina-ops/js/soa.ts";
 import { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./entity-table.ts";
@@ -52,12 +52,6 @@ export class World {
   readonly Rotation: QuatColumns = { ...vec3Columns(), w: new Float32Array(MAX_ENTITIES) };
   readonly Scale: Vec3Columns = vec3Columns();
   readonly entities = new EntityTable();
-  /**
-   * World state kept beside the entities (prefab definitions, entities' looks, a gameplay
-   * family's records), by name: each part's JSON-able value (or its JSON, as a string), which
-   * the world digest covers.
-   */
-  readonly digestParts = new Map<string, () => unknown>();
 
   /** Entities the world can hold at once (bitECS never hands out eid 0). */
   static readonly capacity = MAX_ENTITIES - 1;
@@ -149,6 +143,12 @@ export class World {
     }));
     const { dense, aliveCount, maxId } = this.entityIndex;
     return { identity, transforms, eids: { dense: [...dense], aliveCount, maxId } };
+  }
+
+  /** Forgets every entity, id and eid: the world is as if new (what loading a checkpoint in place starts from). */
+  clear(): void {
+    resetWorld(this.ecs);
+    this.entities.clear();
   }
 
   /** A new world holding the snapshot's entities, ids, counter and version. */

@@ -19,7 +19,7 @@
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
 import type { World } from "../ecs/world.ts";
-import { type EntityLook, lookOf } from "../scene/describe.ts";
+import { type EntityLook, entityLook } from "../scene/describe.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
@@ -82,8 +82,8 @@ export class StateSync {
     this.world = entities.world;
   }
 
-  private styled(id: string, tags: Set<string>, entry: Parameters<typeof lookOf>[0]): Styled {
-    return { entity: id, look: lookOf(entry), tags: [...tags] };
+  private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
+    return { entity: id, look: entityLook(entry), tags: [...tags] };
   }
 
   get subscribers(): number {

@@ -3,9 +3,10 @@
 // bitECS's eids), the physics world (Rapier's own serialization: bodies,
 // colliders, joints, the kill plane), the scene graph state skills control
 // (each entity's shape or glTF model, its style, materials and shadows, its
-// body's description, the lighting, the view camera), the prefabs, the
-// undrained contact events, the agent records and the tick — encoded as
-// bytes a world file holds.
+// body's description, the lighting, the view camera), the render settings
+// (environment, post stack, quality tier), the world resources (prefabs,
+// game state), the agent records and the tick — encoded as bytes a world
+// file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -13,15 +14,15 @@ import type { AgentSummary } from "../agents/directory.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
-import type { ContactEvent, EntityStyle } from "../scene/entities.ts";
-import type { PrefabsSnapshot } from "../scene/prefabs.ts";
-import type { Lighting } from "../scene/scene-graph.ts";
+import type { LookSettings } from "../render/look.ts";
+import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
+import type { EntityStyle } from "../scene/entities.ts";
 import { materialsOf, meshesOf } from "../scene/meshes.ts";
+import type { Lighting } from "../scene/scene-graph.ts";
 import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "../scene/shapes.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
-import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
 export const SNAPSHOT_VERSION = 2;
@@ -30,6 +31,8 @@ interface SavedMaterial {
   color: number | null;
   roughness: number | null;
   metalness: number | null;
+  /** Set when the material is one of the look's library materials (material.apply). */
+  look?: { material: string; tint: number; uvScale: number; space: "object" | "world" };
 }
 
 interface SavedMesh {
@@ -74,23 +77,30 @@ export interface SessionSnapshot {
   /** `[entity id, physics body handle]` for every entity with a body. */
   bodies: [string, number][];
   objects: Record<string, SavedObject>;
-  prefabs: PrefabsSnapshot;
-  /** Contact events the steps produced that physics.collisionEvents has not drained yet. */
-  contacts: ContactEvent[];
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** The world resources (game state) by name; absent in snapshots made before they existed. */
+  resources?: Record<string, unknown>;
+  /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+  look?: LookSettings;
 }
 
-function saveMeshes(object: THREE.Object3D): SavedMesh[] {
+/** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
-    materials: materialsOf(mesh).map((m) => ({
-      color: m.color ? m.color.getHex() : null,
-      roughness: "roughness" in m ? m.roughness : null,
-      metalness: "metalness" in m ? m.metalness : null,
-    })),
+    materials: materialsOf(mesh).map((m) => {
+      const saved: SavedMaterial = {
+        color: m.color ? m.color.getHex() : null,
+        roughness: "roughness" in m ? m.roughness : null,
+        metalness: "metalness" in m ? m.metalness : null,
+      };
+      const look = libraryMaterialOf(m);
+      if (look) saved.look = { material: look.material, tint: look.tint, uvScale: look.uvScale, space: look.space };
+      return saved;
+    }),
   }));
 }
 
@@ -100,6 +110,12 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   meshes.forEach((mesh, i) => {
     mesh.castShadow = saved[i].castShadow;
     mesh.receiveShadow = saved[i].receiveShadow;
+    const dressed = saved[i].materials[0]?.look;
+    if (dressed) {
+      if (!isMaterialName(dressed.material)) throw engineError("invalid_input", `snapshot of ${id} names an unknown library material ${JSON.stringify(dressed.material)}`);
+      mesh.material = createMaterial(dressed.material, dressed);
+      return;
+    }
     materialsOf(mesh).forEach((m, j) => {
       const s = saved[i].materials[j];
       if (!s) return;
@@ -127,7 +143,20 @@ function saveObject(entry: EntityEntry): SavedObject | null {
   throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a shape the engine made nor a glTF model)`);
 }
 
-function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+/** A saved primitive's shape, checked as a new one would be. */
+function checkedShape(id: string, shape: unknown): Exclude<EntityShape, { shape: "mesh" }> {
+  try {
+    const s = normalizeShape(shape as ShapeInput);
+    if (s.shape !== "mesh") return s;
+  } catch (e) {
+    if (!(e instanceof ShapeError)) throw e;
+    throw engineError("invalid_input", `snapshot object of ${id}: ${e.message}`);
+  }
+  throw engineError("invalid_input", `snapshot object of ${id} is a primitive without a primitive shape`);
+}
+
+/** The lighting as snapshots save it and digests hash it. */
+export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
   const cam = directional.shadow.camera as THREE.OrthographicCamera;
   const p = directional.position;
   return {
@@ -161,22 +190,18 @@ function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): vo
   directional.shadow.bias = s.bias;
 }
 
-/** A saved primitive's shape, checked as a new one would be. */
-function checkedShape(id: string, shape: unknown): Exclude<EntityShape, { shape: "mesh" }> {
-  try {
-    const s = normalizeShape(shape as ShapeInput);
-    if (s.shape !== "mesh") return s;
-  } catch (e) {
-    if (!(e instanceof ShapeError)) throw e;
-    throw engineError("invalid_input", `snapshot object of ${id}: ${e.message}`);
-  }
-  throw engineError("invalid_input", `snapshot object of ${id} is a primitive without a primitive shape`);
+export interface SnapshotOptions {
+  /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+  exclude?: readonly string[];
+  /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+  withoutUi?: boolean;
 }
 
 /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
+export function snapshotSession(session: WorldSession, options: SnapshotOptions = {}): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  const exclude = options.exclude ?? [];
   const ui = session.ui.handles().length;
-  if (ui > 0) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
+  if (ui > 0 && !options.withoutUi) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
@@ -187,16 +212,16 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: worldDigest(session.world, session.physics),
+    digest: session.digest(exclude),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
     objects,
-    prefabs: session.prefabs.snapshot(),
-    contacts: session.entities.pendingContacts(),
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
+    resources: session.resources.save(exclude),
+    look: session.look.settings(),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -228,7 +253,7 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
   if (snapshot?.version !== SNAPSHOT_VERSION) {
     throw engineError("invalid_input", `world snapshot version ${JSON.stringify(snapshot?.version)} is not supported (this engine reads version ${SNAPSHOT_VERSION})`);
   }
-  for (const key of ["world", "bodies", "objects", "prefabs", "contacts", "lighting", "view", "agents"] as const) {
+  for (const key of ["world", "bodies", "objects", "lighting", "view", "agents"] as const) {
     if (snapshot[key] === undefined || snapshot[key] === null) throw engineError("invalid_input", `world snapshot lacks ${key}`);
   }
   if (!Number.isInteger(snapshot.tick) || snapshot.tick < 0) throw engineError("invalid_input", `world snapshot tick must be a whole number ≥ 0, got ${snapshot.tick}`);
@@ -241,19 +266,43 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
  * view camera and tick; the session is then marked `restored`. Its digest is checked
  * against the saved one: a mismatch is an `internal` error.
  */
-export async function restoreSession(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
+export async function restoreSession(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
   if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
+  const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
+  const models = await loadModels(snapshot);
+  // The look next (an HDRI it names must load): still before the world changes.
+  if (snapshot.look) await session.look.restore(snapshot.look);
+  build(session, snap, models, []);
+  session.view.set(snapshot.view);
+  session.resume(snapshot.tick, snapshot.agents);
+  const digest = session.digest();
+  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
+  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
+  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/**
+ * The scene objects a snapshot's entities need: glTF models loaded again from their asset ids,
+ * primitives made from their shapes. A missing model or a bad shape refuses the snapshot.
+ */
+async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, THREE.Object3D>> {
   const models = new Map<string, THREE.Object3D>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
-    else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
-    else models.set(id, primitiveMesh(checkedShape(id, saved.shape), 0xffffff));
+    else if (saved.kind === "primitive") models.set(id, primitiveMesh(checkedShape(id, saved.shape), 0xffffff));
+    else throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
+  return models;
+}
+
+/** Fills an empty world from a snapshot: world resources (but `keep`), ECS, physics, scene objects, lighting. */
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, THREE.Object3D>, keep: readonly string[]): void {
+  // World resources first: all or nothing, so a malformed one also refuses before the world changes.
+  session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
-  session.prefabs.restore(snapshot.prefabs);
-  session.entities.restoreContacts(snapshot.contacts);
+  session.terrain.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
@@ -274,10 +323,42 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
     session.entities.touch(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
-  session.view.set(snapshot.view);
-  session.resume(snapshot.tick, snapshot.agents);
-  const digest = worldDigest(session.world, session.physics);
-  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
-  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
-  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** Empties a live world: every entity (scene object, body) destroyed and the ECS as if new. */
+function clear(session: WorldSession): void {
+  for (const entry of [...session.world.entities.entries()]) session.entities.destroy(entry.id);
+  session.world.clear();
+}
+
+/**
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
+ * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+ * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+ * checked; resolves to it.
+ */
+export async function replaceWorld(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }, keep: readonly string[] = []): Promise<string> {
+  const models = await loadModels(snap.snapshot);
+  const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
+  const backupModels = await loadModels(backup.snapshot);
+  const putBack = async () => {
+    clear(session);
+    build(session, backup, backupModels, keep);
+    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
+  };
+  try {
+    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
+    clear(session);
+    build(session, snap, models, keep);
+  } catch (e) {
+    await putBack();
+    throw e;
+  }
+  const digest = session.digest(keep);
+  if (digest !== snap.snapshot.digest) {
+    await putBack();
+    throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
+  }
+  return digest;
 }

@@ -24,7 +24,7 @@ export type EntityLook = EntityShape & {
 };
 
 /** An entity's look, or null for one the engine did not make from a shape (e.g. a module's own scene object). */
-export function lookOf(entry: EntityEntry): EntityLook | null {
+export function entityLook(entry: EntityEntry): EntityLook | null {
   const shape = entry.shape as EntityShape | undefined;
   if (!shape) return null;
   const style = (entry.style ?? { color: null, roughness: null, metalness: null, material: null, visible: true }) as EntityStyle;
@@ -111,7 +111,7 @@ export function describeEntity(entities: Entities, entry: EntityEntry): EntityDe
   }
   return {
     entity: entry.id,
-    look: lookOf(entry),
+    look: entityLook(entry),
     tags: [...entry.tags],
     transform: { position: world.position(entry.eid), rotation: world.rotation(entry.eid), scale: world.scale(entry.eid) },
     body,

@@ -9,9 +9,9 @@ import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { BodyKind, CollisionEvent, Groups, PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
+import type { WorldResource } from "../ecs/resources.ts";
 import type { Quat, Vec3, World } from "../ecs/world.ts";
 import { ColliderError, type ColliderSpec, collidersFor, geometrySource } from "./colliders.ts";
-import { lookOf } from "./describe.ts";
 import { materialsOf, meshesOf } from "./meshes.ts";
 import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "./shapes.ts";
 
@@ -134,19 +134,7 @@ export class Entities {
   private dropped = 0;
   private readonly contactListeners = new Set<(e: ContactEvent) => void>();
 
-  constructor(readonly world: World, readonly scene: THREE.Scene, readonly physics: PhysicsWorld, private readonly emit: WorldEventSink = () => {}) {
-    // Looks and body descriptions are world state: the digest covers them (recomputed only after a change).
-    let cached: { key: string; value: string } | null = null;
-    world.digestParts.set("looks", () => {
-      const key = `${this.styleRevision}:${world.entities.revision}`;
-      if (cached?.key !== key) {
-        const looks: unknown[] = [];
-        for (const e of world.entities.entries()) if (e.shape !== undefined) looks.push([e.id, lookOf(e), e.bodySpec ?? null]);
-        cached = { key, value: JSON.stringify(looks) };
-      }
-      return cached.value;
-    });
-  }
+  constructor(readonly world: World, readonly scene: THREE.Scene, readonly physics: PhysicsWorld, private readonly emit: WorldEventSink = () => {}) {}
 
   /** The live entry for `id`, or a `not_found` error naming it. */
   require(id: string): EntityEntry {
@@ -383,14 +371,20 @@ export class Entities {
     return out;
   }
 
-  /** The undrained contact events, for snapshots. */
-  pendingContacts(): ContactEvent[] {
-    return this.contacts.slice();
-  }
-
-  /** Puts back the undrained contact events a snapshot held. */
-  restoreContacts(events: ContactEvent[]): void {
-    this.contacts = events.slice(-CONTACT_BUFFER);
+  /**
+   * The undrained contact events as a world resource: snapshots keep them, so a restored world
+   * reports what the saved one would have. Not in the digest: draining them is reading.
+   */
+  contactsResource(): WorldResource<ContactEvent[]> {
+    return {
+      save: () => this.contacts.slice(-CONTACT_BUFFER),
+      load: (saved) => {
+        if (saved !== null && !Array.isArray(saved)) throw engineError("invalid_input", "saved contact events must be a list");
+        this.contacts = (saved ?? []).slice(-CONTACT_BUFFER);
+        this.dropped = 0;
+      },
+      digestState: () => null,
+    };
   }
 
   private idOf(eid: number | null): string | undefined {

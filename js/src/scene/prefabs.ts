@@ -1,7 +1,8 @@
 // Prefabs: a named group of entities (and joints between them), defined once
 // in the prefab's own frame and placed many times, moved, turned and
-// uniformly scaled. Definitions and the instance counter are world state:
-// snapshots save them and the world digest covers them.
+// uniformly scaled. Definitions and the instance counter are world state: a
+// world resource ("scene.prefabs"), so snapshots save them and the world
+// digest covers them.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { JointDesc } from "../../../crates/limina-physics/js/physics.ts";
@@ -58,9 +59,7 @@ export class Prefabs {
   private readonly definitions = new Map<string, PrefabDefinition>();
   private nextInstance = 1;
 
-  constructor(private readonly entities: Entities) {
-    entities.world.digestParts.set("prefabs", () => this.snapshot());
-  }
+  constructor(private readonly entities: Entities) {}
 
   get(name: string): PrefabDefinition | undefined {
     return this.definitions.get(name);
@@ -146,16 +145,19 @@ export class Prefabs {
     }
   }
 
-  snapshot(): PrefabsSnapshot {
+  /** The definitions and the instance counter, as a world resource saves them. */
+  save(): PrefabsSnapshot {
     return { definitions: [...this.definitions.values()], nextInstance: this.nextInstance };
   }
 
-  restore(snap: PrefabsSnapshot): void {
-    if (!snap || !Array.isArray(snap.definitions) || !Number.isInteger(snap.nextInstance) || snap.nextInstance < 1) {
-      throw engineError("invalid_input", "prefabs snapshot must have definitions[] and nextInstance ≥ 1");
-    }
+  /** Puts saved definitions back (null: none, the counter from 1); a malformed save changes nothing. */
+  load(snap: PrefabsSnapshot | null): void {
+    const saved = snap ?? { definitions: [], nextInstance: 1 };
+    const ok = Array.isArray(saved.definitions) && Number.isInteger(saved.nextInstance) && saved.nextInstance >= 1 &&
+      saved.definitions.every((d) => typeof d?.name === "string" && Array.isArray(d.entities) && Array.isArray(d.joints));
+    if (!ok) throw engineError("invalid_input", "saved prefabs must have definitions (each a name, entities and joints) and nextInstance ≥ 1");
     this.definitions.clear();
-    for (const d of snap.definitions) this.definitions.set(d.name, JSON.parse(JSON.stringify(d)));
-    this.nextInstance = snap.nextInstance;
+    for (const d of saved.definitions) this.definitions.set(d.name, JSON.parse(JSON.stringify(d)));
+    this.nextInstance = saved.nextInstance;
   }
 }
