@@ -37,9 +37,12 @@ test("scene.describe: the look is what another client redraws from, and what mak
   // Changes show: colour, PBR, visibility, the name of an applied material.
   await w.call("three.setMaterial", { entity, color: 0xff0000, roughness: 0.9 });
   await w.call("scene.setVisible", { entity, visible: false });
-  w.s.entities.restyle(w.s.world.entities.get(entity)!, { material: "brushed_steel" });
   const changed = await w.call<Description>("scene.describe", { entity });
-  assertEquals([changed.look.color, changed.look.roughness, changed.look.visible, changed.look.material], [0xff0000, 0.9, false, "brushed_steel"]);
+  assertEquals([changed.look.color, changed.look.roughness, changed.look.visible, changed.look.material], [0xff0000, 0.9, false, null]);
+  // A library material (material.apply) is named, its tint the colour.
+  await w.call("material.apply", { entityId: entity, material: "wood", tint: 0xddccbb });
+  const dressed = await w.call<Description>("scene.describe", { entity });
+  assertEquals([dressed.look.material, dressed.look.color, dressed.look.visible], ["wood", 0xddccbb, false]);
 });
 
 test("inspector.snapshot gives every entity's look; a model's is its asset; an entity the module made by hand has none", async () => {

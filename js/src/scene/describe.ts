@@ -5,15 +5,19 @@
 // scene.describe and the WebSocket state stream all carry it.
 
 import type { JointState } from "../../../crates/limina-physics/js/physics.ts";
+import type * as THREE from "three";
 import type { EntityEntry } from "../ecs/entity-table.ts";
+import { libraryMaterialOf } from "../render/materials.ts";
 import type { Quat, Vec3 } from "../ecs/world.ts";
 import type { BodySpec, Entities, EntityStyle } from "./entities.ts";
+import { materialsOf, meshesOf } from "./meshes.ts";
 import type { EntityShape } from "./shapes.ts";
 
 /**
  * How an entity looks, in one flat object: its normalised shape (`shape` and that shape's
- * dimensions, or `asset` for a model), `color` (0xRRGGBB; null: a model's own colours),
- * `roughness` and `metalness` when set, `material` (the named material applied, or null) and `visible`.
+ * dimensions, or `asset` for a model), `color` (0xRRGGBB; null: a model's own colours; with a
+ * named material, its tint), `roughness` and `metalness` when set, `material` (the library
+ * material applied with material.apply, or null) and `visible`.
  */
 export type EntityLook = EntityShape & {
   color: number | null;
@@ -27,13 +31,17 @@ export type EntityLook = EntityShape & {
 export function entityLook(entry: EntityEntry): EntityLook | null {
   const shape = entry.shape as EntityShape | undefined;
   if (!shape) return null;
-  const style = (entry.style ?? { color: null, roughness: null, metalness: null, material: null, visible: true }) as EntityStyle;
+  const style = (entry.style ?? { color: null, roughness: null, metalness: null, visible: true }) as EntityStyle;
+  // A library material is the mesh's own: it says its name and tint.
+  const mesh = entry.mesh ? meshesOf(entry.mesh as THREE.Object3D)[0] : undefined;
+  const library = mesh ? libraryMaterialOf(materialsOf(mesh)[0]) : null;
+  if (library) return { ...shape, color: library.tint, material: library.material, visible: style.visible };
   return {
     ...shape,
     color: style.color,
     ...(style.roughness === null ? {} : { roughness: style.roughness }),
     ...(style.metalness === null ? {} : { metalness: style.metalness }),
-    material: style.material,
+    material: null,
     visible: style.visible,
   };
 }

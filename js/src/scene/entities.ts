@@ -65,12 +65,11 @@ export interface BodySpec {
   groups?: GroupsSpec;
 }
 
-/** How an entity is drawn besides its shape. `color` null: a model's own colours. `material`: a named material applied to it. */
+/** How an entity is drawn besides its shape (a library material, if applied, is the mesh's own). `color` null: a model's own colours. */
 export interface EntityStyle {
   color: number | null;
   roughness: number | null;
   metalness: number | null;
-  material: string | null;
   visible: boolean;
 }
 
@@ -81,7 +80,6 @@ export interface StyleChanges {
   castShadow?: boolean;
   receiveShadow?: boolean;
   visible?: boolean;
-  material?: string | null;
 }
 
 /** A collision or sensor event with the entities involved. For sensor events `entityA` is the sensor. */
@@ -164,7 +162,6 @@ export class Entities {
       color: shape.shape === "mesh" ? null : o.color ?? 0xffffff,
       roughness: shape.shape === "mesh" ? null : o.roughness ?? 0.5,
       metalness: shape.shape === "mesh" ? null : o.metalness ?? 0,
-      material: null,
       visible: o.visible ?? true,
     };
     if (shape.shape === "mesh") this.applyStyle(object, { color: o.color, roughness: o.roughness, metalness: o.metalness }, style);
@@ -234,7 +231,7 @@ export class Entities {
     entry.mesh = object;
     entry.resource = resource;
     if (asset !== undefined) entry.shape = { shape: "mesh", asset } satisfies EntityShape;
-    entry.style = { color: null, roughness: null, metalness: null, material: null, visible: true } satisfies EntityStyle;
+    entry.style = { color: null, roughness: null, metalness: null, visible: true } satisfies EntityStyle;
     this.touch(entry);
     return entry;
   }
@@ -285,16 +282,15 @@ export class Entities {
   }
 
   /**
-   * Changes how an entity is drawn — colour, PBR parameters, shadows, visibility, the name of
-   * the material applied — on every mesh of it; returns how many meshes it has.
+   * Changes how an entity is drawn — colour, PBR parameters, shadows, visibility — on every mesh
+   * of it; returns how many meshes it has.
    */
   restyle(entry: EntityEntry, changes: StyleChanges): number {
     const object = entry.mesh as THREE.Object3D | undefined;
     if (!object || meshesOf(object).length === 0) throw engineError("handler_error", `entity ${entry.id} has no meshes to style`);
-    const style = (entry.style ??= { color: null, roughness: null, metalness: null, material: null, visible: object.visible }) as EntityStyle;
+    const style = (entry.style ??= { color: null, roughness: null, metalness: null, visible: object.visible }) as EntityStyle;
     const meshes = this.applyStyle(object, changes, style);
     if (changes.visible !== undefined) object.visible = style.visible = changes.visible;
-    if (changes.material !== undefined) style.material = changes.material;
     this.touch(entry);
     return meshes;
   }
