@@ -11,11 +11,14 @@ import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
+import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
-import { worldDigest } from "./persistence/digest.ts";
+import { Game } from "./game/game.ts";
+import { worldDigest, worldState } from "./persistence/digest.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
@@ -60,6 +63,8 @@ export class WorldSession {
   readonly tracer: Tracer;
   /** The ECS: SoA transforms and the EntityTable. */
   readonly world = new World();
+  /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+  readonly resources = new WorldResources();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
   /** This world's sounds, heard from its view camera. */
@@ -79,6 +84,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+  readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -118,6 +125,22 @@ export class WorldSession {
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
+    this.game = new Game({
+      entities: this.entities,
+      spatial: this.spatial,
+      tracer: this.tracer,
+      resources: this.resources,
+      ui: this.ui,
+      audio: this.audio,
+      tick: () => this.tick,
+      checkpointing: {
+        take: (exclude) => {
+          const snap = snapshotSession(this, { exclude, withoutUi: true });
+          return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+        },
+        load: (bytes, keep) => replaceWorld(this, decodeSnapshot(bytes), keep),
+      },
+    });
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -161,13 +184,17 @@ export class WorldSession {
     this.tick++;
     this.locomotion.step(dt);
     this.entities.step(dt);
+    this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-  digest(): string {
-    return worldDigest(this.world, this.physics);
+  /**
+   * The digest of this world now: identity, SoA transforms, physics and everything else skills
+   * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+   */
+  digest(exclude: readonly string[] = []): string {
+    return worldDigest(this.world, this.physics, worldState(this, exclude));
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
