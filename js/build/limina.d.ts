@@ -1444,6 +1444,8 @@ declare module "limina/internal/engine/render/quality" {
     export type QualityTier = (typeof QUALITY_TIERS)[number];
     export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
     export interface TierSpec {
+        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+        post: boolean;
         /** Shadow map side, texels. */
         shadowMapSize: number;
         /** How far from the camera the sun's fitted shadow reaches, metres. */
@@ -1468,8 +1470,6 @@ declare module "limina/internal/engine/render/quality" {
     export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
     /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
     export function isSoftwareAdapter(name: string): boolean;
-    /** The tier a world starts at: the command line's, else low on a software adapter and balanced on a GPU. */
-    export function defaultTier(requested: string | null | undefined, adapter: string): QualityTier;
 }
 declare module "limina/internal/engine/render/lut" {
     import * as THREE from "three";
