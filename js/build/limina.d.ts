@@ -629,7 +629,22 @@ declare module "limina/internal/limina-render/js/ops" {
         height: number;
         data: Uint8Array;
     }
+    /** What making the process's WebGPU instance found (see gpu.rs). */
+    export interface GpuInstance {
+        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+        backend: string | null;
+        adapters: number;
+        /** Milliseconds making it took. */
+        initMs: number;
+        /** Whether this call made it. */
+        madeNow: boolean;
+        /** Why there is no adapter, when there is none (already printed once to stderr). */
+        error: string | null;
+    }
     interface RenderOps {
+        op_render_gpu_instance(): GpuInstance;
+        op_render_gpu_started(): boolean;
+        op_render_gpu_installed(): boolean;
         op_render_config(): RenderConfig;
         op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
         op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
@@ -648,6 +663,12 @@ declare module "limina/internal/limina-render/js/ops" {
     export function decodePng(bytes: Uint8Array): DecodedImage;
     /** Reads and decodes a PNG file to RGBA8. */
     export function readPng(path: string): DecodedImage;
+    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+    export function gpuInstance(): GpuInstance;
+    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+    export function gpuInstalled(): boolean;
+    /** Whether anything has started WebGPU in this process. */
+    export function gpuStarted(): boolean;
     /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
     export function gpuIdle(device: GPUDevice): Promise<void>;
     /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
@@ -861,9 +882,13 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
         private readonly ring;
+        private readonly ticks;
         private seq;
+        /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+        private isoMs;
+        private isoNow;
         private pending;
         private flushQueued;
         private lastFlush;
@@ -877,6 +902,8 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
@@ -886,7 +913,6 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        private slotOf;
         /** A recent event by id (events older than the in-memory window are only in the world log). */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
@@ -1018,6 +1044,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** The first rule that denies `input`, in the order above; null to allow. */
+        private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
@@ -1027,14 +1055,14 @@ declare module "limina/internal/engine/skills/well-formed" {
     /** Deepest nesting accepted in any input: objects and arrays inside each other. */
     export const MAX_DEPTH = 64;
     /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-    export function illFormed(value: unknown, path: string, depth?: number): string | null;
+    export function illFormed(value: unknown, path: string): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "material";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -1172,7 +1200,7 @@ declare module "limina/internal/engine/skills/registry" {
     }
 }
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "render.write"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -2807,7 +2835,7 @@ declare module "limina/internal/engine/game/combat/stats" {
         modifiersOf(entity: string, name: string): Modifier[];
         /** What `name` reads as: its value plus the modifiers' adds, times their multipliers; null when it has none. */
         value(entity: string, name: string): number | null;
-        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration). */
+        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration, damage and healing, which say so themselves). */
         set(entity: string, name: string, value: number, cause: string | null, quiet?: boolean): number;
         modify(entity: string, name: string, by: number, cause: string | null): number;
         setResistance(entity: string, kind: string, factor: number): void;
@@ -3843,6 +3871,7 @@ declare module "limina/internal/engine/game/save/checkpoints" {
         readonly all: Map<string, Checkpoint>;
         constructor(game: Game, checkpointing: Checkpointing);
         save(): Saved;
+        /** Each checkpoint's name, tick and the digest of the world it holds (its bytes also carry presentation and the log position, which are not world state). */
         digestState(): unknown;
         load(saved: Saved | null): void;
         /** Snapshots the world as checkpoint `name` (replacing one of that name). */
@@ -4875,14 +4904,27 @@ declare module "limina/internal/engine/render/capture" {
     /** The largest side of a capture, in pixels. */
     export const MAX_CAPTURE_SIDE = 1024;
     export class Capturer {
-        readonly adapter: string;
+        private name;
+        private readonly onUnavailable;
         private output;
         private turn;
         private readonly camera;
-        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        /** Milliseconds the first capture spent starting its GPU device, until that capture reports them. */
+        private startup;
         private constructor();
-        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        /** A capturer on this process's WebGPU adapter, asked for now; `unavailable` when there is none. */
         static create(): Promise<Capturer>;
+        /**
+         * A capturer that starts WebGPU on its first capture, so a process that never captures never
+         * touches the GPU driver; null when no Vulkan or EGL driver is installed at all. When the first
+         * capture finds no adapter after all, it fails `unavailable` and `onUnavailable` hears why.
+         */
+        static deferred(onUnavailable?: (why: string) => void): Capturer | null;
+        /** The adapter's name (e.g. "llvmpipe" on lavapipe); null until WebGPU has started. */
+        get adapter(): string | null;
+        /** Milliseconds the capture that just finished spent starting the GPU device it renders on (the
+         *  WebGPU instance when nothing had started it, adapter, device, renderer); null for later captures. */
+        takeStartupMs(): number | null;
         /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
          *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
         capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
@@ -4891,6 +4933,7 @@ declare module "limina/internal/engine/render/capture" {
          *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
          *  the loop thread about 50 ms at 1024², against 5 ms without. */
         private renderer;
+        private start;
     }
 }
 declare module "limina/internal/engine/render/hdri" {
@@ -5094,6 +5137,8 @@ declare module "limina/internal/engine/skills/render" {
         clamped: boolean;
         /** The pose it was rendered from. */
         camera: Pose;
+        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+        gpuStartMs?: number;
     }
     /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
     export function isImageResult(value: unknown): value is CaptureResult;
@@ -5145,6 +5190,314 @@ declare module "limina/internal/engine/skills/ui" {
         ui: UiLayer;
     }): SkillDefinition[];
 }
+declare module "limina/internal/limina-terrain/js/terrain" {
+    export type Preset = "island" | "mountains" | "hills" | "plains";
+    export type DeformMode = "raise" | "lower" | "flatten" | "smooth";
+    export type ScatterKind = "tree" | "rock" | "bush" | "grass";
+    /** Droplet and thermal erosion (see crates/limina-terrain/src/erosion.rs for the model). */
+    export interface ErosionParams {
+        droplets?: number;
+        inertia?: number;
+        capacity?: number;
+        minCapacity?: number;
+        deposit?: number;
+        erode?: number;
+        evaporate?: number;
+        gravity?: number;
+        maxSteps?: number;
+        radius?: number;
+        /** Thermal erosion iterations. */
+        thermal?: number;
+        /** The slope (rise over run) above which thermal erosion moves material. */
+        talus?: number;
+    }
+    /** Everything a region's heights depend on. */
+    export interface RegionParams {
+        seed: number;
+        center: [number, number];
+        size: number;
+        resolution: number;
+        tileSize: number;
+        preset: Preset;
+        heightScale: number;
+        seaLevel: number;
+        erosion: ErosionParams;
+    }
+    export interface ClimateParams {
+        temperature?: number;
+        lapseRate?: number;
+        latitudeGradient?: number;
+        moisture?: number;
+        rockSlope?: number;
+    }
+    /** Where a region's samples lie: `samples`² of them, sample (i, k) at origin + (i, k)·spacing. */
+    export interface Layout {
+        tiles: number;
+        samples: number;
+        spacing: number;
+        origin: [number, number];
+        tileSamples: number;
+        extent: number;
+        /** The island preset's lake basin: centre [x, z] and radius. */
+        lake: [[number, number], number] | null;
+        /** sha256 of the parameters and the algorithm's version (the tile cache's key). */
+        key: string;
+    }
+    export interface Generated {
+        heights: Float32Array;
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** The tile cache: `hit`, `stored`, `off`, or `unavailable: <why>`. */
+        cache: string;
+    }
+    /** Validates the parameters (an `invalid_input` error names what is wrong) and lays the region out. */
+    export function regionLayout(params: RegionParams): Layout;
+    /** Generates the heights on a blocking thread, through the on-disk tile cache. `threads` 0: the shared pool. */
+    export function generateRegion(params: RegionParams, threads?: number): Promise<Generated>;
+    /** Generates the heights now, through the tile cache, blocking this thread (and the loop) until done. */
+    export function generateRegionNow(params: RegionParams): Generated;
+    /** Generates the heights now, on this thread, bypassing the cache (for benchmarks). */
+    export function generateHeightsNow(params: RegionParams, threads?: number): Float32Array;
+    /** `"sha256:…"` of heights as little-endian float32 bytes. */
+    export function heightsDigest(heights: Float32Array): string;
+    /** Fills the temperature, moisture and biome maps for rows z0..z1 (default all). */
+    export function classifyRegion(region: RegionParams, climate: ClimateParams, heights: Float32Array, temperature: Float32Array, moisture: Float32Array, biomes: Uint8Array, z0?: number, z1?: number): void;
+    /** Deforms the heights in place; returns the changed samples' [x0, z0, x1, z1] (x1 < x0: none). */
+    export function deformHeights(region: RegionParams, heights: Float32Array, center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+    /** Floats per scattered instance: x, y, z, scale, yaw. */
+    export const SCATTER_STRIDE = 5;
+    /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
+    export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
+    /** The biome names, by the ids the biome map holds. */
+    export const BIOMES: readonly string[];
+}
+declare module "limina/internal/limina-physics/js/heightfield" {
+    import type { Vec3 } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export type PropShape = {
+        type: "capsule";
+        position: Vec3;
+        halfHeight: number;
+        radius: number;
+    } | {
+        type: "ball";
+        position: Vec3;
+        radius: number;
+    };
+    /** A body of water: its surface level and a disc (`radius` 0: everywhere). */
+    export interface WaterBody {
+        level: number;
+        center: [number, number];
+        radius: number;
+    }
+    /**
+     * A static heightfield body: `heights` row-major by z (`rows` along z, `cols` along x), spanning
+     * `size` = [x, z] metres centred at `center`. Each cell is two triangles split along the
+     * diagonal from its (x0, z1) corner to its (x1, z0) corner.
+     */
+    export function createHeightfield(world: PhysicsWorld, heights: Float32Array, rows: number, cols: number, size: [number, number], center: Vec3, friction?: number): number;
+    /** New heights for a heightfield body (same grid); resting bodies wake to meet them. */
+    export function setHeightfield(world: PhysicsWorld, handle: number, heights: Float32Array): void;
+    /** One static body holding every prop's collider (world-space shapes); returns its handle. */
+    export function createProps(world: PhysicsWorld, props: PropShape[], friction?: number): number;
+    /** Brings raycasts up to date with colliders added or changed since the last step (a restored world's too). */
+    export function refreshQueries(world: PhysicsWorld): void;
+    /**
+     * Buoyancy and drag for one step: every dynamic body whose bounding box dips below a water
+     * surface gets an upward impulse of `buoyancy` × its weight × the submerged share of its box's
+     * height, and its velocities damped by `drag` per second in that share. Returns how many were wet.
+     */
+    export function applyWater(world: PhysicsWorld, waters: readonly WaterBody[], buoyancy: number, drag: number, dt: number): number;
+}
+declare module "limina/internal/engine/terrain/terrain" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import { BIOMES, type ClimateParams, type DeformMode, type Layout, type RegionParams, type ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    export { BIOMES };
+    /** A generated region and its maps (JS-owned, row-major by z, `layout.samples`² each). */
+    export interface Region {
+        params: RegionParams;
+        climate: ClimateParams;
+        layout: Layout;
+        /** Heights in metres: the array itself, shared (read it, do not write it). */
+        heights: Float32Array;
+        temperature: Float32Array;
+        moisture: Float32Array;
+        /** Biome ids (see BIOMES) from the climate. */
+        biomes: Uint8Array;
+        /** Painted biome ids, 255 where nothing was painted. */
+        paint: Uint8Array;
+        /** The heightfield body of each tile, row-major by tile z. */
+        colliders: number[];
+        /** sha256 of the heights as generated (before edits). */
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** What the tile cache did: `hit`, `stored`, `off` or `unavailable: <why>`. */
+        cache: string;
+    }
+    export type TerrainEdit = {
+        kind: "deform";
+        center: [number, number];
+        radius: number;
+        delta: number;
+        mode: DeformMode;
+    } | {
+        kind: "paint";
+        center: [number, number];
+        radius: number;
+        biome: string;
+    } | {
+        kind: "populate";
+        density: number;
+        kinds: ScatterKind[];
+    };
+    export interface Water {
+        id: string;
+        level: number;
+        /** A disc of water (a lake); null: the sea, everywhere. */
+        region: {
+            center: [number, number];
+            radius: number;
+        } | null;
+    }
+    export interface Vegetation {
+        density: number;
+        kinds: ScatterKind[];
+        /** The static body holding the trunks' and rocks' colliders (null: none). */
+        props: number | null;
+        instances: Partial<Record<ScatterKind, Float32Array>>;
+    }
+    /** What a snapshot holds of the terrain (its world resource): parameters and edits, never heights. */
+    export interface SavedTerrain {
+        region: {
+            params: RegionParams;
+            climate: ClimateParams;
+            colliders: number[];
+        } | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        nextWater: number;
+        vegetation: {
+            props: number | null;
+        } | null;
+        follow: string | null;
+    }
+    /** A change listeners hear: the region replaced, samples changed, water or vegetation changed. */
+    export type TerrainChange = {
+        type: "region";
+    } | {
+        type: "heights";
+        rect: [number, number, number, number];
+    } | {
+        type: "water";
+    } | {
+        type: "vegetation";
+    } | {
+        type: "follow";
+    };
+    /** Most instances of each kind one populate call may place. */
+    export const SCATTER_LIMITS: Readonly<Record<ScatterKind, number>>;
+    /** Buoyancy (× weight when fully under) and drag (per second) of water. */
+    export const WATER_BUOYANCY = 1.6;
+    export const WATER_DRAG = 1.2;
+    export class Terrain implements WorldResource<SavedTerrain> {
+        private readonly physics;
+        region: Region | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        vegetation: Vegetation | null;
+        /** The entity streamed tiles follow (null: the view camera). */
+        follow: string | null;
+        private nextWater;
+        private readonly listeners;
+        private digestCache;
+        private revision;
+        constructor(physics: PhysicsWorld);
+        /** Calls `fn` on every change; returns the unsubscribe function. */
+        onChange(fn: (change: TerrainChange) => void): () => void;
+        private changed;
+        /**
+         * Generates a region and replaces the current one: its edits, vegetation and colliders go,
+         * the new tiles' heightfield bodies are made in tile order. The loop waits for it (on the
+         * rayon pool, through the tile cache), so no step of the world runs between the call and
+         * its terrain, and a `--deterministic` run is the same however long generation takes.
+         */
+        generate(params: RegionParams, climate?: ClimateParams): Region;
+        private clearRegion;
+        /** The heights of tile (tx, tz): `tileSamples`² of them, row-major by z, into `out`. */
+        tileHeights(region: Region, tx: number, tz: number, out?: Float32Array<ArrayBuffer>): Float32Array;
+        /** The centre [x, z] of tile (tx, tz) in metres. */
+        tileCenter(layout: Layout, tx: number, tz: number): [number, number];
+        private buildColliders;
+        /** The region, or a `not_found` error saying none was generated. */
+        requireRegion(): Region;
+        /** Fractional sample coordinates of world (x, z), or null outside the region. */
+        private grid;
+        /**
+         * The ground's height at (x, z), or null outside the region: the two triangles of each cell
+         * (split from its (x0, z1) to its (x1, z0) corner) that the collider and the mesh are made of.
+         */
+        heightAt(x: number, z: number): number | null;
+        /** The nearest sample's biome (painted, else from the climate) and climate, with the height. */
+        biomeAt(x: number, z: number): {
+            biome: string;
+            painted: boolean;
+            temperature: number;
+            moisture: number;
+            height: number;
+        } | null;
+        /** Deforms heights, colliders and (through listeners) meshes together; returns the samples changed. */
+        deform(center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+        private afterHeights;
+        /** Paints `biome` within `radius` of `center` (drawn and reported instead of the climate's); returns how many samples. */
+        paint(center: [number, number], radius: number, biome: string): number;
+        /**
+         * Adds a body of water: the sea at `level`, or a lake over a disc, filled to `level` or, when
+         * none is given, to just below the lowest ground on the disc's rim (where it would spill).
+         */
+        addWater(level: number | undefined, region: {
+            center: [number, number];
+            radius: number;
+        } | undefined): Water;
+        /** The water surface level over (x, z), or null where there is none. */
+        waterLevelAt(x: number, z: number): number | null;
+        /**
+         * Scatters vegetation and props by biome (Poisson disk, deterministic), replacing any
+         * scattered before; trees' trunks and rocks get colliders (one static compound body).
+         */
+        populate(density: number, kinds: ScatterKind[]): Vegetation;
+        /** Sets the entity streamed tiles follow (null: the view camera). */
+        setFollow(entity: string | null): void;
+        /** Buoyancy and drag for bodies in water, before the physics step. */
+        step(dt: number): void;
+        /** What the world digest hashes of the terrain: the current heights' and paint's sha256, the parameters, water, vegetation and follow. */
+        digestState(): unknown;
+        /** The terrain as a snapshot holds it. */
+        save(): SavedTerrain;
+        /**
+         * Loads a saved terrain (a world resource: snapshots, world files, checkpoints) into a world
+         * whose physics comes from the same snapshot, which holds the colliders: generates the heights
+         * again, bit for bit, and re-applies the edits in order; `null` empties it. The physics world
+         * is not touched here (it is replaced right after); `attach` then brings its raycasts up to date.
+         */
+        load(saved: SavedTerrain | null): void;
+        /** After the physics world was restored under a loaded terrain: raycasts meet its colliders at once. */
+        attach(): void;
+    }
+    /** The biome drawn at sample i: painted, else the climate's. */
+    export function biomeOf(region: Region, i: number): number;
+}
+declare module "limina/internal/engine/terrain/skills" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import { type Terrain } from "limina/internal/engine/terrain/terrain";
+    export function terrainSkills({ terrain, entities }: {
+        terrain: Terrain;
+        entities: Entities;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
@@ -5170,6 +5523,7 @@ declare module "limina/internal/engine/world-session" {
     import { SkillRegistry } from "limina/internal/engine/skills/registry";
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
     import { Locomotion } from "limina/internal/engine/social/locomotion";
+    import { Terrain } from "limina/internal/engine/terrain/terrain";
     import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
     import { UiLayer } from "limina/internal/engine/ui/layer";
     export interface WorldSessionOptions {
@@ -5219,6 +5573,8 @@ declare module "limina/internal/engine/world-session" {
         readonly agents: AgentDirectory;
         /** Agents walking toward what they approach (social.approach). */
         readonly locomotion: Locomotion;
+        /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+        readonly terrain: Terrain;
         /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
         readonly game: Game;
         /** Named scene builders `dev.reload` can re-run. */
@@ -5251,11 +5607,13 @@ declare module "limina/internal/engine/world-session" {
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;
         /**
-         * Registers render.capture over `capturer` (by default one on this
-         * process's WebGPU adapter). Not done at construction: asking for an
-         * adapter takes about half a second on a software one, and a world that
-         * never captures should not pay it. Resolves to whether captures work:
-         * false, and the skill stays unlisted, when the process has no adapter.
+         * Registers render.capture over `capturer`, or by default over one that
+         * starts WebGPU on the first capture: a world that never captures never
+         * touches the GPU driver (starting it takes about half a second and tens of
+         * MB on a software adapter). Resolves to whether the skill is offered:
+         * false, and it stays unlisted, when no GPU driver is installed; if the
+         * first capture then finds no adapter after all, that capture fails
+         * `unavailable` and the skill is withdrawn (listeners hear the change).
          */
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
@@ -6358,6 +6716,192 @@ declare module "limina/internal/engine/persistence/replay" {
      */
     export function replay(session: WorldSession, events: readonly EngineEvent[], options?: ReplayOptions): Promise<ReplayResult>;
 }
+declare module "limina/internal/engine/terrain/material" {
+    import * as THREE from "three";
+    /** Linear RGB of each biome (ocean, beach, desert, grassland, forest, taiga, snow, rock). */
+    export const biomeColors: readonly [number, number, number][];
+    /** A tileable value-noise texture (size², 4 octaves), grey in every channel. */
+    export function detailTexture(size?: number): THREE.DataTexture;
+    export interface TerrainMaterialOptions {
+        /** The sea level: sand darkens just above it. */
+        seaLevel?: number;
+        /** Snow lies above this height (fading in over `snowBlend` metres) on gentle slopes. */
+        snowLine?: number;
+        snowBlend?: number;
+        /** Metres per repeat of the detail texture. */
+        detailScale?: number;
+    }
+    /** The terrain's node material, with uniforms to move the snow line and the sea. */
+    export function createTerrainMaterial(options?: TerrainMaterialOptions): THREE.MeshStandardNodeMaterial & {
+        uniforms: {
+            seaLevel: {
+                value: number;
+            };
+            snowLine: {
+                value: number;
+            };
+        };
+    };
+}
+declare module "limina/internal/engine/terrain/tiles" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface TileOptions {
+        /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+        detailTiles?: number;
+        /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
+        budgetMs?: number;
+        /** How far skirts hang below a tile's edge, in metres. */
+        skirt?: number;
+    }
+    interface TileEntry {
+        tx: number;
+        tz: number;
+        /** Built meshes by level (dropped when the heights under them change). */
+        meshes: Map<number, THREE.Mesh>;
+        shown: number;
+    }
+    /** How many levels a tile of `r` samples has (the coarsest has 3×3 vertices... at least 2 cells). */
+    export function levelsOf(r: number): number;
+    /**
+     * The geometry of tile (tx, tz) at `level`: positions relative to the tile's centre, normals
+     * from the full-resolution heights, vertex colours from the biomes, and skirts.
+     */
+    export function tileGeometry(region: Region, tx: number, tz: number, level: number, skirt: number, colorOf: (i: number) => [number, number, number]): THREE.BufferGeometry;
+    /** The streamed, level-of-detail meshes of a terrain, in a group added to a scene. */
+    export class TerrainTiles {
+        private readonly terrain;
+        private readonly material;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private tiles;
+        private region;
+        private readonly detail;
+        private readonly budgetMs;
+        private readonly skirt;
+        private readonly unsubscribe;
+        /** Meshes built so far (for tests and benchmarks). */
+        built: number;
+        constructor(terrain: Terrain, material: THREE.Material, options?: TileOptions);
+        private changed;
+        private colorOf;
+        private reset;
+        /** Rebuilds a tile's shown level at once (its heights changed: the old mesh would be wrong) and forgets the rest. */
+        private rebuild;
+        private build;
+        private show;
+        private drop;
+        /** The level tile t should have for a focus at (fx, fz). */
+        wantedLevel(t: TileEntry, fx: number, fz: number): number;
+        /**
+         * Moves the focus: shows every tile's wanted level that is built and builds the missing ones,
+         * nearest first, within the frame's budget. Returns how many tiles still wait for a level.
+         */
+        update(fx: number, fz: number): number;
+        /** The level each tile shows, row-major by tile z. */
+        levels(): number[];
+        /** The mesh tile (tx, tz) shows. */
+        meshOf(tx: number, tz: number): THREE.Mesh | undefined;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/water" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    /** The region's heights as a float texture (red channel), sampled by world x, z. */
+    export function heightTexture(region: Region): THREE.DataTexture;
+    /** The water material over `heights` (a region's height texture), for a surface at `level`. */
+    export function createWaterMaterial(region: Region, heights: THREE.DataTexture, level: number): THREE.MeshStandardNodeMaterial;
+    /** The water surfaces of a terrain, kept in step with its bodies of water. */
+    export class TerrainWater {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private heights;
+        private readonly unsubscribe;
+        constructor(terrain: Terrain);
+        private rebuild;
+        private surface;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/vegetation" {
+    import * as THREE from "three";
+    import type { ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface VegetationOptions {
+        /** The side of a culling cell, in metres. */
+        cell?: number;
+        /** Farthest distance each kind is drawn at, in metres. */
+        distance?: Partial<Record<ScatterKind, number>>;
+        /** Trees nearer than this are full meshes; farther, impostors. */
+        treeDetail?: number;
+    }
+    /** Blades in one grass clump (what a grass instance draws). */
+    export const BLADES_PER_CLUMP = 3;
+    /** A conifer: a trunk and three stacked cones, about 6 m tall at scale 1. */
+    export function treeGeometry(): THREE.BufferGeometry;
+    /** The tree's impostor: two crossed vertical quads, crown over trunk. */
+    export function treeImpostorGeometry(): THREE.BufferGeometry;
+    export function rockGeometry(): THREE.BufferGeometry;
+    export function bushGeometry(): THREE.BufferGeometry;
+    /** A clump of BLADES_PER_CLUMP blades, each one triangle. */
+    export function grassGeometry(): THREE.BufferGeometry;
+    /** The instanced vegetation of a terrain, rebuilt when it is repopulated. */
+    export class TerrainVegetation {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private cells;
+        private readonly geometries;
+        private readonly impostor;
+        private readonly material;
+        private readonly cellSize;
+        private readonly distance;
+        private readonly treeDetail;
+        private readonly unsubscribe;
+        /** What the last update drew: instances and grass blades. */
+        drawn: {
+            instances: number;
+            blades: number;
+            cells: number;
+        };
+        constructor(terrain: Terrain, options?: VegetationOptions);
+        private rebuild;
+        /** Shows the cells within each kind's distance of (x, y, z), trees near as meshes and far as impostors. */
+        update(x: number, y: number, z: number): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/view" {
+    import * as THREE from "three";
+    import { createTerrainMaterial, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    import { type TileOptions, TerrainTiles } from "limina/internal/engine/terrain/tiles";
+    import { TerrainVegetation, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    import { TerrainWater } from "limina/internal/engine/terrain/water";
+    export interface TerrainViewOptions {
+        tiles?: TileOptions;
+        material?: TerrainMaterialOptions;
+        vegetation?: VegetationOptions;
+        /** Where the followed entity is, by id (null when it is gone): the focus when the terrain follows one. */
+        positionOf?: (entity: string) => [number, number, number] | null;
+    }
+    export class TerrainView {
+        private readonly terrain;
+        private readonly options;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        readonly tiles: TerrainTiles;
+        readonly water: TerrainWater;
+        readonly vegetation: TerrainVegetation;
+        readonly material: ReturnType<typeof createTerrainMaterial>;
+        /** Tiles still waiting for their wanted level after the last update. */
+        pending: number;
+        constructor(terrain: Terrain, scene: THREE.Object3D, options?: TerrainViewOptions);
+        /** The point tiles stream around: the followed entity, else the camera. */
+        focus(camera: THREE.Camera): [number, number, number];
+        /** Streams tiles and culls vegetation for this frame; never waits for a tile. */
+        update(camera: THREE.Camera): void;
+        dispose(): void;
+    }
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -6437,6 +6981,14 @@ declare module "limina" {
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
+    export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
+    export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
+    export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "limina/internal/limina-physics/js/heightfield";
+    export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";
+    export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
+    export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -80,8 +80,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   });
   const qa = new THREE.Quaternion();
   const qb = new THREE.Quaternion();
-  const interpolate = (alpha: number) => {
+  const interpolate = (frameAlpha: number) => {
     if (prev.length !== curr.length || prev.length === 0) return;
+    // A frame behind by more than the steps it may run carries alpha past 1: draw the latest state, never beyond it.
+    const alpha = Math.min(1, Math.max(0, frameAlpha));
     tracked.forEach(({ object }, i) => {
       const o = i * 7;
       object.position.set(prev[o] + (curr[o] - prev[o]) * alpha, prev[o + 1] + (curr[o + 1] - prev[o + 1]) * alpha, prev[o + 2] + (curr[o + 2] - prev[o + 2]) * alpha);

@@ -266,8 +266,10 @@ test("with no WebGPU adapter, captures are not offered and say why", async () =>
     enabled: false,
     listed: false,
     camera: true,
-    error: { code: "unavailable", message: "no WebGPU adapter: this process cannot render captures" },
+    error: { code: "unavailable", message: "no WebGPU adapter on the backends DENO_WEBGPU_BACKEND=dx12 names: rendering is unavailable" },
   });
+  // Said once, clearly, and nothing else: no driver noise.
+  assertEquals(r.stderr, "limina: no WebGPU adapter on the backends DENO_WEBGPU_BACKEND=dx12 names: rendering is unavailable\n");
   const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
   const mcp = await Limina.run({
     cmd: "env",
@@ -275,7 +277,7 @@ test("with no WebGPU adapter, captures are not offered and say why", async () =>
     stdin: [rpc(1, "initialize", { agentId: "a", sessionId: "s", profile: "builder.readWrite" }), rpc(2, "tools/list", {}), rpc(3, "tools/call", { name: "render.capture", arguments: {} })].join("\n") + "\n",
   });
   assertEquals(mcp.code, 0, mcp.stderr);
-  assert(mcp.stderr.includes("limina: render.capture is not offered: this process has no WebGPU adapter"), mcp.stderr);
+  assert(mcp.stderr.includes("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed"), mcp.stderr);
   const replies = new Map(mcp.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((m) => [m.id, m]));
   const tools = replies.get(2).result.tools.map((t: { name: string }) => t.name);
   assert(!tools.includes("render.capture") && tools.includes("camera.set"), tools.join(" "));

@@ -25,6 +25,7 @@ use crate::host_loop::{ClockMode, LoopConfig};
 
 fn main() -> ExitCode {
   process::mark_start();
+  limina_render::gpu::quiet_display_probing();
   if let Some((kind, path)) = snapshot::requested() {
     return make_snapshot(kind, &path);
   }

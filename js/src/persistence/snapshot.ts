@@ -281,6 +281,7 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
   session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
+  session.terrain.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
@@ -320,14 +321,13 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const models = await loadModels(snap.snapshot);
   const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
   const backupModels = await loadModels(backup.snapshot);
-  const lookBefore = session.look.settings();
-  if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
   const putBack = async () => {
     clear(session);
     build(session, backup, backupModels, keep);
-    await session.look.restore(lookBefore);
+    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
   };
   try {
+    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
     clear(session);
     build(session, snap, models, keep);
   } catch (e) {

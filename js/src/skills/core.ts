@@ -20,9 +20,10 @@ import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
+import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, look } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -35,6 +36,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(terrainSkills, { terrain, entities });
   registerGameSkills(registry, session.game, {
     bytes: () => {
       const snap = snapshotSession(session, { withoutUi: true });

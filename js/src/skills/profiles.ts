@@ -16,6 +16,7 @@ export const PERMISSIONS = [
   "game.act",
   "game.define",
   "save.write",
+  "world.write",
   "render.write",
 ] as const;
 
@@ -26,6 +27,7 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
     "game.read", "game.act", "game.define", "save.write",
+    "world.write",
     "render.write",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],

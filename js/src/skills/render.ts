@@ -1,8 +1,9 @@
 // render.* skills. render.capture: the world rendered offscreen to a PNG an
-// agent can look at, registered only where the process has a WebGPU adapter
-// (see WorldSession.enableCapture). The look's settings (environment, post
-// stack, quality tier): world state, registered always — they hold with or
-// without a renderer, and snapshots and replay carry them.
+// agent can look at, registered where a GPU driver is installed; the first
+// capture starts the device (see WorldSession.enableCapture). The look's
+// settings (environment, post stack, quality tier): world state, registered
+// always — they hold with or without a renderer, and snapshots and replay
+// carry them.
 
 import * as THREE from "three";
 import { z } from "zod";
@@ -30,6 +31,8 @@ export interface CaptureResult {
   clamped: boolean;
   /** The pose it was rendered from. */
   camera: Pose;
+  /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+  gpuStartMs?: number;
 }
 
 /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
@@ -48,11 +51,11 @@ export function renderSkills({ scene, view, entities, capturer }: { scene: THREE
       version: "1.0.0",
       category: "render",
       description:
-        `Render the world offscreen and return a PNG (base64 in png, mimeType image/png) with its size and camera pose. Renders from camera (for this capture only; fov defaults to the view's), or framing entity, or else from the world's view camera (camera.get). width and height default to 512 and are clamped to ${MAX_CAPTURE_SIDE} (clamped: true says so). Listed only where the process has a WebGPU adapter.`,
+        `Render the world offscreen and return a PNG (base64 in png, mimeType image/png) with its size and camera pose. Renders from camera (for this capture only; fov defaults to the view's), or framing entity, or else from the world's view camera (camera.get). width and height default to 512 and are clamped to ${MAX_CAPTURE_SIDE} (clamped: true says so). The first capture starts the GPU device and says how long that took (gpuStartMs). Listed only where a GPU driver is installed; withdrawn if the first capture finds no adapter.`,
       input: z
         .strictObject({ width: Side.default(512), height: Side.default(512), camera: CameraPoseInput.optional(), entity: z.string().optional() })
         .refine((i) => !(i.camera && i.entity !== undefined), { message: "give camera or entity, not both", path: ["entity"] }),
-      output: z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose }),
+      output: z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose, gpuStartMs: z.number().nonnegative().optional() }),
       permissions: ["scene.read"],
       source,
       handler: async ({ width, height, camera, entity }, ctx): Promise<CaptureResult> => {
@@ -64,8 +67,10 @@ export function renderSkills({ scene, view, entities, capturer }: { scene: THREE
         else if (entity !== undefined) pose = framing(objectOf(entities, entity), current, w / h);
         else pose = current;
         const png = await capturer.capture(scene, pose, w, h);
+        const gpuStartMs = capturer.takeStartupMs();
+        const started = gpuStartMs === null ? {} : { gpuStartMs: Math.round(gpuStartMs * 10) / 10 };
         ctx.emit("render.captured", { width: w, height: h, bytes: png.byteLength, camera: pose, entity: entity ?? null });
-        return { png: base64(png), mimeType: "image/png", width: w, height: h, clamped: w !== width || h !== height, camera: pose };
+        return { png: base64(png), mimeType: "image/png", width: w, height: h, clamped: w !== width || h !== height, camera: pose, ...started };
       },
     },
   ];
