@@ -7,7 +7,7 @@
 import * as THREE from "three";
 import { Input } from "../../crates/limina-render/js/input.ts";
 import { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
-import { renderConfig } from "../../crates/limina-render/js/ops.ts";
+import { decodePng, renderConfig } from "../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
 import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
@@ -48,7 +48,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // Registered before the world's systems, so every step sees fresh input.
   const input = new Input();
   onFixedStep(() => input.poll());
-  applyEngineLook(renderer);
+  applyEngineLook(renderer, { decodePng });
   const session = new WorldSession(options);
   // The adapter is known to exist by now, so this costs nothing more.
   await session.enableCapture();
