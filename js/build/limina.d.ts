@@ -2561,8 +2561,6 @@ declare module "limina/internal/engine/game/state/state" {
         /** The entity `agentId` plays; not_found when it plays none. */
         actorOf(agentId: string): string;
     }
-    /** Reasons and text are short: a game outcome's reason at most 500 characters. */
-    export const Reason: z.ZodString;
     export function clampAmount(v: number): number;
     /** Replaces a map's contents with saved pairs (none: empties it). */
     export function fill<K, V>(map: Map<K, V>, pairs: Iterable<readonly [K, V]> | undefined): void;
@@ -2861,21 +2859,6 @@ declare module "limina/internal/engine/game/combat/combat" {
     import { z } from "zod";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Game } from "limina/internal/engine/game/game";
-    export const Melee: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        arc: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        cleave: z.ZodDefault<z.ZodBoolean>;
-    }, z.core.$strict>;
-    export const Ranged: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        speed: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>;
     export const Fighter: z.ZodObject<{
         team: z.ZodOptional<z.ZodString>;
         melee: z.ZodOptional<z.ZodObject<{
