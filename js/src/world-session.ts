@@ -6,6 +6,7 @@
 
 import type * as THREE from "three";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
+import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
@@ -20,6 +21,9 @@ import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from ".
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
+import { loadHdriAsset } from "./render/hdri.ts";
+import { attachLook, Look } from "./render/look.ts";
+import type { QualityTier } from "./render/quality.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
@@ -28,6 +32,7 @@ import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -50,6 +55,8 @@ export interface WorldSessionOptions {
   checkpointEvery?: number;
   /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
   packages?: Pick<PackageHostServices, "install" | "limits">;
+  /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+  quality?: QualityTier;
 }
 
 export class WorldSession {
@@ -64,6 +71,8 @@ export class WorldSession {
   readonly audio = new AudioScene();
   readonly scene: THREE.Scene;
   readonly lighting: Lighting;
+  /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+  readonly look: Look;
   /** The world's view camera: what the window shows, what captures use by default. */
   readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
@@ -75,6 +84,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+  readonly terrain: Terrain;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
   readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
@@ -109,10 +120,14 @@ export class WorldSession {
     this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
+    this.look = new Look(this.scene, this.lighting.directional, loadHdriAsset, options.quality ?? startingTier());
+    attachLook(this.scene, this.look);
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.terrain = new Terrain(this.physics);
+    this.resources.register("terrain", this.terrain);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.game = new Game({
       entities: this.entities,
@@ -169,6 +184,7 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.terrain.step(dt);
     this.entities.step(dt);
     this.game.step();
     this.ui.step(dt);
@@ -208,6 +224,11 @@ export class WorldSession {
     this.audio.dispose();
     this.tracer.close();
   }
+}
+
+/** The tier `--quality` asked for, else balanced. */
+function startingTier(): QualityTier {
+  return (renderConfig().quality as QualityTier | null) ?? "balanced";
 }
 
 /** A new world session (the same as `new WorldSession(options)`). */

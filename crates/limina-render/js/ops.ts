@@ -9,6 +9,8 @@ export interface RenderConfig {
   width: number;
   height: number;
   maxFrames: number | null;
+  /** The render quality tier (`--quality`), or null when not given. */
+  quality: string | null;
 }
 
 export interface DecodedImage {
@@ -48,7 +50,7 @@ interface RenderOps {
 
 export const renderOps = Limina.ops as unknown as RenderOps;
 
-/** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
+/** How the command line asked to render (`--screenshot`, `--size`, `--frames`, `--quality`). */
 export function renderConfig(): RenderConfig {
   return renderOps.op_render_config();
 }

@@ -23,6 +23,8 @@ pub struct RenderConfig {
   pub width: u32,
   pub height: u32,
   pub max_frames: Option<u64>,
+  /// The render quality tier asked for (`--quality`): low, balanced or cinematic.
+  pub quality: Option<String>,
 }
 
 #[op2]

@@ -7,7 +7,7 @@
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { createOffscreenRenderer } from "../../../crates/limina-render/js/offscreen.ts";
-import { encodePng, gpuInstalled, gpuInstance } from "../../../crates/limina-render/js/ops.ts";
+import { decodePng, encodePng, gpuInstalled, gpuInstance } from "../../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../../crates/limina-render/js/target.ts";
 import { applyEngineLook } from "./look.ts";
 import { renderScene } from "./overlay.ts";
@@ -75,7 +75,8 @@ export class Capturer {
     if (out.width !== width || out.height !== height) out.setSize(width, height);
     this.camera.aspect = width / height;
     placeCamera(this.camera, pose);
-    renderScene(out.renderer, scene, this.camera);
+    // A capture is one frame: its environment is baked fresh whenever it moved.
+    renderScene(out.renderer, scene, this.camera, false);
     return encodePng(width, height, await out.readPixels());
   }
 
@@ -98,7 +99,7 @@ export class Capturer {
       throw engineError("unavailable", gpu.error);
     }
     const out = await createOffscreenRenderer(width, height, { antialias: false });
-    applyEngineLook(out.renderer);
+    applyEngineLook(out.renderer, { decodePng });
     this.name = out.adapter;
     this.startup = performance.now() - started;
     return out;
