@@ -571,6 +571,37 @@ declare module "limina/internal/engine/audio/listener" {
     /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
     export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
 }
+declare module "limina/internal/engine/ecs/resources" {
+    export interface WorldResource<T = unknown> {
+        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
+        save(): T;
+        /**
+         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
+         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
+         */
+        load(saved: T | null): void;
+        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
+        digestState?(): unknown;
+    }
+    export class WorldResources {
+        private readonly resources;
+        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
+        register<T>(name: string, resource: WorldResource<T>): void;
+        has(name: string): boolean;
+        /** Registered names, sorted (the order saves and digests use). */
+        names(): string[];
+        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
+        save(exclude?: readonly string[]): Record<string, unknown>;
+        /** What the world digest hashes of them (but those in `exclude`). */
+        digestState(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * Loads a save made by `save()`: every resource it names must be registered here (another
+         * build's resource is refused before anything changes); resources it lacks are emptied, but
+         * those in `keep` stay as they are.
+         */
+        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
+    }
+}
 declare module "limina/internal/limina-trace/js/chain" {
     import type { EngineEvent } from "limina/internal/engine/observability/tracer";
     export type IntegrityReason = "invalid_json" | "partial_final_line" | "missing_integrity" | "previous_hash_mismatch" | "hash_mismatch" | "truncated" | "terminator_mismatch" | "after_terminator";
@@ -779,6 +810,8 @@ declare module "limina/internal/engine/observability/tracer" {
          * (at least one) and of its bytes, so one client cannot spend every other client's exports.
          */
         exportTo(name: string, sessionId?: string): Promise<ExportedTrace>;
+        /** Whether the world log is closed (its session was disposed): nothing more can be recorded. */
+        get isClosed(): boolean;
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
@@ -1141,11 +1174,358 @@ declare module "limina/internal/limina-trace/js/world-file" {
      */
     export function waitForStopSignal(): Promise<string>;
 }
+declare module "limina/internal/engine/render/view-camera" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    export interface CameraPose {
+        position: Vec3;
+        target: Vec3;
+        /** Vertical field of view, degrees. */
+        fov: number;
+    }
+    /** Where a world's view starts: above and in front of the origin, looking at it. */
+    export const DEFAULT_POSE: Readonly<CameraPose>;
+    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
+    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
+    export class ViewCamera {
+        /** What the window renders (its aspect follows the window). */
+        readonly camera: THREE.PerspectiveCamera;
+        private pose;
+        private readonly placed;
+        constructor(pose?: CameraPose);
+        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
+        set(pose: {
+            position: Vec3;
+            target: Vec3;
+            fov?: number;
+        }): CameraPose;
+        /** The current pose. When code steered the camera since the last `set`
+         *  (an orbit control, say), the target is the point it now looks at, as
+         *  far away as the last target was. */
+        get(): CameraPose;
+    }
+    /**
+     * A pose that frames `object` (its bounding sphere fills the frame at
+     * `aspect`), looking at it along the direction `from` looks, so framing
+     * keeps the angle the view had.
+     */
+    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
+}
+declare module "limina/internal/limina-render/js/input" {
+    export type InputEvent = {
+        type: "keyDown";
+        code: string;
+        key: string;
+        repeat: boolean;
+    } | {
+        type: "keyUp";
+        code: string;
+        key: string;
+    } | {
+        type: "pointerMove";
+        x: number;
+        y: number;
+    } | {
+        type: "pointerDown";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "pointerUp";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "wheel";
+        dx: number;
+        dy: number;
+        pixels: boolean;
+    } | {
+        type: "focus";
+        focused: boolean;
+    };
+    export class Input {
+        /** Keys held now, by `code`. */
+        readonly down: Set<string>;
+        /** Keys pressed / released since the previous poll. */
+        readonly pressed: Set<string>;
+        readonly released: Set<string>;
+        /** Pointer position in window pixels and its movement since the previous poll;
+         *  buttons held now, and pressed / released since the previous poll, as bit
+         *  masks (1 << button): a click between two polls shows in both. */
+        readonly pointer: {
+            x: number;
+            y: number;
+            dx: number;
+            dy: number;
+            buttons: number;
+            pressed: number;
+            released: number;
+        };
+        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
+        wheel: number;
+        focused: boolean;
+        /** Takes the window's events since the last poll and applies them; returns them. */
+        poll(): InputEvent[];
+        isDown(code: string): boolean;
+        private apply;
+    }
+}
+declare module "limina/internal/limina-render/js/ops" {
+    import type { InputEvent } from "limina/internal/limina-render/js/input";
+    export interface RenderConfig {
+        /** Write the last frame to this PNG (`--screenshot`). */
+        screenshot: string | null;
+        width: number;
+        height: number;
+        maxFrames: number | null;
+    }
+    export interface DecodedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    interface RenderOps {
+        op_render_config(): RenderConfig;
+        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+        op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_decode_png(bytes: Uint8Array): DecodedImage;
+        op_render_read_png(path: string): DecodedImage;
+        op_render_window_size(): [number, number] | null;
+        op_render_window_context(canvas: unknown): GPUCanvasContext;
+        op_render_window_events(): InputEvent[];
+        op_render_window_reconfigure(): boolean;
+    }
+    export const renderOps: RenderOps;
+    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
+    export function renderConfig(): RenderConfig;
+    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
+    export function decodePng(bytes: Uint8Array): DecodedImage;
+    /** Reads and decodes a PNG file to RGBA8. */
+    export function readPng(path: string): DecodedImage;
+    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+    export function gpuIdle(device: GPUDevice): Promise<void>;
+    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
+    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
+}
+declare module "limina/internal/limina-render/js/gltf" {
+    import * as THREE from "three";
+    /** A GLTFLoader whose textures decode natively (embedded PNG). */
+    export function createGLTFLoader(): THREE.GLTFLoader;
+}
+declare module "limina/internal/limina-runtime/js/host" {
+    export interface AssetInfo {
+        id: string;
+        kind: string;
+        /** The manifest path, relative to the asset directory. */
+        source: string;
+        description: string;
+    }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
+    /** One HTTP POST off the loop: the status and body. */
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
+    /** An environment variable, or undefined when unset. */
+    export const env: (name: string) => string | undefined;
+}
+declare module "limina/internal/engine/skills/schemas" {
+    import { z } from "zod";
+    /** Any three finite numbers (what the world reports). */
+    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** The world's extent: ±100 km on each axis, in metres. */
+    export const WORLD_EXTENT = 100000;
+    /** The largest scale factor on an axis. */
+    export const MAX_SCALE = 10000;
+    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A scale: every factor in (0, MAX_SCALE]. */
+    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
+    /** A distance or radius: positive, at most the world's diagonal. */
+    export const Distance: z.ZodNumber;
+    /** A vertical field of view, in degrees. */
+    export const Fov: z.ZodNumber;
+    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
+    export const CameraPoseInput: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    /** A camera pose as the engine reports it. */
+    export const CameraPose: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodNumber;
+    }, z.core.$strip>;
+    export const EventSchema: z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodString;
+        actorId: z.ZodString;
+        threadId: z.ZodString;
+        parentEventId: z.ZodNullable<z.ZodString>;
+        causedBy: z.ZodArray<z.ZodString>;
+        timestamp: z.ZodString;
+        payload: z.ZodUnknown;
+        integrity: z.ZodOptional<z.ZodObject<{
+            hash: z.ZodString;
+            previousHash: z.ZodNullable<z.ZodString>;
+        }, z.core.$strip>>;
+    }, z.core.$strip>;
+}
+declare module "limina/internal/engine/skills/three" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface GltfResource {
+        kind: "gltf";
+        assetId: string;
+        source: string;
+        bytes: number;
+        rootName?: string;
+        objectCount: number;
+        meshCount: number;
+        materialCount: number;
+        textureCount: number;
+    }
+    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
+    export function loadGltf(assetId: string): Promise<{
+        object: THREE.Object3D;
+        resource: GltfResource;
+    }>;
+    export function threeSkills({ entities, lighting }: {
+        entities: Entities;
+        lighting: Lighting;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/persistence/snapshot" {
+    import * as THREE from "three";
+    import type { AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
+    import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { GltfResource } from "limina/internal/engine/skills/three";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** The snapshot layout this engine writes and reads. */
+    export const SNAPSHOT_VERSION = 1;
+    interface SavedMaterial {
+        color: number | null;
+        roughness: number | null;
+        metalness: number | null;
+    }
+    interface SavedMesh {
+        castShadow: boolean;
+        receiveShadow: boolean;
+        materials: SavedMaterial[];
+    }
+    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+    export type SavedObject = {
+        kind: "primitive";
+        shape: "box" | "sphere";
+        size: number;
+        meshes: SavedMesh[];
+    } | {
+        kind: "gltf";
+        resource: GltfResource;
+        meshes: SavedMesh[];
+    };
+    interface SavedLighting {
+        ambient: {
+            color: number;
+            intensity: number;
+        };
+        directional: {
+            color: number;
+            intensity: number;
+            position: Vec3;
+            castShadow: boolean;
+            shadow: {
+                mapSize: number;
+                extent: number;
+                near: number;
+                far: number;
+                bias: number;
+            };
+        };
+    }
+    /** What a snapshot holds besides the physics bytes. */
+    export interface SessionSnapshot {
+        version: number;
+        tick: number;
+        /** The digest of the world this snapshot holds. */
+        digest: string;
+        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
+        logSeq: number;
+        world: WorldSnapshot;
+        /** `[entity id, physics body handle]` for every entity with a body. */
+        bodies: [string, number][];
+        objects: Record<string, SavedObject>;
+        lighting: SavedLighting;
+        view: CameraPose;
+        agents: AgentSummary[];
+        /** The world resources (game state) by name; absent in snapshots made before they existed. */
+        resources?: Record<string, unknown>;
+    }
+    /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+    export function saveMeshes(object: THREE.Object3D): SavedMesh[];
+    /** The lighting as snapshots save it and digests hash it. */
+    export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
+    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
+    export function snapshotSession(session: WorldSession): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
+    export function encodeSnapshot({ snapshot, physics }: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Uint8Array;
+    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
+    export function decodeSnapshot(bytes: Uint8Array): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /**
+     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
+     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
+     * view camera and tick; the session is then marked `restored`. Its digest is checked
+     * against the saved one: a mismatch is an `internal` error.
+     */
+    export function restoreSession(session: WorldSession, snap: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Promise<void>;
+}
 declare module "limina/internal/engine/persistence/digest" {
     import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import type { World } from "limina/internal/engine/ecs/world";
-    /** `"sha256:…"` of the world's identity, transforms and physics state. */
-    export function worldDigest(world: World, physics: PhysicsWorld): string;
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
+    export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string;
+    /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
+    export function worldState(session: WorldSession, exclude?: readonly string[]): unknown;
 }
 declare module "limina/internal/limina-sandbox/js/sandbox" {
     export interface SandboxLimits {
@@ -1445,106 +1825,6 @@ declare module "limina/internal/engine/packages/host" {
         dispose(): void;
     }
 }
-declare module "limina/internal/limina-render/js/input" {
-    export type InputEvent = {
-        type: "keyDown";
-        code: string;
-        key: string;
-        repeat: boolean;
-    } | {
-        type: "keyUp";
-        code: string;
-        key: string;
-    } | {
-        type: "pointerMove";
-        x: number;
-        y: number;
-    } | {
-        type: "pointerDown";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "pointerUp";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "wheel";
-        dx: number;
-        dy: number;
-        pixels: boolean;
-    } | {
-        type: "focus";
-        focused: boolean;
-    };
-    export class Input {
-        /** Keys held now, by `code`. */
-        readonly down: Set<string>;
-        /** Keys pressed / released since the previous poll. */
-        readonly pressed: Set<string>;
-        readonly released: Set<string>;
-        /** Pointer position in window pixels and its movement since the previous poll;
-         *  buttons held now, and pressed / released since the previous poll, as bit
-         *  masks (1 << button): a click between two polls shows in both. */
-        readonly pointer: {
-            x: number;
-            y: number;
-            dx: number;
-            dy: number;
-            buttons: number;
-            pressed: number;
-            released: number;
-        };
-        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
-        wheel: number;
-        focused: boolean;
-        /** Takes the window's events since the last poll and applies them; returns them. */
-        poll(): InputEvent[];
-        isDown(code: string): boolean;
-        private apply;
-    }
-}
-declare module "limina/internal/limina-render/js/ops" {
-    import type { InputEvent } from "limina/internal/limina-render/js/input";
-    export interface RenderConfig {
-        /** Write the last frame to this PNG (`--screenshot`). */
-        screenshot: string | null;
-        width: number;
-        height: number;
-        maxFrames: number | null;
-    }
-    export interface DecodedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    interface RenderOps {
-        op_render_config(): RenderConfig;
-        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
-        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-        op_render_gpu_idle(device: GPUDevice): Promise<void>;
-        op_render_decode_png(bytes: Uint8Array): DecodedImage;
-        op_render_read_png(path: string): DecodedImage;
-        op_render_window_size(): [number, number] | null;
-        op_render_window_context(canvas: unknown): GPUCanvasContext;
-        op_render_window_events(): InputEvent[];
-        op_render_window_reconfigure(): boolean;
-    }
-    export const renderOps: RenderOps;
-    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
-    export function renderConfig(): RenderConfig;
-    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
-    export function decodePng(bytes: Uint8Array): DecodedImage;
-    /** Reads and decodes a PNG file to RGBA8. */
-    export function readPng(path: string): DecodedImage;
-    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
-    export function gpuIdle(device: GPUDevice): Promise<void>;
-    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
-    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
-    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
-}
 declare module "limina/internal/limina-render/js/target" {
     import * as THREE from "three";
     /** What a target's context tells the readback: the device and the frame's texture. */
@@ -1621,43 +1901,6 @@ declare module "limina/internal/engine/render/overlay" {
     /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
     export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
 }
-declare module "limina/internal/engine/render/view-camera" {
-    import * as THREE from "three";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    export interface CameraPose {
-        position: Vec3;
-        target: Vec3;
-        /** Vertical field of view, degrees. */
-        fov: number;
-    }
-    /** Where a world's view starts: above and in front of the origin, looking at it. */
-    export const DEFAULT_POSE: Readonly<CameraPose>;
-    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
-    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
-    export class ViewCamera {
-        /** What the window renders (its aspect follows the window). */
-        readonly camera: THREE.PerspectiveCamera;
-        private pose;
-        private readonly placed;
-        constructor(pose?: CameraPose);
-        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
-        set(pose: {
-            position: Vec3;
-            target: Vec3;
-            fov?: number;
-        }): CameraPose;
-        /** The current pose. When code steered the camera since the last `set`
-         *  (an orbit control, say), the target is the point it now looks at, as
-         *  far away as the last target was. */
-        get(): CameraPose;
-    }
-    /**
-     * A pose that frames `object` (its bounding sphere fills the frame at
-     * `aspect`), looking at it along the direction `from` looks, so framing
-     * keeps the angle the view had.
-     */
-    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
-}
 declare module "limina/internal/engine/render/capture" {
     import * as THREE from "three";
     import { type CameraPose } from "limina/internal/engine/render/view-camera";
@@ -1697,52 +1940,6 @@ declare module "limina/internal/engine/skills/audit" {
         tracer: Tracer;
         agents: AgentDirectory;
     }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/schemas" {
-    import { z } from "zod";
-    /** Any three finite numbers (what the world reports). */
-    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** The world's extent: ±100 km on each axis, in metres. */
-    export const WORLD_EXTENT = 100000;
-    /** The largest scale factor on an axis. */
-    export const MAX_SCALE = 10000;
-    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
-    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A scale: every factor in (0, MAX_SCALE]. */
-    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
-    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
-    /** A distance or radius: positive, at most the world's diagonal. */
-    export const Distance: z.ZodNumber;
-    /** A vertical field of view, in degrees. */
-    export const Fov: z.ZodNumber;
-    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
-    export const CameraPoseInput: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strict>;
-    /** A camera pose as the engine reports it. */
-    export const CameraPose: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodNumber;
-    }, z.core.$strip>;
-    export const EventSchema: z.ZodObject<{
-        id: z.ZodString;
-        type: z.ZodString;
-        actorId: z.ZodString;
-        threadId: z.ZodString;
-        parentEventId: z.ZodNullable<z.ZodString>;
-        causedBy: z.ZodArray<z.ZodString>;
-        timestamp: z.ZodString;
-        payload: z.ZodUnknown;
-        integrity: z.ZodOptional<z.ZodObject<{
-            hash: z.ZodString;
-            previousHash: z.ZodNullable<z.ZodString>;
-        }, z.core.$strip>>;
-    }, z.core.$strip>;
 }
 declare module "limina/internal/engine/skills/audio" {
     import type * as THREE from "three";
@@ -2397,73 +2594,12 @@ declare module "limina/internal/engine/skills/system" {
         sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
         skillReload: boolean;
+        /** The world's digest now (WorldSession.digest). */
+        digest(): string;
     }
     /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
     export function words(text: string): string[];
-    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[];
-}
-declare module "limina/internal/limina-render/js/gltf" {
-    import * as THREE from "three";
-    /** A GLTFLoader whose textures decode natively (embedded PNG). */
-    export function createGLTFLoader(): THREE.GLTFLoader;
-}
-declare module "limina/internal/limina-runtime/js/host" {
-    export interface AssetInfo {
-        id: string;
-        kind: string;
-        /** The manifest path, relative to the asset directory. */
-        source: string;
-        description: string;
-    }
-    export interface HttpPostRequest {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        /** The whole exchange, connecting included. */
-        timeoutMs: number;
-        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
-        connectTimeoutMs?: number;
-    }
-    export interface HttpPostResponse {
-        status: number;
-        /** Names lower-case. */
-        headers: [string, string][];
-        body: string;
-    }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
-    export const resolveAsset: (id: string) => Promise<AssetInfo>;
-    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
-    export const readAsset: (id: string) => Promise<Uint8Array>;
-    /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
-    /** An environment variable, or undefined when unset. */
-    export const env: (name: string) => string | undefined;
-}
-declare module "limina/internal/engine/skills/three" {
-    import * as THREE from "three";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export interface GltfResource {
-        kind: "gltf";
-        assetId: string;
-        source: string;
-        bytes: number;
-        rootName?: string;
-        objectCount: number;
-        meshCount: number;
-        materialCount: number;
-        textureCount: number;
-    }
-    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-    export function loadGltf(assetId: string): Promise<{
-        object: THREE.Object3D;
-        resource: GltfResource;
-    }>;
-    export function threeSkills({ entities, lighting }: {
-        entities: Entities;
-        lighting: Lighting;
-    }): SkillDefinition[];
+    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/ui" {
     import type { UiLayer } from "limina/internal/engine/ui/layer";
@@ -2509,6 +2645,7 @@ declare module "limina/internal/engine/world-session" {
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
+    import { WorldResources } from "limina/internal/engine/ecs/resources";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
     import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
@@ -2547,6 +2684,8 @@ declare module "limina/internal/engine/world-session" {
         readonly tracer: Tracer;
         /** The ECS: SoA transforms and the EntityTable. */
         readonly world: World;
+        /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+        readonly resources: WorldResources;
         /** This session's own Rapier world. */
         readonly physics: PhysicsWorld;
         /** This world's sounds, heard from its view camera. */
@@ -2603,8 +2742,11 @@ declare module "limina/internal/engine/world-session" {
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
-        /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-        digest(): string;
+        /**
+         * The digest of this world now: identity, SoA transforms, physics and everything else skills
+         * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+         */
+        digest(exclude?: readonly string[]): string;
         /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
         checkpoint(): string;
         /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
@@ -3287,96 +3429,6 @@ declare module "limina/internal/engine/agents/providers/gateway" {
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
-declare module "limina/internal/engine/persistence/snapshot" {
-    import type { AgentSummary } from "limina/internal/engine/agents/directory";
-    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
-    import type { CameraPose } from "limina/internal/engine/render/view-camera";
-    import type { GltfResource } from "limina/internal/engine/skills/three";
-    import type { WorldSession } from "limina/internal/engine/world-session";
-    /** The snapshot layout this engine writes and reads. */
-    export const SNAPSHOT_VERSION = 1;
-    interface SavedMaterial {
-        color: number | null;
-        roughness: number | null;
-        metalness: number | null;
-    }
-    interface SavedMesh {
-        castShadow: boolean;
-        receiveShadow: boolean;
-        materials: SavedMaterial[];
-    }
-    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
-    export type SavedObject = {
-        kind: "primitive";
-        shape: "box" | "sphere";
-        size: number;
-        meshes: SavedMesh[];
-    } | {
-        kind: "gltf";
-        resource: GltfResource;
-        meshes: SavedMesh[];
-    };
-    interface SavedLighting {
-        ambient: {
-            color: number;
-            intensity: number;
-        };
-        directional: {
-            color: number;
-            intensity: number;
-            position: Vec3;
-            castShadow: boolean;
-            shadow: {
-                mapSize: number;
-                extent: number;
-                near: number;
-                far: number;
-                bias: number;
-            };
-        };
-    }
-    /** What a snapshot holds besides the physics bytes. */
-    export interface SessionSnapshot {
-        version: number;
-        tick: number;
-        /** The digest of the world this snapshot holds. */
-        digest: string;
-        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
-        logSeq: number;
-        world: WorldSnapshot;
-        /** `[entity id, physics body handle]` for every entity with a body. */
-        bodies: [string, number][];
-        objects: Record<string, SavedObject>;
-        lighting: SavedLighting;
-        view: CameraPose;
-        agents: AgentSummary[];
-    }
-    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-    export function snapshotSession(session: WorldSession): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    };
-    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
-    export function encodeSnapshot({ snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Uint8Array;
-    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
-    export function decodeSnapshot(bytes: Uint8Array): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    };
-    /**
-     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
-     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
-     * view camera and tick; the session is then marked `restored`. Its digest is checked
-     * against the saved one: a mismatch is an `internal` error.
-     */
-    export function restoreSession(session: WorldSession, { snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Promise<void>;
-}
 declare module "limina/internal/engine/persistence/world-file" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     /** The session's snapshot as bytes (what a world file holds). */
@@ -3508,7 +3560,8 @@ declare module "limina" {
     export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
     export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
     export { type PromptStats, promptStats } from "limina/internal/engine/agents/decision";
-    export { worldDigest } from "limina/internal/engine/persistence/digest";
+    export { worldDigest, worldState } from "limina/internal/engine/persistence/digest";
+    export { type WorldResource, WorldResources } from "limina/internal/engine/ecs/resources";
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";

@@ -178,7 +178,8 @@ export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, 
 export { type PromptStats, promptStats } from "./agents/decision.ts";
 
 // The durable world: digests, snapshots, world files and replay of the world log.
-export { worldDigest } from "./persistence/digest.ts";
+export { worldDigest, worldState } from "./persistence/digest.ts";
+export { type WorldResource, WorldResources } from "./ecs/resources.ts";
 export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "./persistence/snapshot.ts";
 export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "./persistence/world-file.ts";
 export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "./persistence/replay.ts";

@@ -10,11 +10,12 @@ import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
+import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
-import { worldDigest } from "./persistence/digest.ts";
+import { worldDigest, worldState } from "./persistence/digest.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
@@ -54,6 +55,8 @@ export class WorldSession {
   readonly tracer: Tracer;
   /** The ECS: SoA transforms and the EntityTable. */
   readonly world = new World();
+  /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+  readonly resources = new WorldResources();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
   /** This world's sounds, heard from its view camera. */
@@ -155,9 +158,12 @@ export class WorldSession {
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-  digest(): string {
-    return worldDigest(this.world, this.physics);
+  /**
+   * The digest of this world now: identity, SoA transforms, physics and everything else skills
+   * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+   */
+  digest(exclude: readonly string[] = []): string {
+    return worldDigest(this.world, this.physics, worldState(this, exclude));
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */

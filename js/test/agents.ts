@@ -2,6 +2,7 @@
 // Agent players: perception → off-loop decision → action, the scheduler, timeouts.
 import { assert, assertEquals, test } from "limina/testing";
 import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
+import { z } from "zod";
 
 function world() {
   const session = createWorldSession();
@@ -198,6 +199,42 @@ test("disposing the world with decisions in flight ends its agents quietly: late
   assertEquals(answers.length, asked, "no decision starts after the dispose");
   assert(sys.agents.all().every((a) => a.queue.length === 0), "the late answer queued nothing");
   assertEquals(session.agents.list().length, 0, "the roster is withdrawn");
+  sys.dispose();
+});
+
+test("disposing the world with an action in flight: the action ends unavailable, nothing is written to the closed world log, the process lives", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const finish: (() => void)[] = [];
+  session.registry.register({
+    name: "test.slowAction",
+    version: "1.0.0",
+    category: "agent",
+    description: "An action that awaits real work (as an asset load does).",
+    input: z.strictObject({}),
+    output: z.object({ done: z.boolean() }),
+    permissions: ["agent.read"],
+    source: { module: import.meta.url, factory: "test" },
+    handler: async (_input, ctx) => {
+      await new Promise<void>((r) => finish.push(r));
+      ctx.emit("agent.signal.slow", {});
+      return { done: true };
+    },
+  });
+  const sys = createAgentSystems(session, { s: new ScriptedProvider(() => [{ tool: "test.slowAction", input: {} }]) });
+  sys.agents.add({ id: "agt_slow", type: "player", entityId: me, decisionIntervalTicks: 1, profile: "player.limited", sessionId: "ses_slow", llm: { provider: "s", model: "", systemPrompt: "" } });
+  while (finish.length === 0) await waitSteps(1);
+  const agent = sys.agents.get("agt_slow")!;
+  const before = agent.previousResults.length;
+  session.dispose();
+  finish.forEach((r) => r());
+  await sys.action.settled();
+  const after = agent.previousResults.slice(before) as { success: boolean; error: { code: string; message: string } }[];
+  assert(after.length >= 1, "the action in flight finished");
+  assert(after.every((r) => !r.success && r.error.code === "unavailable" && r.error.message.includes("disposed")), JSON.stringify(after));
+  assert(after[0].error.message.includes("ran, but nothing of it was recorded"), after[0].error.message);
+  const late = await session.registry.invoke("agent.emitEvent", { type: "after" }, { agentId: "agt_slow", sessionId: "ses_slow", permissions: new Set(["agent.write"]) });
+  assert(!late.ok && late.error.code === "unavailable", "a call after the dispose is refused, not thrown");
   sys.dispose();
 });
 

@@ -16,7 +16,6 @@ import type { Lighting } from "../scene/scene-graph.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
-import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -64,6 +63,8 @@ export interface SessionSnapshot {
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** The world resources (game state) by name; absent in snapshots made before they existed. */
+  resources?: Record<string, unknown>;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -78,7 +79,8 @@ function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
   return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
 }
 
-function saveMeshes(object: THREE.Object3D): SavedMesh[] {
+/** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
@@ -118,7 +120,8 @@ function saveObject(entry: EntityEntry): SavedObject | null {
   throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
 }
 
-function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+/** The lighting as snapshots save it and digests hash it. */
+export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
   const cam = directional.shadow.camera as THREE.OrthographicCamera;
   const p = directional.position;
   return {
@@ -166,7 +169,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: worldDigest(session.world, session.physics),
+    digest: session.digest(),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -174,6 +177,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
+    resources: session.resources.save(),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -218,14 +222,34 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
  * view camera and tick; the session is then marked `restored`. Its digest is checked
  * against the saved one: a mismatch is an `internal` error.
  */
-export async function restoreSession(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
+export async function restoreSession(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
   if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
+  const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
+  const models = await loadModels(snapshot);
+  build(session, snap, models, []);
+  session.view.set(snapshot.view);
+  session.resume(snapshot.tick, snapshot.agents);
+  const digest = session.digest();
+  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
+  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
+  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** The glTF models a snapshot's objects need, loaded again from their asset ids (a missing one refuses it). */
+async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, THREE.Object3D>> {
   const models = new Map<string, THREE.Object3D>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
     else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
+  return models;
+}
+
+/** Fills an empty world from a snapshot: world resources (but `keep`), ECS, physics, scene objects, lighting. */
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, THREE.Object3D>, keep: readonly string[]): void {
+  // World resources first: all or nothing, so a malformed one also refuses before the world changes.
+  session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
   const bodies = new Map(snapshot.bodies);
@@ -248,10 +272,4 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
     session.entities.sync(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
-  session.view.set(snapshot.view);
-  session.resume(snapshot.tick, snapshot.agents);
-  const digest = worldDigest(session.world, session.physics);
-  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
-  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
-  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
 }

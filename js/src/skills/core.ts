@@ -25,7 +25,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(cameraSkills, { view });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
-  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
   registry.registerAll(auditSkills, { tracer, agents });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });

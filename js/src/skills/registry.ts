@@ -226,6 +226,9 @@ export class SkillRegistry {
     const metadata = (): InvokeMetadata => ({ executionTimeMs: performance.now() - started, eventsEmitted, eventIds });
     const fail = (code: ErrorCode, message: string): InvokeResult => ({ ok: false, error: { code, message }, metadata: metadata() });
 
+    // A call that arrives, or finishes, after its world was disposed records nothing: the world log is closed.
+    const disposed = (ran: boolean) => fail("unavailable", `the world session was disposed; ${name} ${ran ? "ran, but nothing of it was recorded" : "was not run"}`);
+    if (this.tracer.isClosed) return disposed(false);
     const valid = this.validate(name, input);
     if (!valid.ok) return fail(valid.code, valid.message);
     const skill = this.skills.get(name)!;
@@ -281,12 +284,14 @@ export class SkillRegistry {
       await skill.hooks?.before?.(args, ctx);
       result = await skill.handler(args, ctx);
     } catch (e) {
+      if (this.tracer.isClosed) return disposed(true);
       this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
       const code = errorCodeOf(e);
       const message = e instanceof Error ? e.message : String(e);
       emit("skill.failed", { skill: name, version: skill.version, code, message, tick }, causedBy);
       return fail(code, message);
     }
+    if (this.tracer.isClosed) return disposed(true);
     this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
     const checked = skill.output.safeParse(result);
     if (!checked.success) {
@@ -297,10 +302,12 @@ export class SkillRegistry {
     try {
       await skill.hooks?.after?.(checked.data, ctx);
     } catch (e) {
+      if (this.tracer.isClosed) return disposed(true);
       const message = `${name} after-hook failed: ${e instanceof Error ? e.message : String(e)}`;
       emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
       return fail("handler_error", message);
     }
+    if (this.tracer.isClosed) return disposed(true);
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
     // A handler that awaited (an asset load) took effect on a later tick: replay applies it there.
     const appliedTick = this.tickOf();
