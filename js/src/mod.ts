@@ -177,6 +177,32 @@ export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateToken
 export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "./agents/surface-modes.ts";
 export { type PromptStats, promptStats } from "./agents/decision.ts";
 
+// Gameplay: the game families' module API (changes go through their skills, so the world log records them).
+export {
+  abilities,
+  type As,
+  callSkill,
+  checkpoints,
+  combat,
+  damage,
+  dialogue,
+  events,
+  game,
+  interaction,
+  inventory,
+  items,
+  npcs,
+  progression,
+  quests,
+  saves,
+  stats,
+  status,
+  triggers,
+} from "./game/api.ts";
+export { Game, type RuleContext } from "./game/game.ts";
+export type { Condition, Effect, Who } from "./game/rules/schemas.ts";
+export type { Memory, RecallQuery } from "./game/dialogue/npcs.ts";
+
 // The durable world: digests, snapshots, world files and replay of the world log.
 export { worldDigest, worldState } from "./persistence/digest.ts";
 export { type WorldResource, WorldResources } from "./ecs/resources.ts";

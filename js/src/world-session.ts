@@ -15,7 +15,9 @@ import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
+import { Game } from "./game/game.ts";
 import { worldDigest, worldState } from "./persistence/digest.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
@@ -74,6 +76,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+  readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -111,6 +115,22 @@ export class WorldSession {
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
+    this.game = new Game({
+      entities: this.entities,
+      spatial: this.spatial,
+      tracer: this.tracer,
+      resources: this.resources,
+      ui: this.ui,
+      audio: this.audio,
+      tick: () => this.tick,
+      checkpointing: {
+        take: (exclude) => {
+          const snap = snapshotSession(this, { exclude, withoutUi: true });
+          return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+        },
+        load: (bytes, keep) => replaceWorld(this, decodeSnapshot(bytes), keep),
+      },
+    });
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -154,6 +174,7 @@ export class WorldSession {
     this.tick++;
     this.locomotion.step(dt);
     this.entities.step(dt);
+    this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }

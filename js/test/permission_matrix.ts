@@ -30,10 +30,13 @@ import type { MatrixFamily, MatrixSample, MatrixWorld } from "./support/matrix/f
 
 /** What each catalog profile grants, as docs/concepts.md promises it. */
 const CONTRACT: Record<string, string[]> = {
-  "builder.readWrite": ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play"],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],
-  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read"],
+  "builder.readWrite": [
+    "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play",
+    "game.read", "game.act", "game.define", "save.write",
+  ],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],
+  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
 };
 /** The catalog profiles and one no catalog defines (it grants nothing). */
 const MATRIX_PROFILES = [...Object.keys(CONTRACT), "nobody.unknown"];
@@ -67,8 +70,8 @@ function presentation(s: WorldSession): string {
 const capturer = await Capturer.create();
 const ADMIN: InvokeBase = { agentId: "admin", sessionId: "admin", permissions: PERMISSIONS, profile: "admin" };
 
-/** A fresh world with the base fixture (ent_1 dynamic and inhabited by the caller, ent_2 static, tagged "fixture") and `family`'s own. */
-async function prepare(family: string): Promise<MatrixWorld> {
+/** A fresh world with the base fixture (ent_1 dynamic and inhabited by the caller, ent_2 static, tagged "fixture"), `family`'s own and `sample`'s. */
+async function prepare(family: string, sample?: MatrixSample): Promise<MatrixWorld> {
   const session = createWorldSession({ simulate: false });
   assert(await session.enableCapture(capturer), "render.capture enabled");
   const refs = new Map<string, string>();
@@ -78,6 +81,11 @@ async function prepare(family: string): Promise<MatrixWorld> {
     async must<T>(tool: string, input: Record<string, unknown>) {
       const r = await session.registry.invoke(tool, input, ADMIN);
       assert(r.ok, `fixture ${tool}: ${codeOf(r)}: ${messageOf(r)}`);
+      return (r as { value: T }).value;
+    },
+    async play<T>(tool: string, input: Record<string, unknown>) {
+      const r = await session.registry.invoke(tool, input, { ...ADMIN, agentId: "caller", sessionId: "caller" });
+      assert(r.ok, `fixture ${tool} as the caller: ${codeOf(r)}: ${messageOf(r)}`);
       return (r as { value: T }).value;
     },
     name: (key, id) => void refs.set(key, id),
@@ -91,6 +99,7 @@ async function prepare(family: string): Promise<MatrixWorld> {
   await w.must("ecs.addComponent", { entity: "ent_2", component: "fixture" });
   session.agents.publish({ list: () => [{ agentId: "caller", entityId: "ent_1" }], perceptionOf: () => null });
   await FAMILIES.get(family)!.prepare?.(w);
+  await sample?.before?.(w);
   return w;
 }
 
@@ -101,6 +110,14 @@ test("the profiles grant what the docs promise", () => {
   assertEquals(resolveProfile("nobody.unknown").size, 0);
   for (const permissions of Object.values(CONTRACT)) for (const p of permissions) assert((PERMISSIONS as readonly string[]).includes(p), `${p} is a known permission`);
 });
+
+/** Every registered skill's permissions, by name. */
+const SKILLS = new Map<string, { permissions: string[] }>();
+{
+  const { session } = await prepare([...FAMILIES.keys()][0]);
+  for (const skill of session.registry.all()) SKILLS.set(skill.name, { permissions: [...skill.permissions] });
+  session.dispose();
+}
 
 test("every registered skill has a sample input, and its permissions are known ones", async () => {
   const { session } = await prepare([...FAMILIES.keys()][0]);
@@ -114,16 +131,18 @@ test("every registered skill has a sample input, and its permissions are known o
 test("allowed exactly when the profile grants every permission: allowed calls have their effect, denials change nothing", async () => {
   let checked = 0;
   let denials = 0;
-  for (const profile of MATRIX_PROFILES) {
-    const grants = granted(profile);
-    for (const [name, { family, sample }] of SAMPLES) {
-      const w = await prepare(family);
-      const s = w.session;
-      const skill = s.registry.get(name)!;
-      const input = inputOf(sample, w);
-      const allowedStatically = skill.permissions.every((p: string) => grants.has(p));
+  for (const [name, { family, sample }] of SAMPLES) {
+    // Every allowed call gets a fresh world; the denials of one skill share one (a denial changes nothing).
+    let denialWorld: MatrixWorld | null = null;
+    for (const profile of MATRIX_PROFILES) {
+      const grants = granted(profile);
+      const skill = SKILLS.get(name)!;
+      const allowedStatically = skill.permissions.every((p) => grants.has(p));
       const allowed = allowedStatically && (sample.needs?.permissions ?? []).every((p) => grants.has(p));
-      const changes = sample.changes ?? skill.permissions.some((p: string) => WORLD_WRITE_PERMISSIONS.has(p));
+      const w = allowed ? await prepare(family, sample) : (denialWorld ??= await prepare(family, sample));
+      const s = w.session;
+      const input = inputOf(sample, w);
+      const changes = sample.changes ?? skill.permissions.some((p) => WORLD_WRITE_PERMISSIONS.has(p));
       const digest = s.digest();
       const shown = presentation(s);
       const events = s.tracer.size;
@@ -134,6 +153,8 @@ test("allowed exactly when the profile grants every permission: allowed calls ha
         const changed = s.digest() !== digest || presentation(s) !== shown;
         assertEquals(changed, changes, `${where}: ${changes ? "an allowed world-writing call must change the world" : "this skill must change nothing"}`);
         if (r.ok && name === "trace.export") await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(r.value as { name: string }).name}`] });
+        if (r.ok) sample.after?.(r.value);
+        s.dispose();
       } else {
         denials++;
         assertEquals(codeOf(r), "forbidden", where);
@@ -144,17 +165,18 @@ test("allowed exactly when the profile grants every permission: allowed calls ha
           assertEquals(messageOf(r), sample.needs!.message, where);
           assertEquals(s.tracer.history().slice(events).map((e) => e.type), ["skill.failed"], where);
         } else {
-          const missing = skill.permissions.find((p: string) => !grants.has(p));
+          const missing = skill.permissions.find((p) => !grants.has(p));
           assertEquals(messageOf(r), `missing permission: ${missing}`, where);
           assertEquals(s.tracer.history().slice(events).map((e) => e.type), ["security.permission.denied"], where);
         }
       }
       checked++;
-      s.dispose();
     }
+    (denialWorld as MatrixWorld | null)?.session.dispose();
   }
   assertEquals(checked, MATRIX_PROFILES.length * SAMPLES.size);
   assert(denials > 20, `the matrix exercises denials (${denials})`);
+  for (const f of FAMILIES.values()) await f.cleanup?.();
 });
 
 test("the same holds with the policy engine attached", async () => {
@@ -162,7 +184,7 @@ test("the same holds with the policy engine attached", async () => {
     const grants = granted(profile);
     for (const name of ["scene.createEntity", "ecs.updateComponent", "physics.applyImpulse", "agent.emitEvent", "inspector.snapshot", "skills.list"]) {
       const { family, sample } = SAMPLES.get(name)!;
-      const w = await prepare(family);
+      const w = await prepare(family, sample);
       const s = w.session;
       s.registry.attachPolicy(new PolicyEngine(s.tracer));
       const skill = s.registry.get(name)!;

@@ -47,13 +47,16 @@ export class WorldResources {
     return out;
   }
 
-  /** What the world digest hashes of them (but those in `exclude`). */
+  /**
+   * What the world digest hashes of them (but those in `exclude`), with every object's keys
+   * sorted: the same state hashes the same however its objects were built or loaded.
+   */
   digestState(exclude: readonly string[] = []): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const name of this.names()) {
       if (exclude.includes(name)) continue;
       const r = this.resources.get(name)!;
-      out[name] = r.digestState ? r.digestState() : r.save();
+      out[name] = canonical(r.digestState ? r.digestState() : r.save());
     }
     return out;
   }
@@ -82,4 +85,16 @@ export class WorldResources {
       throw e;
     }
   }
+}
+
+/** `value` with every object's keys in sorted order (arrays keep theirs; undefined fields dropped). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = canonical(v);
+  }
+  return out;
 }

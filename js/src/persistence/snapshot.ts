@@ -155,10 +155,18 @@ function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): vo
   directional.shadow.bias = s.bias;
 }
 
+export interface SnapshotOptions {
+  /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+  exclude?: readonly string[];
+  /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+  withoutUi?: boolean;
+}
+
 /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
+export function snapshotSession(session: WorldSession, options: SnapshotOptions = {}): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  const exclude = options.exclude ?? [];
   const ui = session.ui.handles().length;
-  if (ui > 0) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
+  if (ui > 0 && !options.withoutUi) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
@@ -169,7 +177,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: session.digest(),
+    digest: session.digest(exclude),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -177,7 +185,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
-    resources: session.resources.save(),
+    resources: session.resources.save(exclude),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -272,4 +280,40 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
     session.entities.sync(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
+}
+
+/** Empties a live world: every entity (scene object, body) destroyed and the ECS as if new. */
+function clear(session: WorldSession): void {
+  for (const entry of [...session.world.entities.entries()]) session.entities.destroy(entry.id);
+  session.world.clear();
+}
+
+/**
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
+ * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+ * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+ * checked; resolves to it.
+ */
+export async function replaceWorld(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }, keep: readonly string[] = []): Promise<string> {
+  const models = await loadModels(snap.snapshot);
+  const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
+  const backupModels = await loadModels(backup.snapshot);
+  const putBack = () => {
+    clear(session);
+    build(session, backup, backupModels, keep);
+  };
+  try {
+    clear(session);
+    build(session, snap, models, keep);
+  } catch (e) {
+    putBack();
+    throw e;
+  }
+  const digest = session.digest(keep);
+  if (digest !== snap.snapshot.digest) {
+    putBack();
+    throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
+  }
+  return digest;
 }

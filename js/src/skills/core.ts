@@ -3,6 +3,8 @@
 // factory is also what dev.reload calls). Only skills whose subsystem exists
 // in this build are registered, so discovery never offers one that cannot work.
 
+import { registerGameSkills } from "../game/skills.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "../persistence/snapshot.ts";
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
 import { auditSkills } from "./audit.ts";
@@ -31,4 +33,11 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registerGameSkills(registry, session.game, {
+    bytes: () => {
+      const snap = snapshotSession(session, { withoutUi: true });
+      return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+    },
+    load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
+  });
 }

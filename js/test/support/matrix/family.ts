@@ -10,6 +10,8 @@ export interface MatrixWorld {
   admin: InvokeBase;
   /** Calls `tool` as `admin`; it must succeed. Resolves to its value. */
   must<T = Record<string, unknown>>(tool: string, input: Record<string, unknown>): Promise<T>;
+  /** Calls `tool` as the caller under test (agent `caller`, inhabiting ent_1) with every permission; it must succeed. */
+  play<T = Record<string, unknown>>(tool: string, input: Record<string, unknown>): Promise<T>;
   /** Names an id a `prepare` made, for samples to use. */
   name(key: string, id: string): void;
   /** The id `prepare` named `key` (an unknown key fails the test). */
@@ -19,6 +21,10 @@ export interface MatrixWorld {
 export interface MatrixSample {
   /** A valid input, or one built from the prepared world (ids, event ids). */
   input: Record<string, unknown> | ((w: MatrixWorld) => Record<string, unknown>);
+  /** Told an allowed call's value (to note what it left outside the world, for `cleanup`). */
+  after?(value: unknown): void;
+  /** What this one sample needs beyond its family's fixture (runs after `prepare`). */
+  before?(w: MatrixWorld): Promise<void> | void;
   /** Permissions the handler requires beyond its static ones for this input, and the refusal it gives without them. */
   needs?: { permissions: string[]; message: string };
   /**
@@ -33,4 +39,6 @@ export interface MatrixFamily {
   samples: Record<string, MatrixSample>;
   /** Builds what this family's samples need into every matrix world (runs after the base fixture). */
   prepare?(w: MatrixWorld): Promise<void> | void;
+  /** Removes what the samples left outside the world (files), once the matrix is done. */
+  cleanup?(): Promise<void> | void;
 }
