@@ -4721,8 +4721,20 @@ declare module "limina/internal/engine/skills/compact-schema" {
     }
     /** `schema` compacted; the input is not modified. */
     export function compactSchema(schema: unknown, options?: CompactOptions): unknown;
-    /** A description's first sentence (detail stays in the full contract). */
-    export function oneLine(description: string): string;
+    /**
+     * A description's first sentence (detail stays in the full contract); past
+     * `max` characters, cut at the last clause break (" — ", ": ", " (", ", ")
+     * or word before it, ending in "…".
+     */
+    export function oneLine(description: string, max?: number): string;
+    /**
+     * An outline of an object schema: every top-level property with its type
+     * (and its enum or const) and what is required — nothing nested. It accepts everything `schema` accepts (a superset: no
+     * valid input is refused by it) and says at a glance what to send; the
+     * skill still validates every call exactly, and its full schema is one
+     * `skills.describe` away.
+     */
+    export function outlineSchema(schema: unknown): unknown;
 }
 declare module "limina/internal/engine/agents/action-grammar" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
@@ -5093,6 +5105,84 @@ declare module "limina/internal/engine/packages/provider" {
         readonly name = "package";
         constructor(packages: PackageHost);
         decide(req: DecideRequest): Promise<DecideResult>;
+    }
+}
+declare module "limina/internal/engine/mcp/jsonrpc" {
+    /** A request id as sent: a number beyond what a double holds exactly is kept as its raw JSON text. */
+    export type Id = string | number | null | RawJson;
+    /** `JSON.rawJSON`'s result: serialised by JSON.stringify as the text it holds. */
+    interface RawJson {
+        readonly rawJSON: string;
+    }
+    export interface Request {
+        id: Id;
+        /** False for a notification (no `id` member): it runs but gets no reply. */
+        hasId: boolean;
+        method: string;
+        params: unknown;
+    }
+    export class RpcError extends Error {
+        readonly code: number;
+        readonly data?: unknown | undefined;
+        readonly id: Id;
+        constructor(code: number, message: string, data?: unknown | undefined, id?: Id);
+    }
+    /** Parses one message; throws RpcError (-32700 / -32600) for what is not a valid request. */
+    export function parseRequest(text: string): Request;
+    export function result(id: Id, value: unknown): string;
+    export function error(id: Id, code: number, message: string, data?: unknown): string;
+    export function notification(method: string, params: unknown): string;
+}
+declare module "limina/internal/engine/mcp/listing" {
+    import { type SkillRegistry } from "limina/internal/engine/skills/registry";
+    /** The `_meta` keys a `tools/list` request may carry. */
+    export const LISTING_KEY = "io.limina/listing";
+    export const SCHEMAS_KEY = "io.limina/schemas";
+    export type Listing = "full" | "core";
+    /** `compact` (default): exact when small, else an outline; `exact`: every schema compact but exact; `full`: the skills' own schemas and descriptions. */
+    export type SchemaDetail = "compact" | "exact" | "full";
+    /** A compact tool entry past this many bytes is listed with its outline. */
+    export const OUTLINE_ABOVE = 300;
+    /** The longest listed description (the whole one: skills.describe). */
+    export const DESCRIPTION_MAX = 100;
+    export const DEFAULT_PAGE_SIZE = 100;
+    /**
+     * The core listing: what an external builder with a small context window
+     * starts from — finding and reading skills, then building and looking.
+     */
+    export const CORE_TOOLS: readonly string[];
+    export interface McpTool {
+        name: string;
+        description: string;
+        inputSchema: unknown;
+    }
+    export interface ListingOptions {
+        /** Tools per page (0: all on one page). */
+        pageSize: number;
+        /** The listing a request gets when it asks for none. */
+        listing: Listing;
+    }
+    export class ToolListing {
+        private readonly registry;
+        readonly options: ListingOptions;
+        /** Entries by skill, then detail, and each skill's 2020-12 input schema: built when first listed (Zod can take a while to convert a large schema). */
+        private readonly entries;
+        private readonly schemas;
+        /** Bumped whenever the skills change: cursors of older listings are stale. */
+        private version;
+        constructor(registry: SkillRegistry, options: ListingOptions);
+        /** `name`'s entry at `detail`. */
+        private entry;
+        /** Every tool at `detail`, in registration order. */
+        tools(detail?: SchemaDetail): McpTool[];
+        /** A `tools/list` result for `params` (`cursor`, `_meta`). Throws INVALID_PARAMS for a bad or stale cursor or option. */
+        page(params: Record<string, unknown>): {
+            tools: McpTool[];
+            nextCursor?: string;
+        };
+        /** Opaque to clients: the listing's version, where the next page starts, and the listing it belongs to. */
+        private encode;
+        private decode;
     }
 }
 declare module "limina/internal/engine/agents/scheduler" {
@@ -5775,7 +5865,7 @@ declare module "limina" {
     export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
     export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
     export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, type SurfaceMode, } from "limina/internal/engine/skills/registry";
-    export { compactSchema, type CompactOptions, oneLine } from "limina/internal/engine/skills/compact-schema";
+    export { compactSchema, type CompactOptions, oneLine, outlineSchema } from "limina/internal/engine/skills/compact-schema";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
@@ -5791,6 +5881,7 @@ declare module "limina" {
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
     export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
+    export { CORE_TOOLS, type Listing, LISTING_KEY, type McpTool, type SchemaDetail, SCHEMAS_KEY, ToolListing } from "limina/internal/engine/mcp/listing";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";
     export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";

@@ -78,7 +78,7 @@ export {
   type SkillTool,
   type SurfaceMode,
 } from "./skills/registry.ts";
-export { compactSchema, type CompactOptions, oneLine } from "./skills/compact-schema.ts";
+export { compactSchema, type CompactOptions, oneLine, outlineSchema } from "./skills/compact-schema.ts";
 export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "./skills/profiles.ts";
 export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "./skills/schemas.ts";
 export { type GltfResource, loadGltf } from "./skills/three.ts";
@@ -141,6 +141,7 @@ export {
 
 // MCP.
 export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "./mcp/mcp.ts";
+export { CORE_TOOLS, type Listing, LISTING_KEY, type McpTool, type SchemaDetail, SCHEMAS_KEY, ToolListing } from "./mcp/listing.ts";
 export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "./mcp/protocol.ts";
 
 // Agents.

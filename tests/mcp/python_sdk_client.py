@@ -6,10 +6,12 @@ import asyncio
 import json
 import os
 import re
+import subprocess
 import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from paging import all_tools
 
 
 def fail(msg):
@@ -24,9 +26,11 @@ async def main(limina):
             init = await session.initialize()
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
-            tools = (await session.list_tools()).tools
-            if len(tools) != 49:
-                fail(f"{len(tools)} tools, expected the 49 registered skills")
+            # Every registered skill, page by page (100 a page).
+            registered = len(subprocess.run([limina, "skills"], capture_output=True, text=True, check=True).stdout.splitlines())
+            tools = await all_tools(session)
+            if len(tools) != registered:
+                fail(f"{len(tools)} tools, expected the {registered} registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")

@@ -1,7 +1,9 @@
 // The official TypeScript MCP SDK against `limina --mcp-stdio`.
 // Usage: node js/test/node/sdk_client.mjs <path-to-limina>
+import { execFileSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const limina = process.argv[2];
 const fail = (msg) => {
@@ -15,8 +17,10 @@ await client.connect(transport);
 const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
-const { tools } = await client.listTools();
-if (tools.length !== 49) fail(`${tools.length} tools, expected the 49 registered skills`);
+// Every registered skill, page by page (100 a page).
+const registered = execFileSync(limina, ["skills"], { encoding: "utf8" }).trim().split("\n").length;
+const { tools } = await allTools(client);
+if (tools.length !== registered) fail(`${tools.length} tools, expected the ${registered} registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
 
