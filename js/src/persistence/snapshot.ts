@@ -2,8 +2,9 @@
 // it was — the ECS (SoA transforms, tags, EntityTable identity with
 // bitECS's eids), the physics world (Rapier's own serialization), the scene
 // graph state skills control (each entity's primitive or glTF model, its
-// materials and shadows, the lighting, the view camera), the agent records
-// and the tick — encoded as bytes a world file holds.
+// materials and shadows, the lighting, the view camera), the render
+// settings (environment, post stack, quality tier), the agent records and
+// the tick — encoded as bytes a world file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -11,6 +12,8 @@ import type { AgentSummary } from "../agents/directory.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
+import type { LookSettings } from "../render/look.ts";
+import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
 import { meshFor } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
 import type { GltfResource } from "../skills/three.ts";
@@ -24,6 +27,8 @@ interface SavedMaterial {
   color: number | null;
   roughness: number | null;
   metalness: number | null;
+  /** Set when the material is one of the look's library materials (material.apply). */
+  look?: { material: string; tint: number; uvScale: number; space: "object" | "world" };
 }
 
 interface SavedMesh {
@@ -65,6 +70,8 @@ export interface SessionSnapshot {
   agents: AgentSummary[];
   /** The world resources (game state) by name; absent in snapshots made before they existed. */
   resources?: Record<string, unknown>;
+  /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+  look?: LookSettings;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -84,11 +91,16 @@ export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
-    materials: materialsOf(mesh).map((m) => ({
-      color: m.color ? m.color.getHex() : null,
-      roughness: "roughness" in m ? m.roughness : null,
-      metalness: "metalness" in m ? m.metalness : null,
-    })),
+    materials: materialsOf(mesh).map((m) => {
+      const saved: SavedMaterial = {
+        color: m.color ? m.color.getHex() : null,
+        roughness: "roughness" in m ? m.roughness : null,
+        metalness: "metalness" in m ? m.metalness : null,
+      };
+      const look = libraryMaterialOf(m);
+      if (look) saved.look = { material: look.material, tint: look.tint, uvScale: look.uvScale, space: look.space };
+      return saved;
+    }),
   }));
 }
 
@@ -98,6 +110,12 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   meshes.forEach((mesh, i) => {
     mesh.castShadow = saved[i].castShadow;
     mesh.receiveShadow = saved[i].receiveShadow;
+    const dressed = saved[i].materials[0]?.look;
+    if (dressed) {
+      if (!isMaterialName(dressed.material)) throw engineError("invalid_input", `snapshot of ${id} names an unknown library material ${JSON.stringify(dressed.material)}`);
+      mesh.material = createMaterial(dressed.material, dressed);
+      return;
+    }
     materialsOf(mesh).forEach((m, j) => {
       const s = saved[i].materials[j];
       if (!s) return;
@@ -186,6 +204,7 @@ export function snapshotSession(session: WorldSession, options: SnapshotOptions 
     view: session.view.get(),
     agents: session.agents.list(),
     resources: session.resources.save(exclude),
+    look: session.look.settings(),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -235,6 +254,8 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
   const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
   const models = await loadModels(snapshot);
+  // The look next (an HDRI it names must load): still before the world changes.
+  if (snapshot.look) await session.look.restore(snapshot.look);
   build(session, snap, models, []);
   session.view.set(snapshot.view);
   session.resume(snapshot.tick, snapshot.agents);
@@ -260,6 +281,7 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
   session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
+  session.terrain.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
@@ -299,20 +321,22 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const models = await loadModels(snap.snapshot);
   const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
   const backupModels = await loadModels(backup.snapshot);
-  const putBack = () => {
+  const putBack = async () => {
     clear(session);
     build(session, backup, backupModels, keep);
+    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
   };
   try {
+    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
     clear(session);
     build(session, snap, models, keep);
   } catch (e) {
-    putBack();
+    await putBack();
     throw e;
   }
   const digest = session.digest(keep);
   if (digest !== snap.snapshot.digest) {
-    putBack();
+    await putBack();
     throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
   }
   return digest;

@@ -11,16 +11,19 @@ import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
+import { materialSkills } from "./material.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
+import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -33,6 +36,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(terrainSkills, { terrain, entities });
   registerGameSkills(registry, session.game, {
     bytes: () => {
       const snap = snapshotSession(session, { withoutUi: true });
@@ -40,4 +44,6 @@ export function registerCoreSkills(session: WorldSession): void {
     },
     load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
   });
+  registry.registerAll(renderSettingsSkills, { look });
+  registry.registerAll(materialSkills, { entities });
 }

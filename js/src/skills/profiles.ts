@@ -16,6 +16,8 @@ export const PERMISSIONS = [
   "game.act",
   "game.define",
   "save.write",
+  "world.write",
+  "render.write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -25,6 +27,8 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
     "game.read", "game.act", "game.define", "save.write",
+    "world.write",
+    "render.write",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],

@@ -112,7 +112,7 @@ export function itemSkills(game: Game): SkillDefinition[] {
     }),
     skill({
       name: "inventory.transfer",
-      description: `Hand items from the entity you play to another within ${HAND_OVER_RANGE} m (a player, a chest, an NPC — who remembers the gift and likes you more).`,
+      description: `Give (hand over) items from the entity you play to another entity within ${HAND_OVER_RANGE} m: another player, a chest, an NPC (who remembers the gift and likes you more).`,
       access: "act",
       input: z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) }),
       output: z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() }),
