@@ -194,9 +194,10 @@ export { ScriptedProvider } from "./agents/providers/scripted.ts";
 export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/providers/ollama.ts";
 export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
 export { ACTION_GRAMMAR, parseActions } from "./agents/action-grammar.ts";
-export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "./agents/discovery.ts";
+export { CORE_PURPOSES, type DiscoveryMode, type Focus, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "./agents/discovery.ts";
 export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "./agents/surface-modes.ts";
 export { type PromptStats, promptStats } from "./agents/decision.ts";
+export { type Conversation, Conversations, ConversationSpec, END_CONVERSATION, type Line, readingTicks } from "./agents/conversation.ts";
 
 // Gameplay: the game families' module API (changes go through their skills, so the world log records them).
 export {

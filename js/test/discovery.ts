@@ -68,7 +68,7 @@ test("progressive: the first request offers ≤ 16 core tools plus list_skills a
   assert(offered.includes(LIST_SKILLS) && offered.includes(READ_SKILL), `the discovery tools are offered: ${offered}`);
   const core = offered.filter((n) => n !== LIST_SKILLS && n !== READ_SKILL);
   assert(core.length >= 1 && core.length <= MAX_CORE, `${core.length} core tools`);
-  assertEquals(core, ["agent__getPerception", "scene__queryEntities", "physics__raycast", "physics__applyImpulse", "agent__emitEvent"], "player.limited's core set, by purpose");
+  assertEquals(core, ["agent__getPerception", "scene__queryEntities", "physics__raycast", "physics__applyImpulse", "agent__emitEvent", "interaction__list", "interaction__interact", "interaction__pickup", "inventory__list", "game__status"], "player.limited's core set, by purpose");
   assert(!offered.includes("camera__get"), "camera.get is not offered before it is read");
   assert(toolNames(second).includes("camera__get"), `the next request carries it: ${toolNames(second)}`);
   // The contract read_skill returned reaches the next decision, once.
