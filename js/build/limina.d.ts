@@ -1472,6 +1472,8 @@ declare module "limina/internal/engine/render/quality" {
     export type QualityTier = (typeof QUALITY_TIERS)[number];
     export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
     export interface TierSpec {
+        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+        post: boolean;
         /** Shadow map side, texels. */
         shadowMapSize: number;
         /** How far from the camera the sun's fitted shadow reaches, metres. */
@@ -1496,8 +1498,6 @@ declare module "limina/internal/engine/render/quality" {
     export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
     /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
     export function isSoftwareAdapter(name: string): boolean;
-    /** The tier a world starts at: the command line's, else low on a software adapter and balanced on a GPU. */
-    export function defaultTier(requested: string | null | undefined, adapter: string): QualityTier;
 }
 declare module "limina/internal/engine/render/lut" {
     import * as THREE from "three";
@@ -2561,8 +2561,6 @@ declare module "limina/internal/engine/game/state/state" {
         /** The entity `agentId` plays; not_found when it plays none. */
         actorOf(agentId: string): string;
     }
-    /** Reasons and text are short: a game outcome's reason at most 500 characters. */
-    export const Reason: z.ZodString;
     export function clampAmount(v: number): number;
     /** Replaces a map's contents with saved pairs (none: empties it). */
     export function fill<K, V>(map: Map<K, V>, pairs: Iterable<readonly [K, V]> | undefined): void;
@@ -2861,21 +2859,6 @@ declare module "limina/internal/engine/game/combat/combat" {
     import { z } from "zod";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Game } from "limina/internal/engine/game/game";
-    export const Melee: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        arc: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        cleave: z.ZodDefault<z.ZodBoolean>;
-    }, z.core.$strict>;
-    export const Ranged: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        speed: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>;
     export const Fighter: z.ZodObject<{
         team: z.ZodOptional<z.ZodString>;
         melee: z.ZodOptional<z.ZodObject<{
@@ -4515,8 +4498,8 @@ declare module "limina/internal/engine/persistence/snapshot" {
         physics: Uint8Array;
     }): Promise<void>;
     /**
-     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
-     * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+     * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
      * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
      * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
      * checked; resolves to it.

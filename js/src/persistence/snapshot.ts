@@ -311,8 +311,8 @@ function clear(session: WorldSession): void {
 }
 
 /**
- * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
- * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+ * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
  * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
  * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
  * checked; resolves to it.
