@@ -295,6 +295,10 @@ pub struct ServeConfig {
   pub save_every: u32,
   /// `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`).
   pub log_sink: Option<String>,
+  /// `--tools-page-size`: tools per page of a standard `tools/list` (0: one page).
+  pub tools_page_size: u32,
+  /// `--tools-listing`: `full` or `core`, the listing standard clients get by default.
+  pub tools_listing: String,
 }
 
 /// The serve configuration, or null when not serving.

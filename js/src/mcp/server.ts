@@ -23,6 +23,7 @@ import type { EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
 import { type Id, RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
 import { ListenStreams } from "./listen.ts";
+import { DEFAULT_PAGE_SIZE, type Listing, ToolListing } from "./listing.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
 import { checkRequest, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
@@ -37,7 +38,7 @@ export const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "202
 const OPERATOR = "operator";
 /** Agent ids no client may take: the engine's own actor, and the operator's. */
 const RESERVED_AGENT_IDS = new Set(["system", OPERATOR]);
-const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.";
+const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, traced skill. Listed schemas are compact (large ones outlined): skills.describe gives a skill's whole contract, skills.search finds skills by words.";
 /** A request answered later, by a stream (`subscriptions/listen`), not by a reply now. */
 const STREAMING = Symbol("streaming");
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
@@ -69,6 +70,10 @@ export interface McpServerOptions {
   profile: string;
   /** Called when a connection ends (stdio uses it to exit). */
   onClose?: (conn: number, reason: string) => void;
+  /** Standard `tools/list` pages hold this many tools (0: all; default 100). */
+  toolsPageSize?: number;
+  /** The listing standard clients get when they ask for none (default `full`). */
+  toolsListing?: Listing;
 }
 
 export class McpServer {
@@ -86,9 +91,11 @@ export class McpServer {
   private readonly operator = new Map<Transport, Mcp>();
   private readonly listens = new ListenStreams();
   readonly sync: StateSync;
+  readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
     this.sync = new StateSync(session.world, session.spatial);
+    this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
@@ -264,7 +271,7 @@ export class McpServer {
       case "server/discover":
         return modernResult({ supportedVersions: MODERN_VERSIONS, capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, ttlMs: 0, cacheScope: "private" });
       case "tools/list":
-        return modernResult({ tools: c.mcp.registry.listTools("draft-2020-12"), ttlMs: 0, cacheScope: "private" });
+        return modernResult({ ...this.listing.page(p), ttlMs: 0, cacheScope: "private" });
       case "tools/call":
         return modernResult((await this.callTool(c, p)) as Record<string, unknown>);
       case "subscriptions/listen":
@@ -292,7 +299,7 @@ export class McpServer {
         return this.setLogLevel(c, p);
       case "tools/list":
       case "listTools":
-        return this.listTools(c);
+        return this.listTools(c, p);
       case "tools/call":
       case "callTool":
         return this.callTool(c, p, true);
@@ -384,8 +391,8 @@ export class McpServer {
     this.session.tracer.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
   }
 
-  private listTools(c: Connection): unknown {
-    if (c.mode === "standard") return { tools: c.mcp.registry.listTools("draft-2020-12") };
+  private listTools(c: Connection, p: Record<string, unknown>): unknown {
+    if (c.mode === "standard") return this.listing.page(p);
     return { tools: c.mcp.listTools() };
   }
 
