@@ -84,7 +84,7 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
           maxWidth: 260,
           tail: { offset: [0, top, 0] },
           lifecycle: { queue: `speaker:${speaker}`, fadeIn: 0.15, typewriter: 45, ttl: readingTime(text), fadeOut: 0.4 },
-        });
+        }, ctx.sessionId);
         const at = entities.world.position(entities.require(entity).eid);
         const mouth: Vec3 = [at[0], at[1] + top, at[2]];
         // Spoken too where the process has a voice; without one the line is shown, and the event says it was not heard.
