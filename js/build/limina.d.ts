@@ -68,6 +68,14 @@ declare module "three" {
   export * as TSL from "three/tsl";
   export { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
   export { GLTFExporter } from "three/examples/jsm/exporters/GLTFExporter.js";
+  export { EXRLoader } from "three/examples/jsm/loaders/EXRLoader.js";
+  export { ao } from "three/examples/jsm/tsl/display/GTAONode.js";
+  export { bloom } from "three/examples/jsm/tsl/display/BloomNode.js";
+  export { fxaa } from "three/examples/jsm/tsl/display/FXAANode.js";
+  export { smaa } from "three/examples/jsm/tsl/display/SMAANode.js";
+  export { traa } from "three/examples/jsm/tsl/display/TRAANode.js";
+  export { dof } from "three/examples/jsm/tsl/display/DepthOfFieldNode.js";
+  export { lut3D } from "three/examples/jsm/tsl/display/Lut3DNode.js";
 }
 
 declare module "limina/internal/engine/loop" {
@@ -168,6 +176,8 @@ declare module "limina/internal/engine/ecs/entity-table" {
         has(id: unknown): boolean;
         /** Retires `id` forever; returns its entry, or undefined when it was not live. */
         destroy(id: EntityId): EntityEntry | undefined;
+        /** Forgets every entry and eid generation and starts ids over, as a new table. */
+        clear(): void;
         /** Live entries in creation order. */
         entries(): IterableIterator<EntityEntry>;
         snapshot(): EntityTableSnapshot;
@@ -238,6 +248,8 @@ declare module "limina/internal/engine/ecs/world" {
         liveEids(): Uint32Array;
         private get entityIndex();
         snapshot(): WorldSnapshot;
+        /** Forgets every entity, id and eid: the world is as if new (what loading a checkpoint in place starts from). */
+        clear(): void;
         /** A new world holding the snapshot's entities, ids, counter and version. */
         static restore(snap: WorldSnapshot): World;
         /**
@@ -543,6 +555,129 @@ declare module "limina/internal/limina-audio/js/audio" {
         micros: number;
     }[];
 }
+declare module "limina/internal/limina-render/js/input" {
+    export type InputEvent = {
+        type: "keyDown";
+        code: string;
+        key: string;
+        repeat: boolean;
+    } | {
+        type: "keyUp";
+        code: string;
+        key: string;
+    } | {
+        type: "pointerMove";
+        x: number;
+        y: number;
+    } | {
+        type: "pointerDown";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "pointerUp";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "wheel";
+        dx: number;
+        dy: number;
+        pixels: boolean;
+    } | {
+        type: "focus";
+        focused: boolean;
+    };
+    export class Input {
+        /** Keys held now, by `code`. */
+        readonly down: Set<string>;
+        /** Keys pressed / released since the previous poll. */
+        readonly pressed: Set<string>;
+        readonly released: Set<string>;
+        /** Pointer position in window pixels and its movement since the previous poll;
+         *  buttons held now, and pressed / released since the previous poll, as bit
+         *  masks (1 << button): a click between two polls shows in both. */
+        readonly pointer: {
+            x: number;
+            y: number;
+            dx: number;
+            dy: number;
+            buttons: number;
+            pressed: number;
+            released: number;
+        };
+        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
+        wheel: number;
+        focused: boolean;
+        /** Takes the window's events since the last poll and applies them; returns them. */
+        poll(): InputEvent[];
+        isDown(code: string): boolean;
+        private apply;
+    }
+}
+declare module "limina/internal/limina-render/js/ops" {
+    import type { InputEvent } from "limina/internal/limina-render/js/input";
+    export interface RenderConfig {
+        /** Write the last frame to this PNG (`--screenshot`). */
+        screenshot: string | null;
+        width: number;
+        height: number;
+        maxFrames: number | null;
+        /** The render quality tier (`--quality`), or null when not given. */
+        quality: string | null;
+    }
+    export interface DecodedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** What making the process's WebGPU instance found (see gpu.rs). */
+    export interface GpuInstance {
+        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+        backend: string | null;
+        adapters: number;
+        /** Milliseconds making it took. */
+        initMs: number;
+        /** Whether this call made it. */
+        madeNow: boolean;
+        /** Why there is no adapter, when there is none (already printed once to stderr). */
+        error: string | null;
+    }
+    interface RenderOps {
+        op_render_gpu_instance(): GpuInstance;
+        op_render_gpu_started(): boolean;
+        op_render_gpu_installed(): boolean;
+        op_render_config(): RenderConfig;
+        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+        op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_decode_png(bytes: Uint8Array): DecodedImage;
+        op_render_read_png(path: string): DecodedImage;
+        op_render_window_size(): [number, number] | null;
+        op_render_window_context(canvas: unknown): GPUCanvasContext;
+        op_render_window_events(): InputEvent[];
+        op_render_window_reconfigure(): boolean;
+    }
+    export const renderOps: RenderOps;
+    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`, `--quality`). */
+    export function renderConfig(): RenderConfig;
+    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
+    export function decodePng(bytes: Uint8Array): DecodedImage;
+    /** Reads and decodes a PNG file to RGBA8. */
+    export function readPng(path: string): DecodedImage;
+    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+    export function gpuInstance(): GpuInstance;
+    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+    export function gpuInstalled(): boolean;
+    /** Whether anything has started WebGPU in this process. */
+    export function gpuStarted(): boolean;
+    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+    export function gpuIdle(device: GPUDevice): Promise<void>;
+    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
+    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
+}
 declare module "limina/internal/engine/agents/directory" {
     export interface AgentSummary {
         agentId: string;
@@ -572,6 +707,40 @@ declare module "limina/internal/engine/audio/listener" {
     export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
     /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
     export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
+}
+declare module "limina/internal/engine/ecs/resources" {
+    export interface WorldResource<T = unknown> {
+        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
+        save(): T;
+        /**
+         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
+         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
+         */
+        load(saved: T | null): void;
+        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
+        digestState?(): unknown;
+    }
+    export class WorldResources {
+        private readonly resources;
+        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
+        register<T>(name: string, resource: WorldResource<T>): void;
+        has(name: string): boolean;
+        /** Registered names, sorted (the order saves and digests use). */
+        names(): string[];
+        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
+        save(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * What the world digest hashes of them (but those in `exclude`), with every object's keys
+         * sorted: the same state hashes the same however its objects were built or loaded.
+         */
+        digestState(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * Loads a save made by `save()`: every resource it names must be registered here (another
+         * build's resource is refused before anything changes); resources it lacks are emptied, but
+         * those in `keep` stay as they are.
+         */
+        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
+    }
 }
 declare module "limina/internal/limina-trace/js/chain" {
     import type { EngineEvent } from "limina/internal/engine/observability/tracer";
@@ -715,9 +884,13 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
         private readonly ring;
+        private readonly ticks;
         private seq;
+        /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+        private isoMs;
+        private isoNow;
         private pending;
         private flushQueued;
         private lastFlush;
@@ -731,6 +904,8 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
@@ -740,7 +915,6 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        private slotOf;
         /** A recent event by id (events older than the in-memory window are only in the world log). */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
@@ -872,6 +1046,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** The first rule that denies `input`, in the order above; null to allow. */
+        private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
@@ -881,14 +1057,14 @@ declare module "limina/internal/engine/skills/well-formed" {
     /** Deepest nesting accepted in any input: objects and arrays inside each other. */
     export const MAX_DEPTH = 64;
     /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-    export function illFormed(value: unknown, path: string, depth?: number): string | null;
+    export function illFormed(value: unknown, path: string): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -923,7 +1099,15 @@ declare module "limina/internal/engine/skills/registry" {
             module: string;
             factory: string;
         };
+        /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
+        surfaceMode?: SurfaceMode;
     }
+    /**
+     * How a skill reaches an LLM player's model: as a function tool
+     * (`tool-only`), as a contract in the system message answered in the JSON
+     * action grammar (`system-prompt`), or both.
+     */
+    export type SurfaceMode = "tool-only" | "system-prompt" | "both";
     /** A skill module's factory: its definitions, built over the services they act on. */
     export type SkillFactory<S = any> = (services: S) => SkillDefinition[];
     /** Who is calling, under what. */
@@ -980,6 +1164,8 @@ declare module "limina/internal/engine/skills/registry" {
         private readonly tools;
         private policy;
         private readonly listeners;
+        /** The surface mode of skills that name none (before the provider and model rules). */
+        defaultSurfaceMode?: SurfaceMode;
         constructor(tracer: Tracer, tickOf?: () => number);
         register(skill: AnySkill, services?: unknown): void;
         /** Registers every skill a module's factory builds over `services`. */
@@ -1016,7 +1202,7 @@ declare module "limina/internal/engine/skills/registry" {
     }
 }
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -1117,6 +1303,2502 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
+declare module "limina/internal/engine/render/tsl" {
+    export type Node = any;
+    /** three/tsl's functions and nodes. */
+    export const tsl: Record<string, any>;
+    /** The bundled TSL display addons (GTAO, bloom, FXAA, SMAA, TRAA, depth of field, 3D LUT). */
+    export const displayNodes: Record<"ao" | "bloom" | "fxaa" | "smaa" | "traa" | "dof" | "lut3D", (...args: any[]) => Node>;
+}
+declare module "limina/internal/engine/render/sky" {
+    import * as THREE from "three";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    export interface SkyParameters {
+        /** Unit vector toward the sun. */
+        sun: THREE.Vector3;
+        /** Atmospheric turbidity, 1.7 (very clear) to 10 (hazy). */
+        turbidity: number;
+    }
+    /** xyY (Y in kcd/m²) to linear sRGB. */
+    export function xyYToLinearSrgb(x: number, y: number, Y: number): [number, number, number];
+    /**
+     * The sky as TSL: `radiance(direction)` is the sky's linear radiance toward
+     * a unit direction, in scene units (1 ≈ a bright overcast sky).
+     */
+    export class Sky {
+        /** Unit vector toward the sun. */
+        readonly sunDirection: any;
+        /** Perez coefficients per channel, [A, B, C, D, E] as vec3s over (Y, x, y). */
+        private readonly coeffs;
+        /** Zenith Y, x, y divided by F(0, θs) per channel: the scale of the Perez function. */
+        private readonly zenith;
+        /** Brightness: scene units per kcd/m², faded as the sun sets. */
+        private readonly scale;
+        /** The sun disc's colour (linear, scene units). */
+        private readonly sunDisc;
+        /** Below-horizon ground albedo, lit by the sun and the sky. */
+        readonly ground: any;
+        /** The light on the ground below the horizon (linear irradiance / π): the environment sets it from the sun and the sky. */
+        readonly horizonLight: any;
+        /** Horizon colour for a given sun, linear (what fog takes when it follows the sky). */
+        readonly horizon: THREE.Color;
+        /** Zenith colour for a given sun, linear. */
+        readonly zenithColor: THREE.Color;
+        /** The radiance node, a function of a unit direction. */
+        readonly radiance: (direction: Node) => Node;
+        constructor(parameters?: SkyParameters);
+        /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
+        set({ sun, turbidity }: SkyParameters): void;
+        /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
+        private sample;
+    }
+}
+declare module "limina/internal/engine/render/environment" {
+    import * as THREE from "three";
+    import { Sky } from "limina/internal/engine/render/sky";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
+    export const HDRI_PRESETS: readonly ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"];
+    export type HdriPreset = (typeof HDRI_PRESETS)[number];
+    /** "sky": the physical sky driven by the sun; otherwise an embedded HDRI. */
+    export type EnvironmentPreset = "sky" | HdriPreset;
+    export type ToneMappingName = "aces" | "agx" | "neutral" | "none";
+    export const TONE_MAPPINGS: Record<ToneMappingName, THREE.ToneMapping>;
+    export interface FogSettings {
+        enabled: boolean;
+        /** Extinction per metre at the fog's base height. */
+        density: number;
+        /** How fast the fog thins with height above `height`, per metre (0: uniform). */
+        heightFalloff: number;
+        /** The height, metres, below which the fog is at full density. */
+        height: number;
+        /** A fixed colour (0xRRGGBB), or null to follow the sky's horizon. */
+        color: number | null;
+    }
+    export interface EnvironmentSettings {
+        preset: EnvironmentPreset;
+        /** An asset id of kind "hdri" (the user's assets/ or a built-in): overrides `preset`. */
+        hdri: string | null;
+        /** Degrees clockwise from +Z toward +X, seen from above. */
+        sunAzimuth: number;
+        /** Degrees above the horizon (negative: below it). */
+        sunElevation: number;
+        /** Atmospheric haze of the physical sky, 1.7 (clear) to 10 (hazy). */
+        turbidity: number;
+        exposure: number;
+        toneMapping: ToneMappingName;
+        /** Strength of the image-based lighting from the sky or HDRI. */
+        environmentIntensity: number;
+        /** The sky-to-ground hemisphere fill light's intensity. */
+        hemisphere: number;
+        /** Draw the sky or HDRI behind the scene when the scene has no background of its own. */
+        background: boolean;
+        fog: FogSettings;
+    }
+    export const DEFAULT_FOG: Readonly<FogSettings>;
+    /** The look a world starts with (the sun where the scene graph's default light stands). */
+    export function defaultEnvironment(): EnvironmentSettings;
+    /** The unit vector toward a sun at `azimuth`/`elevation` degrees. */
+    export function sunVector(azimuth: number, elevation: number, out?: THREE.Vector3): THREE.Vector3;
+    /** Azimuth and elevation, degrees, of a direction (need not be unit length). */
+    export function sunAngles(direction: THREE.Vector3): {
+        azimuth: number;
+        elevation: number;
+    };
+    /** A deep copy of plain settings. */
+    export const copy: <T>(value: T) => T;
+    /** An equirectangular HDR image, linear RGB(A) floats, and what fog takes from it. */
+    export interface LoadedHdri {
+        texture: THREE.DataTexture;
+        /** The average colour of its horizon band, linear. */
+        horizon: THREE.Color;
+    }
+    export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
+    /** The asset id of a preset's HDRI. */
+    export const hdriAssetOf: (preset: HdriPreset) => string;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band?: number): THREE.Color;
+    /**
+     * The environment of one scene. `attach` adds its lights; each frame a
+     * renderer calls `update` (which notices when code moved the sun light) and
+     * reads `version` to know when to re-bake its lighting.
+     */
+    export class Environment {
+        readonly sun: THREE.DirectionalLight;
+        private readonly loadHdri;
+        readonly sky: Sky;
+        /** The hemisphere fill (sky colour above, ground below). */
+        readonly hemisphere: THREE.HemisphereLight;
+        /** Bumped whenever the baked lighting must be redone (sun, sky, HDRI). */
+        version: number;
+        /** The loaded HDRI when the settings name one, else null. */
+        hdri: LoadedHdri | null;
+        /** A scene holding only the sky, which renderers bake into environment lighting. */
+        readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
+        readonly backgroundNode: Node;
+        readonly fogNode: Node;
+        private current;
+        private readonly fogColor;
+        private readonly fogDensity;
+        private readonly fogFalloff;
+        private readonly fogHeight;
+        private readonly sunGlow;
+        private readonly hdriMap;
+        private readonly useHdri;
+        private readonly lastSun;
+        /** `sun`: the directional light that is the sun (its direction is the sky's). */
+        constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /** The current settings, with the sun's angles read from the sun light. */
+        settings(): EnvironmentSettings;
+        /** The current settings themselves (read-only; per frame, without a copy). */
+        get live(): Readonly<EnvironmentSettings>;
+        /** Applies `settings` (loading an HDRI first when they name one: a missing one changes nothing). */
+        set(settings: EnvironmentSettings): Promise<void>;
+        /** Moves the sun (the light and the sky together); the time-of-day hook. */
+        setSun(azimuth: number, elevation: number): void;
+        /** The direction toward the sun, from the sun light's pose. */
+        sunDirection(out?: THREE.Vector3): THREE.Vector3;
+        /** Per frame, before rendering: follows a sun light that code moved. Returns the current version. */
+        update(): number;
+        private hdriLoadedFor;
+        private explicitVersion;
+        /** Takes `s`; `moveSun` false keeps the light where it is (the settings' angles follow it). */
+        private apply;
+        /** Whether settings were set (not merely the sun light moved) after `version`: renderers bake those at once. */
+        changedExplicitlySince(version: number): boolean;
+        private followSun;
+    }
+}
+declare module "limina/internal/engine/render/quality" {
+    export const QUALITY_TIERS: readonly ["low", "balanced", "cinematic"];
+    export type QualityTier = (typeof QUALITY_TIERS)[number];
+    export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
+    export interface TierSpec {
+        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+        post: boolean;
+        /** Shadow map side, texels. */
+        shadowMapSize: number;
+        /** How far from the camera the sun's fitted shadow reaches, metres. */
+        shadowDistance: number;
+        /** Percentage-closer soft shadows (PCF soft) or plain PCF. */
+        softShadows: boolean;
+        /** GTAO samples per pixel; 0 turns AO off whatever the post settings ask. */
+        aoSamples: number;
+        /** GTAO's resolution relative to the frame. */
+        aoScale: number;
+        /** Bloom allowed. */
+        bloom: boolean;
+        /** The anti-aliasing `antialias: "auto"` means. */
+        antialias: AntialiasMethod;
+        /** MSAA samples of the scene pass (on top of the post AA; 0 none). */
+        msaa: number;
+        /** Internal resolution of the scene pass relative to the output (the output keeps its size). */
+        renderScale: number;
+        /** Side of the baked environment's cube faces. */
+        environmentSize: number;
+    }
+    export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
+    /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
+    export function isSoftwareAdapter(name: string): boolean;
+}
+declare module "limina/internal/engine/render/lut" {
+    import * as THREE from "three";
+    export const LUT_NAMES: readonly ["warm", "cool", "bleach", "mono"];
+    export type LutName = (typeof LUT_NAMES)[number];
+    /** The LUT `name` as a 3D texture of `size`³ RGBA8 texels. */
+    export function lutTexture(name: LutName): {
+        texture: THREE.Data3DTexture;
+        size: number;
+    };
+}
+declare module "limina/internal/engine/render/post" {
+    import * as THREE from "three";
+    import type { AntialiasMethod, TierSpec } from "limina/internal/engine/render/quality";
+    import { type LutName } from "limina/internal/engine/render/lut";
+    export interface AoSettings {
+        /** 0 (none) to 1 (full occlusion). */
+        intensity: number;
+        /** World-space sampling radius, metres. */
+        radius: number;
+    }
+    export interface BloomSettings {
+        strength: number;
+        /** Luminance above which light blooms (linear, before tone mapping). */
+        threshold: number;
+        /** Spread, 0–1. */
+        radius: number;
+    }
+    export interface GradeSettings {
+        /** 1 unchanged. */
+        contrast: number;
+        /** 1 unchanged, 0 grey. */
+        saturation: number;
+        /** Corner darkening, 0 none to 1 strong. */
+        vignette: number;
+        /** A built-in LUT applied last, or null. */
+        lut: LutName | null;
+    }
+    export interface DofSettings {
+        /** Distance in focus, metres. */
+        focusDistance: number;
+        /** Depth of the in-focus zone, metres. */
+        focalLength: number;
+        /** Bokeh size. */
+        bokehScale: number;
+    }
+    export interface PostSettings {
+        ao: AoSettings | false;
+        bloom: BloomSettings | false;
+        /** "auto": the quality tier's method. */
+        antialias: AntialiasMethod | "auto";
+        grade: GradeSettings | false;
+        dof: DofSettings | false;
+    }
+    export const DEFAULT_AO: Readonly<AoSettings>;
+    export const DEFAULT_BLOOM: Readonly<BloomSettings>;
+    export const DEFAULT_GRADE: Readonly<GradeSettings>;
+    export const DEFAULT_DOF: Readonly<DofSettings>;
+    export function defaultPost(): PostSettings;
+    /** Every pass off: what a bare forward render shows. */
+    export function postOff(): PostSettings;
+    /** What actually runs for these settings at this tier. */
+    export interface ActivePasses {
+        ao: boolean;
+        bloom: boolean;
+        antialias: AntialiasMethod;
+        grade: boolean;
+        lut: LutName | null;
+        dof: boolean;
+        msaa: number;
+    }
+    export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses;
+    /** Whether nothing but tone mapping runs: then the frame is a plain render, no pipeline. */
+    export function isBare(p: ActivePasses): boolean;
+    /** Decodes PNG bytes to RGBA8, rows top to bottom: what SMAA's lookup tables need where there is no DOM Image. */
+    export type PngDecoder = (bytes: Uint8Array) => {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    };
+    /** Gives the post stack a PNG decoder (the native engine's; a browser has Image and needs none). */
+    export function usePngDecoder(decode: PngDecoder): void;
+    /** One renderer's post stack for one scene and camera. */
+    export class PostStack {
+        readonly passes: ActivePasses;
+        readonly pipeline: THREE.RenderPipeline;
+        private readonly built;
+        private readonly u;
+        constructor(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, passes: ActivePasses, tier: TierSpec);
+        /** Whether this stack runs exactly `passes` at `tier`. */
+        matches(passes: ActivePasses, tier: TierSpec): boolean;
+        /** Sets the tunable parameters (uniforms only). */
+        tune(s: PostSettings): void;
+        render(): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/render/shadows" {
+    import * as THREE from "three";
+    /**
+     * Fits `light`'s shadow camera to what `camera` sees of `scene` within
+     * `distance` metres, at `mapSize` texels a side.
+     */
+    export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
+}
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    import { Environment, type EnvironmentSettings, type HdriLoader } from "limina/internal/engine/render/environment";
+    import { type PngDecoder, type PostSettings } from "limina/internal/engine/render/post";
+    import { type QualityTier } from "limina/internal/engine/render/quality";
+    export interface LookSettings {
+        environment: EnvironmentSettings;
+        post: PostSettings;
+        quality: QualityTier;
+    }
+    /** A scene's render settings and its environment. */
+    export class Look {
+        readonly scene: THREE.Scene;
+        readonly environment: Environment;
+        post: PostSettings;
+        quality: QualityTier;
+        constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);
+        settings(): LookSettings;
+        /** Applies whole settings (a snapshot's); an HDRI that cannot load refuses them before anything changes. */
+        restore(s: LookSettings): Promise<void>;
+    }
+    /** The defaults a new world starts with. */
+    export function defaultLookSettings(quality?: QualityTier): LookSettings;
+    /** Makes `look` the look `scene` renders with. */
+    export function attachLook(scene: THREE.Scene, look: Look): void;
+    export function lookOf(scene: THREE.Scene): Look | undefined;
+    /**
+     * Renderer-wide switches every renderer takes (the rest follows each
+     * scene's look per frame). `host.decodePng`: the PNG decoder of a host
+     * without DOM images (see usePngDecoder).
+     */
+    export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
+        decodePng?: PngDecoder;
+    }): void;
+    /** Everything the look keeps per renderer (GPU resources of its device). */
+    export class LookRenderer {
+        readonly renderer: THREE.WebGPURenderer;
+        private readonly amortise;
+        private pmrem;
+        private bakes;
+        private stacks;
+        private frame;
+        /** Milliseconds the last bake took (for the benchmark). */
+        lastBakeMs: number;
+        /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+        constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
+        /** Draws `scene` from `camera` with `look`. */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
+        /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+        private bake;
+    }
+    /** The look's state for `renderer` (see LookRenderer for `amortise`). */
+    export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
+}
+declare module "limina/internal/engine/render/overlay" {
+    import * as THREE from "three";
+    /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
+    export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
+    /**
+     * Renders `scene` from `camera` with its look (when it has one), then its
+     * overlay (if it has one, with anything in it) over the result.
+     * `amortise`: see LookRenderer.
+     */
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
+}
+declare module "limina/internal/limina-render/js/text" {
+    /** Straight-alpha RGBA, 0–255 each. */
+    export type Rgba = [number, number, number, number];
+    export interface TextSpec {
+        text: string;
+        /** Font size (em), logical pixels. */
+        size: number;
+        maxWidth?: number;
+        maxLines?: number;
+        /** Line advance as a multiple of size (default 1.25). */
+        lineHeight?: number;
+    }
+    export interface TextLayout {
+        lines: string[];
+        /** The widest line, logical pixels. */
+        width: number;
+        height: number;
+        lineAdvance: number;
+        /** Whether maxLines cut the text (its last line then ends in "…"). */
+        truncated: boolean;
+    }
+    /** One thing to paint, in logical pixels, painted in list order. */
+    export type Paint = {
+        op: "roundRect";
+        x: number;
+        y: number;
+        w: number;
+        h: number;
+        radius?: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "circle";
+        x: number;
+        y: number;
+        r: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "triangle";
+        points: [[number, number], [number, number], [number, number]];
+        fill: Rgba;
+    }
+    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
+     | {
+        op: "text";
+        x: number;
+        y: number;
+        text: TextSpec;
+        color: Rgba;
+        reveal?: number;
+    };
+    /** RGBA8, straight alpha, rows top to bottom. */
+    export interface PaintedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
+    export function layoutText(spec: TextSpec): TextLayout;
+    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
+    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
+}
+declare module "limina/internal/engine/skills/schemas" {
+    import { z } from "zod";
+    /** Any three finite numbers (what the world reports). */
+    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** The world's extent: ±100 km on each axis, in metres. */
+    export const WORLD_EXTENT = 100000;
+    /** The largest scale factor on an axis. */
+    export const MAX_SCALE = 10000;
+    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A scale: every factor in (0, MAX_SCALE]. */
+    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
+    /** A distance or radius: positive, at most the world's diagonal. */
+    export const Distance: z.ZodNumber;
+    /** A vertical field of view, in degrees. */
+    export const Fov: z.ZodNumber;
+    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
+    export const CameraPoseInput: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    /** A camera pose as the engine reports it. */
+    export const CameraPose: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodNumber;
+    }, z.core.$strip>;
+    export const EventSchema: z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodString;
+        actorId: z.ZodString;
+        threadId: z.ZodString;
+        parentEventId: z.ZodNullable<z.ZodString>;
+        causedBy: z.ZodArray<z.ZodString>;
+        timestamp: z.ZodString;
+        payload: z.ZodUnknown;
+        integrity: z.ZodOptional<z.ZodObject<{
+            hash: z.ZodString;
+            previousHash: z.ZodNullable<z.ZodString>;
+        }, z.core.$strip>>;
+    }, z.core.$strip>;
+}
+declare module "limina/internal/engine/ui/anchor" {
+    import * as THREE from "three";
+    import { z } from "zod";
+    export const WorldAnchor: z.ZodObject<{
+        type: z.ZodLiteral<"world">;
+        entity: z.ZodOptional<z.ZodString>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        align: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+        }>>;
+        billboard: z.ZodDefault<z.ZodBoolean>;
+        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const SCREEN_CORNERS: readonly ["topLeft", "top", "topRight", "left", "center", "right", "bottomLeft", "bottom", "bottomRight"];
+    export const ScreenAnchor: z.ZodObject<{
+        type: z.ZodLiteral<"screen">;
+        corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
+            center: "center";
+            bottom: "bottom";
+            topLeft: "topLeft";
+            topRight: "topRight";
+            left: "left";
+            right: "right";
+            bottomLeft: "bottomLeft";
+            bottomRight: "bottomRight";
+        }>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+    }, z.core.$strict>;
+    export const Anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+        type: z.ZodLiteral<"world">;
+        entity: z.ZodOptional<z.ZodString>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        align: z.ZodDefault<z.ZodEnum<{
+            center: "center";
+            bottom: "bottom";
+        }>>;
+        billboard: z.ZodDefault<z.ZodBoolean>;
+        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>, z.ZodObject<{
+        type: z.ZodLiteral<"screen">;
+        corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
+            center: "center";
+            bottom: "bottom";
+            topLeft: "topLeft";
+            topRight: "topRight";
+            left: "left";
+            right: "right";
+            bottomLeft: "bottomLeft";
+            bottomRight: "bottomRight";
+        }>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+    }, z.core.$strict>], "type">;
+    export type WorldAnchorSpec = z.infer<typeof WorldAnchor>;
+    export type ScreenAnchorSpec = z.infer<typeof ScreenAnchor>;
+    export type AnchorSpec = z.infer<typeof Anchor>;
+    /** The camera's world rotation (cameras are never scaled). */
+    export function cameraQuaternion(camera: THREE.Camera, out: THREE.Quaternion): THREE.Quaternion;
+    /** What placement needs of a renderer: the size of the frame it draws. */
+    export interface FrameSize {
+        getDrawingBufferSize(target: THREE.Vector2): THREE.Vector2;
+    }
+    /**
+     * The world matrix of a `width`×`height` device-pixel quad pinned per
+     * `anchor` in the frame `renderer` draws for `camera`: a plane of unit size
+     * scaled so each texel covers one device pixel, just past the near plane.
+     */
+    export function screenMatrix(anchor: ScreenAnchorSpec, pixelScale: number, width: number, height: number, renderer: FrameSize, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
+    /** The world matrix of a `w`×`h` metre quad centred at `centre`, facing the camera when billboarded. */
+    export function worldMatrix(centre: THREE.Vector3, w: number, h: number, billboard: boolean, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
+    /** The matrix mapping the unit triangle (0,0,0), (1,0,0), (0,1,0) onto a, b, c. */
+    export function triangleMatrix(a: THREE.Vector3, b: THREE.Vector3, c: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+    /** The matrix mapping the unit segment (0,0,0)–(1,0,0) onto a–b. */
+    export function segmentMatrix(a: THREE.Vector3, b: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+}
+declare module "limina/internal/engine/ui/lifecycle" {
+    import { z } from "zod";
+    export const Lifecycle: z.ZodObject<{
+        fadeIn: z.ZodDefault<z.ZodNumber>;
+        fadeOut: z.ZodDefault<z.ZodNumber>;
+        typewriter: z.ZodOptional<z.ZodNumber>;
+        ttl: z.ZodOptional<z.ZodNumber>;
+        queue: z.ZodOptional<z.ZodString>;
+        feed: z.ZodOptional<z.ZodObject<{
+            maxLines: z.ZodNumber;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type LifecycleSpec = z.infer<typeof Lifecycle>;
+    export type Phase = "queued" | "fadingIn" | "typing" | "showing" | "fadingOut" | "gone";
+    export class LifecycleState {
+        readonly spec: LifecycleSpec;
+        private readonly characters;
+        phase: Phase;
+        /** Seconds since the container was shown. */
+        age: number;
+        /** Characters revealed (Infinity without a typewriter). */
+        revealed: number;
+        private shownFor;
+        private fadingFor;
+        constructor(spec: LifecycleSpec, characters: () => number);
+        /** Starts showing (at once, or when its queue reaches it). */
+        show(): void;
+        /** The lifecycle's opacity now, 0..1. */
+        get alpha(): number;
+        /** Advances `dt` seconds. */
+        step(dt: number): void;
+        /** Text changed: a typewriter types the new text from the start. */
+        restart(): void;
+    }
+}
+declare module "limina/internal/engine/ui/style" {
+    import { z } from "zod";
+    import type { Rgba } from "limina/internal/limina-render/js/text";
+    export const CONTAINER_KINDS: readonly ["label", "textBox", "speechBubble", "thoughtBubble", "callout", "hudPanel"];
+    export type ContainerKind = (typeof CONTAINER_KINDS)[number];
+    /** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
+    export const Color: z.ZodString;
+    export const UiStyle: z.ZodObject<{
+        fill: z.ZodOptional<z.ZodString>;
+        border: z.ZodOptional<z.ZodString>;
+        borderWidth: z.ZodOptional<z.ZodNumber>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        padding: z.ZodOptional<z.ZodNumber>;
+        fontSize: z.ZodOptional<z.ZodNumber>;
+        titleSize: z.ZodOptional<z.ZodNumber>;
+        lineHeight: z.ZodOptional<z.ZodNumber>;
+        textColor: z.ZodOptional<z.ZodString>;
+        titleColor: z.ZodOptional<z.ZodString>;
+        titleFill: z.ZodOptional<z.ZodString>;
+        opacity: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type UiStyleInput = z.infer<typeof UiStyle>;
+    export interface ResolvedStyle {
+        fill: Rgba;
+        border: Rgba;
+        borderWidth: number;
+        radius: number;
+        padding: number;
+        fontSize: number;
+        titleSize: number;
+        lineHeight: number;
+        textColor: Rgba;
+        titleColor: Rgba;
+        titleFill: Rgba;
+        opacity: number;
+    }
+    /** A hex colour as straight-alpha RGBA bytes (the schema checked its form). */
+    export function rgba(hex: string): Rgba;
+    /** `style` over `kind`'s defaults. */
+    export function resolveStyle(kind: ContainerKind, style?: UiStyleInput): ResolvedStyle;
+}
+declare module "limina/internal/engine/ui/panel" {
+    import { z } from "zod";
+    import { type Paint } from "limina/internal/limina-render/js/text";
+    import { type ContainerKind, type ResolvedStyle } from "limina/internal/engine/ui/style";
+    /** Something a tail or leader points at: an entity id or a world point. */
+    export const Target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+    export const Tail: z.ZodObject<{
+        target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        width: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const Leader: z.ZodObject<{
+        target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+        color: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    /** The fields every container skill takes (ui.panel adds kind). */
+    export const PanelFields: {
+        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+            type: z.ZodLiteral<"world">;
+            entity: z.ZodOptional<z.ZodString>;
+            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            align: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+            }>>;
+            billboard: z.ZodDefault<z.ZodBoolean>;
+            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>, z.ZodObject<{
+            type: z.ZodLiteral<"screen">;
+            corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
+                center: "center";
+                bottom: "bottom";
+                topLeft: "topLeft";
+                topRight: "topRight";
+                left: "left";
+                right: "right";
+                bottomLeft: "bottomLeft";
+                bottomRight: "bottomRight";
+            }>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+        }, z.core.$strict>], "type">;
+        style: z.ZodOptional<z.ZodObject<{
+            fill: z.ZodOptional<z.ZodString>;
+            border: z.ZodOptional<z.ZodString>;
+            borderWidth: z.ZodOptional<z.ZodNumber>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            padding: z.ZodOptional<z.ZodNumber>;
+            fontSize: z.ZodOptional<z.ZodNumber>;
+            titleSize: z.ZodOptional<z.ZodNumber>;
+            lineHeight: z.ZodOptional<z.ZodNumber>;
+            textColor: z.ZodOptional<z.ZodString>;
+            titleColor: z.ZodOptional<z.ZodString>;
+            titleFill: z.ZodOptional<z.ZodString>;
+            opacity: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        title: z.ZodOptional<z.ZodString>;
+        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        maxWidth: z.ZodOptional<z.ZodNumber>;
+        width: z.ZodOptional<z.ZodNumber>;
+        maxLines: z.ZodOptional<z.ZodNumber>;
+        pixelScale: z.ZodOptional<z.ZodNumber>;
+        tail: z.ZodOptional<z.ZodObject<{
+            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            width: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        leader: z.ZodOptional<z.ZodObject<{
+            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+            color: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+        lifecycle: z.ZodOptional<z.ZodObject<{
+            fadeIn: z.ZodDefault<z.ZodNumber>;
+            fadeOut: z.ZodDefault<z.ZodNumber>;
+            typewriter: z.ZodOptional<z.ZodNumber>;
+            ttl: z.ZodOptional<z.ZodNumber>;
+            queue: z.ZodOptional<z.ZodString>;
+            feed: z.ZodOptional<z.ZodObject<{
+                maxLines: z.ZodNumber;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+    };
+    export const PanelSpec: z.ZodObject<{
+        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
+            type: z.ZodLiteral<"world">;
+            entity: z.ZodOptional<z.ZodString>;
+            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            align: z.ZodDefault<z.ZodEnum<{
+                center: "center";
+                bottom: "bottom";
+            }>>;
+            billboard: z.ZodDefault<z.ZodBoolean>;
+            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>, z.ZodObject<{
+            type: z.ZodLiteral<"screen">;
+            corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
+                center: "center";
+                bottom: "bottom";
+                topLeft: "topLeft";
+                topRight: "topRight";
+                left: "left";
+                right: "right";
+                bottomLeft: "bottomLeft";
+                bottomRight: "bottomRight";
+            }>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
+        }, z.core.$strict>], "type">;
+        style: z.ZodOptional<z.ZodObject<{
+            fill: z.ZodOptional<z.ZodString>;
+            border: z.ZodOptional<z.ZodString>;
+            borderWidth: z.ZodOptional<z.ZodNumber>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            padding: z.ZodOptional<z.ZodNumber>;
+            fontSize: z.ZodOptional<z.ZodNumber>;
+            titleSize: z.ZodOptional<z.ZodNumber>;
+            lineHeight: z.ZodOptional<z.ZodNumber>;
+            textColor: z.ZodOptional<z.ZodString>;
+            titleColor: z.ZodOptional<z.ZodString>;
+            titleFill: z.ZodOptional<z.ZodString>;
+            opacity: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        title: z.ZodOptional<z.ZodString>;
+        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        maxWidth: z.ZodOptional<z.ZodNumber>;
+        width: z.ZodOptional<z.ZodNumber>;
+        maxLines: z.ZodOptional<z.ZodNumber>;
+        pixelScale: z.ZodOptional<z.ZodNumber>;
+        tail: z.ZodOptional<z.ZodObject<{
+            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            width: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        leader: z.ZodOptional<z.ZodObject<{
+            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
+            color: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+        lifecycle: z.ZodOptional<z.ZodObject<{
+            fadeIn: z.ZodDefault<z.ZodNumber>;
+            fadeOut: z.ZodDefault<z.ZodNumber>;
+            typewriter: z.ZodOptional<z.ZodNumber>;
+            ttl: z.ZodOptional<z.ZodNumber>;
+            queue: z.ZodOptional<z.ZodString>;
+            feed: z.ZodOptional<z.ZodObject<{
+                maxLines: z.ZodNumber;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+        kind: z.ZodEnum<{
+            label: "label";
+            textBox: "textBox";
+            speechBubble: "speechBubble";
+            thoughtBubble: "thoughtBubble";
+            callout: "callout";
+            hudPanel: "hudPanel";
+        }>;
+    }, z.core.$strict>;
+    export type PanelSpecInput = z.input<typeof PanelSpec>;
+    export type PanelSpecParsed = z.output<typeof PanelSpec>;
+    /** The words of a container. */
+    export interface Content {
+        text?: string;
+        title?: string;
+        lines?: string[];
+    }
+    /** The body a container shows: its text, then its lines. */
+    export function bodyOf(content: Content): string;
+    export interface Composition {
+        /** Logical size of the texture. */
+        width: number;
+        height: number;
+        paints: Paint[];
+        /** Where the body text is, logical px (for tests and tails). */
+        textBox: {
+            x: number;
+            y: number;
+            w: number;
+            h: number;
+        };
+        /** Characters a typewriter reveals in all. */
+        characters: number;
+    }
+    /** Lays `content` out for `kind` in `style` and lists what to paint; `reveal` limits the body's characters. */
+    export function compose(kind: ContainerKind, content: Content, style: ResolvedStyle, sizing: {
+        width?: number;
+        maxWidth?: number;
+        maxLines?: number;
+    }, reveal?: number): Composition;
+}
+declare module "limina/internal/engine/ui/container" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import { type AnchorSpec } from "limina/internal/engine/ui/anchor";
+    import { type Composition, type Content } from "limina/internal/engine/ui/panel";
+    import type { ContainerKind, ResolvedStyle } from "limina/internal/engine/ui/style";
+    /** Where something is now: an entity's position (null once it is gone) or a fixed point. */
+    export type Locate = () => Vec3 | null;
+    export interface ContainerOptions {
+        kind: ContainerKind;
+        anchor: AnchorSpec;
+        /** The anchor's point (world anchors). */
+        locate: Locate | null;
+        content: Content;
+        style: ResolvedStyle;
+        sizing: {
+            width?: number;
+            maxWidth?: number;
+            maxLines?: number;
+        };
+        pixelScale: number;
+        /** What a tail or puffs aim at, or a leader points to. */
+        pointAt: Locate | null;
+        tailWidth: number;
+        leaderColor: [number, number, number, number] | null;
+    }
+    export class UiContainer {
+        private options;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
+        private texture;
+        private composition;
+        private readonly extras;
+        private tail;
+        private puffs;
+        private leader;
+        private leaderDot;
+        private alpha;
+        constructor(options: ContainerOptions, reveal?: number);
+        /** Logical size and where the body text lies in it. */
+        get layout(): Composition;
+        get kind(): ContainerKind;
+        /** Whether the entity it is anchored to is gone. */
+        anchorLost(): boolean;
+        /** The texture's size in device pixels. */
+        get pixelSize(): [number, number];
+        get opacity(): number;
+        private adopt;
+        private makeTexture;
+        /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
+        recomposite(changes: {
+            content?: Content;
+            style?: ResolvedStyle;
+        }, reveal?: number): void;
+        get content(): Content;
+        /** The lifecycle's opacity (times the style's). */
+        setAlpha(alpha: number): void;
+        /** Places every part for `camera` as `renderer` draws it. */
+        private place;
+        /** Detaches everything from the scene and frees its GPU resources. */
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/ui/layer" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import { type Content, type PanelSpecInput, type PanelSpecParsed } from "limina/internal/engine/ui/panel";
+    import { type UiStyleInput } from "limina/internal/engine/ui/style";
+    /** Live containers a world holds at most (queued ones count). */
+    export const MAX_CONTAINERS = 4096;
+    /** Of those, what one owner (a session) may hold, so one client cannot take every place. */
+    export const MAX_CONTAINERS_PER_OWNER: number;
+    export interface ContainerInfo {
+        handle: string;
+        kind: string;
+        phase: string;
+        /** The panel's material opacity now. */
+        opacity: number;
+        /** Texture size, device pixels. */
+        pixelSize: [number, number];
+        /** Logical size and the body text's box in it. */
+        width: number;
+        height: number;
+        textBox: {
+            x: number;
+            y: number;
+            w: number;
+            h: number;
+        };
+        content: Content;
+        queue: string | null;
+    }
+    export class UiLayer {
+        private readonly entities;
+        private readonly live;
+        private readonly queues;
+        /** Live containers per owner. */
+        private readonly owned;
+        private next;
+        /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
+        readonly overlay: THREE.Scene<THREE.Object3DEventMap>;
+        constructor(scene: THREE.Scene, entities: Entities);
+        /**
+         * Creates a container (input as ui.panel takes it) for `owner` (a session,
+         * which may hold 1/8 of the world's places) and returns its handle.
+         * Everything is checked before anything is added: bad input changes nothing.
+         */
+        create(input: PanelSpecInput | PanelSpecParsed, owner?: string | null): string;
+        /** A locator for entity `id`, which must exist now (not_found otherwise). */
+        private entityLocator;
+        /** Changes a container's words or style and re-composites it; false for an unknown handle. */
+        update(handle: string, changes: {
+            text?: string;
+            title?: string;
+            lines?: string[];
+            style?: UiStyleInput;
+        }): {
+            ok: boolean;
+            changed: boolean;
+        };
+        /** Removes a container: detached from the scene, its GPU resources freed. */
+        remove(handle: string): boolean;
+        private showNext;
+        /** One fixed step of every container's lifecycle. */
+        step(dt: number): void;
+        has(handle: string): boolean;
+        /** Handles waiting in `key`'s queue, the one showing first. */
+        queued(key: string): string[];
+        /** What a container is and shows now, or null for an unknown handle. */
+        inspect(handle: string): ContainerInfo | null;
+        /** Every live handle, in creation order. */
+        handles(): string[];
+        /** Removes every container. */
+        clear(): void;
+    }
+}
+declare module "limina/internal/engine/game/rules/schemas" {
+    import { z } from "zod";
+    /** A name a builder gives a definition (item, quest, trigger, flag …): letters, digits, `_ - . :`. */
+    export const Id: z.ZodString;
+    /** An entity id as the world reports it. */
+    export const EntityRef: z.ZodString;
+    /** A whole number of fixed steps (60 a second), at most a day. */
+    export const Ticks: z.ZodNumber;
+    /** A count of items or events. */
+    export const Count: z.ZodNumber;
+    /** A stat, counter or damage amount: finite, within ±1e9. */
+    export const Amount: z.ZodNumber;
+    /** Short free text shown to players. */
+    export const Text: z.ZodString;
+    /** JSON-able event data: a small flat record of strings, numbers and booleans. */
+    export const EventData: z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>;
+    /**
+     * Whom a condition or effect is about: `actor` (who acts: the player interacting, the entity
+     * entering a trigger, the one a status ticks on), `target` (what the action is aimed at),
+     * `npc` (the NPC of a dialogue), or an entity id.
+     */
+    export const Who: z.ZodType<"actor" | "target" | "npc" | `ent_${string}`>;
+    export type Who = z.infer<typeof Who>;
+    export const Op: z.ZodEnum<{
+        eq: "eq";
+        ne: "ne";
+        gt: "gt";
+        gte: "gte";
+        lt: "lt";
+        lte: "lte";
+    }>;
+    export type Op = z.infer<typeof Op>;
+    export const QUEST_STATUSES: readonly ["none", "offered", "active", "completed", "failed", "declined"];
+    export type QuestStatus = (typeof QUEST_STATUSES)[number];
+    export type Condition = {
+        flag: string;
+        is?: boolean;
+    } | {
+        counter: string;
+        op?: Op;
+        value: number;
+    } | {
+        has: string;
+        count?: number;
+        who?: Who;
+    } | {
+        equipped: string;
+        who?: Who;
+    } | {
+        quest: string;
+        status: QuestStatus;
+        who?: Who;
+    } | {
+        stat: string;
+        op?: Op;
+        value: number;
+        who?: Who;
+    } | {
+        hasStatus: string;
+        who?: Who;
+    } | {
+        timer: string;
+        is: "running" | "done" | "idle";
+    } | {
+        attitude: number;
+        op?: Op;
+        npc?: Who;
+        toward?: Who;
+    } | {
+        level: number;
+        op?: Op;
+        who?: Who;
+    } | {
+        unlocked: string;
+        who?: Who;
+    } | {
+        isOpen: string;
+        is?: boolean;
+    } | {
+        game: "building" | "playing" | "won" | "lost";
+    } | {
+        condition: string;
+    } | {
+        all: Condition[];
+    } | {
+        any: Condition[];
+    } | {
+        not: Condition;
+    };
+    export const Condition: z.ZodType<Condition>;
+    export type Effect = {
+        setFlag: string;
+        value?: boolean;
+    } | {
+        setCounter: string;
+        value: number;
+    } | {
+        addCounter: string;
+        by?: number;
+    } | {
+        give: string;
+        count?: number;
+        to?: Who;
+    } | {
+        take: string;
+        count?: number;
+        from?: Who;
+    } | {
+        damage: number;
+        kind?: string;
+        to?: Who;
+    } | {
+        heal: number;
+        to?: Who;
+    } | {
+        modifyStat: string;
+        by: number;
+        who?: Who;
+    } | {
+        applyStatus: string;
+        to?: Who;
+        ticks?: number;
+    } | {
+        removeStatus: string;
+        from?: Who;
+    } | {
+        emit: string;
+        data?: Record<string, string | number | boolean>;
+    } | {
+        startTimer: string;
+        ticks: number;
+        repeat?: boolean;
+        effects?: Effect[];
+    } | {
+        stopTimer: string;
+    } | {
+        open: string;
+    } | {
+        close: string;
+    } | {
+        lock: string;
+    } | {
+        unlock: string;
+    } | {
+        offerQuest: string;
+        to?: Who;
+    } | {
+        startQuest: string;
+        for?: Who;
+    } | {
+        completeQuest: string;
+        for?: Who;
+    } | {
+        failQuest: string;
+        for?: Who;
+    } | {
+        progress: string;
+        objective: string;
+        by?: number;
+        for?: Who;
+    } | {
+        win: string;
+    } | {
+        lose: string;
+    } | {
+        say: string;
+        as?: Who;
+    } | {
+        xp: number;
+        to?: Who;
+    } | {
+        grant: string;
+        to?: Who;
+    } | {
+        remember: string;
+        about?: Who;
+        npc?: Who;
+    } | {
+        attitude: number;
+        npc?: Who;
+        toward?: Who;
+    } | {
+        teleport: [number, number, number];
+        who?: Who;
+    } | {
+        destroy: Who;
+    } | {
+        spawnItem: string;
+        count?: number;
+        at: [number, number, number];
+    } | {
+        grantAbility: string;
+        to?: Who;
+    } | {
+        if: Condition;
+        then: Effect[];
+        else?: Effect[];
+    };
+    export const Effect: z.ZodType<Effect>;
+    export const EffectList: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+}
+declare module "limina/internal/engine/game/saved" {
+    import type { z } from "zod";
+    export function parseSaved<S extends z.ZodType>(schema: S, saved: unknown, resource: string): z.output<S>;
+}
+declare module "limina/internal/engine/game/state/state" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition, Effect } from "limina/internal/engine/game/rules/schemas";
+    export type Phase = "building" | "playing" | "won" | "lost";
+    export interface Timer {
+        /** Ticks it runs for (a repeating timer starts again with this many). */
+        ticks: number;
+        /** Ticks left; 0 once done. */
+        remaining: number;
+        repeat: boolean;
+        running: boolean;
+        /** How many times it has run out. */
+        fired: number;
+        effects: Effect[];
+    }
+    export interface Rule {
+        when: Condition;
+        effects: Effect[];
+        /** Fire once, then stay spent (default), or every time the condition turns true. */
+        once: boolean;
+        /** Whether the condition held when last settled (rules fire on false → true). */
+        held: boolean;
+        fired: number;
+    }
+    const Saved: z.ZodObject<{
+        phase: z.ZodEnum<{
+            building: "building";
+            playing: "playing";
+            won: "won";
+            lost: "lost";
+        }>;
+        outcome: z.ZodNullable<z.ZodObject<{
+            reason: z.ZodString;
+            tick: z.ZodNumber;
+        }, z.core.$strict>>;
+        flags: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodBoolean], null>>;
+        counters: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        timers: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            ticks: z.ZodNumber;
+            remaining: z.ZodNumber;
+            repeat: z.ZodBoolean;
+            running: z.ZodBoolean;
+            fired: z.ZodNumber;
+            effects: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+        }, z.core.$strict>], null>>;
+        conditions: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>], null>>;
+        rules: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            when: z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>;
+            effects: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+            once: z.ZodBoolean;
+            held: z.ZodBoolean;
+            fired: z.ZodNumber;
+        }, z.core.$strict>], null>>;
+        players: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodString], null>>;
+        restartCheckpoint: z.ZodNullable<z.ZodString>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** At most this many of each kind of definition a world holds. */
+    export const MAX_DEFINITIONS = 4096;
+    export function checkRoom(map: Map<string, unknown>, key: string, what: string): void;
+    export class GameState {
+        private readonly game;
+        phase: Phase;
+        outcome: {
+            reason: string;
+            tick: number;
+        } | null;
+        readonly flags: Map<string, boolean>;
+        readonly counters: Map<string, number>;
+        readonly timers: Map<string, Timer>;
+        readonly conditions: Map<string, Condition>;
+        readonly rules: Map<string, Rule>;
+        /** agentId → the entity that agent plays. */
+        readonly players: Map<string, string>;
+        /** The checkpoint game.restart loads (game.start makes it). */
+        restartCheckpoint: string | null;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        setFlag(name: string, value: boolean): void;
+        flag(name: string): boolean;
+        setCounter(name: string, value: number): number;
+        counter(name: string): number;
+        startTimer(name: string, ticks: number, repeat: boolean, effects: Effect[]): void;
+        /** Stops a running timer where it is (it keeps its remaining ticks); false when there is none running. */
+        stopTimer(name: string): boolean;
+        /** `running`, `done` (ran out and not restarted) or `idle` (never started, or stopped). */
+        timerState(name: string): "running" | "done" | "idle";
+        /** One fixed step of every running timer, in the order they were started. */
+        step(): void;
+        defineRule(id: string, when: Condition, effects: Effect[], once: boolean): void;
+        /** Fires every rule whose condition has just turned true (a `once` rule only the first time). */
+        settleRules(): boolean;
+        /** Ends the game: won or lost, with why. Once over, it stays over until restarted. */
+        end(phase: "won" | "lost", reason: string): boolean;
+        /** The entity `agentId` plays; not_found when it plays none. */
+        actorOf(agentId: string): string;
+    }
+    export function clampAmount(v: number): number;
+    /** Replaces a map's contents with saved pairs (none: empties it). */
+    export function fill<K, V>(map: Map<K, V>, pairs: Iterable<readonly [K, V]> | undefined): void;
+}
+declare module "limina/internal/engine/game/combat/abilities" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const AbilityDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        cooldown: z.ZodDefault<z.ZodNumber>;
+        cost: z.ZodOptional<z.ZodObject<{
+            stat: z.ZodString;
+            amount: z.ZodNumber;
+        }, z.core.$strict>>;
+        target: z.ZodDefault<z.ZodEnum<{
+            self: "self";
+            entity: "entity";
+        }>>;
+        range: z.ZodDefault<z.ZodNumber>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+    }, z.core.$strict>;
+    export type AbilityDef = z.output<typeof AbilityDef>;
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            cost: z.ZodOptional<z.ZodObject<{
+                stat: z.ZodString;
+                amount: z.ZodNumber;
+            }, z.core.$strict>>;
+            target: z.ZodDefault<z.ZodEnum<{
+                self: "self";
+                entity: "entity";
+            }>>;
+            range: z.ZodDefault<z.ZodNumber>;
+            requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        }, z.core.$strict>>;
+        granted: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Abilities {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            description: string;
+            cooldown: number;
+            target: "self" | "entity";
+            range: number;
+            effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+            cost?: {
+                stat: string;
+                amount: number;
+            } | undefined;
+            requires?: Condition | undefined;
+        }>;
+        /** Entity → ability id → ticks of cooldown left. */
+        readonly granted: Map<string, Map<string, number>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: AbilityDef): {
+            created: boolean;
+        };
+        require(id: string): AbilityDef;
+        grant(entity: string, id: string): void;
+        revoke(entity: string, id: string): boolean;
+        /** Uses an ability: granted, off cooldown, affordable, its condition holding and its target in range — all checked before anything is spent. */
+        use(entity: string, id: string, target?: string): {
+            cooldown: number;
+        };
+        reset(entity: string): number;
+        /** One fixed step of cooldowns. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/items/items" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Effect } from "limina/internal/engine/game/rules/schemas";
+    export const Modifier: z.ZodObject<{
+        stat: z.ZodString;
+        add: z.ZodOptional<z.ZodNumber>;
+        mul: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type Modifier = z.infer<typeof Modifier>;
+    export const ItemDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        maxStack: z.ZodDefault<z.ZodNumber>;
+        slot: z.ZodOptional<z.ZodString>;
+        modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        use: z.ZodDefault<z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>>;
+        consumable: z.ZodDefault<z.ZodBoolean>;
+        color: z.ZodDefault<z.ZodNumber>;
+        tags: z.ZodDefault<z.ZodArray<z.ZodString>>;
+    }, z.core.$strict>;
+    export type ItemDef = z.output<typeof ItemDef>;
+    export interface Inventory {
+        capacity: number;
+        /** Item id → count, in the order first added. */
+        stacks: Map<string, number>;
+        /** Slot → item id. */
+        equipped: Map<string, string>;
+    }
+    export const DEFAULT_CAPACITY = 20;
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            maxStack: z.ZodDefault<z.ZodNumber>;
+            slot: z.ZodOptional<z.ZodString>;
+            modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                stat: z.ZodString;
+                add: z.ZodOptional<z.ZodNumber>;
+                mul: z.ZodOptional<z.ZodNumber>;
+            }, z.core.$strict>>>;
+            use: z.ZodDefault<z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>>;
+            consumable: z.ZodDefault<z.ZodBoolean>;
+            color: z.ZodDefault<z.ZodNumber>;
+            tags: z.ZodDefault<z.ZodArray<z.ZodString>>;
+        }, z.core.$strict>>;
+        inventories: z.ZodArray<z.ZodObject<{
+            entity: z.ZodString;
+            capacity: z.ZodNumber;
+            stacks: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+            equipped: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodString], null>>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Items {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            description: string;
+            maxStack: number;
+            modifiers: {
+                stat: string;
+                add?: number | undefined;
+                mul?: number | undefined;
+            }[];
+            use: Effect[];
+            consumable: boolean;
+            color: number;
+            tags: string[];
+            slot?: string | undefined;
+        }>;
+        readonly inventories: Map<string, Inventory>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: ItemDef): {
+            created: boolean;
+        };
+        /** Removes a definition nobody holds any more. */
+        undefine(id: string): void;
+        require(id: string): ItemDef;
+        /** The inventory of `entity`, made on first use (the entity must be live). */
+        inventory(entity: string): Inventory;
+        count(entity: string, item: string): number;
+        /** Slots `stacks` would take. */
+        private slotsFor;
+        /** Whether `count` more of `item` fit in `entity`'s inventory. */
+        fits(entity: string, item: string, count: number): boolean;
+        add(entity: string, item: string, count: number): number;
+        remove(entity: string, item: string, count: number): number;
+        /** Moves items between two inventories: checked whole first, so a refusal moves nothing. */
+        transfer(from: string, to: string, item: string, count: number): void;
+        setCapacity(entity: string, capacity: number): void;
+        clear(entity: string): number;
+        equip(entity: string, item: string): string;
+        /** Takes off what is in `slot` (or the slot holding item `slot`); returns the item, null when empty. */
+        unequip(entity: string, slot: string): string | null;
+        isEquipped(entity: string, item: string): boolean;
+        /** The stat modifiers of everything `entity` has equipped, in slot order. */
+        modifiersOf(entity: string): Modifier[];
+        /** Places `count` of `item` in the world as a pickup entity; returns its id. */
+        spawn(item: string, count: number, at: Vec3): string;
+    }
+}
+declare module "limina/internal/engine/game/combat/stats" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import type { Modifier } from "limina/internal/engine/game/items/items";
+    import { EffectList } from "limina/internal/engine/game/rules/schemas";
+    export const StatFields: z.ZodObject<{
+        value: z.ZodOptional<z.ZodNumber>;
+        min: z.ZodDefault<z.ZodNumber>;
+        max: z.ZodOptional<z.ZodNumber>;
+        regen: z.ZodDefault<z.ZodNumber>;
+        onZero: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    /** What a stat's fields must also satisfy together. */
+    export function statChecks(s: {
+        min: number;
+        max?: number;
+    }, ctx: z.RefinementCtx): void;
+    export const StatSpec: z.ZodObject<{
+        value: z.ZodOptional<z.ZodNumber>;
+        min: z.ZodDefault<z.ZodNumber>;
+        max: z.ZodOptional<z.ZodNumber>;
+        regen: z.ZodDefault<z.ZodNumber>;
+        onZero: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type StatSpec = z.input<typeof StatSpec>;
+    export interface Stat {
+        value: number;
+        min: number;
+        max: number | null;
+        regen: number;
+        onZero: z.output<typeof EffectList>;
+    }
+    const Saved: z.ZodObject<{
+        stats: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            value: z.ZodNumber;
+            min: z.ZodNumber;
+            max: z.ZodNullable<z.ZodNumber>;
+            regen: z.ZodNumber;
+            onZero: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        }, z.core.$strict>], null>>], null>>;
+        modifiers: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>], null>>], null>>;
+        resistances: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** The stat damage and healing act on. */
+    export const HEALTH = "health";
+    /** The stat that takes away from incoming damage, one point per point. */
+    export const DEFENSE = "defense";
+    export class Stats {
+        private readonly game;
+        readonly stats: Map<string, Map<string, Stat>>;
+        /** Modifiers set by builders (stats.addModifier), by entity then id. */
+        readonly modifiers: Map<string, Map<string, {
+            stat: string;
+            add?: number | undefined;
+            mul?: number | undefined;
+        }>>;
+        /** Damage kind → factor (0 immune, 1 normal, 2 double), by entity. */
+        readonly resistances: Map<string, Map<string, number>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(entity: string, name: string, spec: StatSpec): Stat;
+        remove(entity: string, name: string): boolean;
+        get(entity: string, name: string): Stat | undefined;
+        require(entity: string, name: string): Stat;
+        /** Every modifier on `entity`'s `name`: its builder-set ones, then its equipment's, then its statuses'. */
+        modifiersOf(entity: string, name: string): Modifier[];
+        /** What `name` reads as: its value plus the modifiers' adds, times their multipliers; null when it has none. */
+        value(entity: string, name: string): number | null;
+        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration, damage and healing, which say so themselves). */
+        set(entity: string, name: string, value: number, cause: string | null, quiet?: boolean): number;
+        modify(entity: string, name: string, by: number, cause: string | null): number;
+        setResistance(entity: string, kind: string, factor: number): void;
+        addModifier(entity: string, id: string, modifier: Modifier): void;
+        removeModifier(entity: string, id: string): boolean;
+        /**
+         * Deals `amount` of `kind` damage to `entity`'s health: scaled by its resistance to the kind,
+         * less its defense, never below zero. Returns what was dealt and the health left.
+         */
+        damage(entity: string, amount: number, kind: string, source: string | null): {
+            dealt: number;
+            health: number;
+        };
+        heal(entity: string, amount: number, source: string | null): {
+            healed: number;
+            health: number;
+        };
+        /** One fixed step of regeneration. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/combat/combat" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const Fighter: z.ZodObject<{
+        team: z.ZodOptional<z.ZodString>;
+        melee: z.ZodOptional<z.ZodObject<{
+            damage: z.ZodNumber;
+            kind: z.ZodDefault<z.ZodString>;
+            range: z.ZodDefault<z.ZodNumber>;
+            arc: z.ZodDefault<z.ZodNumber>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            cleave: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        ranged: z.ZodOptional<z.ZodObject<{
+            damage: z.ZodNumber;
+            kind: z.ZodDefault<z.ZodString>;
+            range: z.ZodDefault<z.ZodNumber>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            speed: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type FighterSpec = z.input<typeof Fighter>;
+    type FighterState = z.output<typeof Fighter> & {
+        cooldowns: {
+            melee: number;
+            ranged: number;
+        };
+    };
+    export interface Projectile {
+        entity: string;
+        owner: string;
+        direction: Vec3;
+        speed: number;
+        /** Metres left to fly. */
+        left: number;
+        damage: number;
+        kind: string;
+    }
+    const Saved: z.ZodObject<{
+        fighters: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            team: z.ZodOptional<z.ZodString>;
+            melee: z.ZodOptional<z.ZodObject<{
+                damage: z.ZodNumber;
+                kind: z.ZodDefault<z.ZodString>;
+                range: z.ZodDefault<z.ZodNumber>;
+                arc: z.ZodDefault<z.ZodNumber>;
+                cooldown: z.ZodDefault<z.ZodNumber>;
+                cleave: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            ranged: z.ZodOptional<z.ZodObject<{
+                damage: z.ZodNumber;
+                kind: z.ZodDefault<z.ZodString>;
+                range: z.ZodDefault<z.ZodNumber>;
+                cooldown: z.ZodDefault<z.ZodNumber>;
+                speed: z.ZodDefault<z.ZodNumber>;
+            }, z.core.$strict>>;
+            cooldowns: z.ZodObject<{
+                melee: z.ZodNumber;
+                ranged: z.ZodNumber;
+            }, z.core.$strict>;
+        }, z.core.$strict>], null>>;
+        projectiles: z.ZodArray<z.ZodObject<{
+            entity: z.ZodString;
+            owner: z.ZodString;
+            direction: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            speed: z.ZodNumber;
+            left: z.ZodNumber;
+            damage: z.ZodNumber;
+            kind: z.ZodString;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export interface Hit {
+        target: string;
+        dealt: number;
+        health: number;
+    }
+    export class Combat {
+        private readonly game;
+        readonly fighters: Map<string, FighterState>;
+        readonly projectiles: Projectile[];
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        configure(entity: string, spec: FighterSpec): FighterState;
+        setTeam(entity: string, team: string | null): void;
+        get(entity: string): FighterState | undefined;
+        private hostile;
+        /** Where `entity` faces: +z turned by its rotation, flattened to the ground plane. */
+        private facing;
+        private ready;
+        private power;
+        /** A melee swing: hits the nearest hostile entity with health in its arc and reach (all of them with cleave), or a given one there. */
+        melee(actor: string, target?: string): Hit[];
+        /**
+         * A ranged attack toward `direction` (default where the fighter faces): a raycast that hits
+         * the first physical body in range, or, with a speed, a projectile entity that flies there.
+         */
+        ranged(actor: string, direction?: Vec3): {
+            hit: Hit | null;
+            struck: string | null;
+            projectile: string | null;
+        };
+        /** Where a shot leaves `actor`: just outside its own bounds along `dir`. */
+        private muzzle;
+        /** The entity whose body a ray from `from` along `dir` hits first within `range`, or null. */
+        private cast;
+        /** One fixed step: cooldowns tick down; projectiles fly, sweeping a ray along this step's path. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/combat/statuses" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { type Modifier } from "limina/internal/engine/game/items/items";
+    export const StatusDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        ticks: z.ZodDefault<z.ZodNumber>;
+        every: z.ZodDefault<z.ZodNumber>;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        stacking: z.ZodDefault<z.ZodEnum<{
+            refresh: "refresh";
+            stack: "stack";
+            ignore: "ignore";
+        }>>;
+        maxStacks: z.ZodDefault<z.ZodNumber>;
+        onExpire: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type StatusDef = z.output<typeof StatusDef>;
+    export interface Active {
+        id: string;
+        remaining: number;
+        elapsed: number;
+        stacks: number;
+        source: string | null;
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            ticks: z.ZodDefault<z.ZodNumber>;
+            every: z.ZodDefault<z.ZodNumber>;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                stat: z.ZodString;
+                add: z.ZodOptional<z.ZodNumber>;
+                mul: z.ZodOptional<z.ZodNumber>;
+            }, z.core.$strict>>>;
+            stacking: z.ZodDefault<z.ZodEnum<{
+                refresh: "refresh";
+                stack: "stack";
+                ignore: "ignore";
+            }>>;
+            maxStacks: z.ZodDefault<z.ZodNumber>;
+            onExpire: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        }, z.core.$strict>>;
+        active: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            remaining: z.ZodNumber;
+            elapsed: z.ZodNumber;
+            stacks: z.ZodNumber;
+            source: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Statuses {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            ticks: number;
+            every: number;
+            effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+            modifiers: {
+                stat: string;
+                add?: number | undefined;
+                mul?: number | undefined;
+            }[];
+            stacking: "refresh" | "stack" | "ignore";
+            maxStacks: number;
+            onExpire: import("limina/internal/engine/game/rules/schemas").Effect[];
+        }>;
+        readonly active: Map<string, Active[]>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: StatusDef): {
+            created: boolean;
+        };
+        require(id: string): StatusDef;
+        has(entity: string, id: string): boolean;
+        list(entity: string): Active[];
+        /** Applies a status for `ticks` (default its own duration), stacking as its definition says. */
+        apply(entity: string, id: string, ticks: number | undefined, source: string | null): Active;
+        remove(entity: string, id: string): boolean;
+        clear(entity: string): number;
+        modifiersOf(entity: string): Modifier[];
+        /** One fixed step: periodic effects, then expiry. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/dialogue/dialogues" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const Choice: z.ZodObject<{
+        id: z.ZodString;
+        text: z.ZodString;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        next: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    export const Node: z.ZodObject<{
+        speaker: z.ZodDefault<z.ZodEnum<{
+            npc: "npc";
+            player: "player";
+        }>>;
+        text: z.ZodString;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            text: z.ZodString;
+            when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            next: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>>;
+        next: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    export const DialogueDef: z.ZodObject<{
+        id: z.ZodString;
+        start: z.ZodString;
+        nodes: z.ZodRecord<z.ZodString, z.ZodObject<{
+            speaker: z.ZodDefault<z.ZodEnum<{
+                npc: "npc";
+                player: "player";
+            }>>;
+            text: z.ZodString;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                id: z.ZodString;
+                text: z.ZodString;
+                when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                next: z.ZodOptional<z.ZodString>;
+            }, z.core.$strict>>>;
+            next: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type DialogueDef = z.output<typeof DialogueDef>;
+    export interface Conversation {
+        dialogue: string;
+        npc: string;
+        node: string;
+        /** Nodes visited, in order. */
+        path: string[];
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            start: z.ZodString;
+            nodes: z.ZodRecord<z.ZodString, z.ZodObject<{
+                speaker: z.ZodDefault<z.ZodEnum<{
+                    npc: "npc";
+                    player: "player";
+                }>>;
+                text: z.ZodString;
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                    id: z.ZodString;
+                    text: z.ZodString;
+                    when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                    effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                    next: z.ZodOptional<z.ZodString>;
+                }, z.core.$strict>>>;
+                next: z.ZodOptional<z.ZodString>;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+        conversations: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            dialogue: z.ZodString;
+            npc: z.ZodString;
+            node: z.ZodString;
+            path: z.ZodArray<z.ZodString>;
+        }, z.core.$strict>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** What a player sees of a conversation: who says what, and the choices open to them now. */
+    export interface View {
+        dialogue: string;
+        npc: string;
+        node: string;
+        speaker: "npc" | "player";
+        text: string;
+        choices: {
+            id: string;
+            text: string;
+        }[];
+        ended: boolean;
+    }
+    export const CONTINUE = "continue";
+    export class Dialogues {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            start: string;
+            nodes: Record<string, {
+                speaker: "npc" | "player";
+                text: string;
+                effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+                choices: {
+                    id: string;
+                    text: string;
+                    effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+                    when?: Condition | undefined;
+                    next?: string | undefined;
+                }[];
+                next?: string | undefined;
+            }>;
+        }>;
+        /** Player entity → its conversation in progress. */
+        readonly conversations: Map<string, Conversation>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: DialogueDef): {
+            created: boolean;
+        };
+        undefine(id: string): void;
+        require(id: string): DialogueDef;
+        /** Starts talking with `npc` (its own dialogue unless one is named); within its talk range. */
+        start(player: string, npcEntity: string, dialogue?: string): View;
+        /** Picks one of the choices open now (or `continue` on a node without choices that leads on). */
+        choose(player: string, choice: string): View;
+        end(player: string): View;
+        current(player: string): View | null;
+        private conversation;
+        private open;
+        private choicesOf;
+        /** Enters a node: its effects, the NPC's line; a node that leads nowhere ends the conversation. */
+        private enter;
+        private view;
+    }
+}
+declare module "limina/internal/engine/social/locomotion" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    /** Walking speed, metres per second. */
+    export const WALK_SPEED = 1.6;
+    export const DEFAULT_TALK_DISTANCE = 1.5;
+    export type ApproachTarget = string | Vec3;
+    /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
+    export function bodyOf(agents: AgentDirectory, agentId: string): string | null;
+    export class Locomotion {
+        private readonly entities;
+        private readonly agents;
+        private readonly tracer;
+        private readonly pursuits;
+        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer);
+        /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
+        locate(target: ApproachTarget): Vec3 | null;
+        /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
+        check(agentId: string, target: ApproachTarget): string;
+        /** Starts (or redirects) `agentId`'s walk toward `target`, checked as `check` does before any effect. */
+        approach(agentId: string, sessionId: string, target: ApproachTarget, talkDistance: number, cause: string): void;
+        /** The entity `agentId` inhabits; not_found when it has none. */
+        requireBody(agentId: string): string;
+        /** Whether `agentId` is walking. */
+        walking(agentId: string): boolean;
+        /** Stops `agentId` where it stands. */
+        stop(agentId: string): boolean;
+        /** One fixed step: every walker strides toward its target. */
+        step(dt: number): void;
+    }
+}
+declare module "limina/internal/engine/skills/audio" {
+    import type * as THREE from "three";
+    import { type AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** The opaque handle of sound `id`. */
+    export function handleOf(id: number): string;
+    export function audioSkills({ audio, camera }: {
+        audio: AudioScene;
+        camera: THREE.Object3D;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/social" {
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import { type Locomotion } from "limina/internal/engine/social/locomotion";
+    import type { UiLayer } from "limina/internal/engine/ui/layer";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface SocialServices {
+        entities: Entities;
+        locomotion: Locomotion;
+        ui: UiLayer;
+        audio: AudioScene;
+    }
+    export function socialSkills({ entities, locomotion, ui, audio }: SocialServices): SkillDefinition[];
+    /**
+     * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
+     * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
+     * NPC lines share; returns what the social.said event reports. The bubble counts against `owner`'s
+     * share of the world's UI places (a session's; null: the world's own).
+     */
+    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string, owner?: string | null): {
+        handle: string;
+        entity: string;
+        position: Vec3;
+        sound: string | null;
+        unspoken?: string;
+    };
+}
+declare module "limina/internal/engine/game/dialogue/npcs" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** Memories an NPC keeps; the oldest go first. */
+    export const MEMORY_LIMIT = 200;
+    export const Attitude: z.ZodNumber;
+    export const NpcSpec: z.ZodObject<{
+        name: z.ZodString;
+        persona: z.ZodDefault<z.ZodString>;
+        dialogue: z.ZodOptional<z.ZodString>;
+        attitude: z.ZodDefault<z.ZodNumber>;
+        talkRange: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type NpcSpec = z.input<typeof NpcSpec>;
+    export const Memory: z.ZodObject<{
+        tick: z.ZodNumber;
+        kind: z.ZodEnum<{
+            event: "event";
+            said: "said";
+            heard: "heard";
+            note: "note";
+        }>;
+        text: z.ZodString;
+        about: z.ZodNullable<z.ZodString>;
+    }, z.core.$strict>;
+    export type Memory = z.infer<typeof Memory>;
+    export const Waypoint: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        wait: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const RoutineSpec: z.ZodObject<{
+        waypoints: z.ZodArray<z.ZodObject<{
+            position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            wait: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        loop: z.ZodDefault<z.ZodBoolean>;
+        speed: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type RoutineSpec = z.input<typeof RoutineSpec>;
+    interface Routine extends z.output<typeof RoutineSpec> {
+        /** The waypoint it is heading for or waiting at. */
+        index: number;
+        /** Ticks left to wait there (-1: still walking). */
+        waiting: number;
+        done: boolean;
+    }
+    export interface Npc extends z.output<typeof NpcSpec> {
+        attitudes: Map<string, number>;
+        memory: Memory[];
+        routine: Routine | null;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        name: z.ZodString;
+        persona: z.ZodDefault<z.ZodString>;
+        dialogue: z.ZodOptional<z.ZodString>;
+        attitude: z.ZodDefault<z.ZodNumber>;
+        talkRange: z.ZodDefault<z.ZodNumber>;
+        attitudes: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        memory: z.ZodArray<z.ZodObject<{
+            tick: z.ZodNumber;
+            kind: z.ZodEnum<{
+                event: "event";
+                said: "said";
+                heard: "heard";
+                note: "note";
+            }>;
+            text: z.ZodString;
+            about: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>>;
+        routine: z.ZodNullable<z.ZodObject<{
+            waypoints: z.ZodArray<z.ZodObject<{
+                position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+                wait: z.ZodDefault<z.ZodNumber>;
+            }, z.core.$strict>>;
+            loop: z.ZodDefault<z.ZodBoolean>;
+            speed: z.ZodDefault<z.ZodNumber>;
+            index: z.ZodNumber;
+            waiting: z.ZodNumber;
+            done: z.ZodBoolean;
+        }, z.core.$strict>>;
+    }, z.core.$strict>], null>>;
+    type Saved = z.input<typeof Saved>;
+    export interface RecallQuery {
+        about?: string;
+        kind?: Memory["kind"];
+        /** Words the memory's text must contain (case-insensitive). */
+        text?: string;
+        /** Only memories from this tick on. */
+        since?: number;
+        limit?: number;
+    }
+    export class Npcs {
+        private readonly game;
+        readonly all: Map<string, Npc>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        has(entity: string): boolean;
+        define(entity: string, spec: NpcSpec): Npc;
+        remove(entity: string): boolean;
+        require(entity: string): Npc;
+        /** Adds a memory (stamped with the tick); past MEMORY_LIMIT the oldest is forgotten. */
+        remember(entity: string, m: {
+            text: string;
+            about?: string | null;
+            kind: Memory["kind"];
+        }): Memory;
+        /** Memories matching `q`, newest first. */
+        recall(entity: string, q?: RecallQuery): Memory[];
+        /** Forgets memories (all, or those about one entity); returns how many. */
+        forget(entity: string, about?: string): number;
+        attitude(entity: string, toward: string): number;
+        setAttitude(entity: string, toward: string, value: number): number;
+        adjustAttitude(entity: string, toward: string, by: number): number;
+        /** Being hurt: the NPC remembers who did it and likes them less. */
+        hurtBy(entity: string, source: string, amount: number): void;
+        /** `entity` says a line: a speech bubble above it, heard by nearby NPCs' memories, and its own if it is one. */
+        say(entity: string, text: string): string;
+        setRoutine(entity: string, spec: RoutineSpec): void;
+        clearRoutine(entity: string): boolean;
+        /** One fixed step of every routine: walk toward the waypoint (facing it), wait there, go on to the next. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/events/events" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const ListenerSpec: z.ZodObject<{
+        on: z.ZodString;
+        where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        once: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export type ListenerSpec = z.input<typeof ListenerSpec>;
+    export type Listener = z.output<typeof ListenerSpec> & {
+        fired: number;
+    };
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        on: z.ZodString;
+        where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        fired: z.ZodNumber;
+    }, z.core.$strict>], null>>;
+    type Saved = [string, Listener][];
+    export class GameEvents {
+        private readonly game;
+        readonly listeners: Map<string, Listener>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        listen(id: string, spec: ListenerSpec): Listener;
+        unlisten(id: string): boolean;
+        require(id: string): Listener;
+        /** Runs every listener for `type` whose fields match `data` and whose condition holds, in the order they were added. */
+        dispatch(type: string, data: Record<string, unknown>): void;
+    }
+}
+declare module "limina/internal/engine/game/interaction/interactions" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const KINDS: readonly ["door", "chest", "lever", "button", "sign", "pickup", "generic"];
+    export type Kind = (typeof KINDS)[number];
+    export const InteractableSpec: z.ZodObject<{
+        kind: z.ZodDefault<z.ZodEnum<{
+            door: "door";
+            chest: "chest";
+            lever: "lever";
+            button: "button";
+            sign: "sign";
+            pickup: "pickup";
+            generic: "generic";
+        }>>;
+        label: z.ZodOptional<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        open: z.ZodDefault<z.ZodBoolean>;
+        on: z.ZodDefault<z.ZodBoolean>;
+        locked: z.ZodDefault<z.ZodBoolean>;
+        key: z.ZodOptional<z.ZodString>;
+        consumeKey: z.ZodDefault<z.ZodBoolean>;
+        openOffset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        refusal: z.ZodOptional<z.ZodString>;
+        pickup: z.ZodOptional<z.ZodObject<{
+            item: z.ZodString;
+            count: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        onInteract: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onOpen: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onClose: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onUse: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onToggle: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type InteractableSpec = z.input<typeof InteractableSpec>;
+    export interface Interactable extends z.output<typeof InteractableSpec> {
+        /** Where it stands closed (recorded at registration; doors move from here). */
+        home: Vec3;
+        uses: number;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        kind: z.ZodDefault<z.ZodEnum<{
+            door: "door";
+            chest: "chest";
+            lever: "lever";
+            button: "button";
+            sign: "sign";
+            pickup: "pickup";
+            generic: "generic";
+        }>>;
+        label: z.ZodOptional<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        open: z.ZodDefault<z.ZodBoolean>;
+        on: z.ZodDefault<z.ZodBoolean>;
+        locked: z.ZodDefault<z.ZodBoolean>;
+        key: z.ZodOptional<z.ZodString>;
+        consumeKey: z.ZodDefault<z.ZodBoolean>;
+        openOffset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        refusal: z.ZodOptional<z.ZodString>;
+        pickup: z.ZodOptional<z.ZodObject<{
+            item: z.ZodString;
+            count: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        onInteract: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onOpen: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onClose: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onUse: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onToggle: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        home: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        uses: z.ZodNumber;
+    }, z.core.$strict>], null>>;
+    type Saved = z.input<typeof Saved>;
+    export class Interactions {
+        private readonly game;
+        readonly all: Map<string, Interactable>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        register(entity: string, spec: InteractableSpec): Interactable;
+        unregister(entity: string): boolean;
+        require(entity: string): Interactable;
+        isOpen(entity: string): boolean;
+        /** Entities lying in the world as pickups of `item`. */
+        pickupsOf(item: string): string[];
+        /** Checks `actor` may act on `entity` now: both live, within reach, and its condition holds. */
+        reach(actor: string, entity: string): Interactable;
+        /** How far `actor` is from an interactable: from a door's doorway (where it stands closed), from anything else itself. */
+        private distanceTo;
+        /** Interactables within reach of `actor`, nearest first. */
+        near(actor: string): {
+            entity: string;
+            kind: Kind;
+            label: string | null;
+            distance: number;
+            open: boolean;
+            locked: boolean;
+            on: boolean;
+        }[];
+        /** What interacting does for each kind: doors and chests open or close, levers toggle, pickups are picked up, the rest fire their effects. */
+        interact(actor: string, entity: string): {
+            kind: Kind;
+            result: string;
+            text: string | null;
+        };
+        /** Picks a pickup up into `actor`'s inventory; the pickup entity is gone after. */
+        pickup(actor: string, entity: string): {
+            item: string;
+            count: number;
+            total: number;
+        };
+        open(actor: string | null, entity: string): void;
+        close(actor: string | null, entity: string): void;
+        toggle(actor: string, entity: string): boolean;
+        unlock(actor: string, entity: string): void;
+        lock(actor: string, entity: string): void;
+        /** Opens or closes without reach checks (rules and effects do this); a door moves with it. */
+        setOpen(entity: string, open: boolean, by: string | null): void;
+        setLocked(entity: string, locked: boolean, by: string | null): void;
+        /** Uses an interactable (not an item on it): its use effects. */
+        use(actor: string, entity: string): void;
+        /** Moves a door to where its open state puts it. */
+        private place;
+    }
+}
+declare module "limina/internal/engine/game/progression/progression" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const Curve: z.ZodObject<{
+        levels: z.ZodArray<z.ZodNumber>;
+        rewards: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodObject<{
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            unlocks: z.ZodDefault<z.ZodArray<z.ZodString>>;
+        }, z.core.$strict>>>;
+    }, z.core.$strict>;
+    export type Curve = z.output<typeof Curve>;
+    interface Standing {
+        xp: number;
+        level: number;
+        unlocks: string[];
+    }
+    const Saved: z.ZodObject<{
+        curve: z.ZodObject<{
+            levels: z.ZodArray<z.ZodNumber>;
+            rewards: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodObject<{
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                unlocks: z.ZodDefault<z.ZodArray<z.ZodString>>;
+            }, z.core.$strict>>>;
+        }, z.core.$strict>;
+        records: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            xp: z.ZodNumber;
+            level: z.ZodNumber;
+            unlocks: z.ZodArray<z.ZodString>;
+        }, z.core.$strict>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Progression {
+        private readonly game;
+        curve: Curve;
+        readonly records: Map<string, Standing>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(curve: Curve): void;
+        private record;
+        get(entity: string): {
+            xp: number;
+            level: number;
+            unlocks: string[];
+            next: number | null;
+        };
+        level(entity: string): number;
+        unlocked(entity: string, id: string): boolean;
+        /** Adds xp; every level it reaches grants that level's rewards, in order. */
+        addXp(entity: string, amount: number): {
+            xp: number;
+            level: number;
+            gained: number;
+        };
+        grant(entity: string, id: string): boolean;
+        revoke(entity: string, id: string): boolean;
+    }
+}
+declare module "limina/internal/engine/game/quests/quests" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition, type QuestStatus } from "limina/internal/engine/game/rules/schemas";
+    export const Objective: z.ZodObject<{
+        id: z.ZodString;
+        text: z.ZodString;
+        event: z.ZodOptional<z.ZodObject<{
+            type: z.ZodString;
+            where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+            anyone: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        count: z.ZodDefault<z.ZodNumber>;
+        optional: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export const QuestDef: z.ZodObject<{
+        id: z.ZodString;
+        title: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        giver: z.ZodOptional<z.ZodString>;
+        objectives: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            text: z.ZodString;
+            event: z.ZodOptional<z.ZodObject<{
+                type: z.ZodString;
+                where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+                anyone: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            count: z.ZodDefault<z.ZodNumber>;
+            optional: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        public: z.ZodDefault<z.ZodBoolean>;
+        autoComplete: z.ZodDefault<z.ZodBoolean>;
+        timeLimit: z.ZodOptional<z.ZodNumber>;
+        failWhen: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        onOffer: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onAccept: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        rewards: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onFail: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type QuestDef = z.output<typeof QuestDef>;
+    export interface Progress {
+        status: Exclude<QuestStatus, "none">;
+        /** Objective id → events counted (or progress made). */
+        counts: Record<string, number>;
+        /** Objective ids done, in the order they were done. */
+        done: string[];
+        tracked: boolean;
+        /** Ticks left before it fails (quests with a time limit, while active). */
+        remaining: number | null;
+        reason: string | null;
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            title: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            giver: z.ZodOptional<z.ZodString>;
+            objectives: z.ZodArray<z.ZodObject<{
+                id: z.ZodString;
+                text: z.ZodString;
+                event: z.ZodOptional<z.ZodObject<{
+                    type: z.ZodString;
+                    where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+                    anyone: z.ZodDefault<z.ZodBoolean>;
+                }, z.core.$strict>>;
+                when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                count: z.ZodDefault<z.ZodNumber>;
+                optional: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            public: z.ZodDefault<z.ZodBoolean>;
+            autoComplete: z.ZodDefault<z.ZodBoolean>;
+            timeLimit: z.ZodOptional<z.ZodNumber>;
+            failWhen: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            onOffer: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            onAccept: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            rewards: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            onFail: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        }, z.core.$strict>>;
+        progress: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            status: z.ZodEnum<{
+                offered: "offered";
+                active: "active";
+                completed: "completed";
+                failed: "failed";
+                declined: "declined";
+            }>;
+            counts: z.ZodRecord<z.ZodString, z.ZodNumber>;
+            done: z.ZodArray<z.ZodString>;
+            tracked: z.ZodBoolean;
+            remaining: z.ZodNullable<z.ZodNumber>;
+            reason: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Quests {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            title: string;
+            description: string;
+            objectives: {
+                id: string;
+                text: string;
+                count: number;
+                optional: boolean;
+                event?: {
+                    type: string;
+                    where: Record<string, string | number | boolean>;
+                    anyone: boolean;
+                } | undefined;
+                when?: Condition | undefined;
+            }[];
+            public: boolean;
+            autoComplete: boolean;
+            onOffer: import("limina/internal/engine/game/rules/schemas").Effect[];
+            onAccept: import("limina/internal/engine/game/rules/schemas").Effect[];
+            rewards: import("limina/internal/engine/game/rules/schemas").Effect[];
+            onFail: import("limina/internal/engine/game/rules/schemas").Effect[];
+            giver?: string | undefined;
+            timeLimit?: number | undefined;
+            failWhen?: Condition | undefined;
+        }>;
+        /** Quest id → holder entity → progress. */
+        readonly byQuest: Map<string, Map<string, Progress>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: QuestDef): {
+            created: boolean;
+        };
+        undefine(id: string): void;
+        require(id: string): QuestDef;
+        get(quest: string, entity: string): Progress | undefined;
+        statusOf(quest: string, entity: string): QuestStatus;
+        private ctx;
+        private set;
+        offer(quest: string, entity: string, by: string | null): void;
+        /** Accepts a quest: it must have been offered to `entity`, or be public (`force` skips this: rules start quests). */
+        accept(quest: string, entity: string, force?: boolean): void;
+        decline(quest: string, entity: string): void;
+        /** Gives up an active quest: it fails. */
+        abandon(quest: string, entity: string): void;
+        private active;
+        /** Advances an objective by hand (objectives without an event or condition, or to help one along). */
+        progress(quest: string, objective: string, by: number, entity: string): number;
+        private markDone;
+        complete(quest: string, entity: string): void;
+        fail(quest: string, entity: string, reason: string): void;
+        track(quest: string, entity: string, tracked: boolean): void;
+        /** Counts a game event toward the event objectives it matches, in every active quest. */
+        hear(type: string, data: Record<string, unknown>): void;
+        /** One fixed step of time limits. */
+        step(): void;
+        /** Condition objectives, fail conditions and completion; true when anything changed. */
+        settle(): boolean;
+    }
+}
 declare module "limina/internal/limina-trace/js/world-file" {
     /** `"sha256:"` and the hex digest of `bytes`. */
     export function sha256(bytes: Uint8Array): string;
@@ -1135,11 +3817,714 @@ declare module "limina/internal/limina-trace/js/world-file" {
      */
     export function waitForStopSignal(): Promise<string>;
 }
+declare module "limina/internal/engine/game/save/bytes" {
+    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
+    export function fromBase64(text: string): Uint8Array;
+}
+declare module "limina/internal/engine/game/save/checkpoints" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** Checkpoints a world keeps at once. */
+    export const MAX_CHECKPOINTS = 16;
+    /** The largest checkpoint, bytes. */
+    export const MAX_CHECKPOINT_BYTES: number;
+    /** The name of the resource (what a checkpoint leaves out of itself and keeps when loaded). */
+    export const CHECKPOINTS = "game.checkpoints";
+    /** Takes and loads whole-world snapshots, for the session that owns the game. */
+    export interface Checkpointing {
+        /** The world now as snapshot bytes, without the resources in `exclude` (UI left out); with its digest. */
+        take(exclude: readonly string[]): {
+            bytes: Uint8Array;
+            digest: string;
+        };
+        /** Replaces the world with snapshot bytes in place, keeping the resources in `keep`; resolves to the digest. */
+        load(bytes: Uint8Array, keep: readonly string[]): Promise<string>;
+    }
+    /** Records an event attributed to the caller (checkpoint loads await, so they cannot use the game's current caller). */
+    export type Emit = (type: string, payload: unknown) => string;
+    export interface Checkpoint {
+        tick: number;
+        digest: string;
+        bytes: Uint8Array;
+        /** sha256 of the bytes. */
+        hash: string;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        tick: z.ZodNumber;
+        digest: z.ZodString;
+        hash: z.ZodString;
+        data: z.ZodString;
+    }, z.core.$strict>], null>>;
+    type Saved = z.infer<typeof Saved>;
+    export class Checkpoints {
+        private readonly game;
+        private readonly checkpointing;
+        readonly all: Map<string, Checkpoint>;
+        constructor(game: Game, checkpointing: Checkpointing);
+        save(): Saved;
+        /** Each checkpoint's name, tick and the digest of the world it holds (its bytes also carry presentation and the log position, which are not world state). */
+        digestState(): unknown;
+        load(saved: Saved | null): void;
+        /** Snapshots the world as checkpoint `name` (replacing one of that name). */
+        create(name: string, emit: Emit): Checkpoint;
+        require(name: string): Checkpoint;
+        /** Loads checkpoint `name` in place; resolves to the world's digest, which equals the one it was taken with. */
+        restore(name: string, emit: Emit): Promise<string>;
+        delete(name: string, emit: Emit): boolean;
+        list(): {
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }[];
+    }
+}
+declare module "limina/internal/engine/game/triggers/triggers" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const TriggerFields: z.ZodObject<{
+        shape: z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+        }>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        attach: z.ZodOptional<z.ZodString>;
+        halfExtents: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        filter: z.ZodDefault<z.ZodObject<{
+            tag: z.ZodOptional<z.ZodString>;
+            entities: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            players: z.ZodOptional<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        onEnter: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onExit: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onStay: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        every: z.ZodDefault<z.ZodNumber>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        enabled: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    /** What a zone's fields must also satisfy together. */
+    export function triggerChecks(t: {
+        shape: "box" | "sphere";
+        halfExtents?: unknown;
+        radius?: unknown;
+        position?: unknown;
+        attach?: unknown;
+    }, ctx: z.RefinementCtx): void;
+    export const TriggerSpec: z.ZodObject<{
+        shape: z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+        }>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        attach: z.ZodOptional<z.ZodString>;
+        halfExtents: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        filter: z.ZodDefault<z.ZodObject<{
+            tag: z.ZodOptional<z.ZodString>;
+            entities: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            players: z.ZodOptional<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        onEnter: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onExit: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onStay: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        every: z.ZodDefault<z.ZodNumber>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        enabled: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export type TriggerSpec = z.input<typeof TriggerSpec>;
+    export interface Trigger extends z.output<typeof TriggerFields> {
+        /** Entities inside now, in the order they entered, with the ticks each has stayed. */
+        inside: [string, number][];
+        entries: number;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        inside: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        entries: z.ZodNumber;
+    }, z.core.$loose>], null>>;
+    type Saved = [string, Record<string, unknown>][];
+    export class Triggers {
+        private readonly game;
+        readonly all: Map<string, Trigger>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        create(id: string, spec: TriggerSpec): Trigger;
+        require(id: string): Trigger;
+        remove(id: string): boolean;
+        /** Enables or disables a zone; a disabled zone forgets who was inside (they enter anew when it is enabled). */
+        setEnabled(id: string, enabled: boolean): void;
+        /** Where a zone's centre is now. */
+        centre(t: Trigger): Vec3;
+        /** The radius that bounds the zone (what the native query searches). */
+        private reach;
+        /** One fixed step: who is inside every enabled zone now, then entries, stays and exits in zone order. */
+        step(): void;
+        private accepts;
+    }
+}
+declare module "limina/internal/engine/game/game" {
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { WorldResources } from "limina/internal/engine/ecs/resources";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { ExecutionContext } from "limina/internal/engine/skills/registry";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import type { UiLayer } from "limina/internal/engine/ui/layer";
+    import { Abilities } from "limina/internal/engine/game/combat/abilities";
+    import { Combat } from "limina/internal/engine/game/combat/combat";
+    import { Stats } from "limina/internal/engine/game/combat/stats";
+    import { Statuses } from "limina/internal/engine/game/combat/statuses";
+    import { Dialogues } from "limina/internal/engine/game/dialogue/dialogues";
+    import { Npcs } from "limina/internal/engine/game/dialogue/npcs";
+    import { GameEvents } from "limina/internal/engine/game/events/events";
+    import { Interactions } from "limina/internal/engine/game/interaction/interactions";
+    import { Items } from "limina/internal/engine/game/items/items";
+    import { Progression } from "limina/internal/engine/game/progression/progression";
+    import { Quests } from "limina/internal/engine/game/quests/quests";
+    import type { Condition, Effect, Op, Who } from "limina/internal/engine/game/rules/schemas";
+    import { type Checkpointing, Checkpoints } from "limina/internal/engine/game/save/checkpoints";
+    import { GameState } from "limina/internal/engine/game/state/state";
+    import { Triggers } from "limina/internal/engine/game/triggers/triggers";
+    /** Who a rule is evaluated for: the acting entity, what it acts on, the NPC of a dialogue, the event that fired it. */
+    export interface RuleContext {
+        actor?: string;
+        target?: string;
+        npc?: string;
+        data?: Record<string, unknown>;
+    }
+    export interface GameServices {
+        entities: Entities;
+        spatial: SpatialIndex;
+        tracer: Tracer;
+        resources: WorldResources;
+        ui: UiLayer;
+        audio: AudioScene;
+        /** The world's tick now. */
+        tick(): number;
+        /** Takes and loads whole-world snapshots (checkpoints and saves). */
+        checkpointing: Checkpointing;
+    }
+    /** How deep effects may set off further effects (an event a listener emits …) before the chain is cut. */
+    export const MAX_CHAIN = 8;
+    export class Game {
+        readonly services: GameServices;
+        readonly state: GameState;
+        readonly items: Items;
+        readonly interactions: Interactions;
+        readonly triggers: Triggers;
+        readonly events: GameEvents;
+        readonly quests: Quests;
+        readonly stats: Stats;
+        readonly statuses: Statuses;
+        readonly combat: Combat;
+        readonly abilities: Abilities;
+        readonly dialogues: Dialogues;
+        readonly npcs: Npcs;
+        readonly progression: Progression;
+        readonly checkpoints: Checkpoints;
+        private emitter;
+        private chain;
+        private seenRevision;
+        constructor(services: GameServices);
+        get entities(): Entities;
+        tick(): number;
+        /** Whether `id` is a live entity. */
+        alive(id: string): boolean;
+        /** A live entity's position; not_found for any other id. */
+        position(id: string): Vec3;
+        distance(a: string, b: string): number;
+        /** Records a trace event, attributed to the calling agent inside a skill call and to `game` otherwise. */
+        emit(type: string, payload: unknown): string;
+        /**
+         * A game event: recorded in the world log, then heard by the world's listeners (event.listen)
+         * and the quests whose objectives count it. `data.actor`, when set, is whom listeners' effects
+         * are about.
+         */
+        signal(type: string, data: Record<string, unknown>): void;
+        /** The entity `who` names in `ctx`, or null when the context has none. */
+        resolve(who: Who | undefined, ctx: RuleContext, fallback?: "actor" | "target" | "npc"): string | null;
+        /** Whether `cond` holds now for `ctx`. Something it names that does not exist simply does not hold. */
+        check(cond: Condition, ctx: RuleContext, depth?: number): boolean;
+        /**
+         * Applies effects in order. An effect that cannot apply (an item nobody defined, an entity that
+         * is gone, nobody to apply it to) is skipped with a `game.effect.skipped` event; the rest go on.
+         */
+        apply(effects: readonly Effect[], ctx: RuleContext): void;
+        private applyOne;
+        /** Destroys an entity and everything the game kept about it. */
+        destroy(id: string): void;
+        /** Forgets game state of entities that no longer exist (checked when the entity table changed). */
+        prune(): void;
+        /**
+         * Settles what follows from the state now: quests whose objectives are met complete, rules
+         * whose conditions turned true fire — until nothing more follows (bounded).
+         */
+        settle(): void;
+        /** One fixed step of the game, after physics: routines, projectiles, triggers, statuses, cooldowns, timers, then settling. */
+        step(): void;
+        /**
+         * Runs a skill's handler on the game: events it causes are attributed to the caller; a
+         * world-writing call that fails leaves the game state as it was; one that succeeds is
+         * settled before it returns.
+         */
+        run<T>(ctx: ExecutionContext, writes: boolean, fn: () => T): T;
+        /** Every family's state but the checkpoints' (a failed call rolls back to it). */
+        private saveState;
+        private loadState;
+        private families;
+    }
+    /** An effect that cannot apply now: skipped (not a failure of the call that set it off). */
+    export function skip(message: string): LiminaError;
+    export function compare(a: number, op: Op | undefined, b: number): boolean;
+}
+declare module "limina/internal/engine/render/view-camera" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    export interface CameraPose {
+        position: Vec3;
+        target: Vec3;
+        /** Vertical field of view, degrees. */
+        fov: number;
+    }
+    /** Where a world's view starts: above and in front of the origin, looking at it. */
+    export const DEFAULT_POSE: Readonly<CameraPose>;
+    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
+    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
+    export class ViewCamera {
+        /** What the window renders (its aspect follows the window). */
+        readonly camera: THREE.PerspectiveCamera;
+        private pose;
+        private readonly placed;
+        constructor(pose?: CameraPose);
+        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
+        set(pose: {
+            position: Vec3;
+            target: Vec3;
+            fov?: number;
+        }): CameraPose;
+        /** The current pose. When code steered the camera since the last `set`
+         *  (an orbit control, say), the target is the point it now looks at, as
+         *  far away as the last target was. */
+        get(): CameraPose;
+    }
+    /**
+     * A pose that frames `object` (its bounding sphere fills the frame at
+     * `aspect`), looking at it along the direction `from` looks, so framing
+     * keeps the angle the view had.
+     */
+    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
+}
+declare module "limina/internal/engine/render/materials" {
+    import * as THREE from "three";
+    export interface MaterialOptions {
+        /** Multiplies the albedo (0xRRGGBB; white keeps it). */
+        tint?: number;
+        /** Texture frequency multiplier: 2 makes features half the size. */
+        uvScale?: number;
+        /** Where the procedural textures live: the object's space scaled to metres (default) or world space. */
+        space?: "object" | "world";
+    }
+    const DEFINITIONS: {
+        wood: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        stone: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        brick: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        concrete: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        painted_metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        plastic: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        rubber: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        fabric: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        grass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        sand: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        snow: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        glass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+            setup(m: THREE.MeshPhysicalNodeMaterial): void;
+        };
+        marble: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+        };
+        tiles: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+    };
+    export type MaterialName = keyof typeof DEFINITIONS;
+    export const MATERIAL_NAMES: MaterialName[];
+    /** A listing of the library: names, descriptions and nominal parameters. */
+    export function materialCatalog(): {
+        name: MaterialName;
+        description: string;
+        albedo: number;
+        roughness: number;
+        metalness: number;
+    }[];
+    export function isMaterialName(name: string): name is MaterialName;
+    /** A new instance of library material `name` (a MeshPhysicalNodeMaterial; its `userData.look` names it and its options). */
+    export function createMaterial(name: MaterialName, options?: MaterialOptions): THREE.MeshPhysicalNodeMaterial;
+    /** The library name and options a material was made with, or null for any other material. */
+    export function libraryMaterialOf(m: THREE.Material): ({
+        material: MaterialName;
+    } & Required<MaterialOptions>) | null;
+}
+declare module "limina/internal/limina-render/js/gltf" {
+    import * as THREE from "three";
+    /** A GLTFLoader whose textures decode natively (embedded PNG). */
+    export function createGLTFLoader(): THREE.GLTFLoader;
+}
+declare module "limina/internal/limina-runtime/js/host" {
+    export interface AssetInfo {
+        id: string;
+        kind: string;
+        /** The manifest path, relative to the asset directory. */
+        source: string;
+        description: string;
+    }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
+    /** One HTTP POST off the loop: the status and body. */
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
+    /** An environment variable, or undefined when unset. */
+    export const env: (name: string) => string | undefined;
+}
+declare module "limina/internal/engine/skills/three" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface GltfResource {
+        kind: "gltf";
+        assetId: string;
+        source: string;
+        bytes: number;
+        rootName?: string;
+        objectCount: number;
+        meshCount: number;
+        materialCount: number;
+        textureCount: number;
+    }
+    /** Every mesh under `object` (itself included). */
+    export function meshesOf(object: THREE.Object3D): THREE.Mesh[];
+    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
+    export function loadGltf(assetId: string): Promise<{
+        object: THREE.Object3D;
+        resource: GltfResource;
+    }>;
+    export function threeSkills({ entities, lighting }: {
+        entities: Entities;
+        lighting: Lighting;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/persistence/snapshot" {
+    import * as THREE from "three";
+    import type { AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
+    import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { LookSettings } from "limina/internal/engine/render/look";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { GltfResource } from "limina/internal/engine/skills/three";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** The snapshot layout this engine writes and reads. */
+    export const SNAPSHOT_VERSION = 1;
+    interface SavedMaterial {
+        color: number | null;
+        roughness: number | null;
+        metalness: number | null;
+        /** Set when the material is one of the look's library materials (material.apply). */
+        look?: {
+            material: string;
+            tint: number;
+            uvScale: number;
+            space: "object" | "world";
+        };
+    }
+    interface SavedMesh {
+        castShadow: boolean;
+        receiveShadow: boolean;
+        materials: SavedMaterial[];
+    }
+    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+    export type SavedObject = {
+        kind: "primitive";
+        shape: "box" | "sphere";
+        size: number;
+        meshes: SavedMesh[];
+    } | {
+        kind: "gltf";
+        resource: GltfResource;
+        meshes: SavedMesh[];
+    };
+    interface SavedLighting {
+        ambient: {
+            color: number;
+            intensity: number;
+        };
+        directional: {
+            color: number;
+            intensity: number;
+            position: Vec3;
+            castShadow: boolean;
+            shadow: {
+                mapSize: number;
+                extent: number;
+                near: number;
+                far: number;
+                bias: number;
+            };
+        };
+    }
+    /** What a snapshot holds besides the physics bytes. */
+    export interface SessionSnapshot {
+        version: number;
+        tick: number;
+        /** The digest of the world this snapshot holds. */
+        digest: string;
+        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
+        logSeq: number;
+        world: WorldSnapshot;
+        /** `[entity id, physics body handle]` for every entity with a body. */
+        bodies: [string, number][];
+        objects: Record<string, SavedObject>;
+        lighting: SavedLighting;
+        view: CameraPose;
+        agents: AgentSummary[];
+        /** The world resources (game state) by name; absent in snapshots made before they existed. */
+        resources?: Record<string, unknown>;
+        /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+        look?: LookSettings;
+    }
+    /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+    export function saveMeshes(object: THREE.Object3D): SavedMesh[];
+    /** The lighting as snapshots save it and digests hash it. */
+    export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
+    export interface SnapshotOptions {
+        /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+        exclude?: readonly string[];
+        /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+        withoutUi?: boolean;
+    }
+    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
+    export function snapshotSession(session: WorldSession, options?: SnapshotOptions): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
+    export function encodeSnapshot({ snapshot, physics }: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Uint8Array;
+    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
+    export function decodeSnapshot(bytes: Uint8Array): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /**
+     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
+     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
+     * view camera and tick; the session is then marked `restored`. Its digest is checked
+     * against the saved one: a mismatch is an `internal` error.
+     */
+    export function restoreSession(session: WorldSession, snap: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Promise<void>;
+    /**
+     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+     * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+     * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+     * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+     * checked; resolves to it.
+     */
+    export function replaceWorld(session: WorldSession, snap: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }, keep?: readonly string[]): Promise<string>;
+}
 declare module "limina/internal/engine/persistence/digest" {
     import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import type { World } from "limina/internal/engine/ecs/world";
-    /** `"sha256:…"` of the world's identity, transforms and physics state. */
-    export function worldDigest(world: World, physics: PhysicsWorld): string;
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
+    export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string;
+    /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
+    export function worldState(session: WorldSession, exclude?: readonly string[]): unknown;
 }
 declare module "limina/internal/limina-sandbox/js/sandbox" {
     export interface SandboxLimits {
@@ -1541,106 +4926,6 @@ declare module "limina/internal/engine/packages/host" {
         dispose(): void;
     }
 }
-declare module "limina/internal/limina-render/js/input" {
-    export type InputEvent = {
-        type: "keyDown";
-        code: string;
-        key: string;
-        repeat: boolean;
-    } | {
-        type: "keyUp";
-        code: string;
-        key: string;
-    } | {
-        type: "pointerMove";
-        x: number;
-        y: number;
-    } | {
-        type: "pointerDown";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "pointerUp";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "wheel";
-        dx: number;
-        dy: number;
-        pixels: boolean;
-    } | {
-        type: "focus";
-        focused: boolean;
-    };
-    export class Input {
-        /** Keys held now, by `code`. */
-        readonly down: Set<string>;
-        /** Keys pressed / released since the previous poll. */
-        readonly pressed: Set<string>;
-        readonly released: Set<string>;
-        /** Pointer position in window pixels and its movement since the previous poll;
-         *  buttons held now, and pressed / released since the previous poll, as bit
-         *  masks (1 << button): a click between two polls shows in both. */
-        readonly pointer: {
-            x: number;
-            y: number;
-            dx: number;
-            dy: number;
-            buttons: number;
-            pressed: number;
-            released: number;
-        };
-        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
-        wheel: number;
-        focused: boolean;
-        /** Takes the window's events since the last poll and applies them; returns them. */
-        poll(): InputEvent[];
-        isDown(code: string): boolean;
-        private apply;
-    }
-}
-declare module "limina/internal/limina-render/js/ops" {
-    import type { InputEvent } from "limina/internal/limina-render/js/input";
-    export interface RenderConfig {
-        /** Write the last frame to this PNG (`--screenshot`). */
-        screenshot: string | null;
-        width: number;
-        height: number;
-        maxFrames: number | null;
-    }
-    export interface DecodedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    interface RenderOps {
-        op_render_config(): RenderConfig;
-        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
-        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-        op_render_gpu_idle(device: GPUDevice): Promise<void>;
-        op_render_decode_png(bytes: Uint8Array): DecodedImage;
-        op_render_read_png(path: string): DecodedImage;
-        op_render_window_size(): [number, number] | null;
-        op_render_window_context(canvas: unknown): GPUCanvasContext;
-        op_render_window_events(): InputEvent[];
-        op_render_window_reconfigure(): boolean;
-    }
-    export const renderOps: RenderOps;
-    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
-    export function renderConfig(): RenderConfig;
-    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
-    export function decodePng(bytes: Uint8Array): DecodedImage;
-    /** Reads and decodes a PNG file to RGBA8. */
-    export function readPng(path: string): DecodedImage;
-    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
-    export function gpuIdle(device: GPUDevice): Promise<void>;
-    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
-    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
-    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
-}
 declare module "limina/internal/limina-render/js/target" {
     import * as THREE from "three";
     /** What a target's context tells the readback: the device and the frame's texture. */
@@ -1706,68 +4991,33 @@ declare module "limina/internal/limina-render/js/offscreen" {
         antialias?: boolean;
     }): Promise<RenderTarget>;
 }
-declare module "limina/internal/engine/render/look" {
-    import * as THREE from "three";
-    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
-}
-declare module "limina/internal/engine/render/overlay" {
-    import * as THREE from "three";
-    /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
-    export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
-    /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
-    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
-}
-declare module "limina/internal/engine/render/view-camera" {
-    import * as THREE from "three";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    export interface CameraPose {
-        position: Vec3;
-        target: Vec3;
-        /** Vertical field of view, degrees. */
-        fov: number;
-    }
-    /** Where a world's view starts: above and in front of the origin, looking at it. */
-    export const DEFAULT_POSE: Readonly<CameraPose>;
-    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
-    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
-    export class ViewCamera {
-        /** What the window renders (its aspect follows the window). */
-        readonly camera: THREE.PerspectiveCamera;
-        private pose;
-        private readonly placed;
-        constructor(pose?: CameraPose);
-        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
-        set(pose: {
-            position: Vec3;
-            target: Vec3;
-            fov?: number;
-        }): CameraPose;
-        /** The current pose. When code steered the camera since the last `set`
-         *  (an orbit control, say), the target is the point it now looks at, as
-         *  far away as the last target was. */
-        get(): CameraPose;
-    }
-    /**
-     * A pose that frames `object` (its bounding sphere fills the frame at
-     * `aspect`), looking at it along the direction `from` looks, so framing
-     * keeps the angle the view had.
-     */
-    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
-}
 declare module "limina/internal/engine/render/capture" {
     import * as THREE from "three";
     import { type CameraPose } from "limina/internal/engine/render/view-camera";
     /** The largest side of a capture, in pixels. */
     export const MAX_CAPTURE_SIDE = 1024;
     export class Capturer {
-        readonly adapter: string;
+        private name;
+        private readonly onUnavailable;
         private output;
         private turn;
         private readonly camera;
-        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        /** Milliseconds the first capture spent starting its GPU device, until that capture reports them. */
+        private startup;
         private constructor();
-        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        /** A capturer on this process's WebGPU adapter, asked for now; `unavailable` when there is none. */
         static create(): Promise<Capturer>;
+        /**
+         * A capturer that starts WebGPU on its first capture, so a process that never captures never
+         * touches the GPU driver; null when no Vulkan or EGL driver is installed at all. When the first
+         * capture finds no adapter after all, it fails `unavailable` and `onUnavailable` hears why.
+         */
+        static deferred(onUnavailable?: (why: string) => void): Capturer | null;
+        /** The adapter's name (e.g. "llvmpipe" on lavapipe); null until WebGPU has started. */
+        get adapter(): string | null;
+        /** Milliseconds the capture that just finished spent starting the GPU device it renders on (the
+         *  WebGPU instance when nothing had started it, adapter, device, renderer); null for later captures. */
+        takeStartupMs(): number | null;
         /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
          *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
         capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
@@ -1776,7 +5026,132 @@ declare module "limina/internal/engine/render/capture" {
          *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
          *  the loop thread about 50 ms at 1024², against 5 ms without. */
         private renderer;
+        private start;
     }
+}
+declare module "limina/internal/engine/render/hdri" {
+    import { type LoadedHdri } from "limina/internal/engine/render/environment";
+    /** Loads (once per process) the HDRI asset `id`; `not_found` or `invalid_input` when it is missing or not an EXR HDRI. */
+    export function loadHdriAsset(id: string): Promise<LoadedHdri>;
+}
+declare module "limina/internal/engine/game/skill" {
+    import type { z } from "zod";
+    import type { ExecutionContext, SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** What a gameplay skill needs: `read` game state, `act` as the entity one plays, or `define` the rules. */
+    export type Access = "read" | "act" | "define";
+    /** The permission each kind of access needs. */
+    export const ACCESS: Record<Access, string>;
+    export interface Call {
+        ctx: ExecutionContext;
+        /** The entity the calling agent plays (game.addPlayer); not_found when it plays none. */
+        actor(): string;
+    }
+    export interface GameSkillSpec<I extends z.ZodType, O extends z.ZodType> {
+        name: string;
+        description: string;
+        access: Access;
+        /** Permissions beyond the access's own. */
+        also?: string[];
+        input: I;
+        output: O;
+        handler(input: z.output<I>, call: Call): z.input<O> | Promise<z.input<O>>;
+    }
+    /** The definitions of one family's skills over `game`, built by `factory` (exported by `module`, so dev.reload can build them again). */
+    export function gameSkills(game: Game, source: {
+        module: string;
+        factory: string;
+    }, specs: GameSkillSpec<z.ZodType, z.ZodType>[]): SkillDefinition[];
+    /** A skill spec with its input and output types inferred (what family factories list). */
+    export function skill<I extends z.ZodType, O extends z.ZodType>(spec: GameSkillSpec<I, O>): GameSkillSpec<z.ZodType, z.ZodType>;
+}
+declare module "limina/internal/engine/game/combat/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function combatSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/dialogue/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function dialogueSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/events/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function eventSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/interaction/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function interactionSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/items/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** How near (metres) a player must be to hand something over. */
+    export const HAND_OVER_RANGE = 3;
+    export function itemSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/progression/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function progressionSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/quests/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function questSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/limina-trace/js/saves" {
+    export interface SavedFile {
+        name: string;
+        path: string;
+        bytes: number;
+    }
+    /** Writes `body` as save `name` (replacing it), atomically and off the loop. */
+    export function writeSave(name: string, body: Uint8Array): Promise<SavedFile>;
+    /** The verified body of save `name`: `not_found` without one, `invalid_input` for a damaged or foreign file. */
+    export function readSave(name: string): Uint8Array;
+    /** The saves there are, by name. */
+    export function listSaves(): SavedFile[];
+    /** Deletes save `name`; false when there was none. */
+    export function deleteSave(name: string): boolean;
+}
+declare module "limina/internal/engine/game/save/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** The permission to write and delete save files on disk. */
+    export const SAVE_WRITE = "save.write";
+    /** Writes and reads whole-world saves for the session that owns the game. */
+    export interface Saving {
+        /** The world now as snapshot bytes (UI left out), with its digest. */
+        bytes(): {
+            bytes: Uint8Array;
+            digest: string;
+        };
+        /** Replaces the world with saved snapshot bytes, in place; resolves to its digest. */
+        load(bytes: Uint8Array): Promise<string>;
+    }
+    export function saveSkills({ game, saving }: {
+        game: Game;
+        saving: Saving;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/state/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function gameStateSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/triggers/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function triggerSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/skills" {
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { type Saving } from "limina/internal/engine/game/save/skills";
+    export function registerGameSkills(registry: SkillRegistry, game: Game, saving: Saving): void;
 }
 declare module "limina/internal/engine/skills/agent" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
@@ -1786,67 +5161,12 @@ declare module "limina/internal/engine/skills/agent" {
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/audit" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function auditSkills({ tracer }: {
+    export function auditSkills({ tracer, agents }: {
         tracer: Tracer;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/schemas" {
-    import { z } from "zod";
-    /** Any three finite numbers (what the world reports). */
-    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** The world's extent: ±100 km on each axis, in metres. */
-    export const WORLD_EXTENT = 100000;
-    /** The largest scale factor on an axis. */
-    export const MAX_SCALE = 10000;
-    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
-    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A scale: every factor in (0, MAX_SCALE]. */
-    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
-    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
-    /** A distance or radius: positive, at most the world's diagonal. */
-    export const Distance: z.ZodNumber;
-    /** A vertical field of view, in degrees. */
-    export const Fov: z.ZodNumber;
-    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
-    export const CameraPoseInput: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strict>;
-    /** A camera pose as the engine reports it. */
-    export const CameraPose: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodNumber;
-    }, z.core.$strip>;
-    export const EventSchema: z.ZodObject<{
-        id: z.ZodString;
-        type: z.ZodString;
-        actorId: z.ZodString;
-        threadId: z.ZodString;
-        parentEventId: z.ZodNullable<z.ZodString>;
-        causedBy: z.ZodArray<z.ZodString>;
-        timestamp: z.ZodString;
-        payload: z.ZodUnknown;
-        integrity: z.ZodOptional<z.ZodObject<{
-            hash: z.ZodString;
-            previousHash: z.ZodNullable<z.ZodString>;
-        }, z.core.$strip>>;
-    }, z.core.$strip>;
-}
-declare module "limina/internal/engine/skills/audio" {
-    import type * as THREE from "three";
-    import { type AudioScene } from "limina/internal/limina-audio/js/audio";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    /** The opaque handle of sound `id`. */
-    export function handleOf(id: number): string;
-    export function audioSkills({ audio, camera }: {
-        audio: AudioScene;
-        camera: THREE.Object3D;
+        agents: AgentDirectory;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/camera" {
@@ -1860,6 +5180,20 @@ declare module "limina/internal/engine/skills/ecs" {
     import type { Entities } from "limina/internal/engine/scene/entities";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
     export function ecsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/material" {
+    import type * as THREE from "three";
+    import { MATERIAL_NAMES } from "limina/internal/engine/render/materials";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** Dresses every mesh of `object` in a new instance of library material `name` (the old materials are disposed). Returns how many meshes. */
+    export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATERIAL_NAMES)[number], options: {
+        tint?: number;
+        uvScale?: number;
+    }): number;
+    export function materialSkills({ entities }: {
         entities: Entities;
     }): SkillDefinition[];
 }
@@ -1877,6 +5211,40 @@ declare module "limina/internal/engine/skills/physics" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/render" {
+    import * as THREE from "three";
+    import { type Capturer } from "limina/internal/engine/render/capture";
+    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Look } from "limina/internal/engine/render/look";
+    /** What render.capture returns. */
+    export interface CaptureResult {
+        /** The PNG, base64 (standard, padded). */
+        png: string;
+        mimeType: "image/png";
+        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
+        width: number;
+        height: number;
+        /** Whether the requested size was clamped. */
+        clamped: boolean;
+        /** The pose it was rendered from. */
+        camera: Pose;
+        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+        gpuStartMs?: number;
+    }
+    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
+    export function isImageResult(value: unknown): value is CaptureResult;
+    export function renderSkills({ scene, view, entities, capturer }: {
+        scene: THREE.Scene;
+        view: ViewCamera;
+        entities: Entities;
+        capturer: Capturer;
+    }): SkillDefinition[];
+    export function renderSettingsSkills({ look }: {
+        look: Look;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/scene" {
     import type { Entities } from "limina/internal/engine/scene/entities";
     import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
@@ -1885,601 +5253,6 @@ declare module "limina/internal/engine/skills/scene" {
         entities: Entities;
         spatial: SpatialIndex;
     }): SkillDefinition[];
-}
-declare module "limina/internal/engine/social/locomotion" {
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    /** Walking speed, metres per second. */
-    export const WALK_SPEED = 1.6;
-    export const DEFAULT_TALK_DISTANCE = 1.5;
-    export type ApproachTarget = string | Vec3;
-    /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
-    export function bodyOf(agents: AgentDirectory, agentId: string): string | null;
-    export class Locomotion {
-        private readonly entities;
-        private readonly agents;
-        private readonly tracer;
-        private readonly pursuits;
-        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer);
-        /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
-        locate(target: ApproachTarget): Vec3 | null;
-        /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
-        check(agentId: string, target: ApproachTarget): string;
-        /** Starts (or redirects) `agentId`'s walk toward `target`, checked as `check` does before any effect. */
-        approach(agentId: string, sessionId: string, target: ApproachTarget, talkDistance: number, cause: string): void;
-        /** The entity `agentId` inhabits; not_found when it has none. */
-        requireBody(agentId: string): string;
-        /** Whether `agentId` is walking. */
-        walking(agentId: string): boolean;
-        /** Stops `agentId` where it stands. */
-        stop(agentId: string): boolean;
-        /** One fixed step: every walker strides toward its target. */
-        step(dt: number): void;
-    }
-}
-declare module "limina/internal/limina-render/js/text" {
-    /** Straight-alpha RGBA, 0–255 each. */
-    export type Rgba = [number, number, number, number];
-    export interface TextSpec {
-        text: string;
-        /** Font size (em), logical pixels. */
-        size: number;
-        maxWidth?: number;
-        maxLines?: number;
-        /** Line advance as a multiple of size (default 1.25). */
-        lineHeight?: number;
-    }
-    export interface TextLayout {
-        lines: string[];
-        /** The widest line, logical pixels. */
-        width: number;
-        height: number;
-        lineAdvance: number;
-        /** Whether maxLines cut the text (its last line then ends in "…"). */
-        truncated: boolean;
-    }
-    /** One thing to paint, in logical pixels, painted in list order. */
-    export type Paint = {
-        op: "roundRect";
-        x: number;
-        y: number;
-        w: number;
-        h: number;
-        radius?: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "circle";
-        x: number;
-        y: number;
-        r: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "triangle";
-        points: [[number, number], [number, number], [number, number]];
-        fill: Rgba;
-    }
-    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
-     | {
-        op: "text";
-        x: number;
-        y: number;
-        text: TextSpec;
-        color: Rgba;
-        reveal?: number;
-    };
-    /** RGBA8, straight alpha, rows top to bottom. */
-    export interface PaintedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
-    export function layoutText(spec: TextSpec): TextLayout;
-    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
-    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
-}
-declare module "limina/internal/engine/ui/anchor" {
-    import * as THREE from "three";
-    import { z } from "zod";
-    export const WorldAnchor: z.ZodObject<{
-        type: z.ZodLiteral<"world">;
-        entity: z.ZodOptional<z.ZodString>;
-        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-        align: z.ZodDefault<z.ZodEnum<{
-            center: "center";
-            bottom: "bottom";
-        }>>;
-        billboard: z.ZodDefault<z.ZodBoolean>;
-        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>;
-    export const SCREEN_CORNERS: readonly ["topLeft", "top", "topRight", "left", "center", "right", "bottomLeft", "bottom", "bottomRight"];
-    export const ScreenAnchor: z.ZodObject<{
-        type: z.ZodLiteral<"screen">;
-        corner: z.ZodDefault<z.ZodEnum<{
-            center: "center";
-            bottom: "bottom";
-            topLeft: "topLeft";
-            top: "top";
-            topRight: "topRight";
-            left: "left";
-            right: "right";
-            bottomLeft: "bottomLeft";
-            bottomRight: "bottomRight";
-        }>>;
-        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
-    }, z.core.$strict>;
-    export const Anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
-        type: z.ZodLiteral<"world">;
-        entity: z.ZodOptional<z.ZodString>;
-        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-        align: z.ZodDefault<z.ZodEnum<{
-            center: "center";
-            bottom: "bottom";
-        }>>;
-        billboard: z.ZodDefault<z.ZodBoolean>;
-        unitsPerPixel: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>, z.ZodObject<{
-        type: z.ZodLiteral<"screen">;
-        corner: z.ZodDefault<z.ZodEnum<{
-            center: "center";
-            bottom: "bottom";
-            topLeft: "topLeft";
-            top: "top";
-            topRight: "topRight";
-            left: "left";
-            right: "right";
-            bottomLeft: "bottomLeft";
-            bottomRight: "bottomRight";
-        }>>;
-        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
-    }, z.core.$strict>], "type">;
-    export type WorldAnchorSpec = z.infer<typeof WorldAnchor>;
-    export type ScreenAnchorSpec = z.infer<typeof ScreenAnchor>;
-    export type AnchorSpec = z.infer<typeof Anchor>;
-    /** The camera's world rotation (cameras are never scaled). */
-    export function cameraQuaternion(camera: THREE.Camera, out: THREE.Quaternion): THREE.Quaternion;
-    /** What placement needs of a renderer: the size of the frame it draws. */
-    export interface FrameSize {
-        getDrawingBufferSize(target: THREE.Vector2): THREE.Vector2;
-    }
-    /**
-     * The world matrix of a `width`×`height` device-pixel quad pinned per
-     * `anchor` in the frame `renderer` draws for `camera`: a plane of unit size
-     * scaled so each texel covers one device pixel, just past the near plane.
-     */
-    export function screenMatrix(anchor: ScreenAnchorSpec, pixelScale: number, width: number, height: number, renderer: FrameSize, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
-    /** The world matrix of a `w`×`h` metre quad centred at `centre`, facing the camera when billboarded. */
-    export function worldMatrix(centre: THREE.Vector3, w: number, h: number, billboard: boolean, camera: THREE.Camera, out: THREE.Matrix4): THREE.Matrix4;
-    /** The matrix mapping the unit triangle (0,0,0), (1,0,0), (0,1,0) onto a, b, c. */
-    export function triangleMatrix(a: THREE.Vector3, b: THREE.Vector3, c: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
-    /** The matrix mapping the unit segment (0,0,0)–(1,0,0) onto a–b. */
-    export function segmentMatrix(a: THREE.Vector3, b: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
-}
-declare module "limina/internal/engine/ui/lifecycle" {
-    import { z } from "zod";
-    export const Lifecycle: z.ZodObject<{
-        fadeIn: z.ZodDefault<z.ZodNumber>;
-        fadeOut: z.ZodDefault<z.ZodNumber>;
-        typewriter: z.ZodOptional<z.ZodNumber>;
-        ttl: z.ZodOptional<z.ZodNumber>;
-        queue: z.ZodOptional<z.ZodString>;
-        feed: z.ZodOptional<z.ZodObject<{
-            maxLines: z.ZodNumber;
-        }, z.core.$strict>>;
-    }, z.core.$strict>;
-    export type LifecycleSpec = z.infer<typeof Lifecycle>;
-    export type Phase = "queued" | "fadingIn" | "typing" | "showing" | "fadingOut" | "gone";
-    export class LifecycleState {
-        readonly spec: LifecycleSpec;
-        private readonly characters;
-        phase: Phase;
-        /** Seconds since the container was shown. */
-        age: number;
-        /** Characters revealed (Infinity without a typewriter). */
-        revealed: number;
-        private shownFor;
-        private fadingFor;
-        constructor(spec: LifecycleSpec, characters: () => number);
-        /** Starts showing (at once, or when its queue reaches it). */
-        show(): void;
-        /** The lifecycle's opacity now, 0..1. */
-        get alpha(): number;
-        /** Advances `dt` seconds. */
-        step(dt: number): void;
-        /** Text changed: a typewriter types the new text from the start. */
-        restart(): void;
-    }
-}
-declare module "limina/internal/engine/ui/style" {
-    import { z } from "zod";
-    import type { Rgba } from "limina/internal/limina-render/js/text";
-    export const CONTAINER_KINDS: readonly ["label", "textBox", "speechBubble", "thoughtBubble", "callout", "hudPanel"];
-    export type ContainerKind = (typeof CONTAINER_KINDS)[number];
-    /** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
-    export const Color: z.ZodString;
-    export const UiStyle: z.ZodObject<{
-        fill: z.ZodOptional<z.ZodString>;
-        border: z.ZodOptional<z.ZodString>;
-        borderWidth: z.ZodOptional<z.ZodNumber>;
-        radius: z.ZodOptional<z.ZodNumber>;
-        padding: z.ZodOptional<z.ZodNumber>;
-        fontSize: z.ZodOptional<z.ZodNumber>;
-        titleSize: z.ZodOptional<z.ZodNumber>;
-        lineHeight: z.ZodOptional<z.ZodNumber>;
-        textColor: z.ZodOptional<z.ZodString>;
-        titleColor: z.ZodOptional<z.ZodString>;
-        titleFill: z.ZodOptional<z.ZodString>;
-        opacity: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strict>;
-    export type UiStyleInput = z.infer<typeof UiStyle>;
-    export interface ResolvedStyle {
-        fill: Rgba;
-        border: Rgba;
-        borderWidth: number;
-        radius: number;
-        padding: number;
-        fontSize: number;
-        titleSize: number;
-        lineHeight: number;
-        textColor: Rgba;
-        titleColor: Rgba;
-        titleFill: Rgba;
-        opacity: number;
-    }
-    /** A hex colour as straight-alpha RGBA bytes (the schema checked its form). */
-    export function rgba(hex: string): Rgba;
-    /** `style` over `kind`'s defaults. */
-    export function resolveStyle(kind: ContainerKind, style?: UiStyleInput): ResolvedStyle;
-}
-declare module "limina/internal/engine/ui/panel" {
-    import { z } from "zod";
-    import { type Paint } from "limina/internal/limina-render/js/text";
-    import { type ContainerKind, type ResolvedStyle } from "limina/internal/engine/ui/style";
-    /** Something a tail or leader points at: an entity id or a world point. */
-    export const Target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
-    export const Tail: z.ZodObject<{
-        target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
-        offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-        width: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>;
-    export const Leader: z.ZodObject<{
-        target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
-        color: z.ZodOptional<z.ZodString>;
-    }, z.core.$strict>;
-    /** The fields every container skill takes (ui.panel adds kind). */
-    export const PanelFields: {
-        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
-            type: z.ZodLiteral<"world">;
-            entity: z.ZodOptional<z.ZodString>;
-            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            align: z.ZodDefault<z.ZodEnum<{
-                center: "center";
-                bottom: "bottom";
-            }>>;
-            billboard: z.ZodDefault<z.ZodBoolean>;
-            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
-        }, z.core.$strict>, z.ZodObject<{
-            type: z.ZodLiteral<"screen">;
-            corner: z.ZodDefault<z.ZodEnum<{
-                center: "center";
-                bottom: "bottom";
-                topLeft: "topLeft";
-                top: "top";
-                topRight: "topRight";
-                left: "left";
-                right: "right";
-                bottomLeft: "bottomLeft";
-                bottomRight: "bottomRight";
-            }>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
-        }, z.core.$strict>], "type">;
-        style: z.ZodOptional<z.ZodObject<{
-            fill: z.ZodOptional<z.ZodString>;
-            border: z.ZodOptional<z.ZodString>;
-            borderWidth: z.ZodOptional<z.ZodNumber>;
-            radius: z.ZodOptional<z.ZodNumber>;
-            padding: z.ZodOptional<z.ZodNumber>;
-            fontSize: z.ZodOptional<z.ZodNumber>;
-            titleSize: z.ZodOptional<z.ZodNumber>;
-            lineHeight: z.ZodOptional<z.ZodNumber>;
-            textColor: z.ZodOptional<z.ZodString>;
-            titleColor: z.ZodOptional<z.ZodString>;
-            titleFill: z.ZodOptional<z.ZodString>;
-            opacity: z.ZodOptional<z.ZodNumber>;
-        }, z.core.$strict>>;
-        text: z.ZodOptional<z.ZodString>;
-        title: z.ZodOptional<z.ZodString>;
-        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
-        maxWidth: z.ZodOptional<z.ZodNumber>;
-        width: z.ZodOptional<z.ZodNumber>;
-        maxLines: z.ZodOptional<z.ZodNumber>;
-        pixelScale: z.ZodOptional<z.ZodNumber>;
-        tail: z.ZodOptional<z.ZodObject<{
-            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            width: z.ZodDefault<z.ZodNumber>;
-        }, z.core.$strict>>;
-        leader: z.ZodOptional<z.ZodObject<{
-            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
-            color: z.ZodOptional<z.ZodString>;
-        }, z.core.$strict>>;
-        lifecycle: z.ZodOptional<z.ZodObject<{
-            fadeIn: z.ZodDefault<z.ZodNumber>;
-            fadeOut: z.ZodDefault<z.ZodNumber>;
-            typewriter: z.ZodOptional<z.ZodNumber>;
-            ttl: z.ZodOptional<z.ZodNumber>;
-            queue: z.ZodOptional<z.ZodString>;
-            feed: z.ZodOptional<z.ZodObject<{
-                maxLines: z.ZodNumber;
-            }, z.core.$strict>>;
-        }, z.core.$strict>>;
-    };
-    export const PanelSpec: z.ZodObject<{
-        anchor: z.ZodDiscriminatedUnion<[z.ZodObject<{
-            type: z.ZodLiteral<"world">;
-            entity: z.ZodOptional<z.ZodString>;
-            position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            align: z.ZodDefault<z.ZodEnum<{
-                center: "center";
-                bottom: "bottom";
-            }>>;
-            billboard: z.ZodDefault<z.ZodBoolean>;
-            unitsPerPixel: z.ZodDefault<z.ZodNumber>;
-        }, z.core.$strict>, z.ZodObject<{
-            type: z.ZodLiteral<"screen">;
-            corner: z.ZodDefault<z.ZodEnum<{
-                center: "center";
-                bottom: "bottom";
-                topLeft: "topLeft";
-                top: "top";
-                topRight: "topRight";
-                left: "left";
-                right: "right";
-                bottomLeft: "bottomLeft";
-                bottomRight: "bottomRight";
-            }>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>;
-        }, z.core.$strict>], "type">;
-        style: z.ZodOptional<z.ZodObject<{
-            fill: z.ZodOptional<z.ZodString>;
-            border: z.ZodOptional<z.ZodString>;
-            borderWidth: z.ZodOptional<z.ZodNumber>;
-            radius: z.ZodOptional<z.ZodNumber>;
-            padding: z.ZodOptional<z.ZodNumber>;
-            fontSize: z.ZodOptional<z.ZodNumber>;
-            titleSize: z.ZodOptional<z.ZodNumber>;
-            lineHeight: z.ZodOptional<z.ZodNumber>;
-            textColor: z.ZodOptional<z.ZodString>;
-            titleColor: z.ZodOptional<z.ZodString>;
-            titleFill: z.ZodOptional<z.ZodString>;
-            opacity: z.ZodOptional<z.ZodNumber>;
-        }, z.core.$strict>>;
-        text: z.ZodOptional<z.ZodString>;
-        title: z.ZodOptional<z.ZodString>;
-        lines: z.ZodOptional<z.ZodArray<z.ZodString>>;
-        maxWidth: z.ZodOptional<z.ZodNumber>;
-        width: z.ZodOptional<z.ZodNumber>;
-        maxLines: z.ZodOptional<z.ZodNumber>;
-        pixelScale: z.ZodOptional<z.ZodNumber>;
-        tail: z.ZodOptional<z.ZodObject<{
-            target: z.ZodOptional<z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
-            offset: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
-            width: z.ZodDefault<z.ZodNumber>;
-        }, z.core.$strict>>;
-        leader: z.ZodOptional<z.ZodObject<{
-            target: z.ZodUnion<readonly [z.ZodString, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>;
-            color: z.ZodOptional<z.ZodString>;
-        }, z.core.$strict>>;
-        lifecycle: z.ZodOptional<z.ZodObject<{
-            fadeIn: z.ZodDefault<z.ZodNumber>;
-            fadeOut: z.ZodDefault<z.ZodNumber>;
-            typewriter: z.ZodOptional<z.ZodNumber>;
-            ttl: z.ZodOptional<z.ZodNumber>;
-            queue: z.ZodOptional<z.ZodString>;
-            feed: z.ZodOptional<z.ZodObject<{
-                maxLines: z.ZodNumber;
-            }, z.core.$strict>>;
-        }, z.core.$strict>>;
-        kind: z.ZodEnum<{
-            label: "label";
-            textBox: "textBox";
-            speechBubble: "speechBubble";
-            thoughtBubble: "thoughtBubble";
-            callout: "callout";
-            hudPanel: "hudPanel";
-        }>;
-    }, z.core.$strict>;
-    export type PanelSpecInput = z.input<typeof PanelSpec>;
-    export type PanelSpecParsed = z.output<typeof PanelSpec>;
-    /** The words of a container. */
-    export interface Content {
-        text?: string;
-        title?: string;
-        lines?: string[];
-    }
-    /** The body a container shows: its text, then its lines. */
-    export function bodyOf(content: Content): string;
-    export interface Composition {
-        /** Logical size of the texture. */
-        width: number;
-        height: number;
-        paints: Paint[];
-        /** Where the body text is, logical px (for tests and tails). */
-        textBox: {
-            x: number;
-            y: number;
-            w: number;
-            h: number;
-        };
-        /** Characters a typewriter reveals in all. */
-        characters: number;
-    }
-    /** Lays `content` out for `kind` in `style` and lists what to paint; `reveal` limits the body's characters. */
-    export function compose(kind: ContainerKind, content: Content, style: ResolvedStyle, sizing: {
-        width?: number;
-        maxWidth?: number;
-        maxLines?: number;
-    }, reveal?: number): Composition;
-}
-declare module "limina/internal/engine/ui/container" {
-    import * as THREE from "three";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    import { type AnchorSpec } from "limina/internal/engine/ui/anchor";
-    import { type Composition, type Content } from "limina/internal/engine/ui/panel";
-    import type { ContainerKind, ResolvedStyle } from "limina/internal/engine/ui/style";
-    /** Where something is now: an entity's position (null once it is gone) or a fixed point. */
-    export type Locate = () => Vec3 | null;
-    export interface ContainerOptions {
-        kind: ContainerKind;
-        anchor: AnchorSpec;
-        /** The anchor's point (world anchors). */
-        locate: Locate | null;
-        content: Content;
-        style: ResolvedStyle;
-        sizing: {
-            width?: number;
-            maxWidth?: number;
-            maxLines?: number;
-        };
-        pixelScale: number;
-        /** What a tail or puffs aim at, or a leader points to. */
-        pointAt: Locate | null;
-        tailWidth: number;
-        leaderColor: [number, number, number, number] | null;
-    }
-    export class UiContainer {
-        private options;
-        readonly group: THREE.Group<THREE.Object3DEventMap>;
-        readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
-        private texture;
-        private composition;
-        private readonly extras;
-        private tail;
-        private puffs;
-        private leader;
-        private leaderDot;
-        private alpha;
-        constructor(options: ContainerOptions, reveal?: number);
-        /** Logical size and where the body text lies in it. */
-        get layout(): Composition;
-        get kind(): ContainerKind;
-        /** Whether the entity it is anchored to is gone. */
-        anchorLost(): boolean;
-        /** The texture's size in device pixels. */
-        get pixelSize(): [number, number];
-        get opacity(): number;
-        private adopt;
-        private makeTexture;
-        /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
-        recomposite(changes: {
-            content?: Content;
-            style?: ResolvedStyle;
-        }, reveal?: number): void;
-        get content(): Content;
-        /** The lifecycle's opacity (times the style's). */
-        setAlpha(alpha: number): void;
-        /** Places every part for `camera` as `renderer` draws it. */
-        private place;
-        /** Detaches everything from the scene and frees its GPU resources. */
-        dispose(): void;
-    }
-}
-declare module "limina/internal/engine/ui/layer" {
-    import * as THREE from "three";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import { type Content, type PanelSpecInput, type PanelSpecParsed } from "limina/internal/engine/ui/panel";
-    import { type UiStyleInput } from "limina/internal/engine/ui/style";
-    /** Live containers a world holds at most (queued ones count). */
-    export const MAX_CONTAINERS = 4096;
-    /** Of those, what one owner (a session) may hold, so one client cannot take every place. */
-    export const MAX_CONTAINERS_PER_OWNER: number;
-    export interface ContainerInfo {
-        handle: string;
-        kind: string;
-        phase: string;
-        /** The panel's material opacity now. */
-        opacity: number;
-        /** Texture size, device pixels. */
-        pixelSize: [number, number];
-        /** Logical size and the body text's box in it. */
-        width: number;
-        height: number;
-        textBox: {
-            x: number;
-            y: number;
-            w: number;
-            h: number;
-        };
-        content: Content;
-        queue: string | null;
-    }
-    export class UiLayer {
-        private readonly entities;
-        private readonly live;
-        private readonly queues;
-        /** Live containers per owner. */
-        private readonly owned;
-        private next;
-        /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
-        readonly overlay: THREE.Scene<THREE.Object3DEventMap>;
-        constructor(scene: THREE.Scene, entities: Entities);
-        /**
-         * Creates a container (input as ui.panel takes it) for `owner` (a session,
-         * which may hold 1/8 of the world's places) and returns its handle.
-         * Everything is checked before anything is added: bad input changes nothing.
-         */
-        create(input: PanelSpecInput | PanelSpecParsed, owner?: string | null): string;
-        /** A locator for entity `id`, which must exist now (not_found otherwise). */
-        private entityLocator;
-        /** Changes a container's words or style and re-composites it; false for an unknown handle. */
-        update(handle: string, changes: {
-            text?: string;
-            title?: string;
-            lines?: string[];
-            style?: UiStyleInput;
-        }): {
-            ok: boolean;
-            changed: boolean;
-        };
-        /** Removes a container: detached from the scene, its GPU resources freed. */
-        remove(handle: string): boolean;
-        private showNext;
-        /** One fixed step of every container's lifecycle. */
-        step(dt: number): void;
-        has(handle: string): boolean;
-        /** Handles waiting in `key`'s queue, the one showing first. */
-        queued(key: string): string[];
-        /** What a container is and shows now, or null for an unknown handle. */
-        inspect(handle: string): ContainerInfo | null;
-        /** Every live handle, in creation order. */
-        handles(): string[];
-        /** Removes every container. */
-        clear(): void;
-    }
-}
-declare module "limina/internal/engine/skills/social" {
-    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import { type Locomotion } from "limina/internal/engine/social/locomotion";
-    import type { UiLayer } from "limina/internal/engine/ui/layer";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export interface SocialServices {
-        entities: Entities;
-        locomotion: Locomotion;
-        ui: UiLayer;
-        audio: AudioScene;
-    }
-    export function socialSkills({ entities, locomotion, ui, audio }: SocialServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/system" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
@@ -2496,64 +5269,12 @@ declare module "limina/internal/engine/skills/system" {
         sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
         skillReload: boolean;
+        /** The world's digest now (WorldSession.digest). */
+        digest(): string;
     }
-    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[];
-}
-declare module "limina/internal/limina-render/js/gltf" {
-    import * as THREE from "three";
-    /** A GLTFLoader whose textures decode natively (embedded PNG). */
-    export function createGLTFLoader(): THREE.GLTFLoader;
-}
-declare module "limina/internal/limina-runtime/js/host" {
-    export interface AssetInfo {
-        id: string;
-        kind: string;
-        /** The manifest path, relative to the asset directory. */
-        source: string;
-        description: string;
-    }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
-    export const resolveAsset: (id: string) => Promise<AssetInfo>;
-    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
-    export const readAsset: (id: string) => Promise<Uint8Array>;
-    /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        timeoutMs: number;
-    }) => Promise<{
-        status: number;
-        body: string;
-    }>;
-    /** An environment variable, or undefined when unset. */
-    export const env: (name: string) => string | undefined;
-}
-declare module "limina/internal/engine/skills/three" {
-    import * as THREE from "three";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export interface GltfResource {
-        kind: "gltf";
-        assetId: string;
-        source: string;
-        bytes: number;
-        rootName?: string;
-        objectCount: number;
-        meshCount: number;
-        materialCount: number;
-        textureCount: number;
-    }
-    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-    export function loadGltf(assetId: string): Promise<{
-        object: THREE.Object3D;
-        resource: GltfResource;
-    }>;
-    export function threeSkills({ entities, lighting }: {
-        entities: Entities;
-        lighting: Lighting;
-    }): SkillDefinition[];
+    /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
+    export function words(text: string): string[];
+    export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/ui" {
     import type { UiLayer } from "limina/internal/engine/ui/layer";
@@ -2562,56 +5283,341 @@ declare module "limina/internal/engine/skills/ui" {
         ui: UiLayer;
     }): SkillDefinition[];
 }
+declare module "limina/internal/limina-terrain/js/terrain" {
+    export type Preset = "island" | "mountains" | "hills" | "plains";
+    export type DeformMode = "raise" | "lower" | "flatten" | "smooth";
+    export type ScatterKind = "tree" | "rock" | "bush" | "grass";
+    /** Droplet and thermal erosion (see crates/limina-terrain/src/erosion.rs for the model). */
+    export interface ErosionParams {
+        droplets?: number;
+        inertia?: number;
+        capacity?: number;
+        minCapacity?: number;
+        deposit?: number;
+        erode?: number;
+        evaporate?: number;
+        gravity?: number;
+        maxSteps?: number;
+        radius?: number;
+        /** Thermal erosion iterations. */
+        thermal?: number;
+        /** The slope (rise over run) above which thermal erosion moves material. */
+        talus?: number;
+    }
+    /** Everything a region's heights depend on. */
+    export interface RegionParams {
+        seed: number;
+        center: [number, number];
+        size: number;
+        resolution: number;
+        tileSize: number;
+        preset: Preset;
+        heightScale: number;
+        seaLevel: number;
+        erosion: ErosionParams;
+    }
+    export interface ClimateParams {
+        temperature?: number;
+        lapseRate?: number;
+        latitudeGradient?: number;
+        moisture?: number;
+        rockSlope?: number;
+    }
+    /** Where a region's samples lie: `samples`² of them, sample (i, k) at origin + (i, k)·spacing. */
+    export interface Layout {
+        tiles: number;
+        samples: number;
+        spacing: number;
+        origin: [number, number];
+        tileSamples: number;
+        extent: number;
+        /** The island preset's lake basin: centre [x, z] and radius. */
+        lake: [[number, number], number] | null;
+        /** sha256 of the parameters and the algorithm's version (the tile cache's key). */
+        key: string;
+    }
+    export interface Generated {
+        heights: Float32Array;
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** The tile cache: `hit`, `stored`, `off`, or `unavailable: <why>`. */
+        cache: string;
+    }
+    /** Validates the parameters (an `invalid_input` error names what is wrong) and lays the region out. */
+    export function regionLayout(params: RegionParams): Layout;
+    /** Generates the heights on a blocking thread, through the on-disk tile cache. `threads` 0: the shared pool. */
+    export function generateRegion(params: RegionParams, threads?: number): Promise<Generated>;
+    /** Generates the heights now, through the tile cache, blocking this thread (and the loop) until done. */
+    export function generateRegionNow(params: RegionParams): Generated;
+    /** Generates the heights now, on this thread, bypassing the cache (for benchmarks). */
+    export function generateHeightsNow(params: RegionParams, threads?: number): Float32Array;
+    /** `"sha256:…"` of heights as little-endian float32 bytes. */
+    export function heightsDigest(heights: Float32Array): string;
+    /** Fills the temperature, moisture and biome maps for rows z0..z1 (default all). */
+    export function classifyRegion(region: RegionParams, climate: ClimateParams, heights: Float32Array, temperature: Float32Array, moisture: Float32Array, biomes: Uint8Array, z0?: number, z1?: number): void;
+    /** Deforms the heights in place; returns the changed samples' [x0, z0, x1, z1] (x1 < x0: none). */
+    export function deformHeights(region: RegionParams, heights: Float32Array, center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+    /** Floats per scattered instance: x, y, z, scale, yaw. */
+    export const SCATTER_STRIDE = 5;
+    /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
+    export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
+    /** The biome names, by the ids the biome map holds. */
+    export const BIOMES: readonly string[];
+}
+declare module "limina/internal/limina-physics/js/heightfield" {
+    import type { Vec3 } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export type PropShape = {
+        type: "capsule";
+        position: Vec3;
+        halfHeight: number;
+        radius: number;
+    } | {
+        type: "ball";
+        position: Vec3;
+        radius: number;
+    };
+    /** A body of water: its surface level and a disc (`radius` 0: everywhere). */
+    export interface WaterBody {
+        level: number;
+        center: [number, number];
+        radius: number;
+    }
+    /**
+     * A static heightfield body: `heights` row-major by z (`rows` along z, `cols` along x), spanning
+     * `size` = [x, z] metres centred at `center`. Each cell is two triangles split along the
+     * diagonal from its (x0, z1) corner to its (x1, z0) corner.
+     */
+    export function createHeightfield(world: PhysicsWorld, heights: Float32Array, rows: number, cols: number, size: [number, number], center: Vec3, friction?: number): number;
+    /** New heights for a heightfield body (same grid); resting bodies wake to meet them. */
+    export function setHeightfield(world: PhysicsWorld, handle: number, heights: Float32Array): void;
+    /** One static body holding every prop's collider (world-space shapes); returns its handle. */
+    export function createProps(world: PhysicsWorld, props: PropShape[], friction?: number): number;
+    /** Brings raycasts up to date with colliders added or changed since the last step (a restored world's too). */
+    export function refreshQueries(world: PhysicsWorld): void;
+    /**
+     * Buoyancy and drag for one step: every dynamic body whose bounding box dips below a water
+     * surface gets an upward impulse of `buoyancy` × its weight × the submerged share of its box's
+     * height, and its velocities damped by `drag` per second in that share. Returns how many were wet.
+     */
+    export function applyWater(world: PhysicsWorld, waters: readonly WaterBody[], buoyancy: number, drag: number, dt: number): number;
+}
+declare module "limina/internal/engine/terrain/terrain" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import { BIOMES, type ClimateParams, type DeformMode, type Layout, type RegionParams, type ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    export { BIOMES };
+    /** A generated region and its maps (JS-owned, row-major by z, `layout.samples`² each). */
+    export interface Region {
+        params: RegionParams;
+        climate: ClimateParams;
+        layout: Layout;
+        /** Heights in metres: the array itself, shared (read it, do not write it). */
+        heights: Float32Array;
+        temperature: Float32Array;
+        moisture: Float32Array;
+        /** Biome ids (see BIOMES) from the climate. */
+        biomes: Uint8Array;
+        /** Painted biome ids, 255 where nothing was painted. */
+        paint: Uint8Array;
+        /** The heightfield body of each tile, row-major by tile z. */
+        colliders: number[];
+        /** sha256 of the heights as generated (before edits). */
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** What the tile cache did: `hit`, `stored`, `off` or `unavailable: <why>`. */
+        cache: string;
+    }
+    export type TerrainEdit = {
+        kind: "deform";
+        center: [number, number];
+        radius: number;
+        delta: number;
+        mode: DeformMode;
+    } | {
+        kind: "paint";
+        center: [number, number];
+        radius: number;
+        biome: string;
+    } | {
+        kind: "populate";
+        density: number;
+        kinds: ScatterKind[];
+    };
+    export interface Water {
+        id: string;
+        level: number;
+        /** A disc of water (a lake); null: the sea, everywhere. */
+        region: {
+            center: [number, number];
+            radius: number;
+        } | null;
+    }
+    export interface Vegetation {
+        density: number;
+        kinds: ScatterKind[];
+        /** The static body holding the trunks' and rocks' colliders (null: none). */
+        props: number | null;
+        instances: Partial<Record<ScatterKind, Float32Array>>;
+    }
+    /** What a snapshot holds of the terrain (its world resource): parameters and edits, never heights. */
+    export interface SavedTerrain {
+        region: {
+            params: RegionParams;
+            climate: ClimateParams;
+            colliders: number[];
+        } | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        nextWater: number;
+        vegetation: {
+            props: number | null;
+        } | null;
+        follow: string | null;
+    }
+    /** A change listeners hear: the region replaced, samples changed, water or vegetation changed. */
+    export type TerrainChange = {
+        type: "region";
+    } | {
+        type: "heights";
+        rect: [number, number, number, number];
+    } | {
+        type: "water";
+    } | {
+        type: "vegetation";
+    } | {
+        type: "follow";
+    };
+    /** Most instances of each kind one populate call may place. */
+    export const SCATTER_LIMITS: Readonly<Record<ScatterKind, number>>;
+    /** Buoyancy (× weight when fully under) and drag (per second) of water. */
+    export const WATER_BUOYANCY = 1.6;
+    export const WATER_DRAG = 1.2;
+    export class Terrain implements WorldResource<SavedTerrain> {
+        private readonly physics;
+        region: Region | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        vegetation: Vegetation | null;
+        /** The entity streamed tiles follow (null: the view camera). */
+        follow: string | null;
+        private nextWater;
+        private readonly listeners;
+        private digestCache;
+        private revision;
+        constructor(physics: PhysicsWorld);
+        /** Calls `fn` on every change; returns the unsubscribe function. */
+        onChange(fn: (change: TerrainChange) => void): () => void;
+        private changed;
+        /**
+         * Generates a region and replaces the current one: its edits, vegetation and colliders go,
+         * the new tiles' heightfield bodies are made in tile order. The loop waits for it (on the
+         * rayon pool, through the tile cache), so no step of the world runs between the call and
+         * its terrain, and a `--deterministic` run is the same however long generation takes.
+         */
+        generate(params: RegionParams, climate?: ClimateParams): Region;
+        private clearRegion;
+        /** The heights of tile (tx, tz): `tileSamples`² of them, row-major by z, into `out`. */
+        tileHeights(region: Region, tx: number, tz: number, out?: Float32Array<ArrayBuffer>): Float32Array;
+        /** The centre [x, z] of tile (tx, tz) in metres. */
+        tileCenter(layout: Layout, tx: number, tz: number): [number, number];
+        private buildColliders;
+        /** The region, or a `not_found` error saying none was generated. */
+        requireRegion(): Region;
+        /** Fractional sample coordinates of world (x, z), or null outside the region. */
+        private grid;
+        /**
+         * The ground's height at (x, z), or null outside the region: the two triangles of each cell
+         * (split from its (x0, z1) to its (x1, z0) corner) that the collider and the mesh are made of.
+         */
+        heightAt(x: number, z: number): number | null;
+        /** The nearest sample's biome (painted, else from the climate) and climate, with the height. */
+        biomeAt(x: number, z: number): {
+            biome: string;
+            painted: boolean;
+            temperature: number;
+            moisture: number;
+            height: number;
+        } | null;
+        /** Deforms heights, colliders and (through listeners) meshes together; returns the samples changed. */
+        deform(center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+        private afterHeights;
+        /** Paints `biome` within `radius` of `center` (drawn and reported instead of the climate's); returns how many samples. */
+        paint(center: [number, number], radius: number, biome: string): number;
+        /**
+         * Adds a body of water: the sea at `level`, or a lake over a disc, filled to `level` or, when
+         * none is given, to just below the lowest ground on the disc's rim (where it would spill).
+         */
+        addWater(level: number | undefined, region: {
+            center: [number, number];
+            radius: number;
+        } | undefined): Water;
+        /** The water surface level over (x, z), or null where there is none. */
+        waterLevelAt(x: number, z: number): number | null;
+        /**
+         * Scatters vegetation and props by biome (Poisson disk, deterministic), replacing any
+         * scattered before; trees' trunks and rocks get colliders (one static compound body).
+         */
+        populate(density: number, kinds: ScatterKind[]): Vegetation;
+        /** Sets the entity streamed tiles follow (null: the view camera). */
+        setFollow(entity: string | null): void;
+        /** Buoyancy and drag for bodies in water, before the physics step. */
+        step(dt: number): void;
+        /** What the world digest hashes of the terrain: the current heights' and paint's sha256, the parameters, water, vegetation and follow. */
+        digestState(): unknown;
+        /** The terrain as a snapshot holds it. */
+        save(): SavedTerrain;
+        /**
+         * Loads a saved terrain (a world resource: snapshots, world files, checkpoints) into a world
+         * whose physics comes from the same snapshot, which holds the colliders: generates the heights
+         * again, bit for bit, and re-applies the edits in order; `null` empties it. The physics world
+         * is not touched here (it is replaced right after); `attach` then brings its raycasts up to date.
+         */
+        load(saved: SavedTerrain | null): void;
+        /** After the physics world was restored under a loaded terrain: raycasts meet its colliders at once. */
+        attach(): void;
+    }
+    /** The biome drawn at sample i: painted, else the climate's. */
+    export function biomeOf(region: Region, i: number): number;
+}
+declare module "limina/internal/engine/terrain/skills" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import { type Terrain } from "limina/internal/engine/terrain/terrain";
+    export function terrainSkills({ terrain, entities }: {
+        terrain: Terrain;
+        entities: Entities;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
-}
-declare module "limina/internal/engine/skills/render" {
-    import * as THREE from "three";
-    import { type Capturer } from "limina/internal/engine/render/capture";
-    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    /** What render.capture returns. */
-    export interface CaptureResult {
-        /** The PNG, base64 (standard, padded). */
-        png: string;
-        mimeType: "image/png";
-        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
-        width: number;
-        height: number;
-        /** Whether the requested size was clamped. */
-        clamped: boolean;
-        /** The pose it was rendered from. */
-        camera: Pose;
-    }
-    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
-    export function isImageResult(value: unknown): value is CaptureResult;
-    export function renderSkills({ scene, view, entities, capturer }: {
-        scene: THREE.Scene;
-        view: ViewCamera;
-        entities: Entities;
-        capturer: Capturer;
-    }): SkillDefinition[];
 }
 declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
+    import { WorldResources } from "limina/internal/engine/ecs/resources";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
     import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
+    import { Game } from "limina/internal/engine/game/game";
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
     import { LiveIdentities } from "limina/internal/engine/policy/identity";
     import { Capturer } from "limina/internal/engine/render/capture";
+    import { Look } from "limina/internal/engine/render/look";
+    import type { QualityTier } from "limina/internal/engine/render/quality";
     import { ViewCamera } from "limina/internal/engine/render/view-camera";
     import { Entities } from "limina/internal/engine/scene/entities";
     import { type Lighting } from "limina/internal/engine/scene/scene-graph";
     import { SkillRegistry } from "limina/internal/engine/skills/registry";
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
     import { Locomotion } from "limina/internal/engine/social/locomotion";
+    import { Terrain } from "limina/internal/engine/terrain/terrain";
     import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
     import { UiLayer } from "limina/internal/engine/ui/layer";
     export interface WorldSessionOptions {
@@ -2633,17 +5639,23 @@ declare module "limina/internal/engine/world-session" {
         checkpointEvery?: number;
         /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
         packages?: Pick<PackageHostServices, "install" | "limits">;
+        /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+        quality?: QualityTier;
     }
     export class WorldSession {
         readonly tracer: Tracer;
         /** The ECS: SoA transforms and the EntityTable. */
         readonly world: World;
+        /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+        readonly resources: WorldResources;
         /** This session's own Rapier world. */
         readonly physics: PhysicsWorld;
         /** This world's sounds, heard from its view camera. */
         readonly audio: AudioScene;
         readonly scene: THREE.Scene;
         readonly lighting: Lighting;
+        /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+        readonly look: Look;
         /** The world's view camera: what the window shows, what captures use by default. */
         readonly view: ViewCamera;
         /** Whole entities: ECS entity + scene object + physics body. */
@@ -2655,6 +5667,10 @@ declare module "limina/internal/engine/world-session" {
         readonly agents: AgentDirectory;
         /** Agents walking toward what they approach (social.approach). */
         readonly locomotion: Locomotion;
+        /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+        readonly terrain: Terrain;
+        /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+        readonly game: Game;
         /** Named scene builders `dev.reload` can re-run. */
         readonly sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers. */
@@ -2687,17 +5703,22 @@ declare module "limina/internal/engine/world-session" {
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;
         /**
-         * Registers render.capture over `capturer` (by default one on this
-         * process's WebGPU adapter). Not done at construction: asking for an
-         * adapter takes about half a second on a software one, and a world that
-         * never captures should not pay it. Resolves to whether captures work:
-         * false, and the skill stays unlisted, when the process has no adapter.
+         * Registers render.capture over `capturer`, or by default over one that
+         * starts WebGPU on the first capture: a world that never captures never
+         * touches the GPU driver (starting it takes about half a second and tens of
+         * MB on a software adapter). Resolves to whether the skill is offered:
+         * false, and it stays unlisted, when no GPU driver is installed; if the
+         * first capture then finds no adapter after all, that capture fails
+         * `unavailable` and the skill is withdrawn (listeners hear the change).
          */
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
-        /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-        digest(): string;
+        /**
+         * The digest of this world now: identity, SoA transforms, physics and everything else skills
+         * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+         */
+        digest(exclude?: readonly string[]): string;
         /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
         checkpoint(): string;
         /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
@@ -2759,9 +5780,176 @@ declare module "limina/internal/engine/render/orbit-camera" {
     /** Places `camera` on `orbit`, after applying this step's input to it. */
     export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: Input): void;
 }
+declare module "limina/internal/engine/skills/compact-schema" {
+    export interface CompactOptions {
+        /** Drop `description`, `title` and `examples` inside the schema. */
+        annotations?: boolean;
+        /** Drop `$schema` (MCP's default dialect is 2020-12 when none is named). */
+        dialect?: boolean;
+        /** Hoist repeated subschemas of at least this many bytes into `$defs` (0: never). */
+        hoistBytes?: number;
+    }
+    /** `schema` compacted; the input is not modified. */
+    export function compactSchema(schema: unknown, options?: CompactOptions): unknown;
+    /** A description's first sentence (detail stays in the full contract). */
+    export function oneLine(description: string): string;
+}
+declare module "limina/internal/engine/agents/action-grammar" {
+    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    /** The grammar as the system message states it to a model. */
+    export const ACTION_GRAMMAR = "To act, reply with only this JSON and no other text: {\"actions\":[{\"tool\":\"<skill id>\",\"input\":{\u2026}}]} \u2014 one or more actions, each input matching its skill's input schema.";
+    export type Parsed = {
+        ok: true;
+        calls: MCPRequest[];
+    } | {
+        ok: false;
+        error: string;
+    };
+    /** A skill id as the model wrote it, back in the registry's spelling. */
+    export const fromFunctionName: (fn: string) => string;
+    /** Parses a reply's text by the grammar. */
+    export function parseActions(text: string): Parsed;
+}
+declare module "limina/internal/engine/agents/surface-modes" {
+    import type { SkillTool, SurfaceMode } from "limina/internal/engine/skills/registry";
+    export const SURFACE_MODES: readonly ["tool-only", "system-prompt", "both"];
+    /** A rule for a provider and model: data, matched by name and a `*` glob on the model. */
+    export interface SurfaceRule {
+        /** The provider's name (`ollama`, `gateway`, …) or `*`. */
+        provider: string;
+        /** The model, with `*` matching any run of characters (case-insensitive). */
+        model: string;
+        mode: SurfaceMode;
+        /** Why, for the docs and the trace. */
+        why?: string;
+    }
+    /**
+     * The built-in rules. Ollama serves these model families without native tool
+     * calling (its /api/chat refuses `tools` for them), so they get every skill in
+     * the system message and answer in the grammar; every other model of every
+     * provider is offered tools.
+     */
+    export const SURFACE_RULES: readonly SurfaceRule[];
+    /** The first rule matching `provider` and `model` among `rules`, or null. */
+    export function matchRule(rules: readonly SurfaceRule[], provider: string, model: string): SurfaceRule | null;
+    /** The cascade for one skill (`skill` null: the discovery tools, which carry no metadata). */
+    export function resolveSurfaceMode(skill: {
+        surfaceMode?: SurfaceMode;
+    } | null, registryDefault: SurfaceMode | undefined, provider: string, model: string, agentRules?: readonly SurfaceRule[]): SurfaceMode;
+    /** Checks rules an agent brings: a precise error for the first bad one. */
+    export function checkRules(rules: unknown): SurfaceRule[];
+    /** The system message: the agent's own prompt, then the contracts of skills offered there and the grammar. */
+    export function composeSystemPrompt(persona: string, prompted: readonly SkillTool[]): string;
+}
+declare module "limina/internal/engine/agents/discovery" {
+    import { type SkillDefinition, type SkillRegistry, type SkillTool } from "limina/internal/engine/skills/registry";
+    import type { LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    import { type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export const LIST_SKILLS = "list_skills";
+    export const READ_SKILL = "read_skill";
+    /** The most skills a core set holds. */
+    export const MAX_CORE = 16;
+    export type DiscoveryMode = "progressive" | "full";
+    export interface DiscoveryOptions {
+        /** `progressive` (default): core + active + the discovery tools; `full`: every permitted skill. */
+        mode?: DiscoveryMode;
+        /** The agent's own core set (at most 16 skill ids), instead of its profile's. */
+        core?: string[];
+        /** Active skills kept at most (default 8). */
+        maxActive?: number;
+        /** Estimated prompt tokens the active skills may take together (default 4000). */
+        activeBudgetTokens?: number;
+        /** Surface-mode rules consulted before the built-in ones. */
+        surfaceRules?: SurfaceRule[];
+    }
+    export interface DiscoveryConfig {
+        mode: DiscoveryMode;
+        core: string[] | null;
+        maxActive: number;
+        activeBudgetTokens: number;
+        surfaceRules: SurfaceRule[];
+    }
+    /**
+     * The core purposes, in the order a core set is filled: each contributes the
+     * listed skills the profile may call and the build has, until 16.
+     */
+    export const CORE_PURPOSES: readonly {
+        purpose: string;
+        skills: readonly string[];
+    }[];
+    /** Rough tokens of a prompt text: 4 characters a token, the usual estimate for English and JSON. */
+    export const estimateTokens: (chars: number) => number;
+    type AnySkill = SkillDefinition<any, any>;
+    /** What one decision offers an agent. */
+    export interface Offer {
+        /** Offered as function tools. */
+        tools: SkillTool[];
+        /** Offered in the system message (answered in the grammar). */
+        prompted: SkillTool[];
+        systemPrompt: string;
+        /** The agent's active skills, most recent first. */
+        active: string[];
+    }
+    /** An agent's discovery options checked and filled with defaults. */
+    export function discoveryConfig(options?: DiscoveryOptions): DiscoveryConfig;
+    export class SkillSurface {
+        private readonly registry;
+        /** Skills as models see them (one-line description, compact schema), by name. */
+        private readonly forms;
+        private readonly permittedByProfile;
+        private readonly coreByProfile;
+        constructor(registry: SkillRegistry);
+        /** A skill as a model is offered it, and its estimated prompt tokens. */
+        private form;
+        /** The estimated prompt tokens `name` takes as offered to a model (0 for no such skill). */
+        costOf(name: string): number;
+        /** The skills `profile` may call, in registration order. */
+        permitted(profile: string): AnySkill[];
+        /** Whether `agent` may call `name` (its profile grants every permission the skill needs). */
+        mayCall(agent: AgentRecord, name: string): boolean;
+        /** The agent's core set: its own, else its profile's by CORE_PURPOSES; only skills it may call. */
+        core(agent: AgentRecord): string[];
+        /** What the next decision offers `agent`, each skill by its surface mode. */
+        offer(agent: AgentRecord, provider: LLMProvider): Offer;
+        /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
+        isDiscoveryTool(name: string): boolean;
+        /** `list_skills`: the skills the agent may call beyond its core, optionally one family's or matching words. */
+        list(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: {
+                skills: {
+                    id: string;
+                    description: string;
+                }[];
+                total: number;
+            };
+        } | {
+            ok: false;
+            error: string;
+        };
+        /** `read_skill`: the skill's full contract; activates it. */
+        read(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: Record<string, unknown>;
+            dropped: string[];
+        } | {
+            ok: false;
+            code: "invalid_input" | "not_found" | "forbidden";
+            error: string;
+        };
+        /**
+         * Makes `name` the agent's most recently used skill (a core skill needs
+         * no activation); drops the least recently used while over the count or
+         * the prompt budget. Returns what was dropped.
+         */
+        activate(agent: AgentRecord, name: string): string[];
+    }
+}
 declare module "limina/internal/engine/agents/registry" {
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    import { type DiscoveryConfig, type DiscoveryOptions } from "limina/internal/engine/agents/discovery";
     export interface PerceivedEntity {
         id: string;
         position: Vec3;
@@ -2800,6 +5988,8 @@ declare module "limina/internal/engine/agents/registry" {
             model: string;
             systemPrompt: string;
         };
+        /** What each decision offers the model (progressive discovery unless `mode: "full"`). */
+        discovery: DiscoveryConfig;
         perception?: Perception;
         perceptionEventId?: string;
         inFlight: boolean;
@@ -2810,8 +6000,32 @@ declare module "limina/internal/engine/agents/registry" {
         previousResults: unknown[];
         /** Weighted-fair scheduling position (stride scheduling); null while idle. */
         pass: number | null;
+        /** Skills activated by `read_skill` or use, most recent first (progressive discovery). */
+        active: string[];
+        /** What `list_skills` / `read_skill` answered, for the next decision only. */
+        pendingDiscovery: unknown[];
+        /** Decisions started in the last minute of ticks, with their estimated prompt tokens (rate limits). */
+        recentDecisions: {
+            tick: number;
+            tokens: number;
+        }[];
+        /** Held back by its rate limit since this tick; null when not. */
+        heldSince: number | null;
+        usage: AgentUsage;
     }
-    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
+    /** What an agent's decisions cost, summed over its life. */
+    export interface AgentUsage {
+        decisions: number;
+        /** Prompt size as sent, in characters, and estimated tokens (4 characters a token). */
+        promptChars: number;
+        estimatedPromptTokens: number;
+        /** As the providers' replies counted them (0 where a provider reports none). */
+        promptTokens: number;
+        completionTokens: number;
+    }
+    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">> & {
+        discovery?: DiscoveryOptions;
+    };
     export class AgentRegistry {
         private readonly agents;
         private next;
@@ -2830,51 +6044,109 @@ declare module "limina/internal/engine/agents/registry" {
 declare module "limina/internal/engine/agents/providers/provider" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
     import type { SkillTool } from "limina/internal/engine/skills/registry";
+    import { fromFunctionName } from "limina/internal/engine/agents/action-grammar";
     import type { Perception } from "limina/internal/engine/agents/registry";
     export interface DecideRequest {
+        /** The system message: the agent's prompt, plus the contracts of skills offered there and the action grammar. */
         systemPrompt: string;
         perception: Perception;
+        /** Skills offered as function tools (with `list_skills` / `read_skill` under progressive discovery). */
         tools: SkillTool[];
         previousResults: unknown[];
+        /** What `list_skills` / `read_skill` answered in the last decision, given once. */
+        discovery?: unknown[];
+        /** Set when some skill is offered in the system message: the reply may carry actions in the JSON action grammar. */
+        grammar?: boolean;
+        /** The agent's model, when it names one (else the provider's own). */
+        model?: string;
+        /** Who is deciding (providers key per-agent state on it). */
+        agentId?: string;
+    }
+    /** Tokens as the provider's reply counted them. */
+    export interface Usage {
+        promptTokens?: number;
+        completionTokens?: number;
+        totalTokens?: number;
     }
     export interface DecideResult {
         toolCalls: MCPRequest[];
-        usage?: {
-            totalTokens?: number;
-        };
+        usage?: Usage;
+        /** Requests retried before this answer, each with the status that caused it and the wait. */
+        retries?: RetryRecord[];
     }
     export interface LLMProvider {
         readonly name: string;
+        /** The model it asks unless a request names one (surface-mode rules match on it). */
+        readonly model?: string;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
     export type ProviderMap = Record<string, LLMProvider>;
     /** Skill names as function names ('.' is not allowed there): "scene.createEntity" ⇄ "scene__createEntity". */
     export const toFunctionName: (skill: string) => string;
-    export const fromFunctionName: (fn: string) => string;
-    /** One POST through the native HTTP op; a non-2xx status or non-JSON body is an error. */
-    export function postJson(url: string, body: unknown, options: {
+    export { fromFunctionName };
+    /** How a provider retries a request a server answered with 429 or 5xx. */
+    export interface RetryPolicy {
+        /** Retries after the first attempt (0: none). */
+        retries: number;
+        /** The first wait when the server names none; doubled per retry. */
+        baseDelayMs: number;
+        /** The longest wait, named by `Retry-After` or not: a server asking more fails the request now. */
+        maxDelayMs: number;
+    }
+    export const DEFAULT_RETRY: RetryPolicy;
+    export interface RetryRecord {
+        status: number;
+        waitedMs: number;
+    }
+    export interface PostOptions {
+        /** The whole request, retries and their waits included. */
         timeoutMs: number;
+        /** The TCP connect, then the TLS handshake, each. */
+        connectTimeoutMs?: number;
         headers?: [string, string][];
-    }): Promise<unknown>;
-    /** The system + user messages of a decision: the perception and previous results as JSON. */
+        retry?: RetryPolicy;
+    }
+    /** An error a provider's request failed with, carrying the retries made before it. */
+    export class ProviderError extends Error {
+        readonly retries: RetryRecord[];
+        code?: string;
+        constructor(message: string, retries?: RetryRecord[], code?: string);
+    }
+    /** A reply that is neither a tool call nor an action in the grammar: `reply` holds its start. */
+    export class MalformedReply extends Error {
+        readonly reply: string;
+        readonly malformed = true;
+        constructor(message: string, reply: string);
+    }
+    /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
+    export function retryAfterMs(headers: [string, string][], now?: number): number | null;
+    /**
+     * One POST of `body` as JSON through the native HTTP op; a 429 or 5xx is
+     * retried after the server's `Retry-After` (else a doubling backoff), within
+     * the policy and the deadline. A non-2xx status or non-JSON body is an error.
+     */
+    export function postJson(url: string, body: unknown, options: PostOptions): Promise<{
+        value: unknown;
+        retries: RetryRecord[];
+    }>;
+    /** The system + user messages of a decision: the perception, previous results and discovery answers as JSON. */
     export function decisionMessages(req: DecideRequest): {
         role: string;
         content: string;
     }[];
     /** Skills as function tools (the shape Ollama and OpenAI-compatible APIs share). */
     export function functionTools(tools: SkillTool[]): unknown[];
-    /** Tool calls a model wrote as text: a `{name, arguments}` object (or a list), possibly in a code fence. */
-    export function toolCallsFromText(text: string): MCPRequest[];
-    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls. */
-    export function toolCallsFromFunctions(calls: {
+    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls; bad arguments are malformed. */
+    export function toolCallsFromFunctions(provider: string, calls: {
         function?: {
             name?: unknown;
             arguments?: unknown;
         };
     }[] | undefined): MCPRequest[];
     /**
-     * The tool calls of a reply: native function calls, else a call written in
-     * the text; none at all is an error (a provider never invents an action).
+     * The tool calls of a reply: native function calls, else actions written in
+     * the JSON action grammar. No call at all is an error, and text that is not
+     * the grammar is a `MalformedReply` (a provider never invents an action).
      */
     export function replyToolCalls(provider: string, calls: {
         function?: {
@@ -2882,7 +6154,6 @@ declare module "limina/internal/engine/agents/providers/provider" {
             arguments?: unknown;
         };
     }[] | undefined, content: string | null | undefined): MCPRequest[];
-    export function safeJson(s: string): unknown;
 }
 declare module "limina/internal/engine/packages/provider" {
     import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
@@ -2902,7 +6173,13 @@ declare module "limina/internal/engine/agents/scheduler" {
         maxToolCallsPerDecision: number;
         maxActionsPerTick: number;
         decisionTimeoutMs: number;
+        /** Decisions started per minute of world ticks at most (unset: no limit). */
+        decisionsPerMinute?: number;
+        /** Estimated prompt tokens per minute of world ticks at most (unset: no limit). */
+        promptTokensPerMinute?: number;
     }
+    /** A minute of fixed steps at 60 steps per second. */
+    export const TICKS_PER_MINUTE = 3600;
     export interface SchedulerBudget {
         maxDecisionStartsPerTick: number;
         maxGlobalActionsPerTick: number;
@@ -2919,6 +6196,8 @@ declare module "limina/internal/engine/agents/scheduler" {
         budgetOf(agentId: string): AgentBudget;
         /** Agents whose decision is due and may start this tick, longest-waiting first. */
         dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
+        /** Whether the agent's rate limits let a decision start at `tick`; sets `heldSince` while they do not. */
+        withinRate(agent: AgentRecord, tick: number): boolean;
         /** The order in which queued actions run this tick (an agent appears once per action). */
         actionOrder(agents: AgentRecord[]): AgentRecord[];
     }
@@ -2946,28 +6225,44 @@ declare module "limina/internal/engine/agents/action" {
 declare module "limina/internal/engine/agents/decision" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import type { ProviderMap } from "limina/internal/engine/agents/providers/provider";
+    import { type Offer, SkillSurface } from "limina/internal/engine/agents/discovery";
+    import { type DecideRequest, type ProviderMap } from "limina/internal/engine/agents/providers/provider";
     import type { AgentRecord } from "limina/internal/engine/agents/registry";
     import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
+    /** A decision's prompt as sent: what it cost and what it offered. */
+    export interface PromptStats {
+        chars: number;
+        /** Estimated: 4 characters a token. */
+        tokens: number;
+        /** Function tools offered. */
+        tools: number;
+        /** Skills offered in the system message. */
+        prompted: number;
+        activeSkills: string[];
+    }
+    /** The size of a request as a provider sends it: its messages and function tools. */
+    export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats;
     export class DecisionSystem {
         private readonly registry;
         private readonly tracer;
         private readonly providers;
         private readonly scheduler;
-        private readonly toolsByProfile;
+        readonly surface: SkillSurface;
         private readonly timeouts;
         private disposed;
         constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
-        /** The tools an agent's profile could ever be allowed to call. */
-        private toolsFor;
         /** Starts a decision for each agent (perception already built); never waits for one. */
         start(agents: AgentRecord[], tick: number): void;
         /** Abandons every decision in flight and starts no more. */
         dispose(): void;
+        /** Records that the agent's rate limit holds its decisions back. */
+        deferred(agent: AgentRecord, tick: number): void;
         private emit;
         private startOne;
-        /** Validates candidates and queues the valid ones, within the agent's budget. */
+        /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
         private accept;
+        /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
+        private discover;
     }
 }
 declare module "limina/internal/engine/agents/observability" {
@@ -3048,15 +6343,20 @@ declare module "limina/internal/engine/agents/providers/scripted" {
     }
 }
 declare module "limina/internal/engine/agents/providers/ollama" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface OllamaOptions {
         baseUrl?: string;
         model: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
     export class OllamaProvider implements LLMProvider {
         private readonly options;
         readonly name = "ollama";
+        readonly model: string;
         private readonly url;
         private readonly timeoutMs;
         constructor(options: OllamaOptions);
@@ -3075,112 +6375,374 @@ declare module "limina/internal/engine/agents/providers/ollama" {
     }
 }
 declare module "limina/internal/engine/agents/providers/gateway" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface GatewayOptions {
         baseUrl?: string;
         apiKey?: string;
         model?: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
+    /** The error every decision of an unconfigured gateway fails with. */
+    export const GATEWAY_UNCONFIGURED = "GatewayProvider is not configured: set LIMINA_GATEWAY_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)";
     export class GatewayProvider implements LLMProvider {
+        private readonly options;
         readonly name = "gateway";
+        readonly model?: string;
         private readonly baseUrl?;
         private readonly apiKey?;
-        private readonly model?;
         private readonly timeoutMs;
         constructor(options?: GatewayOptions);
+        /** Whether the URL and model are set (else every decision fails naming the variables). */
+        get configured(): boolean;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
-declare module "limina/internal/engine/persistence/snapshot" {
-    import type { AgentSummary } from "limina/internal/engine/agents/directory";
-    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
-    import type { CameraPose } from "limina/internal/engine/render/view-camera";
-    import type { GltfResource } from "limina/internal/engine/skills/three";
+declare module "limina/internal/engine/game/api" {
+    import type { z } from "zod";
+    import type { EngineEvent } from "limina/internal/engine/observability/tracer";
     import type { WorldSession } from "limina/internal/engine/world-session";
-    /** The snapshot layout this engine writes and reads. */
-    export const SNAPSHOT_VERSION = 1;
-    interface SavedMaterial {
-        color: number | null;
-        roughness: number | null;
-        metalness: number | null;
+    import type { AbilityDef } from "limina/internal/engine/game/combat/abilities";
+    import type { FighterSpec } from "limina/internal/engine/game/combat/combat";
+    import type { StatSpec } from "limina/internal/engine/game/combat/stats";
+    import type { StatusDef } from "limina/internal/engine/game/combat/statuses";
+    import type { DialogueDef, View } from "limina/internal/engine/game/dialogue/dialogues";
+    import type { Memory, NpcSpec, RecallQuery, RoutineSpec } from "limina/internal/engine/game/dialogue/npcs";
+    import type { ListenerSpec } from "limina/internal/engine/game/events/events";
+    import type { InteractableSpec } from "limina/internal/engine/game/interaction/interactions";
+    import type { ItemDef, Modifier } from "limina/internal/engine/game/items/items";
+    import type { Curve } from "limina/internal/engine/game/progression/progression";
+    import type { QuestDef } from "limina/internal/engine/game/quests/quests";
+    import type { Condition, Effect, QuestStatus } from "limina/internal/engine/game/rules/schemas";
+    import type { TriggerSpec } from "limina/internal/engine/game/triggers/triggers";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    /** Who a call is made as: the module itself (the default), or an agent that plays an entity (game.addPlayer). */
+    export interface As {
+        as?: string;
     }
-    interface SavedMesh {
-        castShadow: boolean;
-        receiveShadow: boolean;
-        materials: SavedMaterial[];
-    }
-    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
-    export type SavedObject = {
-        kind: "primitive";
-        shape: "box" | "sphere";
-        size: number;
-        meshes: SavedMesh[];
-    } | {
-        kind: "gltf";
-        resource: GltfResource;
-        meshes: SavedMesh[];
+    /** Calls skill `name` on `session` as the module (or `options.as`); resolves to its value, or throws its error (a LiminaError with its code). */
+    export function callSkill<T = unknown>(session: WorldSession, name: string, input: unknown, options?: As): Promise<T>;
+    type In<T extends z.ZodType> = z.input<T>;
+    type Entity = string;
+    /** Items: kinds of things, and pickups placed in the world. */
+    export const items: {
+        define: (s: WorldSession, def: In<typeof ItemDef>) => Promise<{
+            item: string;
+            created: boolean;
+        }>;
+        remove: (s: WorldSession, item: string) => Promise<{
+            removed: boolean;
+        }>;
+        spawn: (s: WorldSession, item: string, position: Vec3, count?: number) => Promise<{
+            entity: Entity;
+        }>;
+        get: (s: WorldSession, item: string) => ItemDef | null;
+        list: (s: WorldSession) => ItemDef[];
     };
-    interface SavedLighting {
-        ambient: {
-            color: number;
-            intensity: number;
-        };
-        directional: {
-            color: number;
-            intensity: number;
-            position: Vec3;
-            castShadow: boolean;
-            shadow: {
-                mapSize: number;
-                extent: number;
-                near: number;
-                far: number;
-                bias: number;
-            };
-        };
-    }
-    /** What a snapshot holds besides the physics bytes. */
-    export interface SessionSnapshot {
-        version: number;
-        tick: number;
-        /** The digest of the world this snapshot holds. */
-        digest: string;
-        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
-        logSeq: number;
-        world: WorldSnapshot;
-        /** `[entity id, physics body handle]` for every entity with a body. */
-        bodies: [string, number][];
-        objects: Record<string, SavedObject>;
-        lighting: SavedLighting;
-        view: CameraPose;
-        agents: AgentSummary[];
-    }
-    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-    export function snapshotSession(session: WorldSession): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
+    /** Inventories: what each entity holds and wears. */
+    export const inventory: {
+        add: (s: WorldSession, entity: Entity, item: string, count?: number) => Promise<{
+            total: number;
+        }>;
+        remove: (s: WorldSession, entity: Entity, item: string, count?: number) => Promise<{
+            total: number;
+        }>;
+        transfer: (s: WorldSession, to: Entity, item: string, count: number, as: As) => Promise<unknown>;
+        equip: (s: WorldSession, item: string, as: As) => Promise<{
+            item: string;
+            slot: string;
+        }>;
+        unequip: (s: WorldSession, slot: string, as: As) => Promise<{
+            item: string | null;
+        }>;
+        clear: (s: WorldSession, entity: Entity) => Promise<{
+            removed: number;
+        }>;
+        setCapacity: (s: WorldSession, entity: Entity, capacity: number) => Promise<unknown>;
+        count: (s: WorldSession, entity: Entity, item: string) => number;
+        has: (s: WorldSession, entity: Entity, item: string, count?: number) => boolean;
+        list: (s: WorldSession, entity: Entity) => {
+            item: string;
+            count: number;
+        }[];
+        equipped: (s: WorldSession, entity: Entity) => Record<string, string>;
     };
-    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
-    export function encodeSnapshot({ snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Uint8Array;
-    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
-    export function decodeSnapshot(bytes: Uint8Array): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
+    /** Interactables and a player's hands on them. */
+    export const interaction: {
+        register: (s: WorldSession, entity: Entity, spec: InteractableSpec) => Promise<unknown>;
+        unregister: (s: WorldSession, entity: Entity) => Promise<{
+            removed: boolean;
+        }>;
+        interact: (s: WorldSession, target: Entity, as: As) => Promise<{
+            kind: string;
+            result: string;
+            text: string | null;
+        }>;
+        pickup: (s: WorldSession, target: Entity, as: As) => Promise<{
+            item: string;
+            count: number;
+            total: number;
+        }>;
+        drop: (s: WorldSession, item: string, count: number, as: As) => Promise<{
+            entity: Entity;
+        }>;
+        use: (s: WorldSession, what: {
+            item?: string;
+            target?: Entity;
+        }, as: As) => Promise<unknown>;
+        open: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        close: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        toggle: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        lock: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        unlock: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        isOpen: (s: WorldSession, entity: Entity) => boolean;
+        near: (s: WorldSession, entity: Entity) => {
+            entity: string;
+            kind: import("limina/internal/engine/game/interaction/interactions").Kind;
+            label: string | null;
+            distance: number;
+            open: boolean;
+            locked: boolean;
+            on: boolean;
+        }[];
+    };
+    /** Trigger zones. */
+    export const triggers: {
+        create: (s: WorldSession, trigger: string, spec: TriggerSpec) => Promise<unknown>;
+        remove: (s: WorldSession, trigger: string) => Promise<{
+            removed: boolean;
+        }>;
+        enable: (s: WorldSession, trigger: string) => Promise<unknown>;
+        disable: (s: WorldSession, trigger: string) => Promise<unknown>;
+        occupants: (s: WorldSession, trigger: string) => Entity[];
+    };
+    /** Game events: raise them, add listeners (world state), or follow them from module code. */
+    export const events: {
+        emit: (s: WorldSession, type: string, data?: Record<string, string | number | boolean>, actor?: Entity) => Promise<unknown>;
+        listen: (s: WorldSession, id: string, spec: ListenerSpec) => Promise<unknown>;
+        unlisten: (s: WorldSession, id: string) => Promise<{
+            removed: boolean;
+        }>;
+        /**
+         * Calls `fn` with every game event of `type` from now on (module code, not world state: a
+         * replay does not call it; what it changes through this API is recorded and replayed).
+         * Returns the unsubscribe function.
+         */
+        on: (s: WorldSession, type: string, fn: (data: Record<string, unknown>, event: EngineEvent) => void) => (() => void);
+    };
+    /** Flags, counters, timers, conditions, rules, players, and the game's course. */
+    export const game: {
+        setFlag: (s: WorldSession, flag: string, value?: boolean) => Promise<unknown>;
+        setCounter: (s: WorldSession, counter: string, value: number) => Promise<{
+            value: number;
+        }>;
+        addCounter: (s: WorldSession, counter: string, by?: number) => Promise<{
+            value: number;
+        }>;
+        startTimer: (s: WorldSession, timer: string, ticks: number, options?: {
+            repeat?: boolean;
+            effects?: Effect[];
+        }) => Promise<unknown>;
+        stopTimer: (s: WorldSession, timer: string) => Promise<unknown>;
+        defineCondition: (s: WorldSession, name: string, condition: Condition) => Promise<unknown>;
+        defineRule: (s: WorldSession, rule: string, when: Condition, effects: Effect[], once?: boolean) => Promise<unknown>;
+        setWinCondition: (s: WorldSession, when: Condition, reason: string) => Promise<unknown>;
+        setLoseCondition: (s: WorldSession, when: Condition, reason: string) => Promise<unknown>;
+        addPlayer: (s: WorldSession, agentId: string, entity: Entity) => Promise<unknown>;
+        start: (s: WorldSession, checkpoint?: string) => Promise<unknown>;
+        win: (s: WorldSession, reason: string) => Promise<unknown>;
+        lose: (s: WorldSession, reason: string) => Promise<unknown>;
+        restart: (s: WorldSession) => Promise<{
+            digest: string;
+        }>;
+        flag: (s: WorldSession, flag: string) => boolean;
+        counter: (s: WorldSession, counter: string) => number;
+        timer: (s: WorldSession, timer: string) => "running" | "done" | "idle";
+        check: (s: WorldSession, condition: Condition, actor?: Entity) => boolean;
+        phase: (s: WorldSession) => "building" | "playing" | "won" | "lost";
+        outcome: (s: WorldSession) => {
+            reason: string;
+            tick: number;
+        } | null;
+        playerOf: (s: WorldSession, agentId: string) => Entity | null;
+    };
+    /** Quests and each player's progress. */
+    export const quests: {
+        define: (s: WorldSession, def: In<typeof QuestDef>) => Promise<unknown>;
+        offer: (s: WorldSession, quest: string, to: Entity) => Promise<unknown>;
+        accept: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        decline: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        abandon: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        update: (s: WorldSession, quest: string, objective: string, entity: Entity, by?: number) => Promise<unknown>;
+        complete: (s: WorldSession, quest: string, entity: Entity) => Promise<unknown>;
+        fail: (s: WorldSession, quest: string, entity: Entity, reason?: string) => Promise<unknown>;
+        track: (s: WorldSession, quest: string, tracked: boolean, as: As) => Promise<unknown>;
+        status: (s: WorldSession, quest: string, entity: Entity) => QuestStatus;
+        progress: (s: WorldSession, quest: string, entity: Entity) => import("limina/internal/engine/game/quests/quests").Progress | null;
+    };
+    /** Stats on entities. */
+    export const stats: {
+        define: (s: WorldSession, entity: Entity, stat: string, spec?: StatSpec) => Promise<unknown>;
+        set: (s: WorldSession, entity: Entity, stat: string, value: number) => Promise<unknown>;
+        modify: (s: WorldSession, entity: Entity, stat: string, by: number) => Promise<unknown>;
+        addModifier: (s: WorldSession, entity: Entity, id: string, modifier: Modifier) => Promise<unknown>;
+        removeModifier: (s: WorldSession, entity: Entity, id: string) => Promise<unknown>;
+        value: (s: WorldSession, entity: Entity, stat: string) => number | null;
+    };
+    /** Damage and healing. */
+    export const damage: {
+        apply: (s: WorldSession, target: Entity, amount: number, options?: {
+            kind?: string;
+            source?: Entity;
+        }) => Promise<{
+            dealt: number;
+            health: number;
+        }>;
+        heal: (s: WorldSession, target: Entity, amount: number) => Promise<{
+            healed: number;
+            health: number;
+        }>;
+        setResistance: (s: WorldSession, entity: Entity, kind: string, factor: number) => Promise<unknown>;
+    };
+    /** Status effects. */
+    export const status: {
+        define: (s: WorldSession, def: In<typeof StatusDef>) => Promise<unknown>;
+        apply: (s: WorldSession, entity: Entity, id: string, ticks?: number) => Promise<unknown>;
+        remove: (s: WorldSession, entity: Entity, id: string) => Promise<unknown>;
+        has: (s: WorldSession, entity: Entity, id: string) => boolean;
+        list: (s: WorldSession, entity: Entity) => import("limina/internal/engine/game/combat/statuses").Active[];
+    };
+    /** Attacks, teams and projectiles. */
+    export const combat: {
+        configure: (s: WorldSession, entity: Entity, spec: FighterSpec) => Promise<unknown>;
+        setTeam: (s: WorldSession, entity: Entity, team: string | null) => Promise<unknown>;
+        melee: (s: WorldSession, as: As, target?: Entity) => Promise<{
+            hits: {
+                target: Entity;
+                dealt: number;
+                health: number;
+            }[];
+        }>;
+        ranged: (s: WorldSession, as: As, aim?: {
+            direction?: Vec3;
+            at?: Entity;
+        }) => Promise<unknown>;
+    };
+    /** Abilities. */
+    export const abilities: {
+        define: (s: WorldSession, def: In<typeof AbilityDef>) => Promise<unknown>;
+        grant: (s: WorldSession, entity: Entity, ability: string) => Promise<unknown>;
+        revoke: (s: WorldSession, entity: Entity, ability: string) => Promise<unknown>;
+        use: (s: WorldSession, ability: string, as: As, target?: Entity) => Promise<unknown>;
+        cooldown: (s: WorldSession, entity: Entity, ability: string) => number | null;
+    };
+    /** Dialogue trees and conversations. */
+    export const dialogue: {
+        define: (s: WorldSession, def: In<typeof DialogueDef>) => Promise<unknown>;
+        start: (s: WorldSession, npc: Entity, as: As) => Promise<View>;
+        choose: (s: WorldSession, choice: string, as: As) => Promise<View>;
+        end: (s: WorldSession, as: As) => Promise<View>;
+        current: (s: WorldSession, entity: Entity) => View | null;
     };
     /**
-     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
-     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
-     * view camera and tick; the session is then marked `restored`. Its digest is checked
-     * against the saved one: a mismatch is an `internal` error.
+     * NPCs: persona, attitudes, memory and routines — what conversation orchestration reads to
+     * voice an NPC (persona, memory about the player, attitude toward them) and writes back
+     * (remember, adjustAttitude). Writes are recorded, so a replay holds the same memories.
      */
-    export function restoreSession(session: WorldSession, { snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Promise<void>;
+    export const npcs: {
+        define: (s: WorldSession, entity: Entity, spec: NpcSpec) => Promise<unknown>;
+        remember: (s: WorldSession, npc: Entity, text: string, options?: {
+            about?: Entity;
+            kind?: Memory["kind"];
+        }) => Promise<{
+            tick: number;
+            kind: "event" | "said" | "heard" | "note";
+            text: string;
+            about: string | null;
+        }>;
+        forget: (s: WorldSession, npc: Entity, about?: Entity) => Promise<{
+            forgotten: number;
+        }>;
+        setAttitude: (s: WorldSession, npc: Entity, toward: Entity, value: number) => Promise<{
+            attitude: number;
+        }>;
+        adjustAttitude: (s: WorldSession, npc: Entity, toward: Entity, by: number) => Promise<{
+            attitude: number;
+        }>;
+        setRoutine: (s: WorldSession, npc: Entity, routine: RoutineSpec) => Promise<unknown>;
+        say: (s: WorldSession, text: string, as: As) => Promise<{
+            npc: Entity;
+            handle: string;
+        }>;
+        /** Name, persona and dialogue of an NPC, or null. */
+        profile: (s: WorldSession, npc: Entity) => {
+            name: string;
+            persona: string;
+            dialogue: string | null;
+        } | null;
+        recall: (s: WorldSession, npc: Entity, query?: RecallQuery) => Memory[];
+        attitude: (s: WorldSession, npc: Entity, toward: Entity) => number;
+    };
+    /** Save files on disk. */
+    export const saves: {
+        export: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            path: string;
+            bytes: number;
+            digest: string;
+        }>;
+        import: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            digest: string;
+        }>;
+        list: (s: WorldSession) => Promise<{
+            saves: {
+                name: string;
+                path: string;
+                bytes: number;
+            }[];
+        }>;
+        delete: (s: WorldSession, name: string) => Promise<{
+            deleted: boolean;
+        }>;
+    };
+    /** Checkpoints kept in the world. */
+    export const checkpoints: {
+        create: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }>;
+        load: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            digest: string;
+        }>;
+        delete: (s: WorldSession, name: string) => Promise<{
+            deleted: boolean;
+        }>;
+        list: (s: WorldSession) => {
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }[];
+    };
+    /** Experience, levels and unlocks. */
+    export const progression: {
+        define: (s: WorldSession, curve: In<typeof Curve>) => Promise<unknown>;
+        addXp: (s: WorldSession, entity: Entity, amount: number) => Promise<{
+            xp: number;
+            level: number;
+            gained: number;
+        }>;
+        unlock: (s: WorldSession, entity: Entity, unlock: string) => Promise<unknown>;
+        level: (s: WorldSession, entity: Entity) => number;
+        unlocked: (s: WorldSession, entity: Entity, unlock: string) => boolean;
+    };
 }
 declare module "limina/internal/engine/persistence/world-file" {
     import type { WorldSession } from "limina/internal/engine/world-session";
@@ -3250,6 +6812,192 @@ declare module "limina/internal/engine/persistence/replay" {
      */
     export function replay(session: WorldSession, events: readonly EngineEvent[], options?: ReplayOptions): Promise<ReplayResult>;
 }
+declare module "limina/internal/engine/terrain/material" {
+    import * as THREE from "three";
+    /** Linear RGB of each biome (ocean, beach, desert, grassland, forest, taiga, snow, rock). */
+    export const biomeColors: readonly [number, number, number][];
+    /** A tileable value-noise texture (size², 4 octaves), grey in every channel. */
+    export function detailTexture(size?: number): THREE.DataTexture;
+    export interface TerrainMaterialOptions {
+        /** The sea level: sand darkens just above it. */
+        seaLevel?: number;
+        /** Snow lies above this height (fading in over `snowBlend` metres) on gentle slopes. */
+        snowLine?: number;
+        snowBlend?: number;
+        /** Metres per repeat of the detail texture. */
+        detailScale?: number;
+    }
+    /** The terrain's node material, with uniforms to move the snow line and the sea. */
+    export function createTerrainMaterial(options?: TerrainMaterialOptions): THREE.MeshStandardNodeMaterial & {
+        uniforms: {
+            seaLevel: {
+                value: number;
+            };
+            snowLine: {
+                value: number;
+            };
+        };
+    };
+}
+declare module "limina/internal/engine/terrain/tiles" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface TileOptions {
+        /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+        detailTiles?: number;
+        /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
+        budgetMs?: number;
+        /** How far skirts hang below a tile's edge, in metres. */
+        skirt?: number;
+    }
+    interface TileEntry {
+        tx: number;
+        tz: number;
+        /** Built meshes by level (dropped when the heights under them change). */
+        meshes: Map<number, THREE.Mesh>;
+        shown: number;
+    }
+    /** How many levels a tile of `r` samples has (the coarsest has 3×3 vertices... at least 2 cells). */
+    export function levelsOf(r: number): number;
+    /**
+     * The geometry of tile (tx, tz) at `level`: positions relative to the tile's centre, normals
+     * from the full-resolution heights, vertex colours from the biomes, and skirts.
+     */
+    export function tileGeometry(region: Region, tx: number, tz: number, level: number, skirt: number, colorOf: (i: number) => [number, number, number]): THREE.BufferGeometry;
+    /** The streamed, level-of-detail meshes of a terrain, in a group added to a scene. */
+    export class TerrainTiles {
+        private readonly terrain;
+        private readonly material;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private tiles;
+        private region;
+        private readonly detail;
+        private readonly budgetMs;
+        private readonly skirt;
+        private readonly unsubscribe;
+        /** Meshes built so far (for tests and benchmarks). */
+        built: number;
+        constructor(terrain: Terrain, material: THREE.Material, options?: TileOptions);
+        private changed;
+        private colorOf;
+        private reset;
+        /** Rebuilds a tile's shown level at once (its heights changed: the old mesh would be wrong) and forgets the rest. */
+        private rebuild;
+        private build;
+        private show;
+        private drop;
+        /** The level tile t should have for a focus at (fx, fz). */
+        wantedLevel(t: TileEntry, fx: number, fz: number): number;
+        /**
+         * Moves the focus: shows every tile's wanted level that is built and builds the missing ones,
+         * nearest first, within the frame's budget. Returns how many tiles still wait for a level.
+         */
+        update(fx: number, fz: number): number;
+        /** The level each tile shows, row-major by tile z. */
+        levels(): number[];
+        /** The mesh tile (tx, tz) shows. */
+        meshOf(tx: number, tz: number): THREE.Mesh | undefined;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/water" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    /** The region's heights as a float texture (red channel), sampled by world x, z. */
+    export function heightTexture(region: Region): THREE.DataTexture;
+    /** The water material over `heights` (a region's height texture), for a surface at `level`. */
+    export function createWaterMaterial(region: Region, heights: THREE.DataTexture, level: number): THREE.MeshStandardNodeMaterial;
+    /** The water surfaces of a terrain, kept in step with its bodies of water. */
+    export class TerrainWater {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private heights;
+        private readonly unsubscribe;
+        constructor(terrain: Terrain);
+        private rebuild;
+        private surface;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/vegetation" {
+    import * as THREE from "three";
+    import type { ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface VegetationOptions {
+        /** The side of a culling cell, in metres. */
+        cell?: number;
+        /** Farthest distance each kind is drawn at, in metres. */
+        distance?: Partial<Record<ScatterKind, number>>;
+        /** Trees nearer than this are full meshes; farther, impostors. */
+        treeDetail?: number;
+    }
+    /** Blades in one grass clump (what a grass instance draws). */
+    export const BLADES_PER_CLUMP = 3;
+    /** A conifer: a trunk and three stacked cones, about 6 m tall at scale 1. */
+    export function treeGeometry(): THREE.BufferGeometry;
+    /** The tree's impostor: two crossed vertical quads, crown over trunk. */
+    export function treeImpostorGeometry(): THREE.BufferGeometry;
+    export function rockGeometry(): THREE.BufferGeometry;
+    export function bushGeometry(): THREE.BufferGeometry;
+    /** A clump of BLADES_PER_CLUMP blades, each one triangle. */
+    export function grassGeometry(): THREE.BufferGeometry;
+    /** The instanced vegetation of a terrain, rebuilt when it is repopulated. */
+    export class TerrainVegetation {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private cells;
+        private readonly geometries;
+        private readonly impostor;
+        private readonly material;
+        private readonly cellSize;
+        private readonly distance;
+        private readonly treeDetail;
+        private readonly unsubscribe;
+        /** What the last update drew: instances and grass blades. */
+        drawn: {
+            instances: number;
+            blades: number;
+            cells: number;
+        };
+        constructor(terrain: Terrain, options?: VegetationOptions);
+        private rebuild;
+        /** Shows the cells within each kind's distance of (x, y, z), trees near as meshes and far as impostors. */
+        update(x: number, y: number, z: number): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/view" {
+    import * as THREE from "three";
+    import { createTerrainMaterial, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    import { type TileOptions, TerrainTiles } from "limina/internal/engine/terrain/tiles";
+    import { TerrainVegetation, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    import { TerrainWater } from "limina/internal/engine/terrain/water";
+    export interface TerrainViewOptions {
+        tiles?: TileOptions;
+        material?: TerrainMaterialOptions;
+        vegetation?: VegetationOptions;
+        /** Where the followed entity is, by id (null when it is gone): the focus when the terrain follows one. */
+        positionOf?: (entity: string) => [number, number, number] | null;
+    }
+    export class TerrainView {
+        private readonly terrain;
+        private readonly options;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        readonly tiles: TerrainTiles;
+        readonly water: TerrainWater;
+        readonly vegetation: TerrainVegetation;
+        readonly material: ReturnType<typeof createTerrainMaterial>;
+        /** Tiles still waiting for their wanted level after the last update. */
+        pending: number;
+        constructor(terrain: Terrain, scene: THREE.Object3D, options?: TerrainViewOptions);
+        /** The point tiles stream around: the followed entity, else the camera. */
+        focus(camera: THREE.Camera): [number, number, number];
+        /** Streams tiles and culls vegetation for this frame; never waits for a tile. */
+        update(camera: THREE.Camera): void;
+        dispose(): void;
+    }
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -3274,7 +7022,14 @@ declare module "limina" {
     export { type Orbit, steerOrbit } from "limina/internal/engine/render/orbit-camera";
     export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
     export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
-    export { applyEngineLook } from "limina/internal/engine/render/look";
+    export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "limina/internal/engine/render/look";
+    export { defaultEnvironment, Environment, type EnvironmentPreset, type EnvironmentSettings, type FogSettings, HDRI_PRESETS, type HdriLoader, type HdriPreset, type LoadedHdri, sunAngles, sunVector, type ToneMappingName, } from "limina/internal/engine/render/environment";
+    export { Sky } from "limina/internal/engine/render/sky";
+    export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "limina/internal/engine/render/post";
+    export { type AntialiasMethod, QUALITY_TIERS, type QualityTier, TIERS, type TierSpec } from "limina/internal/engine/render/quality";
+    export { createMaterial, isMaterialName, libraryMaterialOf, MATERIAL_NAMES, materialCatalog, type MaterialName, type MaterialOptions } from "limina/internal/engine/render/materials";
+    export { LUT_NAMES, type LutName } from "limina/internal/engine/render/lut";
+    export { loadHdriAsset } from "limina/internal/engine/render/hdri";
     export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
     export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
     export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";
@@ -3282,7 +7037,8 @@ declare module "limina" {
     export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";
     export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
     export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
-    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, } from "limina/internal/engine/skills/registry";
+    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, type SurfaceMode, } from "limina/internal/engine/skills/registry";
+    export { compactSchema, type CompactOptions, oneLine } from "limina/internal/engine/skills/compact-schema";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
@@ -3301,18 +7057,35 @@ declare module "limina" {
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";
-    export { type AgentRecord, AgentRegistry, type AgentSpec, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
+    export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
     export { type AgentBudget, AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "limina/internal/engine/agents/scheduler";
     export { type AgentSystems, createAgentSystems } from "limina/internal/engine/agents/systems";
     export { pursueNearest } from "limina/internal/engine/agents/policies";
-    export { type DecideRequest, type DecideResult, decisionMessages, fromFunctionName, functionTools, type LLMProvider, type ProviderMap, replyToolCalls, toFunctionName, toolCallsFromFunctions, toolCallsFromText, } from "limina/internal/engine/agents/providers/provider";
+    export { type DecideRequest, type DecideResult, decisionMessages, DEFAULT_RETRY, fromFunctionName, functionTools, type LLMProvider, MalformedReply, postJson, ProviderError, type ProviderMap, replyToolCalls, type RetryPolicy, type RetryRecord, retryAfterMs, toFunctionName, toolCallsFromFunctions, type Usage, } from "limina/internal/engine/agents/providers/provider";
     export { ScriptedProvider } from "limina/internal/engine/agents/providers/scripted";
     export { OllamaChat, type OllamaOptions, OllamaProvider } from "limina/internal/engine/agents/providers/ollama";
-    export { type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
-    export { worldDigest } from "limina/internal/engine/persistence/digest";
+    export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
+    export { ACTION_GRAMMAR, parseActions } from "limina/internal/engine/agents/action-grammar";
+    export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
+    export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export { type PromptStats, promptStats } from "limina/internal/engine/agents/decision";
+    export { abilities, type As, callSkill, checkpoints, combat, damage, dialogue, events, game, interaction, inventory, items, npcs, progression, quests, saves, stats, status, triggers, } from "limina/internal/engine/game/api";
+    export { Game, type RuleContext } from "limina/internal/engine/game/game";
+    export type { Condition, Effect, Who } from "limina/internal/engine/game/rules/schemas";
+    export type { Memory, RecallQuery } from "limina/internal/engine/game/dialogue/npcs";
+    export { worldDigest, worldState } from "limina/internal/engine/persistence/digest";
+    export { type WorldResource, WorldResources } from "limina/internal/engine/ecs/resources";
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
+    export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
+    export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
+    export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "limina/internal/limina-physics/js/heightfield";
+    export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";
+    export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
+    export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

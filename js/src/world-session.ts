@@ -5,20 +5,26 @@
 // only the services it uses.
 
 import type * as THREE from "three";
-import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
+import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
+import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
-import { worldDigest } from "./persistence/digest.ts";
+import { Game } from "./game/game.ts";
+import { worldDigest, worldState } from "./persistence/digest.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { LiveIdentities } from "./policy/identity.ts";
 import { Capturer } from "./render/capture.ts";
+import { loadHdriAsset } from "./render/hdri.ts";
+import { attachLook, Look } from "./render/look.ts";
+import type { QualityTier } from "./render/quality.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
@@ -27,6 +33,7 @@ import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -49,18 +56,24 @@ export interface WorldSessionOptions {
   checkpointEvery?: number;
   /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
   packages?: Pick<PackageHostServices, "install" | "limits">;
+  /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+  quality?: QualityTier;
 }
 
 export class WorldSession {
   readonly tracer: Tracer;
   /** The ECS: SoA transforms and the EntityTable. */
   readonly world = new World();
+  /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+  readonly resources = new WorldResources();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
   /** This world's sounds, heard from its view camera. */
   readonly audio = new AudioScene();
   readonly scene: THREE.Scene;
   readonly lighting: Lighting;
+  /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+  readonly look: Look;
   /** The world's view camera: what the window shows, what captures use by default. */
   readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
@@ -72,6 +85,10 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+  readonly terrain: Terrain;
+  /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+  readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -106,11 +123,31 @@ export class WorldSession {
     this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
+    this.look = new Look(this.scene, this.lighting.directional, loadHdriAsset, options.quality ?? startingTier());
+    attachLook(this.scene, this.look);
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.terrain = new Terrain(this.physics);
+    this.resources.register("terrain", this.terrain);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
+    this.game = new Game({
+      entities: this.entities,
+      spatial: this.spatial,
+      tracer: this.tracer,
+      resources: this.resources,
+      ui: this.ui,
+      audio: this.audio,
+      tick: () => this.tick,
+      checkpointing: {
+        take: (exclude) => {
+          const snap = snapshotSession(this, { exclude, withoutUi: true });
+          return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+        },
+        load: (bytes, keep) => replaceWorld(this, decodeSnapshot(bytes), keep),
+      },
+    });
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -130,22 +167,19 @@ export class WorldSession {
   }
 
   /**
-   * Registers render.capture over `capturer` (by default one on this
-   * process's WebGPU adapter). Not done at construction: asking for an
-   * adapter takes about half a second on a software one, and a world that
-   * never captures should not pay it. Resolves to whether captures work:
-   * false, and the skill stays unlisted, when the process has no adapter.
+   * Registers render.capture over `capturer`, or by default over one that
+   * starts WebGPU on the first capture: a world that never captures never
+   * touches the GPU driver (starting it takes about half a second and tens of
+   * MB on a software adapter). Resolves to whether the skill is offered:
+   * false, and it stays unlisted, when no GPU driver is installed; if the
+   * first capture then finds no adapter after all, that capture fails
+   * `unavailable` and the skill is withdrawn (listeners hear the change).
    */
   async enableCapture(capturer?: Capturer): Promise<boolean> {
     if (this.registry.has("render.capture")) return true;
-    try {
-      capturer ??= await Capturer.create();
-    } catch (e) {
-      if (errorCodeOf(e) === "unavailable") return false;
-      throw e;
-    }
-    // Another call may have enabled it while the adapter was asked for.
-    if (!this.registry.has("render.capture")) this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer });
+    const chosen = capturer ?? Capturer.deferred(() => this.registry.unregister("render.capture"));
+    if (chosen === null) return false;
+    this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer: chosen });
     return true;
   }
 
@@ -153,14 +187,19 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.terrain.step(dt);
     this.entities.step(dt);
+    this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
-  digest(): string {
-    return worldDigest(this.world, this.physics);
+  /**
+   * The digest of this world now: identity, SoA transforms, physics and everything else skills
+   * change (see persistence/digest.ts); `exclude` leaves named world resources out.
+   */
+  digest(exclude: readonly string[] = []): string {
+    return worldDigest(this.world, this.physics, worldState(this, exclude));
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
@@ -188,6 +227,11 @@ export class WorldSession {
     this.audio.dispose();
     this.tracer.close();
   }
+}
+
+/** The tier `--quality` asked for, else balanced. */
+function startingTier(): QualityTier {
+  return (renderConfig().quality as QualityTier | null) ?? "balanced";
 }
 
 /** A new world session (the same as `new WorldSession(options)`). */

@@ -1,3 +1,4 @@
+// limina: exclusive
 // The soak in CI size: a minute of every hostile client at once against one
 // world while well-behaved WebSocket and HTTP clients measure (js/bench/soak.mjs).
 // No reply of theirs is lost, the world keeps its steps per second, memory

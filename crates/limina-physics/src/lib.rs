@@ -3,10 +3,12 @@
 //! stepped at the loop's fixed dt, with each tick's dynamic transforms
 //! written straight into the SoA buffers. The typed JS face is `js/physics.ts`.
 
+mod heightfield;
 mod ops;
 mod snapshot;
 mod world;
 
+pub use heightfield::{PropShape, Water};
 pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
 
 deno_core::extension!(
@@ -30,5 +32,10 @@ deno_core::extension!(
     ops::op_physics_snapshot,
     ops::op_physics_restore,
     ops::op_physics_digest_bytes,
+    heightfield::op_physics_create_heightfield,
+    heightfield::op_physics_set_heightfield,
+    heightfield::op_physics_create_props,
+    heightfield::op_physics_apply_water,
+    heightfield::op_physics_refresh_queries,
   ],
 );

@@ -2,8 +2,9 @@
 // it was — the ECS (SoA transforms, tags, EntityTable identity with
 // bitECS's eids), the physics world (Rapier's own serialization), the scene
 // graph state skills control (each entity's primitive or glTF model, its
-// materials and shadows, the lighting, the view camera), the agent records
-// and the tick — encoded as bytes a world file holds.
+// materials and shadows, the lighting, the view camera), the render
+// settings (environment, post stack, quality tier), the agent records and
+// the tick — encoded as bytes a world file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -11,12 +12,13 @@ import type { AgentSummary } from "../agents/directory.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
+import type { LookSettings } from "../render/look.ts";
+import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
 import { meshFor } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
-import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -25,6 +27,8 @@ interface SavedMaterial {
   color: number | null;
   roughness: number | null;
   metalness: number | null;
+  /** Set when the material is one of the look's library materials (material.apply). */
+  look?: { material: string; tint: number; uvScale: number; space: "object" | "world" };
 }
 
 interface SavedMesh {
@@ -64,6 +68,10 @@ export interface SessionSnapshot {
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** The world resources (game state) by name; absent in snapshots made before they existed. */
+  resources?: Record<string, unknown>;
+  /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+  look?: LookSettings;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -78,15 +86,21 @@ function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
   return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
 }
 
-function saveMeshes(object: THREE.Object3D): SavedMesh[] {
+/** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
-    materials: materialsOf(mesh).map((m) => ({
-      color: m.color ? m.color.getHex() : null,
-      roughness: "roughness" in m ? m.roughness : null,
-      metalness: "metalness" in m ? m.metalness : null,
-    })),
+    materials: materialsOf(mesh).map((m) => {
+      const saved: SavedMaterial = {
+        color: m.color ? m.color.getHex() : null,
+        roughness: "roughness" in m ? m.roughness : null,
+        metalness: "metalness" in m ? m.metalness : null,
+      };
+      const look = libraryMaterialOf(m);
+      if (look) saved.look = { material: look.material, tint: look.tint, uvScale: look.uvScale, space: look.space };
+      return saved;
+    }),
   }));
 }
 
@@ -96,6 +110,12 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   meshes.forEach((mesh, i) => {
     mesh.castShadow = saved[i].castShadow;
     mesh.receiveShadow = saved[i].receiveShadow;
+    const dressed = saved[i].materials[0]?.look;
+    if (dressed) {
+      if (!isMaterialName(dressed.material)) throw engineError("invalid_input", `snapshot of ${id} names an unknown library material ${JSON.stringify(dressed.material)}`);
+      mesh.material = createMaterial(dressed.material, dressed);
+      return;
+    }
     materialsOf(mesh).forEach((m, j) => {
       const s = saved[i].materials[j];
       if (!s) return;
@@ -118,7 +138,8 @@ function saveObject(entry: EntityEntry): SavedObject | null {
   throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
 }
 
-function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+/** The lighting as snapshots save it and digests hash it. */
+export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
   const cam = directional.shadow.camera as THREE.OrthographicCamera;
   const p = directional.position;
   return {
@@ -152,10 +173,18 @@ function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): vo
   directional.shadow.bias = s.bias;
 }
 
+export interface SnapshotOptions {
+  /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+  exclude?: readonly string[];
+  /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+  withoutUi?: boolean;
+}
+
 /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
+export function snapshotSession(session: WorldSession, options: SnapshotOptions = {}): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  const exclude = options.exclude ?? [];
   const ui = session.ui.handles().length;
-  if (ui > 0) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
+  if (ui > 0 && !options.withoutUi) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
@@ -166,7 +195,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: worldDigest(session.world, session.physics),
+    digest: session.digest(exclude),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -174,6 +203,8 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
+    resources: session.resources.save(exclude),
+    look: session.look.settings(),
   };
   return { snapshot, physics: session.physics.snapshot() };
 }
@@ -218,16 +249,39 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
  * view camera and tick; the session is then marked `restored`. Its digest is checked
  * against the saved one: a mismatch is an `internal` error.
  */
-export async function restoreSession(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
+export async function restoreSession(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
   if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
+  const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
+  const models = await loadModels(snapshot);
+  // The look next (an HDRI it names must load): still before the world changes.
+  if (snapshot.look) await session.look.restore(snapshot.look);
+  build(session, snap, models, []);
+  session.view.set(snapshot.view);
+  session.resume(snapshot.tick, snapshot.agents);
+  const digest = session.digest();
+  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
+  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
+  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** The glTF models a snapshot's objects need, loaded again from their asset ids (a missing one refuses it). */
+async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, THREE.Object3D>> {
   const models = new Map<string, THREE.Object3D>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
     else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
+  return models;
+}
+
+/** Fills an empty world from a snapshot: world resources (but `keep`), ECS, physics, scene objects, lighting. */
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, THREE.Object3D>, keep: readonly string[]): void {
+  // World resources first: all or nothing, so a malformed one also refuses before the world changes.
+  session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
+  session.terrain.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
@@ -248,10 +302,42 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
     session.entities.sync(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
-  session.view.set(snapshot.view);
-  session.resume(snapshot.tick, snapshot.agents);
-  const digest = worldDigest(session.world, session.physics);
-  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
-  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
-  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** Empties a live world: every entity (scene object, body) destroyed and the ECS as if new. */
+function clear(session: WorldSession): void {
+  for (const entry of [...session.world.entities.entries()]) session.entities.destroy(entry.id);
+  session.world.clear();
+}
+
+/**
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+ * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+ * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+ * checked; resolves to it.
+ */
+export async function replaceWorld(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }, keep: readonly string[] = []): Promise<string> {
+  const models = await loadModels(snap.snapshot);
+  const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
+  const backupModels = await loadModels(backup.snapshot);
+  const putBack = async () => {
+    clear(session);
+    build(session, backup, backupModels, keep);
+    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
+  };
+  try {
+    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
+    clear(session);
+    build(session, snap, models, keep);
+  } catch (e) {
+    await putBack();
+    throw e;
+  }
+  const digest = session.digest(keep);
+  if (digest !== snap.snapshot.digest) {
+    await putBack();
+    throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
+  }
+  return digest;
 }

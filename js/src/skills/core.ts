@@ -3,32 +3,47 @@
 // factory is also what dev.reload calls). Only skills whose subsystem exists
 // in this build are registered, so discovery never offers one that cannot work.
 
+import { registerGameSkills } from "../game/skills.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "../persistence/snapshot.ts";
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
 import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
 import { ecsSkills } from "./ecs.ts";
+import { materialSkills } from "./material.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
+import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(cameraSkills, { view });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
-  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
-  registry.registerAll(auditSkills, { tracer });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
+  registry.registerAll(auditSkills, { tracer, agents });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(terrainSkills, { terrain, entities });
+  registerGameSkills(registry, session.game, {
+    bytes: () => {
+      const snap = snapshotSession(session, { withoutUi: true });
+      return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+    },
+    load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
+  });
+  registry.registerAll(renderSettingsSkills, { look });
+  registry.registerAll(materialSkills, { entities });
 }

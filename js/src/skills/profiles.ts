@@ -12,6 +12,12 @@ export const PERMISSIONS = [
   "ui.write",
   "audio.play",
   "social.act",
+  "game.read",
+  "game.act",
+  "game.define",
+  "save.write",
+  "world.write",
+  "render.write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -20,10 +26,13 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
+    "game.read", "game.act", "game.define", "save.write",
+    "world.write",
+    "render.write",
   ],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],
-  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read"],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],
+  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
 });
 
 /** The permission set a profile grants; an unknown profile grants nothing. */

@@ -8,7 +8,7 @@ import type { Tracer } from "../observability/tracer.ts";
 import type { Decision, PolicyEngine } from "../policy/engine.ts";
 import { illFormed } from "./well-formed.ts";
 
-export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio";
+export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
 
 /**
  * Who is calling and what the call may do. What a handler acts on (the
@@ -43,7 +43,16 @@ export interface SkillDefinition<I = any, O = any> {
   };
   /** Where the definition comes from, so `dev.reload` can load it again: a module and the factory it exports. */
   source?: { module: string; factory: string };
+  /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
+  surfaceMode?: SurfaceMode;
 }
+
+/**
+ * How a skill reaches an LLM player's model: as a function tool
+ * (`tool-only`), as a contract in the system message answered in the JSON
+ * action grammar (`system-prompt`), or both.
+ */
+export type SurfaceMode = "tool-only" | "system-prompt" | "both";
 
 /** A skill module's factory: its definitions, built over the services they act on. */
 // deno-lint-ignore no-explicit-any
@@ -102,6 +111,8 @@ export class SkillRegistry {
   private readonly tools = new Map<SchemaDialect, SkillTool[]>();
   private policy: PolicyEngine | null = null;
   private readonly listeners = new Set<() => void>();
+  /** The surface mode of skills that name none (before the provider and model rules). */
+  defaultSurfaceMode?: SurfaceMode;
 
   constructor(readonly tracer: Tracer, private readonly tickOf: () => number = Limina.loop.steps) {}
 
