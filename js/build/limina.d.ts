@@ -18,6 +18,8 @@ interface LiminaLoopStats {
   simTime: number;
   fixedDt: number;
   clock: "realtime" | "virtual";
+  /** CPU time the loop's thread has used so far, in ms: unlike the wall clock, it does not grow while the process waits for a busy machine. */
+  cpuMs: number;
 }
 
 interface LiminaRunResult {
@@ -2196,6 +2198,8 @@ declare module "limina/internal/engine/ui/layer" {
     import { type UiStyleInput } from "limina/internal/engine/ui/style";
     /** Live containers a world holds at most (queued ones count). */
     export const MAX_CONTAINERS = 4096;
+    /** Of those, what one owner (a session) may hold, so one client cannot take every place. */
+    export const MAX_CONTAINERS_PER_OWNER: number;
     export interface ContainerInfo {
         handle: string;
         kind: string;
@@ -2220,15 +2224,18 @@ declare module "limina/internal/engine/ui/layer" {
         private readonly entities;
         private readonly live;
         private readonly queues;
+        /** Live containers per owner. */
+        private readonly owned;
         private next;
         /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
         readonly overlay: THREE.Scene<THREE.Object3DEventMap>;
         constructor(scene: THREE.Scene, entities: Entities);
         /**
-         * Creates a container (input as ui.panel takes it) and returns its handle.
+         * Creates a container (input as ui.panel takes it) for `owner` (a session,
+         * which may hold 1/8 of the world's places) and returns its handle.
          * Everything is checked before anything is added: bad input changes nothing.
          */
-        create(input: PanelSpecInput | PanelSpecParsed): string;
+        create(input: PanelSpecInput | PanelSpecParsed, owner?: string | null): string;
         /** A locator for entity `id`, which must exist now (not_found otherwise). */
         private entityLocator;
         /** Changes a container's words or style and re-composites it; false for an unknown handle. */
@@ -3268,9 +3275,10 @@ declare module "limina/internal/engine/skills/social" {
     /**
      * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
      * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
-     * NPC lines share; returns what the social.said event reports.
+     * NPC lines share; returns what the social.said event reports. The bubble counts against `owner`'s
+     * share of the world's UI places (a session's; null: the world's own).
      */
-    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string): {
+    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string, owner?: string | null): {
         handle: string;
         entity: string;
         position: Vec3;
@@ -4627,6 +4635,38 @@ declare module "limina/internal/limina-sandbox/js/sandbox" {
     /** The installed package `ref` (`name@version`); `not_found` when there is none. */
     export function openPackage(ref: string, install?: InstallConfig): OpenedPackage;
 }
+declare module "limina/internal/engine/policy/identity" {
+    /** Agent ids no client may take: the engine's own actor, and the operator's. */
+    export const RESERVED_AGENT_IDS: readonly string[];
+    /** The form two ids are compared in: NFKC, invisible characters removed, case-folded. */
+    export function canonicalId(id: string): string;
+    /** Whether `a` and `b` name the same identity. */
+    export function sameId(a: string, b: string): boolean;
+    /**
+     * Why a client may not name `id` (null: it may): an id with invisible or
+     * control characters, or one that is, or reads as, a reserved id.
+     */
+    export function refusedId(id: string): string | null;
+    /** `id` with invisible and control characters removed (what a standard client's software name becomes). */
+    export function visibleId(id: string): string;
+    /** Who holds a live identity: an agent id and the session it acts in. */
+    export interface Holder {
+        agentId: string;
+        sessionId: string;
+    }
+    /**
+     * The agent ids live in a world — MCP sessions' and loaded packages' — and
+     * the sessions holding them, compared in canonical form: no one may take an
+     * id another live session holds, or one that reads as it.
+     */
+    export class LiveIdentities {
+        private readonly held;
+        /** The live holder of `agentId`, or of an id that reads as it (null: none). */
+        holderOf(agentId: string): Holder | null;
+        /** Claims `agentId` for `sessionId`; returns the function that releases it. Throws when it is held. */
+        claim(agentId: string, sessionId: string): () => void;
+    }
+}
 declare module "limina/internal/engine/packages/bridge" {
     import type { Outcome, Sandbox, SandboxStatus } from "limina/internal/limina-sandbox/js/sandbox";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
@@ -4648,6 +4688,8 @@ declare module "limina/internal/engine/packages/bridge" {
         cpuMs: number;
         /** Most `host.invoke` calls one entry may make. */
         maxIntents: number;
+        /** Told the CPU each round used, as it is used (the world's per-tick budget counts it). */
+        spend?: (cpuMs: number) => void;
     }
     export interface RunResult {
         status: SandboxStatus | "intent_budget";
@@ -4695,6 +4737,10 @@ declare module "limina/internal/engine/packages/limits" {
         loadCpuMs: number;
         /** Sandbox CPU time per `host.onTick` call. */
         tickCpuMs: number;
+        /** Sandbox CPU time per fixed step for all ticking packages of the world together, shared fairly across sessions (at least one tick's budget). */
+        worldTickCpuMs: number;
+        /** Packages one session may have loaded at once. */
+        maxPackagesPerSession: number;
         /** Sandbox CPU time per `decide` of an agent package. */
         decideCpuMs: number;
         /** Ticks over budget before the package is unloaded. */
@@ -4727,8 +4773,11 @@ declare module "limina/internal/engine/packages/loaded" {
         constructor(info: PackageInfo, who: Attribution, sandbox: Sandbox, bridge: HostBridge, tracer: Tracer, limits: PackageLimits, onUnload: (pkg: LoadedPackage) => void);
         get ref(): string;
         private emit;
-        /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
-        tick(step: number): Promise<void>;
+        get sessionId(): string;
+        /** Whether a tick can start now: loaded, with an onTick handler, and not still waiting on the host. */
+        get canTick(): boolean;
+        /** One fixed step: the onTick handler within the per-tick budget; `spend` is told the CPU it uses as it runs. */
+        tick(step: number, spend?: (cpuMs: number) => void): Promise<void>;
         /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
         callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult>;
         private enter;
@@ -4736,19 +4785,76 @@ declare module "limina/internal/engine/packages/loaded" {
         unload(rejectReason: string, reason: string): string | null;
     }
 }
+declare module "limina/internal/engine/packages/tick-budget" {
+    /** What the scheduler needs of a ticking package. */
+    export interface Ticking {
+        readonly sessionId: string;
+        /** Whether it can start a tick now (loaded, with an onTick handler, not still waiting on the host). */
+        readonly canTick: boolean;
+    }
+    export interface OverBudget {
+        fromTick: number;
+        toTick: number;
+        ticksOverBudget: number;
+        deferredRuns: number;
+        budgetMs: number;
+        /** Runs deferred per session. */
+        bySession: Record<string, number>;
+    }
+    export class TickBudget<P extends Ticking> {
+        /** CPU for all packages of one fixed step, in ms. */
+        readonly worldMs: number;
+        /** Each run's own budget, in ms: a run starts only if this much is left. */
+        readonly runMs: number;
+        private readonly report;
+        /** The clock the budget is earned by, in ms (a virtual clock advances one step's length per step). */
+        private readonly now;
+        /** One fixed step's length on that clock, in ms. */
+        private readonly stepMs;
+        /** Sessions in turn order, each with its packages in turn order. */
+        private readonly turns;
+        private episode;
+        /** Budget earned and not spent, in ms, as of `earnedAt` on the clock. */
+        private earned;
+        private earnedAt;
+        constructor(
+        /** CPU for all packages of one fixed step, in ms. */
+        worldMs: number, 
+        /** Each run's own budget, in ms: a run starts only if this much is left. */
+        runMs: number, report: (overBudget: OverBudget) => void, 
+        /** The clock the budget is earned by, in ms (a virtual clock advances one step's length per step). */
+        now: () => number, 
+        /** One fixed step's length on that clock, in ms. */
+        stepMs?: number);
+        add(pkg: P): void;
+        remove(pkg: P): void;
+        /**
+         * Runs this step's packages with `run(pkg, spend)`; `spend(ms)` charges
+         * CPU as the run uses it (synchronously, so the next decision sees it).
+         */
+        tick(step: number, run: (pkg: P, spend: (cpuMs: number) => void) => void): void;
+        private rotateTo;
+        private record;
+    }
+}
 declare module "limina/internal/engine/packages/host" {
     import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import { LiveIdentities } from "limina/internal/engine/policy/identity";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
     import { LoadedPackage } from "limina/internal/engine/packages/loaded";
     import { type PackageLimits } from "limina/internal/engine/packages/limits";
-    export type RejectReason = "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
+    export type RejectReason = "reserved_id" | "id_in_use" | "session_package_cap" | "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
     export interface LoadRequest {
         ref: string;
+        /** Who the package acts as: a new agent id, or its caller's own. */
         agentId: string;
+        /** The session it acts in (a package a client loads acts in the client's session). */
         sessionId: string;
+        /** What the caller called the package's session, recorded with the load. */
+        label?: string;
         profile: string;
         /** The caller's own permissions: the named profile must be within them. */
         callerPermissions: ReadonlySet<string>;
@@ -4781,6 +4887,8 @@ declare module "limina/internal/engine/packages/host" {
         registry: SkillRegistry;
         /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
         agents?: AgentDirectory;
+        /** The agent ids live sessions hold (default: a registry of this host's own). */
+        identities?: LiveIdentities;
         tracer: Tracer;
         /** Decides loads and crossings and holds the sandboxes' budgets. */
         policy: PolicyEngine;
@@ -4801,13 +4909,15 @@ declare module "limina/internal/engine/packages/host" {
         private readonly tracer;
         private readonly policy;
         private readonly install;
+        private readonly identities;
+        private readonly budget;
         constructor(services: PackageHostServices);
         /** The usable installed packages (optionally one name), as `package.list` shows them. */
         list(name?: string): ListedPackage[];
         /** The package loaded as `agentId`, if any. */
         get(agentId: string): LoadedPackage | undefined;
         loaded(): LoadedPackage[];
-        /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+        /** Runs this step's ticking packages, each within its own budget and all within the world's; nothing to do costs nothing. */
         tick(step: number): void;
         load(req: LoadRequest): Promise<LoadDecision>;
         /** Unloads the package running as `agentId`; returns whether there was one. */
@@ -5497,6 +5607,7 @@ declare module "limina/internal/engine/world-session" {
     import { Game } from "limina/internal/engine/game/game";
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import { LiveIdentities } from "limina/internal/engine/policy/identity";
     import { Capturer } from "limina/internal/engine/render/capture";
     import { Look } from "limina/internal/engine/render/look";
     import type { QualityTier } from "limina/internal/engine/render/quality";
@@ -5569,6 +5680,8 @@ declare module "limina/internal/engine/world-session" {
         readonly policy: PolicyEngine | null;
         /** Packages loaded into sandboxes in this world. */
         readonly packages: PackageHost;
+        /** The agent ids live MCP sessions and packages hold: no one may take one, or one that reads as it. */
+        readonly identities: LiveIdentities;
         /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
         tick: number;
         /**
@@ -7130,6 +7243,7 @@ declare module "limina" {
     export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "limina/internal/engine/packages/host";
     export { LoadedPackage } from "limina/internal/engine/packages/loaded";
     export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "limina/internal/engine/packages/limits";
+    export { type OverBudget, TickBudget, type Ticking } from "limina/internal/engine/packages/tick-budget";
     export { PackageProvider } from "limina/internal/engine/packages/provider";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
     export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";

@@ -134,6 +134,7 @@ export { type Attribution, HostBridge, type RunBudget, type RunResult } from "./
 export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "./packages/host.ts";
 export { LoadedPackage } from "./packages/loaded.ts";
 export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./packages/limits.ts";
+export { type OverBudget, TickBudget, type Ticking } from "./packages/tick-budget.ts";
 export { PackageProvider } from "./packages/provider.ts";
 
 // The world log.

@@ -25,7 +25,7 @@ const served = (await Limina.run({ cmd: Limina.execPath, args: ["skills"] })).st
 const skills = served.length;
 
 test("the official Python SDK pages through the compact listing; its validator accepts every sample; the core listing fits 8 KB", async () => {
-  const out = await drive(".venv/bin/python", `tests/mcp/python_listing_client.py`, [samplesFile]);
+  const out = await drive(".venv/bin/python", `tests/mcp/python_listing_client.py`, samplesFile);
   assertEquals(out.tools, skills);
   assertEquals(out.pages, Math.ceil(skills / 50));
   assert((out.checked as number) >= 100, `${out.checked} samples checked`);
@@ -34,7 +34,7 @@ test("the official Python SDK pages through the compact listing; its validator a
 });
 
 test("the official TypeScript SDK pages through it too; its validator compiles every listed schema and accepts every sample", async () => {
-  const out = await drive("node", "js/test/node/sdk_listing.mjs", [samplesFile]);
+  const out = await drive("node", "js/test/node/sdk_listing.mjs", samplesFile);
   assertEquals(out.tools, skills);
   assertEquals(out.pages, Math.ceil(skills / 64));
   assert((out.checked as number) >= 200, `${out.checked} samples checked (compact and exact)`);

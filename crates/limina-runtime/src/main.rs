@@ -2,6 +2,7 @@
 //! event loop and the fixed-timestep loop until the program is done.
 
 mod assets;
+mod cache_file;
 mod cli;
 mod code_cache;
 mod embedded;
