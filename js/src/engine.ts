@@ -12,6 +12,7 @@ import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
 import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
 import { applyEngineLook } from "./render/look.ts";
+import { isSoftwareAdapter } from "./render/quality.ts";
 import { renderScene } from "./render/overlay.ts";
 import { WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
@@ -56,6 +57,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   onFixedStep(() => input.poll());
   applyEngineLook(renderer, { decodePng });
   const session = new WorldSession(options);
+  // Without --quality (or a tier the caller chose), a software adapter starts at low: balanced is
+  // about twice its cost there, and lavapipe must stay interactive (docs/PERF.md, the look).
+  if (options.quality === undefined && config.quality === null && !session.restored && isSoftwareAdapter(output.adapter)) session.look.quality = "low";
   // The adapter is known to exist by now, so this costs nothing more.
   await session.enableCapture();
   const { world, scene } = session;

@@ -60,10 +60,10 @@ for (const [family, { samples }] of FAMILIES) {
   }
 }
 
-/** What is not world state but a denied call must not touch either: the view, the UI, the caller's walk, the catalog. */
+/** What is not in the digest but a denied call must not touch either: the view, the UI, the caller's walk, the catalog, the quality tier. */
 function presentation(s: WorldSession): string {
   const ui = s.ui.handles().map((h) => s.ui.inspect(h));
-  return JSON.stringify([s.view.get(), ui, s.locomotion.walking("caller"), s.registry.all().map((k) => [k.name, k.version])]);
+  return JSON.stringify([s.view.get(), ui, s.locomotion.walking("caller"), s.registry.all().map((k) => [k.name, k.version]), s.look.quality]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).

@@ -198,7 +198,7 @@ pub fn op_physics_apply_water(state: &mut OpState, id: u32, #[buffer] waters: &[
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::world::{BodyDesc, Shape};
+  use crate::world::BodyDesc;
 
   fn ball(position: [f32; 3]) -> BodyDesc {
     serde_json::from_value(serde_json::json!({ "kind": "dynamic", "shape": { "type": "sphere", "radius": 0.5 }, "position": position, "eid": 1 })).unwrap()
@@ -238,7 +238,7 @@ mod tests {
     let mut w = PhysicsWorld::new();
     let flat: Vec<f32> = vec![2.0; 25];
     w.create_heightfield(&flat, 5, 5, 8.0, 8.0, [0.0; 3], 0.8).unwrap();
-    let b = w.create_body(&BodyDesc { shape: Shape::Sphere { radius: 0.5 }, ..ball([0.5, 6.0, 0.5]) }).unwrap();
+    let b = w.create_body(&ball([0.5, 6.0, 0.5])).unwrap();
     for _ in 0..300 {
       w.step(1.0 / 60.0).unwrap();
     }

@@ -4,10 +4,12 @@
 //! then among the built-in assets embedded in the binary (what the demos use).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
-use deno_core::op2;
-use limina_ops::OpError;
+use deno_core::{op2, OpState};
+use limina_ops::{OpError, Work};
 
 use crate::embedded;
 
@@ -172,7 +174,8 @@ pub struct ResolvedAsset {
 /// An asset's manifest entry, read off the loop thread.
 #[op2]
 #[serde]
-pub async fn op_assets_resolve(#[string] id: String) -> Result<ResolvedAsset, OpError> {
+pub async fn op_assets_resolve(state: Rc<RefCell<OpState>>, #[string] id: String) -> Result<ResolvedAsset, OpError> {
+  let _busy = Work::begin(&state.borrow());
   tokio::task::spawn_blocking(move || {
     let (entry, _) = find(&asset_root()?, &id)?;
     Ok(ResolvedAsset { id, kind: entry.kind, source: entry.path, description: entry.description })
@@ -231,7 +234,8 @@ fn read(id: &str) -> Result<Vec<u8>, OpError> {
 /// An asset's bytes, read off the loop thread.
 #[op2]
 #[buffer]
-pub async fn op_assets_read(#[string] id: String) -> Result<Vec<u8>, OpError> {
+pub async fn op_assets_read(state: Rc<RefCell<OpState>>, #[string] id: String) -> Result<Vec<u8>, OpError> {
+  let _busy = Work::begin(&state.borrow());
   tokio::task::spawn_blocking(move || read(&id)).await.map_err(|e| OpError::internal(format!("asset read failed: {e}")))?
 }
 
@@ -281,7 +285,11 @@ mod tests {
     assert!(embedded::get(path).unwrap().starts_with(b"glTF"));
     let e = find(&r, "nope").unwrap_err();
     assert_eq!(e.code, limina_ops::ErrorCode::NotFound);
-    assert!(e.message.contains("built-in assets (checker_cube, crate)"), "{}", e.message);
+    assert!(
+      e.message.contains("built-in assets (checker_cube, crate, hdri_city, hdri_dawn, hdri_forest, hdri_night, hdri_park, hdri_studio, hdri_sunset, hdri_warehouse)"),
+      "{}",
+      e.message
+    );
     let nowhere = std::env::temp_dir().join("limina-no-assets-here");
     assert!(matches!(find(&nowhere, "checker_cube").unwrap().1, AssetFile::Builtin(_)));
   }

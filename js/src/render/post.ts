@@ -81,6 +81,7 @@ export interface ActivePasses {
 }
 
 export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses {
+  if (!tier.post) return { ao: false, bloom: false, antialias: "none", grade: false, lut: null, dof: false, msaa: 0 };
   return {
     ao: s.ao !== false && tier.aoSamples > 0,
     bloom: s.bloom !== false && tier.bloom,

@@ -1,7 +1,8 @@
 // Quality tiers: how much the look spends per frame. A tier sets what the
-// post settings leave to it (the anti-aliasing method, AO samples) and what
-// they do not cover (shadow resolution and reach, internal resolution, the
-// size of the baked environment). Browser-safe.
+// post settings leave to it (the anti-aliasing method, AO samples), whether
+// the post stack runs at all (not at low: lavapipe must stay interactive),
+// and what the settings do not cover (shadow resolution and reach, internal
+// resolution, the size of the baked environment). Browser-safe.
 
 export const QUALITY_TIERS = ["low", "balanced", "cinematic"] as const;
 export type QualityTier = (typeof QUALITY_TIERS)[number];
@@ -9,6 +10,8 @@ export type QualityTier = (typeof QUALITY_TIERS)[number];
 export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
 
 export interface TierSpec {
+  /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+  post: boolean;
   /** Shadow map side, texels. */
   shadowMapSize: number;
   /** How far from the camera the sun's fitted shadow reaches, metres. */
@@ -32,18 +35,12 @@ export interface TierSpec {
 }
 
 export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>> = Object.freeze({
-  low: { shadowMapSize: 1024, shadowDistance: 40, softShadows: false, aoSamples: 0, aoScale: 0.5, bloom: false, antialias: "fxaa", msaa: 0, renderScale: 1, environmentSize: 128 },
-  balanced: { shadowMapSize: 2048, shadowDistance: 70, softShadows: true, aoSamples: 8, aoScale: 0.5, bloom: true, antialias: "smaa", msaa: 0, renderScale: 1, environmentSize: 256 },
-  cinematic: { shadowMapSize: 4096, shadowDistance: 120, softShadows: true, aoSamples: 16, aoScale: 1, bloom: true, antialias: "smaa", msaa: 4, renderScale: 1, environmentSize: 256 },
+  low: { post: false, shadowMapSize: 1024, shadowDistance: 40, softShadows: false, aoSamples: 0, aoScale: 0.5, bloom: false, antialias: "none", msaa: 0, renderScale: 1, environmentSize: 128 },
+  balanced: { post: true, shadowMapSize: 2048, shadowDistance: 70, softShadows: true, aoSamples: 8, aoScale: 0.5, bloom: true, antialias: "smaa", msaa: 0, renderScale: 1, environmentSize: 256 },
+  cinematic: { post: true, shadowMapSize: 4096, shadowDistance: 120, softShadows: true, aoSamples: 16, aoScale: 1, bloom: true, antialias: "smaa", msaa: 4, renderScale: 1, environmentSize: 256 },
 });
 
 /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
 export function isSoftwareAdapter(name: string): boolean {
   return /llvmpipe|lavapipe|swiftshader|software|warp/i.test(name);
-}
-
-/** The tier a world starts at: the command line's, else low on a software adapter and balanced on a GPU. */
-export function defaultTier(requested: string | null | undefined, adapter: string): QualityTier {
-  if (requested && (QUALITY_TIERS as readonly string[]).includes(requested)) return requested as QualityTier;
-  return isSoftwareAdapter(adapter) ? "low" : "balanced";
 }

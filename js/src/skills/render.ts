@@ -159,6 +159,7 @@ const PostOutput = z.object({
 });
 const Tier = z.enum(QUALITY_TIERS);
 const TierSpecOutput = z.object({
+  post: z.boolean(),
   shadowMapSize: z.number(),
   shadowDistance: z.number(),
   softShadows: z.boolean(),
@@ -234,7 +235,7 @@ export function renderSettingsSkills({ look }: { look: Look }): SkillDefinition[
       version: "1.0.0",
       category: "render",
       description:
-        "Set the render quality tier: low (1024² shadows, no AO or bloom, FXAA), balanced (2048² soft shadows, 8-sample half-resolution GTAO, bloom, SMAA) or cinematic (4096² shadows, 16-sample full-resolution GTAO, bloom, SMAA over 4× MSAA). Returns the tier and what it sets.",
+        "Set the render quality tier: low (1024² shadows, no post passes: one forward render, with the renderer's MSAA where it has it), balanced (2048² soft shadows, 8-sample half-resolution GTAO, bloom, SMAA) or cinematic (4096² shadows, 16-sample full-resolution GTAO, bloom, SMAA over 4× MSAA). Returns the tier and what it sets.",
       input: z.strictObject({ tier: Tier }),
       output: z.object({ tier: Tier, spec: TierSpecOutput }),
       permissions: ["render.write"],

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const limina = process.argv[2];
 const fail = (msg) => {
@@ -110,7 +111,7 @@ async function until(what, probe) {
 const y = async (entity) => (await call("scene.describe", { entity })).transform.position[1];
 
 const report = {};
-const listed = (await client.listTools()).tools.map((t) => t.name);
+const listed = (await allTools(client)).tools.map((t) => t.name);
 for (const tool of ["scene.describe", "scene.definePrefab", "scene.instantiate", "physics.createJoint", "physics.setMotor", "physics.sensorContents", "physics.setKillPlane"]) {
   if (!listed.includes(tool)) fail(`${tool} is not listed`);
 }
