@@ -297,6 +297,17 @@ declare module "limina/internal/limina-physics/js/physics" {
         type: "trimesh";
         vertices: Float32Array;
         triangles: Uint32Array;
+    }
+    /**
+     * A grid of heights (static and kinematic bodies only): `rows` along z by `cols` along x,
+     * row-major by z, spanning `size` = [x, z] metres centred on the collider.
+     */
+     | {
+        type: "heightfield";
+        heights: Float32Array;
+        rows: number;
+        cols: number;
+        size: [number, number];
     };
     /** One collider of a body: its shape, its pose on the body, and what it changes from the body's material. */
     export interface ColliderDesc {
@@ -589,6 +600,10 @@ declare module "limina/internal/engine/scene/colliders" {
         offset?: Vec3;
         rotation?: Quat;
         sensor?: boolean;
+        /** heightfield: `rows` × `cols` heights, row-major from -z to +z, each row from -x to +x. */
+        heights?: number[];
+        rows?: number;
+        cols?: number;
     }
     /** The visible geometry colliders are fitted to: vertices (x, y, z triples), triangles (index triples) and bounds, in the entity's frame. */
     export interface GeometrySource {
@@ -5714,7 +5729,9 @@ declare module "limina/internal/engine/skills/entity-spec" {
     export const MAX_TAGS = 32;
     export const Tags: z.ZodArray<z.ZodString>;
     /** The collider types a body can use (COLLIDER_BUILDERS in scene/colliders.ts builds each). */
-    export const COLLIDER_TYPES: readonly ["box", "sphere", "capsule", "cylinder", "cone", "convexHull", "trimesh"];
+    export const COLLIDER_TYPES: readonly ["box", "sphere", "capsule", "cylinder", "cone", "convexHull", "trimesh", "heightfield"];
+    /** Most heights one heightfield collider takes over the wire (a 256×256 grid). */
+    export const MAX_COLLIDER_HEIGHTS = 65536;
     export const ColliderSpec: z.ZodObject<{
         type: z.ZodEnum<{
             box: "box";
@@ -5724,6 +5741,7 @@ declare module "limina/internal/engine/skills/entity-spec" {
             cone: "cone";
             convexHull: "convexHull";
             trimesh: "trimesh";
+            heightfield: "heightfield";
         }>;
         size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
         radius: z.ZodOptional<z.ZodNumber>;
@@ -5731,6 +5749,9 @@ declare module "limina/internal/engine/skills/entity-spec" {
         offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
         rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
         sensor: z.ZodOptional<z.ZodBoolean>;
+        heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+        rows: z.ZodOptional<z.ZodNumber>;
+        cols: z.ZodOptional<z.ZodNumber>;
     }, z.core.$strict>;
     export const GroupsSpec: z.ZodObject<{
         belongsTo: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
@@ -5776,6 +5797,7 @@ declare module "limina/internal/engine/skills/entity-spec" {
             cone: "cone";
             convexHull: "convexHull";
             trimesh: "trimesh";
+            heightfield: "heightfield";
         }>, z.ZodObject<{
             type: z.ZodEnum<{
                 box: "box";
@@ -5785,6 +5807,7 @@ declare module "limina/internal/engine/skills/entity-spec" {
                 cone: "cone";
                 convexHull: "convexHull";
                 trimesh: "trimesh";
+                heightfield: "heightfield";
             }>;
             size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
             radius: z.ZodOptional<z.ZodNumber>;
@@ -5792,6 +5815,9 @@ declare module "limina/internal/engine/skills/entity-spec" {
             offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
             rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
             sensor: z.ZodOptional<z.ZodBoolean>;
+            heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+            rows: z.ZodOptional<z.ZodNumber>;
+            cols: z.ZodOptional<z.ZodNumber>;
         }, z.core.$strict>]>>;
         colliders: z.ZodOptional<z.ZodArray<z.ZodObject<{
             type: z.ZodEnum<{
@@ -5802,6 +5828,7 @@ declare module "limina/internal/engine/skills/entity-spec" {
                 cone: "cone";
                 convexHull: "convexHull";
                 trimesh: "trimesh";
+                heightfield: "heightfield";
             }>;
             size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
             radius: z.ZodOptional<z.ZodNumber>;
@@ -5809,6 +5836,9 @@ declare module "limina/internal/engine/skills/entity-spec" {
             offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
             rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
             sensor: z.ZodOptional<z.ZodBoolean>;
+            heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+            rows: z.ZodOptional<z.ZodNumber>;
+            cols: z.ZodOptional<z.ZodNumber>;
         }, z.core.$strict>>>;
         sensor: z.ZodDefault<z.ZodBoolean>;
         ccd: z.ZodDefault<z.ZodBoolean>;
@@ -5841,23 +5871,29 @@ declare module "limina/internal/engine/skills/entity-spec" {
         density?: number | undefined;
         linearDamping?: number | undefined;
         angularDamping?: number | undefined;
-        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | {
-            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh";
+        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield" | {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
             size?: number | [number, number, number] | undefined;
             radius?: number | undefined;
             height?: number | undefined;
             offset?: [number, number, number] | undefined;
             rotation?: [number, number, number, number] | undefined;
             sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
         } | undefined;
         colliders?: {
-            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh";
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
             size?: number | [number, number, number] | undefined;
             radius?: number | undefined;
             height?: number | undefined;
             offset?: [number, number, number] | undefined;
             rotation?: [number, number, number, number] | undefined;
             sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
         }[] | undefined;
         groups?: {
             belongsTo?: number[] | undefined;
@@ -5889,23 +5925,29 @@ declare module "limina/internal/engine/skills/entity-spec" {
         density?: number | undefined;
         linearDamping?: number | undefined;
         angularDamping?: number | undefined;
-        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | {
-            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh";
+        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield" | {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
             size?: number | [number, number, number] | undefined;
             radius?: number | undefined;
             height?: number | undefined;
             offset?: [number, number, number] | undefined;
             rotation?: [number, number, number, number] | undefined;
             sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
         } | undefined;
         colliders?: {
-            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh";
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
             size?: number | [number, number, number] | undefined;
             radius?: number | undefined;
             height?: number | undefined;
             offset?: [number, number, number] | undefined;
             rotation?: [number, number, number, number] | undefined;
             sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
         }[] | undefined;
         groups?: {
             belongsTo?: number[] | undefined;

@@ -1,10 +1,10 @@
 // Every shape scene.createEntity makes, with the collider that matches it by
 // default, the overrides (one collider type, a compound body), mesh shapes
 // from a glTF model (a trimesh for static bodies, a convex hull for moving
-// ones), colliders refitted when an entity is rescaled, and the shapes'
+// ones), heightfield ground, colliders refitted when an entity is rescaled, and the shapes'
 // rules refused precisely with nothing created. Colliders are measured the
 // way a game sees them: where bodies come to rest and where rays hit.
-import { type WorldSession } from "limina";
+import { createWorldSession, restoreBytes, snapshotBytes, type WorldSession } from "limina";
 import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
 import { refused, value } from "./support/results.ts";
 import { builder, builderWorld, steps } from "./support/toolbox.ts";
@@ -98,6 +98,37 @@ test("a mesh shape from a glTF model: a trimesh when static, a convex hull when 
   assertAlmostEquals(groundAt(s, 10, 0)!.y, top.y * 2, 1e-3);
   refused(await s.registry.invoke("scene.createEntity", { shape: "mesh", asset: "crate", dynamic: true, collider: "trimesh" }, builder), "invalid_input", "convexHull");
   refused(await s.registry.invoke("scene.createEntity", { shape: "mesh", asset: "no_such_model", static: true }, builder), "not_found", "no_such_model");
+});
+
+test("a heightfield collider: ground of given heights under any shape, refitted with its scale, kept by snapshots", async () => {
+  const { s, call, raw } = builderWorld();
+  // A 3×3 grid over 8 m × 8 m (a plane's extent), rising 0.5 m per metre along x and flat along z.
+  const ground = { shape: "plane", size: [8, 0, 8], position: [0, 1, 0], static: true, collider: { type: "heightfield", heights: [-2, 0, 2, -2, 0, 2, -2, 0, 2], rows: 3, cols: 3 } };
+  const { entity: hill } = await call<{ entity: string }>("scene.createEntity", ground);
+  for (const x of [-3, 0, 2.5]) assertAlmostEquals(groundAt(s, x, 1.5)!.y, 1 + x * 0.5, 1e-4, `the ground at x = ${x}`);
+  assertEquals(groundAt(s, 4.2, 0), null, "no wider than the plane");
+  const { entity: ball } = await call<{ entity: string }>("scene.createEntity", { shape: "sphere", radius: 0.5, position: [-3, 3, 0], dynamic: true });
+  steps(s, 20);
+  assert(height(s, ball) > 1 + -3 * 0.5, "the ball lands on the slope, not through it");
+  const restored = createWorldSession({ simulate: false });
+  await restoreBytes(restored, snapshotBytes(s));
+  assertEquals(restored.digest(), s.digest(), "a snapshot keeps the heightfield");
+  assertAlmostEquals(groundAt(restored, 2.5, 1.5)!.y, 2.25, 1e-4);
+  restored.dispose();
+  await call("scene.destroyEntity", { entity: ball });
+  await call("three.setTransform", { entity: hill, scale: [2, 2, 2] });
+  assertAlmostEquals(groundAt(s, 6, 0)!.y, 1 + 6 * 0.5, 1e-4, "twice as wide and twice as tall");
+  const before = s.world.entities.size;
+  const hf = { type: "heightfield", heights: [0, 0, 0, 0], rows: 2, cols: 2 };
+  const cases: [Record<string, unknown>, string][] = [
+    [{ shape: "box", size: 1, dynamic: true, collider: hf }, "static and kinematic"],
+    [{ shape: "box", size: 1, static: true, collider: "heightfield" }, "needs heights, rows and cols"],
+    [{ shape: "box", size: 1, static: true, collider: { ...hf, rows: 3 } }, "3×2 takes 6 heights, got 4"],
+    [{ shape: "box", size: 1, static: true, collider: { ...hf, heights: [0, 0, 0] } }, "heights"],
+  ];
+  for (const [input, message] of cases) refused(await raw("scene.createEntity", input), "invalid_input", message);
+  assertEquals(s.world.entities.size, before, "nothing created");
+  s.dispose();
 });
 
 test("rescaling an entity refits its colliders; a scale they cannot take changes nothing", async () => {

@@ -18,7 +18,12 @@ export type ShapeDesc =
   /** The convex hull of `vertices` (x, y, z triples). */
   | { type: "convexHull"; vertices: Float32Array }
   /** A triangle mesh (static and kinematic bodies only): `triangles` index triples into `vertices`. */
-  | { type: "trimesh"; vertices: Float32Array; triangles: Uint32Array };
+  | { type: "trimesh"; vertices: Float32Array; triangles: Uint32Array }
+  /**
+   * A grid of heights (static and kinematic bodies only): `rows` along z by `cols` along x,
+   * row-major by z, spanning `size` = [x, z] metres centred on the collider.
+   */
+  | { type: "heightfield"; heights: Float32Array; rows: number; cols: number; size: [number, number] };
 
 /** One collider of a body: its shape, its pose on the body, and what it changes from the body's material. */
 export interface ColliderDesc {
@@ -192,15 +197,20 @@ const rayOut = new Float64Array(8);
 const NO_VERTICES = new Float32Array(0);
 const NO_TRIANGLES = new Uint32Array(0);
 
+/** Floats a heightfield takes in the packed vertex buffer: its heights, padded so vertex triples after it stay aligned. */
+const heightsSpan = (heights: Float32Array) => Math.ceil(heights.length / 3) * 3;
+
 /**
  * The wire form of colliders: mesh shapes' arrays packed into one vertex and one triangle
- * buffer (triangles re-based onto the packed vertices), each shape naming its runs by range.
+ * buffer (triangles re-based onto the packed vertices), each shape naming its runs by range
+ * (a heightfield's heights by float, not by vertex).
  */
 function packColliders(colliders: ColliderDesc[]): { colliders: unknown[]; vertices: Float32Array; triangles: Uint32Array } {
   let nv = 0;
   let nt = 0;
   for (const { shape } of colliders) {
     if (shape.type === "convexHull" || shape.type === "trimesh") nv += shape.vertices.length;
+    if (shape.type === "heightfield") nv += heightsSpan(shape.heights);
     if (shape.type === "trimesh") nt += shape.triangles.length;
   }
   if (nv === 0) return { colliders, vertices: NO_VERTICES, triangles: NO_TRIANGLES };
@@ -210,6 +220,12 @@ function packColliders(colliders: ColliderDesc[]): { colliders: unknown[]; verti
   let t = 0;
   const wire = colliders.map((c) => {
     const s = c.shape;
+    if (s.type === "heightfield") {
+      vertices.set(s.heights, v);
+      const heights = [v, s.heights.length];
+      v += heightsSpan(s.heights);
+      return { ...c, shape: { ...s, heights } };
+    }
     if (s.type !== "convexHull" && s.type !== "trimesh") return c;
     if (s.vertices.length % 3 !== 0) throw new RangeError(`${s.type} vertices must be x, y, z triples, got ${s.vertices.length} numbers`);
     const first = v / 3;

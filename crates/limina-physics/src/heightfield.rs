@@ -13,7 +13,7 @@ use crate::ops::world;
 use crate::world::{BodyEntry, BodyKind, PhysicsWorld};
 
 /// A heightfield's heights: `rows` along z by `cols` along x, row-major by z.
-fn heightfield(heights: &[f32], rows: u32, cols: u32, size_x: f32, size_z: f32) -> Result<SharedShape, OpError> {
+pub(crate) fn heightfield(heights: &[f32], rows: u32, cols: u32, size_x: f32, size_z: f32) -> Result<SharedShape, OpError> {
   let (r, c) = (rows as usize, cols as usize);
   if r < 2 || c < 2 || heights.len() != r * c {
     return Err(OpError::invalid_input(format!("a heightfield needs at least 2×2 heights, {rows}×{cols} of them; got {}", heights.len())));

@@ -48,6 +48,10 @@ pub enum Shape {
   /// A triangle mesh: a run of vertices and a run of triangles indexing
   /// into it. Hollow, so only for bodies that do not move by physics.
   Trimesh { vertices: MeshRange, triangles: MeshRange },
+  /// A grid of heights, `rows` along z by `cols` along x (row-major by z),
+  /// spanning `size` = [x, z] metres centred on the collider; the heights
+  /// are a run of single floats in the vertex buffer. Hollow, like a trimesh.
+  Heightfield { heights: MeshRange, rows: u32, cols: u32, size: [f32; 2] },
 }
 
 /// One collider of a body: its shape, its pose on the body and, where it
@@ -83,6 +87,9 @@ pub struct MeshData<'a> {
 /// The most vertices one mesh shape may take (a convex hull of more is
 /// slow to build and no better a collider).
 const MAX_HULL_VERTICES: u32 = 65_536;
+
+/// The most heights one heightfield collider may take (a 1024×1024 grid).
+const MAX_HEIGHTS: u64 = 1 << 20;
 
 fn range<'a, T>(what: &str, data: &'a [T], [first, count]: MeshRange, stride: usize) -> Result<&'a [T], OpError> {
   let (first, count) = (first as usize, count as usize);
@@ -131,6 +138,17 @@ impl Shape {
         }
       }
       Shape::Trimesh { .. } => {}
+      Shape::Heightfield { heights, rows, cols, size } => {
+        let n = rows as u64 * cols as u64;
+        if rows < 2 || cols < 2 || n > MAX_HEIGHTS || n != heights[1] as u64 {
+          return Err(OpError::invalid_input(format!(
+            "a heightfield takes rows × cols heights (each at least 2, at most {MAX_HEIGHTS} in all): {rows}×{cols} needs {n}, got {}",
+            heights[1]
+          )));
+        }
+        positive("heightfield size x", size[0])?;
+        positive("heightfield size z", size[1])?;
+      }
     }
     Ok(())
   }
@@ -162,12 +180,15 @@ impl Shape {
         let tris: Vec<[u32; 3]> = tris.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
         SharedShape::trimesh(pts, tris).map_err(|e| OpError::invalid_input(format!("bad trimesh: {e:?}")))?
       }
+      Shape::Heightfield { heights, rows, cols, size } => {
+        crate::heightfield::heightfield(range("heightfield heights", mesh.vertices, heights, 1)?, rows, cols, size[0], size[1])?
+      }
     })
   }
 
   /// Whether a body that moves by physics can carry this shape.
   pub(crate) fn solid(&self) -> bool {
-    !matches!(self, Shape::Trimesh { .. })
+    !matches!(self, Shape::Trimesh { .. } | Shape::Heightfield { .. })
   }
 }
 
@@ -243,7 +264,7 @@ impl ColliderDesc {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::world::{BodyDesc, PhysicsWorld};
+  use crate::world::{BodyDesc, BodyKind, PhysicsWorld};
 
   fn desc(json: serde_json::Value) -> BodyDesc {
     serde_json::from_value(json).unwrap()
@@ -311,6 +332,43 @@ mod tests {
       assert!(e.message.contains(why), "{bad}: {}", e.message);
     }
     assert_eq!(w.body_count(), 2);
+  }
+
+  #[test]
+  fn a_heightfield_collider_reads_its_heights_by_range_and_is_checked() {
+    // A 3×3 grid over 8 m × 8 m rising 0.5 m per metre along x, behind a run of other vertices.
+    let mut buffer = vec![9.0f32; 6];
+    buffer.extend((0..9).map(|i| ((i % 3) as f32 * 4.0 - 4.0) * 0.5));
+    let mesh = MeshData { vertices: &buffer, triangles: &[] };
+    let mut w = PhysicsWorld::new();
+    let floor = desc(serde_json::json!({ "kind": "static", "position": [0.0, 1.0, 0.0], "shape": { "type": "heightfield", "heights": [6, 9], "rows": 3, "cols": 3, "size": [8.0, 8.0] } }));
+    w.create_body_with_mesh(&floor, mesh).unwrap();
+    for x in [-3.0f32, 0.0, 2.5] {
+      let top = down(&mut w, x, 1.0).unwrap();
+      assert!((top - (1.0 + x * 0.5)).abs() < 1e-4, "at x = {x}: {top}");
+    }
+    let ball = w.create_body(&desc(serde_json::json!({ "kind": "dynamic", "position": [0.0, 4.0, 0.0], "shape": { "type": "sphere", "radius": 0.5 } }))).unwrap();
+    for _ in 0..30 {
+      w.step(1.0 / 60.0).unwrap();
+    }
+    assert!(w.body_state(ball).unwrap().position[1] > 1.4, "the ball lands on the slope, not through it");
+    let hf = |kind: &str, heights: [u32; 2], rows: u32, size: [f32; 2]| {
+      desc(serde_json::json!({ "kind": kind, "shape": { "type": "heightfield", "heights": heights, "rows": rows, "cols": 3, "size": size } }))
+    };
+    for (bad, why) in [
+      (hf("dynamic", [6, 9], 3, [8.0, 8.0]), "static and kinematic"),
+      (hf("static", [6, 6], 3, [8.0, 8.0]), "3×3 needs 9, got 6"),
+      (hf("static", [6, 3], 1, [8.0, 8.0]), "each at least 2"),
+      (hf("static", [10, 9], 3, [8.0, 8.0]), "outside"),
+      (hf("static", [6, 9], 3, [0.0, 8.0]), "size x"),
+    ] {
+      let e = w.create_body_with_mesh(&bad, mesh).unwrap_err();
+      assert!(e.message.contains(why), "{why}: {}", e.message);
+    }
+    let kinematic = w.create_body_with_mesh(&hf("kinematic", [6, 9], 3, [8.0, 8.0]), mesh).unwrap();
+    assert!(w.set_body_type(kinematic, BodyKind::Dynamic).unwrap_err().message.contains("heightfield"));
+    let restored = PhysicsWorld::restore(&w.snapshot().unwrap()).unwrap();
+    assert_eq!(restored.digest_bytes(), w.digest_bytes(), "a snapshot keeps the heightfield collider");
   }
 
   #[test]

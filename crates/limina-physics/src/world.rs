@@ -197,11 +197,11 @@ impl BodyDesc {
   }
 }
 
-/// Dynamic bodies cannot carry hollow shapes: a triangle mesh has no inside to weigh.
+/// Dynamic bodies cannot carry hollow shapes: a triangle mesh or a heightfield has no inside to weigh.
 fn check_solid(kind: BodyKind, colliders: &[ColliderDesc]) -> Result<(), OpError> {
   if kind == BodyKind::Dynamic && colliders.iter().any(|c| !c.shape.solid()) {
     return Err(OpError::invalid_input(
-      "a trimesh collider is for static and kinematic bodies; give a dynamic body a convexHull (or primitive) collider",
+      "a trimesh or heightfield collider is for static and kinematic bodies; give a dynamic body a convexHull (or primitive) collider",
     ));
   }
   Ok(())
@@ -539,10 +539,13 @@ impl PhysicsWorld {
       return Ok(());
     }
     if kind == BodyKind::Dynamic {
-      let hollow = entry.colliders.iter().any(|c| self.rapier.colliders[*c].shape().as_trimesh().is_some());
+      let hollow = entry.colliders.iter().any(|c| {
+        let shape = self.rapier.colliders[*c].shape();
+        shape.as_trimesh().is_some() || shape.as_heightfield().is_some()
+      });
       if hollow {
         return Err(OpError::invalid_input(format!(
-          "body {handle} has a trimesh collider, which only static and kinematic bodies may carry"
+          "body {handle} has a trimesh or heightfield collider, which only static and kinematic bodies may carry"
         )));
       }
     }

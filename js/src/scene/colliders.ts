@@ -6,7 +6,7 @@
 // own dimensions. Everything is scaled by the entity's scale.
 //
 // A collider type is one entry in COLLIDER_BUILDERS: a new kind of collider
-// (the terrain's heightfield) is one more entry.
+// is one more entry.
 
 import * as THREE from "three";
 import type { BodyKind, ColliderDesc, ShapeDesc } from "../../../crates/limina-physics/js/physics.ts";
@@ -24,6 +24,10 @@ export interface ColliderSpec {
   offset?: Vec3;
   rotation?: Quat;
   sensor?: boolean;
+  /** heightfield: `rows` × `cols` heights, row-major from -z to +z, each row from -x to +x. */
+  heights?: number[];
+  rows?: number;
+  cols?: number;
 }
 
 /** The visible geometry colliders are fitted to: vertices (x, y, z triples), triangles (index triples) and bounds, in the entity's frame. */
@@ -173,6 +177,22 @@ export const COLLIDER_BUILDERS: Record<string, Builder> = {
     const g = ctx.geometry();
     return { shape: { type: "trimesh", vertices: scaled(g.vertices, ctx.scale), triangles: g.triangles } };
   },
+  heightfield: (spec, ctx) => {
+    const { heights, rows, cols } = spec;
+    if (heights === undefined || rows === undefined || cols === undefined) throw new ColliderError("a heightfield collider needs heights, rows and cols");
+    if (heights.length !== rows * cols) throw new ColliderError(`a heightfield of ${rows}×${cols} takes ${rows * cols} heights, got ${heights.length}`);
+    const s = ctx.scale;
+    let extent: [number, number];
+    if (spec.size === undefined) {
+      const { half } = bounds(ctx);
+      extent = [half[0] * 2, half[2] * 2];
+    } else {
+      const size = typeof spec.size === "number" ? [spec.size, spec.size, spec.size] : spec.size;
+      if (!(size[0] > 0 && size[2] > 0)) throw new ColliderError(`a heightfield spans a positive size along x and z, got [${size.join(", ")}]`);
+      extent = [size[0] * s[0], size[2] * s[2]];
+    }
+    return { shape: { type: "heightfield", heights: Float32Array.from(heights, (h) => h * s[1]), rows, cols, size: extent } };
+  },
 };
 
 /** Pieces a torus collider is cut into around its ring. */
@@ -251,8 +271,8 @@ export function collidersFor(shape: EntityShape, geometry: () => GeometrySource,
   return specs.flatMap((spec) => {
     const build = Object.hasOwn(COLLIDER_BUILDERS, spec.type) ? COLLIDER_BUILDERS[spec.type] : undefined;
     if (!build) throw new ColliderError(`unknown collider type ${JSON.stringify(spec.type)} (one of ${Object.keys(COLLIDER_BUILDERS).join(", ")})`);
-    if (spec.type === "trimesh" && kind === "dynamic") {
-      throw new ColliderError("a trimesh collider is for static and kinematic bodies; give a dynamic body a convexHull (or primitive) collider");
+    if ((spec.type === "trimesh" || spec.type === "heightfield") && kind === "dynamic") {
+      throw new ColliderError(`a ${spec.type} collider is for static and kinematic bodies; give a dynamic body a convexHull (or primitive) collider`);
     }
     const built = build(spec, ctx);
     return (Array.isArray(built) ? built : [built]).map(({ shape, offset }) => {

@@ -21,16 +21,23 @@ export const MAX_TAGS = 32;
 export const Tags = z.array(Tag).max(MAX_TAGS);
 
 /** The collider types a body can use (COLLIDER_BUILDERS in scene/colliders.ts builds each). */
-export const COLLIDER_TYPES = ["box", "sphere", "capsule", "cylinder", "cone", "convexHull", "trimesh"] as const;
+export const COLLIDER_TYPES = ["box", "sphere", "capsule", "cylinder", "cone", "convexHull", "trimesh", "heightfield"] as const;
+
+/** Most heights one heightfield collider takes over the wire (a 256×256 grid). */
+export const MAX_COLLIDER_HEIGHTS = 65_536;
+const GridSide = z.number().int().min(2).max(MAX_COLLIDER_HEIGHTS / 2);
 
 export const ColliderSpec = z.strictObject({
   type: z.enum(COLLIDER_TYPES),
-  size: Size.optional().describe("box: its size; fitted to the visible shape when absent"),
+  size: Size.optional().describe("box: its size; heightfield: [x, ignored, z] it spans; fitted to the visible shape when absent"),
   radius: Length.optional(),
   height: Length.optional(),
   offset: WorldVec3.optional().describe("its centre in the entity's frame"),
   rotation: UnitQuat.optional().describe("its rotation in the entity's frame, quaternion [x, y, z, w]"),
   sensor: z.boolean().optional(),
+  heights: z.array(z.number().min(-1e4).max(1e4)).min(4).max(MAX_COLLIDER_HEIGHTS).optional().describe("heightfield: rows × cols heights in metres, row-major from -z to +z, each row from -x to +x"),
+  rows: GridSide.optional().describe("heightfield: rows along z"),
+  cols: GridSide.optional().describe("heightfield: columns along x"),
 });
 
 const Group = z.number().int().min(0).max(31);

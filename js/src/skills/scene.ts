@@ -38,7 +38,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.1.0",
       category: "scene",
       description:
-        "Create an entity: a box (size a number or [x,y,z]), sphere, capsule, cylinder, cone, plane, torus, or mesh (a glTF asset), with a colour, transform and tags, optionally a body (dynamic, static or kinematic) whose colliders match the shape unless overridden (collider, or colliders for a compound body), a sensor, CCD and collision groups. Returns its entity id.",
+        "Create an entity: a box (size a number or [x,y,z]), sphere, capsule, cylinder, cone, plane, torus, or mesh (a glTF asset), with a colour, transform and tags, optionally a body (dynamic, static or kinematic) whose colliders match the shape unless overridden (collider, heightfield ground included, or colliders for a compound body), a sensor, CCD and collision groups. Returns its entity id.",
       input: EntitySpec,
       output: z.object({ entity: z.string() }),
       permissions: ["scene.write"],
@@ -46,6 +46,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
         { note: "A non-cubic box that falls", input: { shape: "box", size: [2, 0.5, 1], color: 0xcc3333, position: [0, 3, 0], dynamic: true } },
         { note: "A static cylinder (a pillar)", input: { shape: "cylinder", radius: 0.4, height: 3, position: [4, 1.5, 0], static: true } },
         { note: "A floor from a glTF model, collided as its triangles", input: { shape: "mesh", asset: "floor_tiles", static: true, collider: "trimesh" } },
+        { note: "Rolling ground: a plane whose collider is a 3×3 heightfield rising along x", input: { shape: "plane", size: [8, 0, 8], static: true, collider: { type: "heightfield", heights: [0, 1, 2, 0, 1, 2, 0, 1, 2], rows: 3, cols: 3 } } },
         { note: "A hidden trigger zone", input: { shape: "box", size: [2, 2, 2], position: [0, 1, 5], sensor: true, visible: false, tags: ["trigger"] } },
         { note: "A table: one static body of five colliders", input: { shape: "box", size: [2, 0.1, 2], position: [0, 1, 0], static: true, colliders: [{ type: "box", size: [2, 0.1, 2] }, { type: "box", size: [0.1, 1, 0.1], offset: [-0.9, -0.5, -0.9] }, { type: "box", size: [0.1, 1, 0.1], offset: [0.9, -0.5, 0.9] }] } },
         { note: "A fast ball in collision group 2 that ignores group 1", input: { shape: "sphere", radius: 0.1, dynamic: true, ccd: true, groups: { belongsTo: [2], collidesWith: [0, 2] } } },
