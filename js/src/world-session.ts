@@ -8,8 +8,11 @@ import type * as THREE from "three";
 import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
+import { Navigation } from "../../crates/limina-nav/js/nav.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
+import { CameraRig } from "./camera/rig.ts";
+import { CharacterSystem } from "./characters/characters.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
@@ -71,6 +74,12 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** The navmesh over the static colliders, and the crowd walking it. */
+  readonly nav: Navigation;
+  /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo). */
+  readonly characters: CharacterSystem;
+  /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
+  readonly cameraRig: CameraRig;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -106,7 +115,10 @@ export class WorldSession {
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
-    this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.nav = new Navigation(this.physics);
+    this.characters = new CharacterSystem(this.entities, this.nav, this.tracer);
+    this.cameraRig = new CameraRig(this.view, this.entities, this.physics);
+    this.locomotion = new Locomotion(this.entities, this.agents, this.tracer, this.characters);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
@@ -150,14 +162,17 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.characters.step(dt);
     this.entities.step(dt);
+    this.characters.afterStep(dt);
+    this.cameraRig.step(dt);
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms and physics state (see persistence/digest.ts). */
+  /** The digest of this world now: identity, SoA transforms, physics, characters and navigation (see persistence/digest.ts). */
   digest(): string {
-    return worldDigest(this.world, this.physics);
+    return worldDigest(this.world, this.physics, this.characters.physics.digestBytes(), this.nav.digestBytes());
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
@@ -181,6 +196,7 @@ export class WorldSession {
     this.stopListening();
     this.ui.clear();
     this.packages.dispose();
+    this.nav.dispose();
     this.physics.dispose();
     this.audio.dispose();
     this.tracer.close();

@@ -7,7 +7,7 @@ test("the builder demo builds its scene, shows a read-only observer denied, and 
   const run = await Limina.run({ cmd: Limina.execPath, args: ["demo", "builder", "--deterministic"] });
   assertEquals(run.code, 0, run.stderr);
   for (const line of [
-    "discovered 48 tools",
+    "discovered 66 tools",
     "lit: ambient + shadow-casting directional light",
     'loaded glTF "crate"',
     "scene.createEntity under system.readonly → forbidden: missing permission: scene.write",

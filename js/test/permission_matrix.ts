@@ -62,6 +62,24 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   "ui.remove": { handle: "ui_1" },
   "social.approach": { target: "ent_2" },
   "social.say": { text: "hi" },
+  "nav.build": { agentRadius: 0.3 },
+  "nav.findPath": { from: [1, -1, 1], to: [-2, -1, -2] },
+  "nav.isReachable": { from: [1, -1, 1], to: [-2, -1, -2] },
+  "nav.moveTo": { entityId: "ent_3", target: [-2, -1, -2] },
+  "nav.stop": { entityId: "ent_3" },
+  "character.spawn": { position: [0, -1, 2] },
+  "character.move": { entityId: "ent_3", direction: [1, 0] },
+  "character.jump": { entityId: "ent_3" },
+  "character.lookAt": { entityId: "ent_3", target: [0, 0, 5] },
+  "character.list": {},
+  "animation.play": { entityId: "ent_3", clip: "wave" },
+  "animation.getState": { entityId: "ent_3" },
+  "animation.list": {},
+  "camera.follow": { entityId: "ent_3" },
+  "camera.thirdPerson": { entityId: "ent_3" },
+  "camera.firstPerson": { entityId: "ent_3" },
+  "camera.orbit": { target: [0, 0, 0] },
+  "camera.shake": {},
 };
 
 /** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
@@ -78,7 +96,8 @@ function digest(w: WorldSession): string {
     scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
   });
   const ui = w.ui.handles().map((h) => w.ui.inspect(h));
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller")]);
+  const walkers = w.characters.list().map((c) => [c.animator.getState().state, c.animator.getState().clip, c.walk]);
+  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller"), w.digest(), walkers, w.cameraRig.current()]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).
@@ -92,6 +111,8 @@ async function prepare() {
     ["scene.createEntity", { position: [0, 1, 0], dynamic: true }],
     ["scene.createEntity", { position: [0, -5, 0], size: 8, static: true }],
     ["ecs.addComponent", { entity: "ent_2", component: "fixture" }],
+    ["nav.build", {}],
+    ["character.spawn", { position: [2, -1, 2] }],
   ] as const) {
     const r = await s.registry.invoke(tool, input, admin);
     assert(r.ok, `${tool}: ${messageOf(r)}`);

@@ -1,12 +1,39 @@
 // The registered skills against the catalog (tests/fixtures/skills.json, a
 // copy of the spec's skills.json): every catalog skill is registered and listed
 // (tools/list over the registry and over MCP), each with the catalog's name, version, category, permissions, input
-// and output fields and input defaults, plus camera.set/get and skills.search
-// beyond the catalog (render.capture, also beyond it, only where capture is
+// and output fields and input defaults, plus camera.set/get, skills.search and
+// the walking families (character.*, animation.*, nav.*, camera rigs) beyond
+// the catalog (render.capture, also beyond it, only where capture is
 // enabled: render_capture.ts); every listed tool really works.
 import { createWorldSession, type MCPResponse, traceDir } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import catalog from "../../tests/fixtures/skills.json" with { type: "json" };
+
+/** Bodies that walk (docs/navigation.md): beyond the catalog, with their permissions. */
+const WALKING_PERMISSIONS: Record<string, string[]> = {
+  "character.spawn": ["character.define"],
+  "character.move": ["character.act"],
+  "character.jump": ["character.act"],
+  "character.lookAt": ["character.act"],
+  "character.list": ["scene.read"],
+  "animation.play": ["character.act"],
+  "animation.getState": ["scene.read"],
+  "animation.list": ["scene.read"],
+  "nav.build": ["nav.define"],
+  "nav.findPath": ["scene.read"],
+  "nav.isReachable": ["scene.read"],
+  "nav.moveTo": ["character.act"],
+  "nav.stop": ["character.act"],
+  "camera.follow": ["scene.write"],
+  "camera.thirdPerson": ["scene.write"],
+  "camera.firstPerson": ["scene.write"],
+  "camera.orbit": ["scene.write"],
+  "camera.shake": ["scene.write"],
+};
+const WALKING = Object.keys(WALKING_PERMISSIONS);
+
+/** Skills beyond the catalog. */
+const BEYOND = ["camera.set", "camera.get", "skills.search", ...WALKING];
 
 /** The registry's skills, in registration (catalog) order. */
 const REGISTERED = [
@@ -58,10 +85,8 @@ const REGISTERED = [
   "social.say",
   "package.list",
   "package.load",
+  ...WALKING,
 ];
-
-/** Skills beyond the catalog. */
-const BEYOND = ["camera.set", "camera.get", "skills.search"];
 
 const session = createWorldSession({ simulate: false });
 const { registry } = session;
@@ -84,10 +109,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds exactly the 48 skills; tools/list lists exactly them", () => {
-  assertEquals(REGISTERED.length, 48);
+test("the registry holds exactly the 66 skills; tools/list lists exactly them", () => {
+  assertEquals(REGISTERED.length, 66);
   assertEquals(registry.all().map((s) => s.name), REGISTERED);
-  assertEquals(registry.size, 48);
+  assertEquals(registry.size, 66);
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), REGISTERED);
   const wire = mcp.listTools();
@@ -121,11 +146,15 @@ test("every registered skill matches its catalog contract", () => {
   assertEquals(catalog.count, catalog.skills.length);
 });
 
-test("beyond the catalog: only camera.set, camera.get and skills.search", () => {
+test("beyond the catalog: only camera.set, camera.get, skills.search and the walking families", () => {
   assertEquals(registry.all().map((s) => s.name).filter((n) => !catalogByName.has(n)), BEYOND);
   for (const [name, permissions] of [["camera.set", ["scene.write"]], ["camera.get", ["scene.read"]]] as const) {
     const camera = registry.get(name)!;
     assertEquals([camera.version, camera.category, camera.permissions], ["1.0.0", "render", permissions], name);
+  }
+  for (const name of WALKING) {
+    const skill = registry.get(name)!;
+    assertEquals([skill.version, skill.permissions], ["1.0.0", WALKING_PERMISSIONS[name]], name);
   }
   const search = registry.get("skills.search")!;
   assertEquals([search.version, search.category, search.permissions], ["1.0.0", "system", []]);
@@ -152,6 +181,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   let rebuilt = 0;
   s.sceneBuilders.set("arena", () => void rebuilt++);
   const firstEvent = s.tracer.tail()[0].id;
+  const walker = (await setup("character.spawn", { position: [2, 0, 2] })).entityId;
   s.step(1 / 60); // a step indexes the new colliders for raycasts
 
   const MINIMAL: Record<string, Record<string, unknown>> = {
@@ -203,6 +233,25 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "ui.remove": { handle: "ui_2" },
     "social.approach": { target: floor },
     "social.say": { text: "hi" },
+    // Registration order builds the navmesh before the walk needs it.
+    "character.spawn": { position: [-2, 0, 3] },
+    "character.move": { entityId: walker, direction: [1, 0] },
+    "character.jump": { entityId: walker },
+    "character.lookAt": { entityId: walker, target: [0, 0, 0] },
+    "character.list": {},
+    "animation.play": { entityId: walker, clip: "wave" },
+    "animation.getState": { entityId: walker },
+    "animation.list": {},
+    "nav.build": {},
+    "nav.findPath": { from: [1, 0, 1], to: [-2, 0, -2] },
+    "nav.isReachable": { from: [1, 0, 1], to: [-2, 0, -2] },
+    "nav.moveTo": { entityId: walker, target: [-2, 0, -2] },
+    "nav.stop": { entityId: walker },
+    "camera.follow": { entityId: walker },
+    "camera.thirdPerson": { entityId: walker },
+    "camera.firstPerson": { entityId: walker },
+    "camera.orbit": { target: [0, 0, 0] },
+    "camera.shake": {},
   };
   // Social skills act as an embodied agent under social.actor: one with a body, over its own MCP session.
   const SOCIAL = ["social.approach", "social.say"];
@@ -223,7 +272,7 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
   assertEquals((outcomes["dev.reload"].result as { ok: boolean }).ok, true);
   assertEquals(rebuilt, 1);
   assertEquals((outcomes["trace.explainEvent"].result as { event: { id: string } }).event.id, firstEvent);
-  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 48);
+  assertEquals((outcomes["skills.list"].result as { tools: unknown[] }).tools.length, 66);
   assertEquals(outcomes["ui.update"].result, { ok: true, changed: true });
   assertEquals(outcomes["ui.remove"].result, { removed: true });
   assertEquals((outcomes["social.say"].result as { speaker: string }).speaker, "actor");

@@ -25,8 +25,8 @@ async def main(limina):
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
             tools = (await session.list_tools()).tools
-            if len(tools) != 49:
-                fail(f"{len(tools)} tools, expected the 49 registered skills")
+            if len(tools) != 67:
+                fail(f"{len(tools)} tools, expected the 67 registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")

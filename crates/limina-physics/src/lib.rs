@@ -3,11 +3,17 @@
 //! stepped at the loop's fixed dt, with each tick's dynamic transforms
 //! written straight into the SoA buffers. The typed JS face is `js/physics.ts`.
 
+mod character;
+mod character_ops;
 mod ops;
 mod snapshot;
+mod statics;
 mod world;
 
+pub use character::{yaw_quat, CharacterDesc, CharacterState};
 pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
+/// The Rapier build the worlds use, for crates that read them (navigation).
+pub use rapier3d;
 
 deno_core::extension!(
   limina_physics,
@@ -30,5 +36,14 @@ deno_core::extension!(
     ops::op_physics_snapshot,
     ops::op_physics_restore,
     ops::op_physics_digest_bytes,
+    character_ops::op_physics_character_create,
+    character_ops::op_physics_character_set_velocity,
+    character_ops::op_physics_character_set_facing,
+    character_ops::op_physics_character_jump,
+    character_ops::op_physics_character_state,
+    character_ops::op_physics_characters_step,
+    character_ops::op_physics_characters_snapshot,
+    character_ops::op_physics_characters_restore,
+    character_ops::op_physics_characters_digest_bytes,
   ],
 );

@@ -256,6 +256,8 @@ pub struct PhysicsWorld {
   collector: Collector,
   pub(crate) pending: Vec<CollisionRecord>,
   pub(crate) steps: u64,
+  /// Character controllers by body handle (see character.rs).
+  pub(crate) characters: BTreeMap<u32, crate::character::Character>,
 }
 
 impl Default for PhysicsWorld {
@@ -274,6 +276,7 @@ impl PhysicsWorld {
       collector: Collector::default(),
       pending: Vec::new(),
       steps: 0,
+      characters: BTreeMap::new(),
     }
   }
 

@@ -13,10 +13,11 @@ import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
 import { meshFor } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
+import { base64 } from "../../../crates/limina-ops/js/base64.ts";
+import { characterBody, type CharacterResource } from "../characters/characters.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
-import { worldDigest } from "./digest.ts";
 
 /** The snapshot layout this engine writes and reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -33,10 +34,11 @@ interface SavedMesh {
   materials: SavedMaterial[];
 }
 
-/** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+/** The scene object of one entity: a primitive made by scene.createEntity, a glTF model, or a character's body (and its crowd agent). */
 export type SavedObject =
   | { kind: "primitive"; shape: "box" | "sphere"; size: number; meshes: SavedMesh[] }
-  | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] };
+  | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] }
+  | { kind: "character"; resource: CharacterResource; agent: number };
 
 interface SavedLighting {
   ambient: { color: number; intensity: number };
@@ -64,6 +66,9 @@ export interface SessionSnapshot {
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
+  characters?: string;
+  nav?: string;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -107,9 +112,11 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   });
 }
 
-function saveObject(entry: EntityEntry): SavedObject | null {
+function saveObject(entry: EntityEntry, session: WorldSession): SavedObject | null {
   const object = entry.mesh as THREE.Object3D | undefined;
   if (!object) return null;
+  const character = session.characters.get(entry.id);
+  if (character) return { kind: "character", resource: character.resource, agent: character.agent };
   const resource = entry.resource as GltfResource | undefined;
   if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object) };
   const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: Record<string, number> }) | undefined;
@@ -159,14 +166,14 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
-    const saved = saveObject(entry);
+    const saved = saveObject(entry, session);
     if (saved) objects[entry.id] = saved;
     if (entry.body !== undefined) bodies.push([entry.id, entry.body]);
   }
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: worldDigest(session.world, session.physics),
+    digest: session.digest(),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -175,6 +182,8 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     view: session.view.get(),
     agents: session.agents.list(),
   };
+  if (session.characters.list().length > 0) snapshot.characters = base64(session.characters.physics.snapshot());
+  if (session.nav.counts() || session.characters.list().length > 0) snapshot.nav = base64(session.nav.snapshot());
   return { snapshot, physics: session.physics.snapshot() };
 }
 
@@ -222,18 +231,27 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
   if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
   // Models first: a missing asset refuses the snapshot before the world changes.
   const models = new Map<string, THREE.Object3D>();
+  const bodies = new Map<string, Awaited<ReturnType<typeof characterBody>>>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
+    else if (saved.kind === "character") bodies.set(id, await characterBody(saved.resource));
     else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
   session.world.load(snapshot.world);
   session.physics.restore(physics);
-  const bodies = new Map(snapshot.bodies);
+  if (snapshot.characters) session.characters.physics.restore(unbase64(snapshot.characters));
+  if (snapshot.nav) session.nav.restore(unbase64(snapshot.nav));
+  const handles = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
-    const body = bodies.get(entry.id);
+    const body = handles.get(entry.id);
     if (body !== undefined) entry.body = body;
     const saved = snapshot.objects[entry.id];
     if (!saved) continue;
+    if (saved.kind === "character") {
+      session.characters.adopt(bodies.get(entry.id)!, saved.resource, session.world.position(entry.eid), [], entry, saved.agent);
+      session.entities.sync(entry);
+      continue;
+    }
     let object: THREE.Object3D;
     if (saved.kind === "gltf") {
       object = models.get(entry.id)!;
@@ -250,8 +268,15 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
   applyLighting(session.lighting, snapshot.lighting);
   session.view.set(snapshot.view);
   session.resume(snapshot.tick, snapshot.agents);
-  const digest = worldDigest(session.world, session.physics);
+  const digest = session.digest();
   if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
   // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
   session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+function unbase64(text: string): Uint8Array {
+  const raw = atob(text);
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
 }

@@ -5,10 +5,14 @@
 
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
+import { animationSkills } from "./animation.ts";
 import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
+import { characterSkills } from "./character.ts";
+import { cameraRigSkills } from "../camera/rig-skills.ts";
 import { ecsSkills } from "./ecs.ts";
+import { navSkills } from "./nav.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
 import { sceneSkills } from "./scene.ts";
@@ -18,17 +22,21 @@ import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, nav, characters, cameraRig } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
-  registry.registerAll(cameraSkills, { view });
+  registry.registerAll(cameraSkills, { view, rig: cameraRig });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
-  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload });
+  registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
   registry.registerAll(auditSkills, { tracer });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(characterSkills, { characters });
+  registry.registerAll(animationSkills, { characters });
+  registry.registerAll(navSkills, { nav, characters });
+  registry.registerAll(cameraRigSkills, { rig: cameraRig });
 }

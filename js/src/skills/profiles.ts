@@ -12,6 +12,9 @@ export const PERMISSIONS = [
   "ui.write",
   "audio.play",
   "social.act",
+  "nav.define",
+  "character.define",
+  "character.act",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -20,9 +23,10 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
+    "nav.define", "character.define", "character.act",
   ],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play"],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "character.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "character.act"],
   "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read"],
 });
 

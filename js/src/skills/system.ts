@@ -4,7 +4,6 @@ import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
-import { worldDigest } from "../persistence/digest.ts";
 import type { Entities } from "../scene/entities.ts";
 import { PROFILES } from "./profiles.ts";
 import { inputSchema, type SkillDefinition, type SkillRegistry } from "./registry.ts";
@@ -20,10 +19,12 @@ export interface SystemServices {
   sceneBuilders: Map<string, SceneBuilder>;
   /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
   skillReload: boolean;
+  /** The world's digest (WorldSession.digest), with every system's state in it. */
+  digest: () => string;
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
-const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio"] as const;
+const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "character", "nav"] as const;
 
 let reloads = 0;
 
@@ -32,7 +33,7 @@ function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
-export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload }: SystemServices): SkillDefinition[] {
+export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[] {
   const source = (factory: string) => ({ module: import.meta.url, factory });
   return [
     {
@@ -145,7 +146,7 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       // Written off the loop; the name may come back as NAME-N when NAME is taken.
       // The log first records the world's digest, so a replay of the file can check where it ends.
       handler: async ({ name }, ctx) => {
-        ctx.emit("world.checkpoint", { tick: ctx.tick, digest: worldDigest(entities.world, entities.physics) });
+        ctx.emit("world.checkpoint", { tick: ctx.tick, digest: digest() });
         const written = await tracer.exportTo(name, ctx.sessionId);
         return { name: written.name, events: written.events, bytes: written.bytes };
       },
@@ -192,7 +193,7 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
         const loaded = all.filter((e) => e.resource !== undefined).map((e) => ({ entity: e.id, resource: e.resource }));
         return {
           page: { limit, totalEntities: all.length, nextAfterEntity: start + limit < all.length && page.length > 0 ? page[page.length - 1].id : null },
-          world: { tick: ctx.tick, entityCount: all.length, tableVersion: world.entities.version, maxEntities: world.Position.x.length, digest: worldDigest(world, physics) },
+          world: { tick: ctx.tick, entityCount: all.length, tableVersion: world.entities.version, maxEntities: world.Position.x.length, digest: digest() },
           entities: page.map((e) => ({
             entity: e.id,
             eid: e.eid,

@@ -38,8 +38,8 @@ function materialsOf(mesh: THREE.Mesh): THREE.Material[] {
   return Array.isArray(mesh.material) ? mesh.material : [mesh.material];
 }
 
-/** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource }> {
+/** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object, with its animation clips. */
+export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource; animations: THREE.AnimationClip[] }> {
   const info = await resolveAsset(assetId);
   if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
   const bytes = await readAsset(assetId);
@@ -68,7 +68,7 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
     textureCount: textures.size,
   };
   if (object.name) resource.rootName = object.name;
-  return { object, resource };
+  return { object, resource, animations: gltf.animations };
 }
 
 export function threeSkills({ entities, lighting }: { entities: Entities; lighting: Lighting }): SkillDefinition[] {

@@ -16,7 +16,7 @@ const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
 const { tools } = await client.listTools();
-if (tools.length !== 49) fail(`${tools.length} tools, expected the 49 registered skills`);
+if (tools.length !== 67) fail(`${tools.length} tools, expected the 67 registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
 
