@@ -8,12 +8,25 @@ The request's model name picks the behaviour:
   badjson - a body that is not JSON
   slow   - a tool call after 600 ms
   chat   - a plain text line (for OllamaChat)
+  prose  - a sentence that is neither a tool call nor the JSON action grammar
+  badargs - a native tool call whose arguments are not JSON
+  call:SKILL[:JSON] - a native tool call to SKILL with those arguments
+      (default {}), offered or not
+  discover:SKILL[:JSON] - progressive discovery as a model does it: a tool
+      call to SKILL when the request offers it as a tool, else read_skill
+  grammar:SKILL[:JSON] - SKILL in the JSON action grammar, as message text
+  status:CODE:N[:RETRY-AFTER][:tag] - the first N requests of this model name
+      are answered HTTP CODE (with that Retry-After), then like `tool`
+  huge-json - a well-formed reply padded to 40 MiB
 or, as a hostile or broken server, writes raw HTTP (see HOSTILE below).
-Every request body is appended to the file named by --log, one JSON per line.
+Every request body is appended to the file named by --log, one JSON per line,
+with the server's monotonic time of arrival.
 --tls CERT KEY serves HTTPS instead (tests/fixtures/tls: a CA and a
 127.0.0.1/localhost certificate it signed, valid 2000-2999, made once with
-Python's cryptography package). Prints "port N" once listening; exits after
-5 minutes in any case.
+Python's cryptography package). Prints "port N" once listening, then
+"silent N" (a port that accepts connections and never says a word) and
+"full N" (a port whose accept queue is full: connecting never completes);
+exits after 5 minutes in any case.
 """
 import argparse
 import json
@@ -89,13 +102,18 @@ HOSTILE = {
 
 
 def first_tool_call(body):
-    tool = body["tools"][0]["function"]
+    tool = body.get("tools", [{"function": {"name": "agent__emitEvent"}}])[0]["function"]
     name = tool["name"]
     if name == "agent__emitEvent":
         arguments = {"type": "hello", "payload": {"from": "llm"}}
     else:
         arguments = {}
     return name, arguments
+
+
+LOG_LOCK = threading.Lock()
+# Requests seen per `status:` model name.
+STATUS_SEEN = {}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -113,8 +131,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if args.log:
-            with open(args.log, "a") as f:
-                f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
+            with LOG_LOCK, open(args.log, "a") as f:
+                f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "at": time.monotonic(), "body": body}) + "\n")
         mode = body.get("model", "")
         if mode in HOSTILE:
             self.close_connection = True
@@ -123,21 +141,60 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(0.6)
         if mode == "badjson":
             return self.reply(200, None, raw=b"{not json")
+        if mode.startswith("status:"):
+            _, code, n, *rest = mode.split(":")
+            with LOG_LOCK:
+                seen = STATUS_SEEN.get(mode, 0)
+                STATUS_SEEN[mode] = seen + 1
+            if seen < int(n):
+                self.send_response(int(code))
+                if rest and rest[0]:
+                    self.send_header("Retry-After", rest[0])
+                data = json.dumps({"error": {"message": f"status {code}"}}).encode()
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            mode = "tool"
         openai = self.path.endswith("/chat/completions")
+
+        def call(name, arguments):
+            name = name.replace(".", "__")
+            if openai:
+                return {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+            return {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": arguments}}]}
+
+        def skill_and_args(spec):
+            skill, _, raw = spec.partition(":")
+            return skill, json.loads(raw) if raw else {}
+
         if mode == "chat":
             message = {"role": "assistant", "content": "Hello there, traveller."}
         elif mode == "empty":
             message = {"role": "assistant", "content": ""}
+        elif mode == "prose":
+            message = {"role": "assistant", "content": "I think I will wave at the traveller and then look around."}
+        elif mode == "badargs":
+            message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "agent__emitEvent", "arguments": "{type: hello"}}]}
+        elif mode == "huge-json":
+            message = {"role": "assistant", "content": "", "padding": "x" * (40 << 20)}
+        elif mode.startswith("call:"):
+            message = call(*skill_and_args(mode[len("call:"):]))
+        elif mode.startswith("grammar:"):
+            skill, arguments = skill_and_args(mode[len("grammar:"):])
+            message = {"role": "assistant", "content": json.dumps({"actions": [{"tool": skill, "input": arguments}]})}
+        elif mode.startswith("discover:"):
+            skill, arguments = skill_and_args(mode[len("discover:"):])
+            offered = {t["function"]["name"] for t in body.get("tools", [])}
+            message = call(skill, arguments) if skill.replace(".", "__") in offered else call("read_skill", {"id": skill})
         else:
             name, arguments = first_tool_call(body)
             if mode == "text":
                 message = {"role": "assistant", "content": "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"}
-            elif openai:
-                message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}
             else:
-                message = {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": arguments}}]}
+                message = call(name, arguments)
         if openai:
-            self.reply(200, {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": {"total_tokens": 42}})
+            self.reply(200, {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42}})
         elif self.path == "/api/chat":
             self.reply(200, {"model": mode, "message": message, "done": True, "eval_count": 10, "prompt_eval_count": 30})
         else:
@@ -157,4 +214,25 @@ if args.tls:
     # finishes one cannot stall the accept loop.
     server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 print(f"port {server.server_address[1]}", flush=True)
+
+
+def silent_acceptor(sock):
+    """Accepts connections and keeps them open without a word (until the client hangs up)."""
+    held = []
+    while True:
+        conn, _ = sock.accept()
+        held.append(conn)
+
+
+silent = socket.socket()
+silent.bind(("127.0.0.1", 0))
+silent.listen(64)
+threading.Thread(target=silent_acceptor, args=(silent,), daemon=True).start()
+print(f"silent {silent.getsockname()[1]}", flush=True)
+# A listener that never accepts, its one-slot queue taken: further SYNs go unanswered.
+full = socket.socket()
+full.bind(("127.0.0.1", 0))
+full.listen(0)
+filler = socket.create_connection(full.getsockname())
+print(f"full {full.getsockname()[1]}", flush=True)
 server.serve_forever()

@@ -166,6 +166,8 @@ declare module "limina/internal/engine/ecs/entity-table" {
         has(id: unknown): boolean;
         /** Retires `id` forever; returns its entry, or undefined when it was not live. */
         destroy(id: EntityId): EntityEntry | undefined;
+        /** Forgets every entry and eid generation and starts ids over, as a new table. */
+        clear(): void;
         /** Live entries in creation order. */
         entries(): IterableIterator<EntityEntry>;
         snapshot(): EntityTableSnapshot;
@@ -236,6 +238,8 @@ declare module "limina/internal/engine/ecs/world" {
         liveEids(): Uint32Array;
         private get entityIndex();
         snapshot(): WorldSnapshot;
+        /** Forgets every entity, id and eid: the world is as if new (what loading a checkpoint in place starts from). */
+        clear(): void;
         /** A new world holding the snapshot's entities, ids, counter and version. */
         static restore(snap: WorldSnapshot): World;
         /**
@@ -1050,6 +1054,8 @@ declare module "limina/internal/engine/observability/tracer" {
          * (at least one) and of its bytes, so one client cannot spend every other client's exports.
          */
         exportTo(name: string, sessionId?: string): Promise<ExportedTrace>;
+        /** Whether the world log is closed (its session was disposed): nothing more can be recorded. */
+        get isClosed(): boolean;
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
@@ -1167,20 +1173,27 @@ declare module "limina/internal/limina-runtime/js/host" {
         source: string;
         description: string;
     }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
     /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
     export const resolveAsset: (id: string) => Promise<AssetInfo>;
     /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
     export const readAsset: (id: string) => Promise<Uint8Array>;
     /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        timeoutMs: number;
-    }) => Promise<{
-        status: number;
-        body: string;
-    }>;
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
     /** An environment variable, or undefined when unset. */
     export const env: (name: string) => string | undefined;
 }
@@ -1285,7 +1298,7 @@ declare module "limina/internal/engine/skills/registry" {
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "character" | "nav";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "character" | "nav";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -1320,7 +1333,15 @@ declare module "limina/internal/engine/skills/registry" {
             module: string;
             factory: string;
         };
+        /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
+        surfaceMode?: SurfaceMode;
     }
+    /**
+     * How a skill reaches an LLM player's model: as a function tool
+     * (`tool-only`), as a contract in the system message answered in the JSON
+     * action grammar (`system-prompt`), or both.
+     */
+    export type SurfaceMode = "tool-only" | "system-prompt" | "both";
     /** A skill module's factory: its definitions, built over the services they act on. */
     export type SkillFactory<S = any> = (services: S) => SkillDefinition[];
     /** Who is calling, under what. */
@@ -1377,6 +1398,8 @@ declare module "limina/internal/engine/skills/registry" {
         private readonly tools;
         private policy;
         private readonly listeners;
+        /** The surface mode of skills that name none (before the provider and model rules). */
+        defaultSurfaceMode?: SurfaceMode;
         constructor(tracer: Tracer, tickOf?: () => number);
         register(skill: AnySkill, services?: unknown): void;
         /** Registers every skill a module's factory builds over `services`. */
@@ -1722,8 +1745,42 @@ declare module "limina/internal/engine/characters/characters" {
         agentStates(list: Character[]): Float32Array;
     }
 }
+declare module "limina/internal/engine/ecs/resources" {
+    export interface WorldResource<T = unknown> {
+        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
+        save(): T;
+        /**
+         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
+         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
+         */
+        load(saved: T | null): void;
+        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
+        digestState?(): unknown;
+    }
+    export class WorldResources {
+        private readonly resources;
+        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
+        register<T>(name: string, resource: WorldResource<T>): void;
+        has(name: string): boolean;
+        /** Registered names, sorted (the order saves and digests use). */
+        names(): string[];
+        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
+        save(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * What the world digest hashes of them (but those in `exclude`), with every object's keys
+         * sorted: the same state hashes the same however its objects were built or loaded.
+         */
+        digestState(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * Loads a save made by `save()`: every resource it names must be registered here (another
+         * build's resource is refused before anything changes); resources it lacks are emptied, but
+         * those in `keep` stay as they are.
+         */
+        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
+    }
+}
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "nav.define", "character.define", "character.act"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "nav.define", "character.define", "character.act"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -1824,593 +1881,12 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
-declare module "limina/internal/limina-trace/js/world-file" {
-    /** `"sha256:"` and the hex digest of `bytes`. */
-    export function sha256(bytes: Uint8Array): string;
-    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
-    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
-    /** Saves `body` before returning (the last save of a process about to exit). */
-    export function saveWorldFileNow(path: string, body: Uint8Array): number;
-    /**
-     * The body of the world file at `path`, checked against its header's version, length and
-     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
-     */
-    export function readWorldFile(path: string): Uint8Array;
-    /**
-     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
-     * on, those signals no longer end the process by themselves: the caller must exit.
-     */
-    export function waitForStopSignal(): Promise<string>;
-}
-declare module "limina/internal/engine/persistence/digest" {
-    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
-    import type { World } from "limina/internal/engine/ecs/world";
-    /** `"sha256:…"` of the world's identity, transforms and physics state, and of `more` (other systems' state bytes). */
-    export function worldDigest(world: World, physics: PhysicsWorld, ...more: Uint8Array[]): string;
-}
-declare module "limina/internal/limina-sandbox/js/sandbox" {
-    export interface SandboxLimits {
-        /** Most bytes the sandbox may allocate (1 MiB–1 GiB). */
-        memoryBytes: number;
-        /** Most native stack its code may use (16 KiB–4 MiB). */
-        stackBytes: number;
-    }
-    /** How an entry ended: ran, threw, or was stopped by one of its budgets. */
-    export type SandboxStatus = "ok" | "threw" | "cpu_budget" | "memory_budget" | "stack_overflow";
-    /** One `host.invoke` waiting for the host; `input` is the sandbox's JSON text. */
-    export interface Intent {
-        id: number;
-        skill: string;
-        input: string;
-    }
-    export interface Outcome {
-        status: SandboxStatus;
-        error: string | null;
-        /** The state of the current call (`call`): its result JSON once done, or why it failed. */
-        call: "pending" | "done" | "failed";
-        result: string | null;
-        intents: Intent[];
-        jobsPending: boolean;
-        cpuMs: number;
-        memBytes: number;
-    }
-    /** The host's answer to one intent. */
-    export type Answer = {
-        ok: true;
-        value: unknown;
-    } | {
-        ok: false;
-        error: string;
-    };
-    export class Sandbox {
-        private id;
-        private constructor();
-        static create(limits: SandboxLimits): Sandbox;
-        private get live();
-        /** Runs top-level script code, then its promise jobs, within `cpuMs`. */
-        eval(source: string, filename: string, cpuMs: number): Outcome;
-        /** Calls the `host.onTick` handler (name null) or a global function with `arg` (as JSON). */
-        call(name: string | null, arg: unknown, cpuMs: number): Outcome;
-        /** Answers intents, then runs what follows within `cpuMs`. */
-        settle(answers: [Intent, Answer][], cpuMs: number): Outcome;
-        /** Injects the perception snapshot `host.perception` reads until the next one (null: none). */
-        perceive(snapshot: unknown): void;
-        /** Whether its code registered `host.onTick`. */
-        get hasTick(): boolean;
-        /** Bytes its runtime holds. */
-        get memoryBytes(): number;
-        get disposed(): boolean;
-        /** Frees the runtime; later calls fail with `unavailable`. */
-        dispose(): void;
-    }
-    /** A package's attestation: verified by a trusted key, unsigned, or why not. */
-    export type Attestation = {
-        status: "verified";
-        key: string;
-    } | {
-        status: "unsigned";
-    } | {
-        status: "hash_mismatch";
-        signed: string;
-        actual: string;
-    } | {
-        status: "bad_signature";
-        why: string;
-    } | {
-        status: "untrusted_key";
-        key: string;
-        why: string;
-    };
-    /** An installed package as read from disk; `error` says why it cannot be used. */
-    export interface PackageInfo {
-        dir: string;
-        ref: string | null;
-        error: string | null;
-        name: string;
-        version: string;
-        kind: "agent" | "skill" | "script" | null;
-        capabilities: string[];
-        engine: string;
-        engineCompatible: boolean;
-        contentHash: string;
-        attestation: Attestation | null;
-        entry: string;
-    }
-    export interface OpenedPackage {
-        package: PackageInfo;
-        /** The entry's source, read in the same pass the hash was computed over. */
-        source: string | null;
-        /** `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`. */
-        unsignedAllowed: boolean;
-    }
-    /** Where packages are installed and whom they must be signed by; each setting left out comes from the environment. */
-    export interface InstallConfig {
-        /** The install directory (default `$LIMINA_PACKAGES_DIR`, else `packages/` in the working directory). */
-        dir?: string;
-        /** A file of trusted ed25519 public keys in hex, one a line (default `$LIMINA_TRUSTED_KEYS`). */
-        trustedKeys?: string;
-        /** Load packages without a trusted signature (default: `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`). */
-        allowUnsigned?: boolean;
-    }
-    /** The packages in the install directory. */
-    export function listPackages(install?: InstallConfig): PackageInfo[];
-    /** The installed package `ref` (`name@version`); `not_found` when there is none. */
-    export function openPackage(ref: string, install?: InstallConfig): OpenedPackage;
-}
-declare module "limina/internal/engine/packages/bridge" {
-    import type { Outcome, Sandbox, SandboxStatus } from "limina/internal/limina-sandbox/js/sandbox";
-    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    /** Who a sandbox acts as. */
-    export interface Attribution {
-        agentId: string;
-        sessionId: string;
-        profile: string;
-        /** What its calls may do: the capabilities it declared, all granted by its profile. */
-        permissions: ReadonlySet<string>;
-        /** The package's `name@version`. */
-        pkg: string;
-        /** Events behind its calls (its load). */
-        causedBy: string[];
-    }
-    export interface RunBudget {
-        /** Sandbox CPU time for the whole entry, all rounds together. */
-        cpuMs: number;
-        /** Most `host.invoke` calls one entry may make. */
-        maxIntents: number;
-    }
-    export interface RunResult {
-        status: SandboxStatus | "intent_budget";
-        /** Why, when the status is not ok. */
-        error: string | null;
-        call: Outcome["call"];
-        /** The call's result (parsed) once done, or why it failed. */
-        result: unknown;
-        cpuMs: number;
-        memBytes: number;
-        /** Intents performed. */
-        invoked: number;
-    }
-    export class HostBridge {
-        private readonly registry;
-        private readonly policy;
-        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
-        private readonly perceptionOf;
-        private readonly tickOf;
-        /** Memory already charged per sandbox, so the ledger holds each one's peak. */
-        private readonly charged;
-        /** The snapshot each sandbox holds, so an unchanged one is not injected again. */
-        private readonly injected;
-        constructor(registry: SkillRegistry, policy: PolicyEngine, 
-        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
-        perceptionOf?: (agentId: string) => unknown | null, tickOf?: () => number);
-        /**
-         * Runs one entry to quiescence: `enter` starts it, the bridge answers its
-         * intents. `perception` is the snapshot the entry reads (default: the
-         * owner's latest perception).
-         */
-        run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget, perception?: unknown): Promise<RunResult>;
-        private charge;
-        /** One crossing: decided by the policy engine, performed by the registry. */
-        private perform;
-    }
-}
-declare module "limina/internal/engine/packages/limits" {
-    export interface PackageLimits {
-        /** Most bytes a package's sandbox may allocate. */
-        memoryBytes: number;
-        /** Most native stack its code may use. */
-        stackBytes: number;
-        /** Sandbox CPU time for the entry's top-level code at load. */
-        loadCpuMs: number;
-        /** Sandbox CPU time per `host.onTick` call. */
-        tickCpuMs: number;
-        /** Sandbox CPU time per `decide` of an agent package. */
-        decideCpuMs: number;
-        /** Ticks over budget before the package is unloaded. */
-        maxOverruns: number;
-        /** Most `host.invoke` calls in one entry (a load, a tick, a decision). */
-        maxIntentsPerRun: number;
-    }
-    export const DEFAULT_PACKAGE_LIMITS: Readonly<PackageLimits>;
-}
-declare module "limina/internal/engine/packages/loaded" {
-    import type { PackageInfo, Sandbox } from "limina/internal/limina-sandbox/js/sandbox";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { Attribution, HostBridge, RunResult } from "limina/internal/engine/packages/bridge";
-    import type { PackageLimits } from "limina/internal/engine/packages/limits";
-    export class LoadedPackage {
-        readonly info: PackageInfo;
-        readonly who: Attribution;
-        private readonly sandbox;
-        private readonly bridge;
-        private readonly tracer;
-        private readonly limits;
-        private readonly onUnload;
-        /** Ticks whose handler ran over its budget. */
-        overruns: number;
-        ticks: number;
-        /** Why it was unloaded, once it is. */
-        unloaded: string | null;
-        /** The entry (tick or decision) running now, if any: the sandbox is never entered twice at once. */
-        private running;
-        constructor(info: PackageInfo, who: Attribution, sandbox: Sandbox, bridge: HostBridge, tracer: Tracer, limits: PackageLimits, onUnload: (pkg: LoadedPackage) => void);
-        get ref(): string;
-        private emit;
-        /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
-        tick(step: number): Promise<void>;
-        /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
-        callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult>;
-        private enter;
-        /** Stops the package and frees its sandbox; returns the event id. */
-        unload(rejectReason: string, reason: string): string | null;
-    }
-}
-declare module "limina/internal/engine/packages/host" {
-    import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import { LoadedPackage } from "limina/internal/engine/packages/loaded";
-    import { type PackageLimits } from "limina/internal/engine/packages/limits";
-    export type RejectReason = "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
-    export interface LoadRequest {
-        ref: string;
-        agentId: string;
-        sessionId: string;
-        profile: string;
-        /** The caller's own permissions: the named profile must be within them. */
-        callerPermissions: ReadonlySet<string>;
-        /** Who asks, for the audit trail. */
-        callerId: string;
-        causedBy?: string[];
-    }
-    /** The load decision, as `package.load` returns it. */
-    export interface LoadDecision {
-        ok: boolean;
-        ref: string;
-        agentId: string | null;
-        rule: string | null;
-        rejectReason: RejectReason | null;
-        reason: string | null;
-        loadEventId: string | null;
-    }
-    /** A package's row in `package.list`. */
-    export interface ListedPackage {
-        ref: string;
-        name: string;
-        version: string;
-        kind: string;
-        declaredCapabilities: string[];
-        engineCompat: string;
-        contentHash: string;
-        attested: boolean;
-    }
-    export interface PackageHostServices {
-        registry: SkillRegistry;
-        /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
-        agents?: AgentDirectory;
-        tracer: Tracer;
-        /** Decides loads and crossings and holds the sandboxes' budgets. */
-        policy: PolicyEngine;
-        limits?: Partial<PackageLimits>;
-        /** The install directory and trust settings (default: from the environment). */
-        install?: InstallConfig;
-        /** Call ticking packages on the host loop's fixed steps (default true). */
-        simulate?: boolean;
-        /** Whether the world is paused: ticking packages wait while it is. */
-        paused?: () => boolean;
-    }
-    export class PackageHost {
-        readonly limits: PackageLimits;
-        private readonly bridge;
-        /** Loaded packages by the agent id they act as. */
-        private readonly loadedByAgent;
-        private readonly stopTicking;
-        private readonly tracer;
-        private readonly policy;
-        private readonly install;
-        constructor(services: PackageHostServices);
-        /** The usable installed packages (optionally one name), as `package.list` shows them. */
-        list(name?: string): ListedPackage[];
-        /** The package loaded as `agentId`, if any. */
-        get(agentId: string): LoadedPackage | undefined;
-        loaded(): LoadedPackage[];
-        /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
-        tick(step: number): void;
-        load(req: LoadRequest): Promise<LoadDecision>;
-        /** Unloads the package running as `agentId`; returns whether there was one. */
-        unload(agentId: string, reason?: string): boolean;
-        /** Stops ticking and frees every sandbox. */
-        dispose(): void;
-    }
-}
-declare module "limina/internal/limina-render/js/target" {
-    import * as THREE from "three";
-    /** What a target's context tells the readback: the device and the frame's texture. */
-    export interface FrameSource {
-        device: GPUDevice | null;
-        format: GPUTextureFormat;
-        /** The texture the last render drew into, or null before the first. */
-        frame(): GPUTexture | null;
-    }
-    export interface CanvasStandIn {
-        width: number;
-        height: number;
-        style: Record<string, string>;
-        getContext(kind: string): unknown;
-        addEventListener(): void;
-        removeEventListener(): void;
-        getBoundingClientRect(): {
-            left: number;
-            top: number;
-            width: number;
-            height: number;
-        };
-    }
-    /** The object Three.js takes for a canvas; `makeContext` builds its one "webgpu" context. */
-    export function canvasStandIn<C extends FrameSource>(width: number, height: number, makeContext: (canvas: CanvasStandIn) => C): {
-        canvas: CanvasStandIn;
-        context: () => C | null;
-    };
-    export interface RenderTarget {
-        renderer: THREE.WebGPURenderer;
-        readonly width: number;
-        readonly height: number;
-        /** The adapter the frames come from (e.g. "llvmpipe" on lavapipe). */
-        adapter: string;
-        /** Whether frames are presented to the native window. */
-        windowed: boolean;
-        /** Reads the last rendered frame back as RGBA8, rows top to bottom. A
-         *  window's frame must be read in the frame callback that drew it, before
-         *  the host presents it. */
-        readPixels(): Promise<Uint8Array>;
-        /** Writes the last rendered frame to a PNG file. */
-        savePng(path: string): Promise<void>;
-        /** Resizes the drawing buffer (the window does this itself). */
-        setSize(width: number, height: number): void;
-    }
-    /** A WebGPURenderer on `canvas`; throws `engine: no WebGPU adapter` without one. */
-    export function createRenderTarget(made: {
-        canvas: CanvasStandIn;
-        context: () => FrameSource | null;
-    }, options: {
-        antialias?: boolean;
-        windowed: boolean;
-    }): Promise<RenderTarget>;
-    /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
-     *  submitted before this returns, so a frame about to be presented can be read;
-     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
-    export function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array>;
-}
-declare module "limina/internal/limina-render/js/offscreen" {
-    import { type RenderTarget } from "limina/internal/limina-render/js/target";
-    /** A WebGPURenderer on an offscreen target; throws `engine: no WebGPU adapter` without one. */
-    export function createOffscreenRenderer(width: number, height: number, options?: {
-        antialias?: boolean;
-    }): Promise<RenderTarget>;
-}
-declare module "limina/internal/engine/render/look" {
-    import * as THREE from "three";
-    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
-}
 declare module "limina/internal/engine/render/overlay" {
     import * as THREE from "three";
     /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
     export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
     /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
     export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
-}
-declare module "limina/internal/engine/render/capture" {
-    import * as THREE from "three";
-    import { type CameraPose } from "limina/internal/engine/render/view-camera";
-    /** The largest side of a capture, in pixels. */
-    export const MAX_CAPTURE_SIDE = 1024;
-    export class Capturer {
-        readonly adapter: string;
-        private output;
-        private turn;
-        private readonly camera;
-        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
-        private constructor();
-        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
-        static create(): Promise<Capturer>;
-        /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
-         *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
-        capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
-        private draw;
-        /** The offscreen renderer, made on the first capture (a failed start is
-         *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
-         *  the loop thread about 50 ms at 1024², against 5 ms without. */
-        private renderer;
-    }
-}
-declare module "limina/internal/engine/skills/agent" {
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function agentSkills({ agents }: {
-        agents: AgentDirectory;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/animation" {
-    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function animationSkills({ characters }: {
-        characters: CharacterSystem;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/audit" {
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function auditSkills({ tracer }: {
-        tracer: Tracer;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/audio" {
-    import type * as THREE from "three";
-    import { type AudioScene } from "limina/internal/limina-audio/js/audio";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    /** The opaque handle of sound `id`. */
-    export function handleOf(id: number): string;
-    export function audioSkills({ audio, camera }: {
-        audio: AudioScene;
-        camera: THREE.Object3D;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/camera" {
-    import type { CameraRig } from "limina/internal/engine/camera/rig";
-    import type { ViewCamera } from "limina/internal/engine/render/view-camera";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function cameraSkills({ view, rig }: {
-        view: ViewCamera;
-        rig?: CameraRig;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/character" {
-    import { z } from "zod";
-    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export const AppearanceInput: z.ZodObject<{
-        height: z.ZodOptional<z.ZodNumber>;
-        build: z.ZodOptional<z.ZodNumber>;
-        head: z.ZodOptional<z.ZodNumber>;
-        skin: z.ZodOptional<z.ZodNumber>;
-        hair: z.ZodOptional<z.ZodNumber>;
-        shirt: z.ZodOptional<z.ZodNumber>;
-        pants: z.ZodOptional<z.ZodNumber>;
-        shoes: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strict>;
-    export function characterSkills({ characters }: {
-        characters: CharacterSystem;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/camera/rig-skills" {
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    import type { CameraRig } from "limina/internal/engine/camera/rig";
-    export function cameraRigSkills({ rig }: {
-        rig: CameraRig;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/ecs" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function ecsSkills({ entities }: {
-        entities: Entities;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/nav" {
-    import { z } from "zod";
-    import type { Navigation } from "limina/internal/limina-nav/js/nav";
-    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export const NavBuildInput: z.ZodObject<{
-        agentRadius: z.ZodOptional<z.ZodNumber>;
-        agentHeight: z.ZodOptional<z.ZodNumber>;
-        maxSlope: z.ZodOptional<z.ZodNumber>;
-        maxClimb: z.ZodOptional<z.ZodNumber>;
-        cellSize: z.ZodOptional<z.ZodNumber>;
-        tileSize: z.ZodOptional<z.ZodNumber>;
-        bounds: z.ZodOptional<z.ZodObject<{
-            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        }, z.core.$strict>>;
-        areas: z.ZodOptional<z.ZodArray<z.ZodObject<{
-            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-            cost: z.ZodOptional<z.ZodNumber>;
-        }, z.core.$strict>>>;
-        links: z.ZodOptional<z.ZodArray<z.ZodObject<{
-            from: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-            to: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-            bidirectional: z.ZodOptional<z.ZodBoolean>;
-            cost: z.ZodOptional<z.ZodNumber>;
-        }, z.core.$strict>>>;
-    }, z.core.$strict>;
-    export function navSkills({ nav, characters }: {
-        nav: Navigation;
-        characters: CharacterSystem;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/package" {
-    import type { PackageHost } from "limina/internal/engine/packages/host";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function packageSkills({ packages }: {
-        packages: PackageHost;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/physics" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function physicsSkills({ entities }: {
-        entities: Entities;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/scene" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function sceneSkills({ entities, spatial }: {
-        entities: Entities;
-        spatial: SpatialIndex;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/social/locomotion" {
-    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    /** Walking speed, metres per second. */
-    export const WALK_SPEED = 1.6;
-    export const DEFAULT_TALK_DISTANCE = 1.5;
-    export type ApproachTarget = string | Vec3;
-    /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
-    export function bodyOf(agents: AgentDirectory, agentId: string): string | null;
-    export class Locomotion {
-        private readonly entities;
-        private readonly agents;
-        private readonly tracer;
-        private readonly characters;
-        private readonly pursuits;
-        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer, characters: CharacterSystem);
-        /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
-        locate(target: ApproachTarget): Vec3 | null;
-        /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
-        check(agentId: string, target: ApproachTarget): string;
-        /** Starts (or redirects) `agentId`'s walk toward `target`, checked as `check` does before any effect. */
-        approach(agentId: string, sessionId: string, target: ApproachTarget, talkDistance: number, cause: string): void;
-        /** The entity `agentId` inhabits; not_found when it has none. */
-        requireBody(agentId: string): string;
-        /** Whether `agentId` is walking. */
-        walking(agentId: string): boolean;
-        /** Stops `agentId` where it stands. */
-        stop(agentId: string): boolean;
-        /** The point `p`'s walker heads for now: the target itself, or on a navmesh the next corner toward it. */
-        private waypoint;
-        /** One fixed step: every walker strides toward its target. */
-        step(dt: number): void;
-    }
 }
 declare module "limina/internal/limina-render/js/text" {
     /** Straight-alpha RGBA, 0–255 each. */
@@ -2955,8 +2431,1024 @@ declare module "limina/internal/engine/ui/layer" {
         clear(): void;
     }
 }
+declare module "limina/internal/engine/game/rules/schemas" {
+    import { z } from "zod";
+    /** A name a builder gives a definition (item, quest, trigger, flag …): letters, digits, `_ - . :`. */
+    export const Id: z.ZodString;
+    /** An entity id as the world reports it. */
+    export const EntityRef: z.ZodString;
+    /** A whole number of fixed steps (60 a second), at most a day. */
+    export const Ticks: z.ZodNumber;
+    /** A count of items or events. */
+    export const Count: z.ZodNumber;
+    /** A stat, counter or damage amount: finite, within ±1e9. */
+    export const Amount: z.ZodNumber;
+    /** Short free text shown to players. */
+    export const Text: z.ZodString;
+    /** JSON-able event data: a small flat record of strings, numbers and booleans. */
+    export const EventData: z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>;
+    /**
+     * Whom a condition or effect is about: `actor` (who acts: the player interacting, the entity
+     * entering a trigger, the one a status ticks on), `target` (what the action is aimed at),
+     * `npc` (the NPC of a dialogue), or an entity id.
+     */
+    export const Who: z.ZodType<"actor" | "target" | "npc" | `ent_${string}`>;
+    export type Who = z.infer<typeof Who>;
+    export const Op: z.ZodEnum<{
+        eq: "eq";
+        ne: "ne";
+        gt: "gt";
+        gte: "gte";
+        lt: "lt";
+        lte: "lte";
+    }>;
+    export type Op = z.infer<typeof Op>;
+    export const QUEST_STATUSES: readonly ["none", "offered", "active", "completed", "failed", "declined"];
+    export type QuestStatus = (typeof QUEST_STATUSES)[number];
+    export type Condition = {
+        flag: string;
+        is?: boolean;
+    } | {
+        counter: string;
+        op?: Op;
+        value: number;
+    } | {
+        has: string;
+        count?: number;
+        who?: Who;
+    } | {
+        equipped: string;
+        who?: Who;
+    } | {
+        quest: string;
+        status: QuestStatus;
+        who?: Who;
+    } | {
+        stat: string;
+        op?: Op;
+        value: number;
+        who?: Who;
+    } | {
+        hasStatus: string;
+        who?: Who;
+    } | {
+        timer: string;
+        is: "running" | "done" | "idle";
+    } | {
+        attitude: number;
+        op?: Op;
+        npc?: Who;
+        toward?: Who;
+    } | {
+        level: number;
+        op?: Op;
+        who?: Who;
+    } | {
+        unlocked: string;
+        who?: Who;
+    } | {
+        isOpen: string;
+        is?: boolean;
+    } | {
+        game: "building" | "playing" | "won" | "lost";
+    } | {
+        condition: string;
+    } | {
+        all: Condition[];
+    } | {
+        any: Condition[];
+    } | {
+        not: Condition;
+    };
+    export const Condition: z.ZodType<Condition>;
+    export type Effect = {
+        setFlag: string;
+        value?: boolean;
+    } | {
+        setCounter: string;
+        value: number;
+    } | {
+        addCounter: string;
+        by?: number;
+    } | {
+        give: string;
+        count?: number;
+        to?: Who;
+    } | {
+        take: string;
+        count?: number;
+        from?: Who;
+    } | {
+        damage: number;
+        kind?: string;
+        to?: Who;
+    } | {
+        heal: number;
+        to?: Who;
+    } | {
+        modifyStat: string;
+        by: number;
+        who?: Who;
+    } | {
+        applyStatus: string;
+        to?: Who;
+        ticks?: number;
+    } | {
+        removeStatus: string;
+        from?: Who;
+    } | {
+        emit: string;
+        data?: Record<string, string | number | boolean>;
+    } | {
+        startTimer: string;
+        ticks: number;
+        repeat?: boolean;
+        effects?: Effect[];
+    } | {
+        stopTimer: string;
+    } | {
+        open: string;
+    } | {
+        close: string;
+    } | {
+        lock: string;
+    } | {
+        unlock: string;
+    } | {
+        offerQuest: string;
+        to?: Who;
+    } | {
+        startQuest: string;
+        for?: Who;
+    } | {
+        completeQuest: string;
+        for?: Who;
+    } | {
+        failQuest: string;
+        for?: Who;
+    } | {
+        progress: string;
+        objective: string;
+        by?: number;
+        for?: Who;
+    } | {
+        win: string;
+    } | {
+        lose: string;
+    } | {
+        say: string;
+        as?: Who;
+    } | {
+        xp: number;
+        to?: Who;
+    } | {
+        grant: string;
+        to?: Who;
+    } | {
+        remember: string;
+        about?: Who;
+        npc?: Who;
+    } | {
+        attitude: number;
+        npc?: Who;
+        toward?: Who;
+    } | {
+        teleport: [number, number, number];
+        who?: Who;
+    } | {
+        destroy: Who;
+    } | {
+        spawnItem: string;
+        count?: number;
+        at: [number, number, number];
+    } | {
+        grantAbility: string;
+        to?: Who;
+    } | {
+        if: Condition;
+        then: Effect[];
+        else?: Effect[];
+    };
+    export const Effect: z.ZodType<Effect>;
+    export const EffectList: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+}
+declare module "limina/internal/engine/game/saved" {
+    import type { z } from "zod";
+    export function parseSaved<S extends z.ZodType>(schema: S, saved: unknown, resource: string): z.output<S>;
+}
+declare module "limina/internal/engine/game/state/state" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition, Effect } from "limina/internal/engine/game/rules/schemas";
+    export type Phase = "building" | "playing" | "won" | "lost";
+    export interface Timer {
+        /** Ticks it runs for (a repeating timer starts again with this many). */
+        ticks: number;
+        /** Ticks left; 0 once done. */
+        remaining: number;
+        repeat: boolean;
+        running: boolean;
+        /** How many times it has run out. */
+        fired: number;
+        effects: Effect[];
+    }
+    export interface Rule {
+        when: Condition;
+        effects: Effect[];
+        /** Fire once, then stay spent (default), or every time the condition turns true. */
+        once: boolean;
+        /** Whether the condition held when last settled (rules fire on false → true). */
+        held: boolean;
+        fired: number;
+    }
+    const Saved: z.ZodObject<{
+        phase: z.ZodEnum<{
+            playing: "playing";
+            building: "building";
+            won: "won";
+            lost: "lost";
+        }>;
+        outcome: z.ZodNullable<z.ZodObject<{
+            reason: z.ZodString;
+            tick: z.ZodNumber;
+        }, z.core.$strict>>;
+        flags: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodBoolean], null>>;
+        counters: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        timers: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            ticks: z.ZodNumber;
+            remaining: z.ZodNumber;
+            repeat: z.ZodBoolean;
+            running: z.ZodBoolean;
+            fired: z.ZodNumber;
+            effects: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+        }, z.core.$strict>], null>>;
+        conditions: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>], null>>;
+        rules: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            when: z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>;
+            effects: z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>;
+            once: z.ZodBoolean;
+            held: z.ZodBoolean;
+            fired: z.ZodNumber;
+        }, z.core.$strict>], null>>;
+        players: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodString], null>>;
+        restartCheckpoint: z.ZodNullable<z.ZodString>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** At most this many of each kind of definition a world holds. */
+    export const MAX_DEFINITIONS = 4096;
+    export function checkRoom(map: Map<string, unknown>, key: string, what: string): void;
+    export class GameState {
+        private readonly game;
+        phase: Phase;
+        outcome: {
+            reason: string;
+            tick: number;
+        } | null;
+        readonly flags: Map<string, boolean>;
+        readonly counters: Map<string, number>;
+        readonly timers: Map<string, Timer>;
+        readonly conditions: Map<string, Condition>;
+        readonly rules: Map<string, Rule>;
+        /** agentId → the entity that agent plays. */
+        readonly players: Map<string, string>;
+        /** The checkpoint game.restart loads (game.start makes it). */
+        restartCheckpoint: string | null;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        setFlag(name: string, value: boolean): void;
+        flag(name: string): boolean;
+        setCounter(name: string, value: number): number;
+        counter(name: string): number;
+        startTimer(name: string, ticks: number, repeat: boolean, effects: Effect[]): void;
+        /** Stops a running timer where it is (it keeps its remaining ticks); false when there is none running. */
+        stopTimer(name: string): boolean;
+        /** `running`, `done` (ran out and not restarted) or `idle` (never started, or stopped). */
+        timerState(name: string): "running" | "done" | "idle";
+        /** One fixed step of every running timer, in the order they were started. */
+        step(): void;
+        defineRule(id: string, when: Condition, effects: Effect[], once: boolean): void;
+        /** Fires every rule whose condition has just turned true (a `once` rule only the first time). */
+        settleRules(): boolean;
+        /** Ends the game: won or lost, with why. Once over, it stays over until restarted. */
+        end(phase: "won" | "lost", reason: string): boolean;
+        /** The entity `agentId` plays; not_found when it plays none. */
+        actorOf(agentId: string): string;
+    }
+    /** Reasons and text are short: a game outcome's reason at most 500 characters. */
+    export const Reason: z.ZodString;
+    export function clampAmount(v: number): number;
+    /** Replaces a map's contents with saved pairs (none: empties it). */
+    export function fill<K, V>(map: Map<K, V>, pairs: Iterable<readonly [K, V]> | undefined): void;
+}
+declare module "limina/internal/engine/game/combat/abilities" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const AbilityDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        cooldown: z.ZodDefault<z.ZodNumber>;
+        cost: z.ZodOptional<z.ZodObject<{
+            stat: z.ZodString;
+            amount: z.ZodNumber;
+        }, z.core.$strict>>;
+        target: z.ZodDefault<z.ZodEnum<{
+            entity: "entity";
+            self: "self";
+        }>>;
+        range: z.ZodDefault<z.ZodNumber>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+    }, z.core.$strict>;
+    export type AbilityDef = z.output<typeof AbilityDef>;
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            cost: z.ZodOptional<z.ZodObject<{
+                stat: z.ZodString;
+                amount: z.ZodNumber;
+            }, z.core.$strict>>;
+            target: z.ZodDefault<z.ZodEnum<{
+                entity: "entity";
+                self: "self";
+            }>>;
+            range: z.ZodDefault<z.ZodNumber>;
+            requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        }, z.core.$strict>>;
+        granted: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Abilities {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            description: string;
+            cooldown: number;
+            target: "entity" | "self";
+            range: number;
+            effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+            cost?: {
+                stat: string;
+                amount: number;
+            } | undefined;
+            requires?: Condition | undefined;
+        }>;
+        /** Entity → ability id → ticks of cooldown left. */
+        readonly granted: Map<string, Map<string, number>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: AbilityDef): {
+            created: boolean;
+        };
+        require(id: string): AbilityDef;
+        grant(entity: string, id: string): void;
+        revoke(entity: string, id: string): boolean;
+        /** Uses an ability: granted, off cooldown, affordable, its condition holding and its target in range — all checked before anything is spent. */
+        use(entity: string, id: string, target?: string): {
+            cooldown: number;
+        };
+        reset(entity: string): number;
+        /** One fixed step of cooldowns. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/items/items" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Effect } from "limina/internal/engine/game/rules/schemas";
+    export const Modifier: z.ZodObject<{
+        stat: z.ZodString;
+        add: z.ZodOptional<z.ZodNumber>;
+        mul: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type Modifier = z.infer<typeof Modifier>;
+    export const ItemDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        maxStack: z.ZodDefault<z.ZodNumber>;
+        slot: z.ZodOptional<z.ZodString>;
+        modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        use: z.ZodDefault<z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>>;
+        consumable: z.ZodDefault<z.ZodBoolean>;
+        color: z.ZodDefault<z.ZodNumber>;
+        tags: z.ZodDefault<z.ZodArray<z.ZodString>>;
+    }, z.core.$strict>;
+    export type ItemDef = z.output<typeof ItemDef>;
+    export interface Inventory {
+        capacity: number;
+        /** Item id → count, in the order first added. */
+        stacks: Map<string, number>;
+        /** Slot → item id. */
+        equipped: Map<string, string>;
+    }
+    export const DEFAULT_CAPACITY = 20;
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            maxStack: z.ZodDefault<z.ZodNumber>;
+            slot: z.ZodOptional<z.ZodString>;
+            modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                stat: z.ZodString;
+                add: z.ZodOptional<z.ZodNumber>;
+                mul: z.ZodOptional<z.ZodNumber>;
+            }, z.core.$strict>>>;
+            use: z.ZodDefault<z.ZodArray<z.ZodType<Effect, unknown, z.core.$ZodTypeInternals<Effect, unknown>>>>;
+            consumable: z.ZodDefault<z.ZodBoolean>;
+            color: z.ZodDefault<z.ZodNumber>;
+            tags: z.ZodDefault<z.ZodArray<z.ZodString>>;
+        }, z.core.$strict>>;
+        inventories: z.ZodArray<z.ZodObject<{
+            entity: z.ZodString;
+            capacity: z.ZodNumber;
+            stacks: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+            equipped: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodString], null>>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Items {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            description: string;
+            maxStack: number;
+            modifiers: {
+                stat: string;
+                add?: number | undefined;
+                mul?: number | undefined;
+            }[];
+            use: Effect[];
+            consumable: boolean;
+            color: number;
+            tags: string[];
+            slot?: string | undefined;
+        }>;
+        readonly inventories: Map<string, Inventory>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: ItemDef): {
+            created: boolean;
+        };
+        /** Removes a definition nobody holds any more. */
+        undefine(id: string): void;
+        require(id: string): ItemDef;
+        /** The inventory of `entity`, made on first use (the entity must be live). */
+        inventory(entity: string): Inventory;
+        count(entity: string, item: string): number;
+        /** Slots `stacks` would take. */
+        private slotsFor;
+        /** Whether `count` more of `item` fit in `entity`'s inventory. */
+        fits(entity: string, item: string, count: number): boolean;
+        add(entity: string, item: string, count: number): number;
+        remove(entity: string, item: string, count: number): number;
+        /** Moves items between two inventories: checked whole first, so a refusal moves nothing. */
+        transfer(from: string, to: string, item: string, count: number): void;
+        setCapacity(entity: string, capacity: number): void;
+        clear(entity: string): number;
+        equip(entity: string, item: string): string;
+        /** Takes off what is in `slot` (or the slot holding item `slot`); returns the item, null when empty. */
+        unequip(entity: string, slot: string): string | null;
+        isEquipped(entity: string, item: string): boolean;
+        /** The stat modifiers of everything `entity` has equipped, in slot order. */
+        modifiersOf(entity: string): Modifier[];
+        /** Places `count` of `item` in the world as a pickup entity; returns its id. */
+        spawn(item: string, count: number, at: Vec3): string;
+    }
+}
+declare module "limina/internal/engine/game/combat/stats" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import type { Modifier } from "limina/internal/engine/game/items/items";
+    import { EffectList } from "limina/internal/engine/game/rules/schemas";
+    export const StatFields: z.ZodObject<{
+        value: z.ZodOptional<z.ZodNumber>;
+        min: z.ZodDefault<z.ZodNumber>;
+        max: z.ZodOptional<z.ZodNumber>;
+        regen: z.ZodDefault<z.ZodNumber>;
+        onZero: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    /** What a stat's fields must also satisfy together. */
+    export function statChecks(s: {
+        min: number;
+        max?: number;
+    }, ctx: z.RefinementCtx): void;
+    export const StatSpec: z.ZodObject<{
+        value: z.ZodOptional<z.ZodNumber>;
+        min: z.ZodDefault<z.ZodNumber>;
+        max: z.ZodOptional<z.ZodNumber>;
+        regen: z.ZodDefault<z.ZodNumber>;
+        onZero: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type StatSpec = z.input<typeof StatSpec>;
+    export interface Stat {
+        value: number;
+        min: number;
+        max: number | null;
+        regen: number;
+        onZero: z.output<typeof EffectList>;
+    }
+    const Saved: z.ZodObject<{
+        stats: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            value: z.ZodNumber;
+            min: z.ZodNumber;
+            max: z.ZodNullable<z.ZodNumber>;
+            regen: z.ZodNumber;
+            onZero: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        }, z.core.$strict>], null>>], null>>;
+        modifiers: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>], null>>], null>>;
+        resistances: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** The stat damage and healing act on. */
+    export const HEALTH = "health";
+    /** The stat that takes away from incoming damage, one point per point. */
+    export const DEFENSE = "defense";
+    export class Stats {
+        private readonly game;
+        readonly stats: Map<string, Map<string, Stat>>;
+        /** Modifiers set by builders (stats.addModifier), by entity then id. */
+        readonly modifiers: Map<string, Map<string, {
+            stat: string;
+            add?: number | undefined;
+            mul?: number | undefined;
+        }>>;
+        /** Damage kind → factor (0 immune, 1 normal, 2 double), by entity. */
+        readonly resistances: Map<string, Map<string, number>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(entity: string, name: string, spec: StatSpec): Stat;
+        remove(entity: string, name: string): boolean;
+        get(entity: string, name: string): Stat | undefined;
+        require(entity: string, name: string): Stat;
+        /** Every modifier on `entity`'s `name`: its builder-set ones, then its equipment's, then its statuses'. */
+        modifiersOf(entity: string, name: string): Modifier[];
+        /** What `name` reads as: its value plus the modifiers' adds, times their multipliers; null when it has none. */
+        value(entity: string, name: string): number | null;
+        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration). */
+        set(entity: string, name: string, value: number, cause: string | null, quiet?: boolean): number;
+        modify(entity: string, name: string, by: number, cause: string | null): number;
+        setResistance(entity: string, kind: string, factor: number): void;
+        addModifier(entity: string, id: string, modifier: Modifier): void;
+        removeModifier(entity: string, id: string): boolean;
+        /**
+         * Deals `amount` of `kind` damage to `entity`'s health: scaled by its resistance to the kind,
+         * less its defense, never below zero. Returns what was dealt and the health left.
+         */
+        damage(entity: string, amount: number, kind: string, source: string | null): {
+            dealt: number;
+            health: number;
+        };
+        heal(entity: string, amount: number, source: string | null): {
+            healed: number;
+            health: number;
+        };
+        /** One fixed step of regeneration. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/combat/combat" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const Melee: z.ZodObject<{
+        damage: z.ZodNumber;
+        kind: z.ZodDefault<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        arc: z.ZodDefault<z.ZodNumber>;
+        cooldown: z.ZodDefault<z.ZodNumber>;
+        cleave: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export const Ranged: z.ZodObject<{
+        damage: z.ZodNumber;
+        kind: z.ZodDefault<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        cooldown: z.ZodDefault<z.ZodNumber>;
+        speed: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const Fighter: z.ZodObject<{
+        team: z.ZodOptional<z.ZodString>;
+        melee: z.ZodOptional<z.ZodObject<{
+            damage: z.ZodNumber;
+            kind: z.ZodDefault<z.ZodString>;
+            range: z.ZodDefault<z.ZodNumber>;
+            arc: z.ZodDefault<z.ZodNumber>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            cleave: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        ranged: z.ZodOptional<z.ZodObject<{
+            damage: z.ZodNumber;
+            kind: z.ZodDefault<z.ZodString>;
+            range: z.ZodDefault<z.ZodNumber>;
+            cooldown: z.ZodDefault<z.ZodNumber>;
+            speed: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type FighterSpec = z.input<typeof Fighter>;
+    type FighterState = z.output<typeof Fighter> & {
+        cooldowns: {
+            melee: number;
+            ranged: number;
+        };
+    };
+    export interface Projectile {
+        entity: string;
+        owner: string;
+        direction: Vec3;
+        speed: number;
+        /** Metres left to fly. */
+        left: number;
+        damage: number;
+        kind: string;
+    }
+    const Saved: z.ZodObject<{
+        fighters: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            team: z.ZodOptional<z.ZodString>;
+            melee: z.ZodOptional<z.ZodObject<{
+                damage: z.ZodNumber;
+                kind: z.ZodDefault<z.ZodString>;
+                range: z.ZodDefault<z.ZodNumber>;
+                arc: z.ZodDefault<z.ZodNumber>;
+                cooldown: z.ZodDefault<z.ZodNumber>;
+                cleave: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            ranged: z.ZodOptional<z.ZodObject<{
+                damage: z.ZodNumber;
+                kind: z.ZodDefault<z.ZodString>;
+                range: z.ZodDefault<z.ZodNumber>;
+                cooldown: z.ZodDefault<z.ZodNumber>;
+                speed: z.ZodDefault<z.ZodNumber>;
+            }, z.core.$strict>>;
+            cooldowns: z.ZodObject<{
+                melee: z.ZodNumber;
+                ranged: z.ZodNumber;
+            }, z.core.$strict>;
+        }, z.core.$strict>], null>>;
+        projectiles: z.ZodArray<z.ZodObject<{
+            entity: z.ZodString;
+            owner: z.ZodString;
+            direction: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            speed: z.ZodNumber;
+            left: z.ZodNumber;
+            damage: z.ZodNumber;
+            kind: z.ZodString;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export interface Hit {
+        target: string;
+        dealt: number;
+        health: number;
+    }
+    export class Combat {
+        private readonly game;
+        readonly fighters: Map<string, FighterState>;
+        readonly projectiles: Projectile[];
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        configure(entity: string, spec: FighterSpec): FighterState;
+        setTeam(entity: string, team: string | null): void;
+        get(entity: string): FighterState | undefined;
+        private hostile;
+        /** Where `entity` faces: +z turned by its rotation, flattened to the ground plane. */
+        private facing;
+        private ready;
+        private power;
+        /** A melee swing: hits the nearest hostile entity with health in its arc and reach (all of them with cleave), or a given one there. */
+        melee(actor: string, target?: string): Hit[];
+        /**
+         * A ranged attack toward `direction` (default where the fighter faces): a raycast that hits
+         * the first physical body in range, or, with a speed, a projectile entity that flies there.
+         */
+        ranged(actor: string, direction?: Vec3): {
+            hit: Hit | null;
+            struck: string | null;
+            projectile: string | null;
+        };
+        /** Where a shot leaves `actor`: just outside its own bounds along `dir`. */
+        private muzzle;
+        /** The entity whose body a ray from `from` along `dir` hits first within `range`, or null. */
+        private cast;
+        /** One fixed step: cooldowns tick down; projectiles fly, sweeping a ray along this step's path. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/combat/statuses" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { type Modifier } from "limina/internal/engine/game/items/items";
+    export const StatusDef: z.ZodObject<{
+        id: z.ZodString;
+        name: z.ZodString;
+        ticks: z.ZodDefault<z.ZodNumber>;
+        every: z.ZodDefault<z.ZodNumber>;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            stat: z.ZodString;
+            add: z.ZodOptional<z.ZodNumber>;
+            mul: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        stacking: z.ZodDefault<z.ZodEnum<{
+            refresh: "refresh";
+            stack: "stack";
+            ignore: "ignore";
+        }>>;
+        maxStacks: z.ZodDefault<z.ZodNumber>;
+        onExpire: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type StatusDef = z.output<typeof StatusDef>;
+    export interface Active {
+        id: string;
+        remaining: number;
+        elapsed: number;
+        stacks: number;
+        source: string | null;
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            name: z.ZodString;
+            ticks: z.ZodDefault<z.ZodNumber>;
+            every: z.ZodDefault<z.ZodNumber>;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            modifiers: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                stat: z.ZodString;
+                add: z.ZodOptional<z.ZodNumber>;
+                mul: z.ZodOptional<z.ZodNumber>;
+            }, z.core.$strict>>>;
+            stacking: z.ZodDefault<z.ZodEnum<{
+                refresh: "refresh";
+                stack: "stack";
+                ignore: "ignore";
+            }>>;
+            maxStacks: z.ZodDefault<z.ZodNumber>;
+            onExpire: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        }, z.core.$strict>>;
+        active: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            remaining: z.ZodNumber;
+            elapsed: z.ZodNumber;
+            stacks: z.ZodNumber;
+            source: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Statuses {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            name: string;
+            ticks: number;
+            every: number;
+            effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+            modifiers: {
+                stat: string;
+                add?: number | undefined;
+                mul?: number | undefined;
+            }[];
+            stacking: "refresh" | "stack" | "ignore";
+            maxStacks: number;
+            onExpire: import("limina/internal/engine/game/rules/schemas").Effect[];
+        }>;
+        readonly active: Map<string, Active[]>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: StatusDef): {
+            created: boolean;
+        };
+        require(id: string): StatusDef;
+        has(entity: string, id: string): boolean;
+        list(entity: string): Active[];
+        /** Applies a status for `ticks` (default its own duration), stacking as its definition says. */
+        apply(entity: string, id: string, ticks: number | undefined, source: string | null): Active;
+        remove(entity: string, id: string): boolean;
+        clear(entity: string): number;
+        modifiersOf(entity: string): Modifier[];
+        /** One fixed step: periodic effects, then expiry. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/dialogue/dialogues" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const Choice: z.ZodObject<{
+        id: z.ZodString;
+        text: z.ZodString;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        next: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    export const Node: z.ZodObject<{
+        speaker: z.ZodDefault<z.ZodEnum<{
+            npc: "npc";
+            player: "player";
+        }>>;
+        text: z.ZodString;
+        effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            text: z.ZodString;
+            when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            next: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>>;
+        next: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>;
+    export const DialogueDef: z.ZodObject<{
+        id: z.ZodString;
+        start: z.ZodString;
+        nodes: z.ZodRecord<z.ZodString, z.ZodObject<{
+            speaker: z.ZodDefault<z.ZodEnum<{
+                npc: "npc";
+                player: "player";
+            }>>;
+            text: z.ZodString;
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                id: z.ZodString;
+                text: z.ZodString;
+                when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                next: z.ZodOptional<z.ZodString>;
+            }, z.core.$strict>>>;
+            next: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    export type DialogueDef = z.output<typeof DialogueDef>;
+    export interface Conversation {
+        dialogue: string;
+        npc: string;
+        node: string;
+        /** Nodes visited, in order. */
+        path: string[];
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            start: z.ZodString;
+            nodes: z.ZodRecord<z.ZodString, z.ZodObject<{
+                speaker: z.ZodDefault<z.ZodEnum<{
+                    npc: "npc";
+                    player: "player";
+                }>>;
+                text: z.ZodString;
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                choices: z.ZodDefault<z.ZodArray<z.ZodObject<{
+                    id: z.ZodString;
+                    text: z.ZodString;
+                    when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                    effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                    next: z.ZodOptional<z.ZodString>;
+                }, z.core.$strict>>>;
+                next: z.ZodOptional<z.ZodString>;
+            }, z.core.$strict>>;
+        }, z.core.$strict>>;
+        conversations: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            dialogue: z.ZodString;
+            npc: z.ZodString;
+            node: z.ZodString;
+            path: z.ZodArray<z.ZodString>;
+        }, z.core.$strict>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    /** What a player sees of a conversation: who says what, and the choices open to them now. */
+    export interface View {
+        dialogue: string;
+        npc: string;
+        node: string;
+        speaker: "npc" | "player";
+        text: string;
+        choices: {
+            id: string;
+            text: string;
+        }[];
+        ended: boolean;
+    }
+    export const CONTINUE = "continue";
+    export class Dialogues {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            start: string;
+            nodes: Record<string, {
+                speaker: "npc" | "player";
+                text: string;
+                effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+                choices: {
+                    id: string;
+                    text: string;
+                    effects: import("limina/internal/engine/game/rules/schemas").Effect[];
+                    when?: Condition | undefined;
+                    next?: string | undefined;
+                }[];
+                next?: string | undefined;
+            }>;
+        }>;
+        /** Player entity → its conversation in progress. */
+        readonly conversations: Map<string, Conversation>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: DialogueDef): {
+            created: boolean;
+        };
+        undefine(id: string): void;
+        require(id: string): DialogueDef;
+        /** Starts talking with `npc` (its own dialogue unless one is named); within its talk range. */
+        start(player: string, npcEntity: string, dialogue?: string): View;
+        /** Picks one of the choices open now (or `continue` on a node without choices that leads on). */
+        choose(player: string, choice: string): View;
+        end(player: string): View;
+        current(player: string): View | null;
+        private conversation;
+        private open;
+        private choicesOf;
+        /** Enters a node: its effects, the NPC's line; a node that leads nowhere ends the conversation. */
+        private enter;
+        private view;
+    }
+}
+declare module "limina/internal/engine/social/locomotion" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    /** Walking speed, metres per second. */
+    export const WALK_SPEED = 1.6;
+    export const DEFAULT_TALK_DISTANCE = 1.5;
+    export type ApproachTarget = string | Vec3;
+    /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
+    export function bodyOf(agents: AgentDirectory, agentId: string): string | null;
+    export class Locomotion {
+        private readonly entities;
+        private readonly agents;
+        private readonly tracer;
+        private readonly characters;
+        private readonly pursuits;
+        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer, characters: CharacterSystem);
+        /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
+        locate(target: ApproachTarget): Vec3 | null;
+        /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
+        check(agentId: string, target: ApproachTarget): string;
+        /** Starts (or redirects) `agentId`'s walk toward `target`, checked as `check` does before any effect. */
+        approach(agentId: string, sessionId: string, target: ApproachTarget, talkDistance: number, cause: string): void;
+        /** The entity `agentId` inhabits; not_found when it has none. */
+        requireBody(agentId: string): string;
+        /** Whether `agentId` is walking. */
+        walking(agentId: string): boolean;
+        /** Stops `agentId` where it stands. */
+        stop(agentId: string): boolean;
+        /** The point `p`'s walker heads for now: the target itself, or on a navmesh the next corner toward it. */
+        private waypoint;
+        /** One fixed step: every walker strides toward its target. */
+        step(dt: number): void;
+    }
+}
+declare module "limina/internal/engine/skills/audio" {
+    import type * as THREE from "three";
+    import { type AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** The opaque handle of sound `id`. */
+    export function handleOf(id: number): string;
+    export function audioSkills({ audio, camera }: {
+        audio: AudioScene;
+        camera: THREE.Object3D;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/social" {
     import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Entities } from "limina/internal/engine/scene/entities";
     import { type Locomotion } from "limina/internal/engine/social/locomotion";
     import type { UiLayer } from "limina/internal/engine/ui/layer";
@@ -2968,6 +3460,1574 @@ declare module "limina/internal/engine/skills/social" {
         audio: AudioScene;
     }
     export function socialSkills({ entities, locomotion, ui, audio }: SocialServices): SkillDefinition[];
+    /**
+     * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
+     * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
+     * NPC lines share; returns what the social.said event reports.
+     */
+    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string): {
+        handle: string;
+        entity: string;
+        position: Vec3;
+        sound: string | null;
+        unspoken?: string;
+    };
+}
+declare module "limina/internal/engine/game/dialogue/npcs" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** Memories an NPC keeps; the oldest go first. */
+    export const MEMORY_LIMIT = 200;
+    export const Attitude: z.ZodNumber;
+    export const NpcSpec: z.ZodObject<{
+        name: z.ZodString;
+        persona: z.ZodDefault<z.ZodString>;
+        dialogue: z.ZodOptional<z.ZodString>;
+        attitude: z.ZodDefault<z.ZodNumber>;
+        talkRange: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type NpcSpec = z.input<typeof NpcSpec>;
+    export const Memory: z.ZodObject<{
+        tick: z.ZodNumber;
+        kind: z.ZodEnum<{
+            event: "event";
+            said: "said";
+            heard: "heard";
+            note: "note";
+        }>;
+        text: z.ZodString;
+        about: z.ZodNullable<z.ZodString>;
+    }, z.core.$strict>;
+    export type Memory = z.infer<typeof Memory>;
+    export const Waypoint: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        wait: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const RoutineSpec: z.ZodObject<{
+        waypoints: z.ZodArray<z.ZodObject<{
+            position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            wait: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        loop: z.ZodDefault<z.ZodBoolean>;
+        speed: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type RoutineSpec = z.input<typeof RoutineSpec>;
+    interface Routine extends z.output<typeof RoutineSpec> {
+        /** The waypoint it is heading for or waiting at. */
+        index: number;
+        /** Ticks left to wait there (-1: still walking). */
+        waiting: number;
+        done: boolean;
+    }
+    export interface Npc extends z.output<typeof NpcSpec> {
+        attitudes: Map<string, number>;
+        memory: Memory[];
+        routine: Routine | null;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        name: z.ZodString;
+        persona: z.ZodDefault<z.ZodString>;
+        dialogue: z.ZodOptional<z.ZodString>;
+        attitude: z.ZodDefault<z.ZodNumber>;
+        talkRange: z.ZodDefault<z.ZodNumber>;
+        attitudes: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        memory: z.ZodArray<z.ZodObject<{
+            tick: z.ZodNumber;
+            kind: z.ZodEnum<{
+                event: "event";
+                said: "said";
+                heard: "heard";
+                note: "note";
+            }>;
+            text: z.ZodString;
+            about: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>>;
+        routine: z.ZodNullable<z.ZodObject<{
+            waypoints: z.ZodArray<z.ZodObject<{
+                position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+                wait: z.ZodDefault<z.ZodNumber>;
+            }, z.core.$strict>>;
+            loop: z.ZodDefault<z.ZodBoolean>;
+            speed: z.ZodDefault<z.ZodNumber>;
+            index: z.ZodNumber;
+            waiting: z.ZodNumber;
+            done: z.ZodBoolean;
+        }, z.core.$strict>>;
+    }, z.core.$strict>], null>>;
+    type Saved = z.input<typeof Saved>;
+    export interface RecallQuery {
+        about?: string;
+        kind?: Memory["kind"];
+        /** Words the memory's text must contain (case-insensitive). */
+        text?: string;
+        /** Only memories from this tick on. */
+        since?: number;
+        limit?: number;
+    }
+    export class Npcs {
+        private readonly game;
+        readonly all: Map<string, Npc>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        has(entity: string): boolean;
+        define(entity: string, spec: NpcSpec): Npc;
+        remove(entity: string): boolean;
+        require(entity: string): Npc;
+        /** Adds a memory (stamped with the tick); past MEMORY_LIMIT the oldest is forgotten. */
+        remember(entity: string, m: {
+            text: string;
+            about?: string | null;
+            kind: Memory["kind"];
+        }): Memory;
+        /** Memories matching `q`, newest first. */
+        recall(entity: string, q?: RecallQuery): Memory[];
+        /** Forgets memories (all, or those about one entity); returns how many. */
+        forget(entity: string, about?: string): number;
+        attitude(entity: string, toward: string): number;
+        setAttitude(entity: string, toward: string, value: number): number;
+        adjustAttitude(entity: string, toward: string, by: number): number;
+        /** Being hurt: the NPC remembers who did it and likes them less. */
+        hurtBy(entity: string, source: string, amount: number): void;
+        /** `entity` says a line: a speech bubble above it, heard by nearby NPCs' memories, and its own if it is one. */
+        say(entity: string, text: string): string;
+        setRoutine(entity: string, spec: RoutineSpec): void;
+        clearRoutine(entity: string): boolean;
+        /** One fixed step of every routine: walk toward the waypoint (facing it), wait there, go on to the next. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/game/events/events" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const ListenerSpec: z.ZodObject<{
+        on: z.ZodString;
+        where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        once: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export type ListenerSpec = z.input<typeof ListenerSpec>;
+    export type Listener = z.output<typeof ListenerSpec> & {
+        fired: number;
+    };
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        on: z.ZodString;
+        where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        effects: z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        fired: z.ZodNumber;
+    }, z.core.$strict>], null>>;
+    type Saved = [string, Listener][];
+    export class GameEvents {
+        private readonly game;
+        readonly listeners: Map<string, Listener>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        listen(id: string, spec: ListenerSpec): Listener;
+        unlisten(id: string): boolean;
+        require(id: string): Listener;
+        /** Runs every listener for `type` whose fields match `data` and whose condition holds, in the order they were added. */
+        dispatch(type: string, data: Record<string, unknown>): void;
+    }
+}
+declare module "limina/internal/engine/game/interaction/interactions" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition } from "limina/internal/engine/game/rules/schemas";
+    export const KINDS: readonly ["door", "chest", "lever", "button", "sign", "pickup", "generic"];
+    export type Kind = (typeof KINDS)[number];
+    export const InteractableSpec: z.ZodObject<{
+        kind: z.ZodDefault<z.ZodEnum<{
+            door: "door";
+            chest: "chest";
+            lever: "lever";
+            button: "button";
+            sign: "sign";
+            pickup: "pickup";
+            generic: "generic";
+        }>>;
+        label: z.ZodOptional<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        open: z.ZodDefault<z.ZodBoolean>;
+        on: z.ZodDefault<z.ZodBoolean>;
+        locked: z.ZodDefault<z.ZodBoolean>;
+        key: z.ZodOptional<z.ZodString>;
+        consumeKey: z.ZodDefault<z.ZodBoolean>;
+        openOffset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        refusal: z.ZodOptional<z.ZodString>;
+        pickup: z.ZodOptional<z.ZodObject<{
+            item: z.ZodString;
+            count: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        onInteract: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onOpen: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onClose: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onUse: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onToggle: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type InteractableSpec = z.input<typeof InteractableSpec>;
+    export interface Interactable extends z.output<typeof InteractableSpec> {
+        /** Where it stands closed (recorded at registration; doors move from here). */
+        home: Vec3;
+        uses: number;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        kind: z.ZodDefault<z.ZodEnum<{
+            door: "door";
+            chest: "chest";
+            lever: "lever";
+            button: "button";
+            sign: "sign";
+            pickup: "pickup";
+            generic: "generic";
+        }>>;
+        label: z.ZodOptional<z.ZodString>;
+        range: z.ZodDefault<z.ZodNumber>;
+        open: z.ZodDefault<z.ZodBoolean>;
+        on: z.ZodDefault<z.ZodBoolean>;
+        locked: z.ZodDefault<z.ZodBoolean>;
+        key: z.ZodOptional<z.ZodString>;
+        consumeKey: z.ZodDefault<z.ZodBoolean>;
+        openOffset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        refusal: z.ZodOptional<z.ZodString>;
+        pickup: z.ZodOptional<z.ZodObject<{
+            item: z.ZodString;
+            count: z.ZodDefault<z.ZodNumber>;
+        }, z.core.$strict>>;
+        text: z.ZodOptional<z.ZodString>;
+        onInteract: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onOpen: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onClose: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onUse: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onToggle: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        home: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        uses: z.ZodNumber;
+    }, z.core.$strict>], null>>;
+    type Saved = z.input<typeof Saved>;
+    export class Interactions {
+        private readonly game;
+        readonly all: Map<string, Interactable>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        register(entity: string, spec: InteractableSpec): Interactable;
+        unregister(entity: string): boolean;
+        require(entity: string): Interactable;
+        isOpen(entity: string): boolean;
+        /** Entities lying in the world as pickups of `item`. */
+        pickupsOf(item: string): string[];
+        /** Checks `actor` may act on `entity` now: both live, within reach, and its condition holds. */
+        reach(actor: string, entity: string): Interactable;
+        /** How far `actor` is from an interactable: from a door's doorway (where it stands closed), from anything else itself. */
+        private distanceTo;
+        /** Interactables within reach of `actor`, nearest first. */
+        near(actor: string): {
+            entity: string;
+            kind: Kind;
+            label: string | null;
+            distance: number;
+            open: boolean;
+            locked: boolean;
+            on: boolean;
+        }[];
+        /** What interacting does for each kind: doors and chests open or close, levers toggle, pickups are picked up, the rest fire their effects. */
+        interact(actor: string, entity: string): {
+            kind: Kind;
+            result: string;
+            text: string | null;
+        };
+        /** Picks a pickup up into `actor`'s inventory; the pickup entity is gone after. */
+        pickup(actor: string, entity: string): {
+            item: string;
+            count: number;
+            total: number;
+        };
+        open(actor: string | null, entity: string): void;
+        close(actor: string | null, entity: string): void;
+        toggle(actor: string, entity: string): boolean;
+        unlock(actor: string, entity: string): void;
+        lock(actor: string, entity: string): void;
+        /** Opens or closes without reach checks (rules and effects do this); a door moves with it. */
+        setOpen(entity: string, open: boolean, by: string | null): void;
+        setLocked(entity: string, locked: boolean, by: string | null): void;
+        /** Uses an interactable (not an item on it): its use effects. */
+        use(actor: string, entity: string): void;
+        /** Moves a door to where its open state puts it. */
+        private place;
+    }
+}
+declare module "limina/internal/engine/game/progression/progression" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const Curve: z.ZodObject<{
+        levels: z.ZodArray<z.ZodNumber>;
+        rewards: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodObject<{
+            effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            unlocks: z.ZodDefault<z.ZodArray<z.ZodString>>;
+        }, z.core.$strict>>>;
+    }, z.core.$strict>;
+    export type Curve = z.output<typeof Curve>;
+    interface Standing {
+        xp: number;
+        level: number;
+        unlocks: string[];
+    }
+    const Saved: z.ZodObject<{
+        curve: z.ZodObject<{
+            levels: z.ZodArray<z.ZodNumber>;
+            rewards: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodObject<{
+                effects: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+                unlocks: z.ZodDefault<z.ZodArray<z.ZodString>>;
+            }, z.core.$strict>>>;
+        }, z.core.$strict>;
+        records: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            xp: z.ZodNumber;
+            level: z.ZodNumber;
+            unlocks: z.ZodArray<z.ZodString>;
+        }, z.core.$strict>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Progression {
+        private readonly game;
+        curve: Curve;
+        readonly records: Map<string, Standing>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(curve: Curve): void;
+        private record;
+        get(entity: string): {
+            xp: number;
+            level: number;
+            unlocks: string[];
+            next: number | null;
+        };
+        level(entity: string): number;
+        unlocked(entity: string, id: string): boolean;
+        /** Adds xp; every level it reaches grants that level's rewards, in order. */
+        addXp(entity: string, amount: number): {
+            xp: number;
+            level: number;
+            gained: number;
+        };
+        grant(entity: string, id: string): boolean;
+        revoke(entity: string, id: string): boolean;
+    }
+}
+declare module "limina/internal/engine/game/quests/quests" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { Condition, type QuestStatus } from "limina/internal/engine/game/rules/schemas";
+    export const Objective: z.ZodObject<{
+        id: z.ZodString;
+        text: z.ZodString;
+        event: z.ZodOptional<z.ZodObject<{
+            type: z.ZodString;
+            where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+            anyone: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        count: z.ZodDefault<z.ZodNumber>;
+        optional: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export const QuestDef: z.ZodObject<{
+        id: z.ZodString;
+        title: z.ZodString;
+        description: z.ZodDefault<z.ZodString>;
+        giver: z.ZodOptional<z.ZodString>;
+        objectives: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            text: z.ZodString;
+            event: z.ZodOptional<z.ZodObject<{
+                type: z.ZodString;
+                where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+                anyone: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            count: z.ZodDefault<z.ZodNumber>;
+            optional: z.ZodDefault<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        public: z.ZodDefault<z.ZodBoolean>;
+        autoComplete: z.ZodDefault<z.ZodBoolean>;
+        timeLimit: z.ZodOptional<z.ZodNumber>;
+        failWhen: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+        onOffer: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onAccept: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        rewards: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onFail: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+    }, z.core.$strict>;
+    export type QuestDef = z.output<typeof QuestDef>;
+    export interface Progress {
+        status: Exclude<QuestStatus, "none">;
+        /** Objective id → events counted (or progress made). */
+        counts: Record<string, number>;
+        /** Objective ids done, in the order they were done. */
+        done: string[];
+        tracked: boolean;
+        /** Ticks left before it fails (quests with a time limit, while active). */
+        remaining: number | null;
+        reason: string | null;
+    }
+    const Saved: z.ZodObject<{
+        defs: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            title: z.ZodString;
+            description: z.ZodDefault<z.ZodString>;
+            giver: z.ZodOptional<z.ZodString>;
+            objectives: z.ZodArray<z.ZodObject<{
+                id: z.ZodString;
+                text: z.ZodString;
+                event: z.ZodOptional<z.ZodObject<{
+                    type: z.ZodString;
+                    where: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>>>;
+                    anyone: z.ZodDefault<z.ZodBoolean>;
+                }, z.core.$strict>>;
+                when: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+                count: z.ZodDefault<z.ZodNumber>;
+                optional: z.ZodDefault<z.ZodBoolean>;
+            }, z.core.$strict>>;
+            public: z.ZodDefault<z.ZodBoolean>;
+            autoComplete: z.ZodDefault<z.ZodBoolean>;
+            timeLimit: z.ZodOptional<z.ZodNumber>;
+            failWhen: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
+            onOffer: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            onAccept: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            rewards: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+            onFail: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        }, z.core.$strict>>;
+        progress: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+            status: z.ZodEnum<{
+                failed: "failed";
+                offered: "offered";
+                active: "active";
+                completed: "completed";
+                declined: "declined";
+            }>;
+            counts: z.ZodRecord<z.ZodString, z.ZodNumber>;
+            done: z.ZodArray<z.ZodString>;
+            tracked: z.ZodBoolean;
+            remaining: z.ZodNullable<z.ZodNumber>;
+            reason: z.ZodNullable<z.ZodString>;
+        }, z.core.$strict>], null>>], null>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export class Quests {
+        private readonly game;
+        readonly defs: Map<string, {
+            id: string;
+            title: string;
+            description: string;
+            objectives: {
+                id: string;
+                text: string;
+                count: number;
+                optional: boolean;
+                event?: {
+                    type: string;
+                    where: Record<string, string | number | boolean>;
+                    anyone: boolean;
+                } | undefined;
+                when?: Condition | undefined;
+            }[];
+            public: boolean;
+            autoComplete: boolean;
+            onOffer: import("limina/internal/engine/game/rules/schemas").Effect[];
+            onAccept: import("limina/internal/engine/game/rules/schemas").Effect[];
+            rewards: import("limina/internal/engine/game/rules/schemas").Effect[];
+            onFail: import("limina/internal/engine/game/rules/schemas").Effect[];
+            giver?: string | undefined;
+            timeLimit?: number | undefined;
+            failWhen?: Condition | undefined;
+        }>;
+        /** Quest id → holder entity → progress. */
+        readonly byQuest: Map<string, Map<string, Progress>>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        define(def: QuestDef): {
+            created: boolean;
+        };
+        undefine(id: string): void;
+        require(id: string): QuestDef;
+        get(quest: string, entity: string): Progress | undefined;
+        statusOf(quest: string, entity: string): QuestStatus;
+        private ctx;
+        private set;
+        offer(quest: string, entity: string, by: string | null): void;
+        /** Accepts a quest: it must have been offered to `entity`, or be public (`force` skips this: rules start quests). */
+        accept(quest: string, entity: string, force?: boolean): void;
+        decline(quest: string, entity: string): void;
+        /** Gives up an active quest: it fails. */
+        abandon(quest: string, entity: string): void;
+        private active;
+        /** Advances an objective by hand (objectives without an event or condition, or to help one along). */
+        progress(quest: string, objective: string, by: number, entity: string): number;
+        private markDone;
+        complete(quest: string, entity: string): void;
+        fail(quest: string, entity: string, reason: string): void;
+        track(quest: string, entity: string, tracked: boolean): void;
+        /** Counts a game event toward the event objectives it matches, in every active quest. */
+        hear(type: string, data: Record<string, unknown>): void;
+        /** One fixed step of time limits. */
+        step(): void;
+        /** Condition objectives, fail conditions and completion; true when anything changed. */
+        settle(): boolean;
+    }
+}
+declare module "limina/internal/limina-trace/js/world-file" {
+    /** `"sha256:"` and the hex digest of `bytes`. */
+    export function sha256(bytes: Uint8Array): string;
+    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
+    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
+    /** Saves `body` before returning (the last save of a process about to exit). */
+    export function saveWorldFileNow(path: string, body: Uint8Array): number;
+    /**
+     * The body of the world file at `path`, checked against its header's version, length and
+     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
+     */
+    export function readWorldFile(path: string): Uint8Array;
+    /**
+     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
+     * on, those signals no longer end the process by themselves: the caller must exit.
+     */
+    export function waitForStopSignal(): Promise<string>;
+}
+declare module "limina/internal/engine/game/save/bytes" {
+    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
+    export function fromBase64(text: string): Uint8Array;
+}
+declare module "limina/internal/engine/game/save/checkpoints" {
+    import { z } from "zod";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** Checkpoints a world keeps at once. */
+    export const MAX_CHECKPOINTS = 16;
+    /** The largest checkpoint, bytes. */
+    export const MAX_CHECKPOINT_BYTES: number;
+    /** The name of the resource (what a checkpoint leaves out of itself and keeps when loaded). */
+    export const CHECKPOINTS = "game.checkpoints";
+    /** Takes and loads whole-world snapshots, for the session that owns the game. */
+    export interface Checkpointing {
+        /** The world now as snapshot bytes, without the resources in `exclude` (UI left out); with its digest. */
+        take(exclude: readonly string[]): {
+            bytes: Uint8Array;
+            digest: string;
+        };
+        /** Replaces the world with snapshot bytes in place, keeping the resources in `keep`; resolves to the digest. */
+        load(bytes: Uint8Array, keep: readonly string[]): Promise<string>;
+    }
+    /** Records an event attributed to the caller (checkpoint loads await, so they cannot use the game's current caller). */
+    export type Emit = (type: string, payload: unknown) => string;
+    export interface Checkpoint {
+        tick: number;
+        digest: string;
+        bytes: Uint8Array;
+        /** sha256 of the bytes. */
+        hash: string;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        tick: z.ZodNumber;
+        digest: z.ZodString;
+        hash: z.ZodString;
+        data: z.ZodString;
+    }, z.core.$strict>], null>>;
+    type Saved = z.infer<typeof Saved>;
+    export class Checkpoints {
+        private readonly game;
+        private readonly checkpointing;
+        readonly all: Map<string, Checkpoint>;
+        constructor(game: Game, checkpointing: Checkpointing);
+        save(): Saved;
+        digestState(): unknown;
+        load(saved: Saved | null): void;
+        /** Snapshots the world as checkpoint `name` (replacing one of that name). */
+        create(name: string, emit: Emit): Checkpoint;
+        require(name: string): Checkpoint;
+        /** Loads checkpoint `name` in place; resolves to the world's digest, which equals the one it was taken with. */
+        restore(name: string, emit: Emit): Promise<string>;
+        delete(name: string, emit: Emit): boolean;
+        list(): {
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }[];
+    }
+}
+declare module "limina/internal/engine/game/triggers/triggers" {
+    import { z } from "zod";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Game } from "limina/internal/engine/game/game";
+    export const TriggerFields: z.ZodObject<{
+        shape: z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+        }>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        attach: z.ZodOptional<z.ZodString>;
+        halfExtents: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        filter: z.ZodDefault<z.ZodObject<{
+            tag: z.ZodOptional<z.ZodString>;
+            entities: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            players: z.ZodOptional<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        onEnter: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onExit: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onStay: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        every: z.ZodDefault<z.ZodNumber>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        enabled: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    /** What a zone's fields must also satisfy together. */
+    export function triggerChecks(t: {
+        shape: "box" | "sphere";
+        halfExtents?: unknown;
+        radius?: unknown;
+        position?: unknown;
+        attach?: unknown;
+    }, ctx: z.RefinementCtx): void;
+    export const TriggerSpec: z.ZodObject<{
+        shape: z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+        }>;
+        position: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        attach: z.ZodOptional<z.ZodString>;
+        halfExtents: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        filter: z.ZodDefault<z.ZodObject<{
+            tag: z.ZodOptional<z.ZodString>;
+            entities: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            players: z.ZodOptional<z.ZodBoolean>;
+        }, z.core.$strict>>;
+        onEnter: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onExit: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        onStay: z.ZodDefault<z.ZodArray<z.ZodType<import("limina/internal/engine/game/rules/schemas").Effect, unknown, z.core.$ZodTypeInternals<import("limina/internal/engine/game/rules/schemas").Effect, unknown>>>>;
+        every: z.ZodDefault<z.ZodNumber>;
+        once: z.ZodDefault<z.ZodBoolean>;
+        enabled: z.ZodDefault<z.ZodBoolean>;
+    }, z.core.$strict>;
+    export type TriggerSpec = z.input<typeof TriggerSpec>;
+    export interface Trigger extends z.output<typeof TriggerFields> {
+        /** Entities inside now, in the order they entered, with the ticks each has stayed. */
+        inside: [string, number][];
+        entries: number;
+    }
+    const Saved: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
+        inside: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>;
+        entries: z.ZodNumber;
+    }, z.core.$loose>], null>>;
+    type Saved = [string, Record<string, unknown>][];
+    export class Triggers {
+        private readonly game;
+        readonly all: Map<string, Trigger>;
+        constructor(game: Game);
+        save(): Saved;
+        load(saved: Saved | null): void;
+        prune(alive: (id: string) => boolean): void;
+        create(id: string, spec: TriggerSpec): Trigger;
+        require(id: string): Trigger;
+        remove(id: string): boolean;
+        /** Enables or disables a zone; a disabled zone forgets who was inside (they enter anew when it is enabled). */
+        setEnabled(id: string, enabled: boolean): void;
+        /** Where a zone's centre is now. */
+        centre(t: Trigger): Vec3;
+        /** The radius that bounds the zone (what the native query searches). */
+        private reach;
+        /** One fixed step: who is inside every enabled zone now, then entries, stays and exits in zone order. */
+        step(): void;
+        private accepts;
+    }
+}
+declare module "limina/internal/engine/game/game" {
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    import type { WorldResources } from "limina/internal/engine/ecs/resources";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { ExecutionContext } from "limina/internal/engine/skills/registry";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import type { UiLayer } from "limina/internal/engine/ui/layer";
+    import { Abilities } from "limina/internal/engine/game/combat/abilities";
+    import { Combat } from "limina/internal/engine/game/combat/combat";
+    import { Stats } from "limina/internal/engine/game/combat/stats";
+    import { Statuses } from "limina/internal/engine/game/combat/statuses";
+    import { Dialogues } from "limina/internal/engine/game/dialogue/dialogues";
+    import { Npcs } from "limina/internal/engine/game/dialogue/npcs";
+    import { GameEvents } from "limina/internal/engine/game/events/events";
+    import { Interactions } from "limina/internal/engine/game/interaction/interactions";
+    import { Items } from "limina/internal/engine/game/items/items";
+    import { Progression } from "limina/internal/engine/game/progression/progression";
+    import { Quests } from "limina/internal/engine/game/quests/quests";
+    import type { Condition, Effect, Op, Who } from "limina/internal/engine/game/rules/schemas";
+    import { type Checkpointing, Checkpoints } from "limina/internal/engine/game/save/checkpoints";
+    import { GameState } from "limina/internal/engine/game/state/state";
+    import { Triggers } from "limina/internal/engine/game/triggers/triggers";
+    /** Who a rule is evaluated for: the acting entity, what it acts on, the NPC of a dialogue, the event that fired it. */
+    export interface RuleContext {
+        actor?: string;
+        target?: string;
+        npc?: string;
+        data?: Record<string, unknown>;
+    }
+    export interface GameServices {
+        entities: Entities;
+        spatial: SpatialIndex;
+        tracer: Tracer;
+        resources: WorldResources;
+        ui: UiLayer;
+        audio: AudioScene;
+        /** The world's tick now. */
+        tick(): number;
+        /** Takes and loads whole-world snapshots (checkpoints and saves). */
+        checkpointing: Checkpointing;
+    }
+    /** How deep effects may set off further effects (an event a listener emits …) before the chain is cut. */
+    export const MAX_CHAIN = 8;
+    export class Game {
+        readonly services: GameServices;
+        readonly state: GameState;
+        readonly items: Items;
+        readonly interactions: Interactions;
+        readonly triggers: Triggers;
+        readonly events: GameEvents;
+        readonly quests: Quests;
+        readonly stats: Stats;
+        readonly statuses: Statuses;
+        readonly combat: Combat;
+        readonly abilities: Abilities;
+        readonly dialogues: Dialogues;
+        readonly npcs: Npcs;
+        readonly progression: Progression;
+        readonly checkpoints: Checkpoints;
+        private emitter;
+        private chain;
+        private seenRevision;
+        constructor(services: GameServices);
+        get entities(): Entities;
+        tick(): number;
+        /** Whether `id` is a live entity. */
+        alive(id: string): boolean;
+        /** A live entity's position; not_found for any other id. */
+        position(id: string): Vec3;
+        distance(a: string, b: string): number;
+        /** Records a trace event, attributed to the calling agent inside a skill call and to `game` otherwise. */
+        emit(type: string, payload: unknown): string;
+        /**
+         * A game event: recorded in the world log, then heard by the world's listeners (event.listen)
+         * and the quests whose objectives count it. `data.actor`, when set, is whom listeners' effects
+         * are about.
+         */
+        signal(type: string, data: Record<string, unknown>): void;
+        /** The entity `who` names in `ctx`, or null when the context has none. */
+        resolve(who: Who | undefined, ctx: RuleContext, fallback?: "actor" | "target" | "npc"): string | null;
+        /** Whether `cond` holds now for `ctx`. Something it names that does not exist simply does not hold. */
+        check(cond: Condition, ctx: RuleContext, depth?: number): boolean;
+        /**
+         * Applies effects in order. An effect that cannot apply (an item nobody defined, an entity that
+         * is gone, nobody to apply it to) is skipped with a `game.effect.skipped` event; the rest go on.
+         */
+        apply(effects: readonly Effect[], ctx: RuleContext): void;
+        private applyOne;
+        /** Destroys an entity and everything the game kept about it. */
+        destroy(id: string): void;
+        /** Forgets game state of entities that no longer exist (checked when the entity table changed). */
+        prune(): void;
+        /**
+         * Settles what follows from the state now: quests whose objectives are met complete, rules
+         * whose conditions turned true fire — until nothing more follows (bounded).
+         */
+        settle(): void;
+        /** One fixed step of the game, after physics: routines, projectiles, triggers, statuses, cooldowns, timers, then settling. */
+        step(): void;
+        /**
+         * Runs a skill's handler on the game: events it causes are attributed to the caller; a
+         * world-writing call that fails leaves the game state as it was; one that succeeds is
+         * settled before it returns.
+         */
+        run<T>(ctx: ExecutionContext, writes: boolean, fn: () => T): T;
+        /** Every family's state but the checkpoints' (a failed call rolls back to it). */
+        private saveState;
+        private loadState;
+        private families;
+    }
+    /** An effect that cannot apply now: skipped (not a failure of the call that set it off). */
+    export function skip(message: string): LiminaError;
+    export function compare(a: number, op: Op | undefined, b: number): boolean;
+}
+declare module "limina/internal/engine/persistence/snapshot" {
+    import * as THREE from "three";
+    import type { AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
+    import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import { type CharacterResource } from "limina/internal/engine/characters/characters";
+    import type { GltfResource } from "limina/internal/engine/skills/three";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** The snapshot layout this engine writes and reads. */
+    export const SNAPSHOT_VERSION = 1;
+    interface SavedMaterial {
+        color: number | null;
+        roughness: number | null;
+        metalness: number | null;
+    }
+    interface SavedMesh {
+        castShadow: boolean;
+        receiveShadow: boolean;
+        materials: SavedMaterial[];
+    }
+    /** The scene object of one entity: a primitive made by scene.createEntity, a glTF model, or a character's body (and its crowd agent). */
+    export type SavedObject = {
+        kind: "primitive";
+        shape: "box" | "sphere";
+        size: number;
+        meshes: SavedMesh[];
+    } | {
+        kind: "gltf";
+        resource: GltfResource;
+        meshes: SavedMesh[];
+    } | {
+        kind: "character";
+        resource: CharacterResource;
+        agent: number;
+    };
+    interface SavedLighting {
+        ambient: {
+            color: number;
+            intensity: number;
+        };
+        directional: {
+            color: number;
+            intensity: number;
+            position: Vec3;
+            castShadow: boolean;
+            shadow: {
+                mapSize: number;
+                extent: number;
+                near: number;
+                far: number;
+                bias: number;
+            };
+        };
+    }
+    /** What a snapshot holds besides the physics bytes. */
+    export interface SessionSnapshot {
+        version: number;
+        tick: number;
+        /** The digest of the world this snapshot holds. */
+        digest: string;
+        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
+        logSeq: number;
+        world: WorldSnapshot;
+        /** `[entity id, physics body handle]` for every entity with a body. */
+        bodies: [string, number][];
+        objects: Record<string, SavedObject>;
+        lighting: SavedLighting;
+        view: CameraPose;
+        agents: AgentSummary[];
+        /** The world resources (game state) by name; absent in snapshots made before they existed. */
+        resources?: Record<string, unknown>;
+        /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
+        characters?: string;
+        nav?: string;
+    }
+    /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+    export function saveMeshes(object: THREE.Object3D): SavedMesh[];
+    /** The lighting as snapshots save it and digests hash it. */
+    export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
+    export interface SnapshotOptions {
+        /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+        exclude?: readonly string[];
+        /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+        withoutUi?: boolean;
+    }
+    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
+    export function snapshotSession(session: WorldSession, options?: SnapshotOptions): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
+    export function encodeSnapshot({ snapshot, physics }: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Uint8Array;
+    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
+    export function decodeSnapshot(bytes: Uint8Array): {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    };
+    /**
+     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
+     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
+     * view camera and tick; the session is then marked `restored`. Its digest is checked
+     * against the saved one: a mismatch is an `internal` error.
+     */
+    export function restoreSession(session: WorldSession, snap: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }): Promise<void>;
+    /**
+     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
+     * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+     * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+     * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+     * checked; resolves to it.
+     */
+    export function replaceWorld(session: WorldSession, snap: {
+        snapshot: SessionSnapshot;
+        physics: Uint8Array;
+    }, keep?: readonly string[]): Promise<string>;
+}
+declare module "limina/internal/engine/persistence/digest" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import type { World } from "limina/internal/engine/ecs/world";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
+    export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string;
+    /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
+    export function worldState(session: WorldSession, exclude?: readonly string[]): unknown;
+}
+declare module "limina/internal/limina-sandbox/js/sandbox" {
+    export interface SandboxLimits {
+        /** Most bytes the sandbox may allocate (1 MiB–1 GiB). */
+        memoryBytes: number;
+        /** Most native stack its code may use (16 KiB–4 MiB). */
+        stackBytes: number;
+    }
+    /** How an entry ended: ran, threw, or was stopped by one of its budgets. */
+    export type SandboxStatus = "ok" | "threw" | "cpu_budget" | "memory_budget" | "stack_overflow";
+    /** One `host.invoke` waiting for the host; `input` is the sandbox's JSON text. */
+    export interface Intent {
+        id: number;
+        skill: string;
+        input: string;
+    }
+    export interface Outcome {
+        status: SandboxStatus;
+        error: string | null;
+        /** The state of the current call (`call`): its result JSON once done, or why it failed. */
+        call: "pending" | "done" | "failed";
+        result: string | null;
+        intents: Intent[];
+        jobsPending: boolean;
+        cpuMs: number;
+        memBytes: number;
+    }
+    /** The host's answer to one intent. */
+    export type Answer = {
+        ok: true;
+        value: unknown;
+    } | {
+        ok: false;
+        error: string;
+    };
+    export class Sandbox {
+        private id;
+        private constructor();
+        static create(limits: SandboxLimits): Sandbox;
+        private get live();
+        /** Runs top-level script code, then its promise jobs, within `cpuMs`. */
+        eval(source: string, filename: string, cpuMs: number): Outcome;
+        /** Calls the `host.onTick` handler (name null) or a global function with `arg` (as JSON). */
+        call(name: string | null, arg: unknown, cpuMs: number): Outcome;
+        /** Answers intents, then runs what follows within `cpuMs`. */
+        settle(answers: [Intent, Answer][], cpuMs: number): Outcome;
+        /** Injects the perception snapshot `host.perception` reads until the next one (null: none). */
+        perceive(snapshot: unknown): void;
+        /** Whether its code registered `host.onTick`. */
+        get hasTick(): boolean;
+        /** Bytes its runtime holds. */
+        get memoryBytes(): number;
+        get disposed(): boolean;
+        /** Frees the runtime; later calls fail with `unavailable`. */
+        dispose(): void;
+    }
+    /** A package's attestation: verified by a trusted key, unsigned, or why not. */
+    export type Attestation = {
+        status: "verified";
+        key: string;
+    } | {
+        status: "unsigned";
+    } | {
+        status: "hash_mismatch";
+        signed: string;
+        actual: string;
+    } | {
+        status: "bad_signature";
+        why: string;
+    } | {
+        status: "untrusted_key";
+        key: string;
+        why: string;
+    };
+    /** An installed package as read from disk; `error` says why it cannot be used. */
+    export interface PackageInfo {
+        dir: string;
+        ref: string | null;
+        error: string | null;
+        name: string;
+        version: string;
+        kind: "agent" | "skill" | "script" | null;
+        capabilities: string[];
+        engine: string;
+        engineCompatible: boolean;
+        contentHash: string;
+        attestation: Attestation | null;
+        entry: string;
+    }
+    export interface OpenedPackage {
+        package: PackageInfo;
+        /** The entry's source, read in the same pass the hash was computed over. */
+        source: string | null;
+        /** `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`. */
+        unsignedAllowed: boolean;
+    }
+    /** Where packages are installed and whom they must be signed by; each setting left out comes from the environment. */
+    export interface InstallConfig {
+        /** The install directory (default `$LIMINA_PACKAGES_DIR`, else `packages/` in the working directory). */
+        dir?: string;
+        /** A file of trusted ed25519 public keys in hex, one a line (default `$LIMINA_TRUSTED_KEYS`). */
+        trustedKeys?: string;
+        /** Load packages without a trusted signature (default: `LIMINA_ALLOW_UNSIGNED_PACKAGES=1`). */
+        allowUnsigned?: boolean;
+    }
+    /** The packages in the install directory. */
+    export function listPackages(install?: InstallConfig): PackageInfo[];
+    /** The installed package `ref` (`name@version`); `not_found` when there is none. */
+    export function openPackage(ref: string, install?: InstallConfig): OpenedPackage;
+}
+declare module "limina/internal/engine/packages/bridge" {
+    import type { Outcome, Sandbox, SandboxStatus } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    /** Who a sandbox acts as. */
+    export interface Attribution {
+        agentId: string;
+        sessionId: string;
+        profile: string;
+        /** What its calls may do: the capabilities it declared, all granted by its profile. */
+        permissions: ReadonlySet<string>;
+        /** The package's `name@version`. */
+        pkg: string;
+        /** Events behind its calls (its load). */
+        causedBy: string[];
+    }
+    export interface RunBudget {
+        /** Sandbox CPU time for the whole entry, all rounds together. */
+        cpuMs: number;
+        /** Most `host.invoke` calls one entry may make. */
+        maxIntents: number;
+    }
+    export interface RunResult {
+        status: SandboxStatus | "intent_budget";
+        /** Why, when the status is not ok. */
+        error: string | null;
+        call: Outcome["call"];
+        /** The call's result (parsed) once done, or why it failed. */
+        result: unknown;
+        cpuMs: number;
+        memBytes: number;
+        /** Intents performed. */
+        invoked: number;
+    }
+    export class HostBridge {
+        private readonly registry;
+        private readonly policy;
+        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
+        private readonly perceptionOf;
+        private readonly tickOf;
+        /** Memory already charged per sandbox, so the ledger holds each one's peak. */
+        private readonly charged;
+        /** The snapshot each sandbox holds, so an unchanged one is not injected again. */
+        private readonly injected;
+        constructor(registry: SkillRegistry, policy: PolicyEngine, 
+        /** The latest perception of the agent a sandbox acts as (null: it has none, e.g. a builder's session). */
+        perceptionOf?: (agentId: string) => unknown | null, tickOf?: () => number);
+        /**
+         * Runs one entry to quiescence: `enter` starts it, the bridge answers its
+         * intents. `perception` is the snapshot the entry reads (default: the
+         * owner's latest perception).
+         */
+        run(sandbox: Sandbox, enter: (cpuMs: number) => Outcome, who: Attribution, budget: RunBudget, perception?: unknown): Promise<RunResult>;
+        private charge;
+        /** One crossing: decided by the policy engine, performed by the registry. */
+        private perform;
+    }
+}
+declare module "limina/internal/engine/packages/limits" {
+    export interface PackageLimits {
+        /** Most bytes a package's sandbox may allocate. */
+        memoryBytes: number;
+        /** Most native stack its code may use. */
+        stackBytes: number;
+        /** Sandbox CPU time for the entry's top-level code at load. */
+        loadCpuMs: number;
+        /** Sandbox CPU time per `host.onTick` call. */
+        tickCpuMs: number;
+        /** Sandbox CPU time per `decide` of an agent package. */
+        decideCpuMs: number;
+        /** Ticks over budget before the package is unloaded. */
+        maxOverruns: number;
+        /** Most `host.invoke` calls in one entry (a load, a tick, a decision). */
+        maxIntentsPerRun: number;
+    }
+    export const DEFAULT_PACKAGE_LIMITS: Readonly<PackageLimits>;
+}
+declare module "limina/internal/engine/packages/loaded" {
+    import type { PackageInfo, Sandbox } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Attribution, HostBridge, RunResult } from "limina/internal/engine/packages/bridge";
+    import type { PackageLimits } from "limina/internal/engine/packages/limits";
+    export class LoadedPackage {
+        readonly info: PackageInfo;
+        readonly who: Attribution;
+        private readonly sandbox;
+        private readonly bridge;
+        private readonly tracer;
+        private readonly limits;
+        private readonly onUnload;
+        /** Ticks whose handler ran over its budget. */
+        overruns: number;
+        ticks: number;
+        /** Why it was unloaded, once it is. */
+        unloaded: string | null;
+        /** The entry (tick or decision) running now, if any: the sandbox is never entered twice at once. */
+        private running;
+        constructor(info: PackageInfo, who: Attribution, sandbox: Sandbox, bridge: HostBridge, tracer: Tracer, limits: PackageLimits, onUnload: (pkg: LoadedPackage) => void);
+        get ref(): string;
+        private emit;
+        /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
+        tick(step: number): Promise<void>;
+        /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
+        callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult>;
+        private enter;
+        /** Stops the package and frees its sandbox; returns the event id. */
+        unload(rejectReason: string, reason: string): string | null;
+    }
+}
+declare module "limina/internal/engine/packages/host" {
+    import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import { LoadedPackage } from "limina/internal/engine/packages/loaded";
+    import { type PackageLimits } from "limina/internal/engine/packages/limits";
+    export type RejectReason = "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
+    export interface LoadRequest {
+        ref: string;
+        agentId: string;
+        sessionId: string;
+        profile: string;
+        /** The caller's own permissions: the named profile must be within them. */
+        callerPermissions: ReadonlySet<string>;
+        /** Who asks, for the audit trail. */
+        callerId: string;
+        causedBy?: string[];
+    }
+    /** The load decision, as `package.load` returns it. */
+    export interface LoadDecision {
+        ok: boolean;
+        ref: string;
+        agentId: string | null;
+        rule: string | null;
+        rejectReason: RejectReason | null;
+        reason: string | null;
+        loadEventId: string | null;
+    }
+    /** A package's row in `package.list`. */
+    export interface ListedPackage {
+        ref: string;
+        name: string;
+        version: string;
+        kind: string;
+        declaredCapabilities: string[];
+        engineCompat: string;
+        contentHash: string;
+        attested: boolean;
+    }
+    export interface PackageHostServices {
+        registry: SkillRegistry;
+        /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
+        agents?: AgentDirectory;
+        tracer: Tracer;
+        /** Decides loads and crossings and holds the sandboxes' budgets. */
+        policy: PolicyEngine;
+        limits?: Partial<PackageLimits>;
+        /** The install directory and trust settings (default: from the environment). */
+        install?: InstallConfig;
+        /** Call ticking packages on the host loop's fixed steps (default true). */
+        simulate?: boolean;
+        /** Whether the world is paused: ticking packages wait while it is. */
+        paused?: () => boolean;
+    }
+    export class PackageHost {
+        readonly limits: PackageLimits;
+        private readonly bridge;
+        /** Loaded packages by the agent id they act as. */
+        private readonly loadedByAgent;
+        private readonly stopTicking;
+        private readonly tracer;
+        private readonly policy;
+        private readonly install;
+        constructor(services: PackageHostServices);
+        /** The usable installed packages (optionally one name), as `package.list` shows them. */
+        list(name?: string): ListedPackage[];
+        /** The package loaded as `agentId`, if any. */
+        get(agentId: string): LoadedPackage | undefined;
+        loaded(): LoadedPackage[];
+        /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+        tick(step: number): void;
+        load(req: LoadRequest): Promise<LoadDecision>;
+        /** Unloads the package running as `agentId`; returns whether there was one. */
+        unload(agentId: string, reason?: string): boolean;
+        /** Stops ticking and frees every sandbox. */
+        dispose(): void;
+    }
+}
+declare module "limina/internal/limina-render/js/target" {
+    import * as THREE from "three";
+    /** What a target's context tells the readback: the device and the frame's texture. */
+    export interface FrameSource {
+        device: GPUDevice | null;
+        format: GPUTextureFormat;
+        /** The texture the last render drew into, or null before the first. */
+        frame(): GPUTexture | null;
+    }
+    export interface CanvasStandIn {
+        width: number;
+        height: number;
+        style: Record<string, string>;
+        getContext(kind: string): unknown;
+        addEventListener(): void;
+        removeEventListener(): void;
+        getBoundingClientRect(): {
+            left: number;
+            top: number;
+            width: number;
+            height: number;
+        };
+    }
+    /** The object Three.js takes for a canvas; `makeContext` builds its one "webgpu" context. */
+    export function canvasStandIn<C extends FrameSource>(width: number, height: number, makeContext: (canvas: CanvasStandIn) => C): {
+        canvas: CanvasStandIn;
+        context: () => C | null;
+    };
+    export interface RenderTarget {
+        renderer: THREE.WebGPURenderer;
+        readonly width: number;
+        readonly height: number;
+        /** The adapter the frames come from (e.g. "llvmpipe" on lavapipe). */
+        adapter: string;
+        /** Whether frames are presented to the native window. */
+        windowed: boolean;
+        /** Reads the last rendered frame back as RGBA8, rows top to bottom. A
+         *  window's frame must be read in the frame callback that drew it, before
+         *  the host presents it. */
+        readPixels(): Promise<Uint8Array>;
+        /** Writes the last rendered frame to a PNG file. */
+        savePng(path: string): Promise<void>;
+        /** Resizes the drawing buffer (the window does this itself). */
+        setSize(width: number, height: number): void;
+    }
+    /** A WebGPURenderer on `canvas`; throws `engine: no WebGPU adapter` without one. */
+    export function createRenderTarget(made: {
+        canvas: CanvasStandIn;
+        context: () => FrameSource | null;
+    }, options: {
+        antialias?: boolean;
+        windowed: boolean;
+    }): Promise<RenderTarget>;
+    /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
+     *  submitted before this returns, so a frame about to be presented can be read;
+     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
+    export function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array>;
+}
+declare module "limina/internal/limina-render/js/offscreen" {
+    import { type RenderTarget } from "limina/internal/limina-render/js/target";
+    /** A WebGPURenderer on an offscreen target; throws `engine: no WebGPU adapter` without one. */
+    export function createOffscreenRenderer(width: number, height: number, options?: {
+        antialias?: boolean;
+    }): Promise<RenderTarget>;
+}
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
+}
+declare module "limina/internal/engine/render/capture" {
+    import * as THREE from "three";
+    import { type CameraPose } from "limina/internal/engine/render/view-camera";
+    /** The largest side of a capture, in pixels. */
+    export const MAX_CAPTURE_SIDE = 1024;
+    export class Capturer {
+        readonly adapter: string;
+        private output;
+        private turn;
+        private readonly camera;
+        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        private constructor();
+        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        static create(): Promise<Capturer>;
+        /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
+         *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
+        capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
+        private draw;
+        /** The offscreen renderer, made on the first capture (a failed start is
+         *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
+         *  the loop thread about 50 ms at 1024², against 5 ms without. */
+        private renderer;
+    }
+}
+declare module "limina/internal/engine/game/skill" {
+    import type { z } from "zod";
+    import type { ExecutionContext, SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** What a gameplay skill needs: `read` game state, `act` as the entity one plays, or `define` the rules. */
+    export type Access = "read" | "act" | "define";
+    /** The permission each kind of access needs. */
+    export const ACCESS: Record<Access, string>;
+    export interface Call {
+        ctx: ExecutionContext;
+        /** The entity the calling agent plays (game.addPlayer); not_found when it plays none. */
+        actor(): string;
+    }
+    export interface GameSkillSpec<I extends z.ZodType, O extends z.ZodType> {
+        name: string;
+        description: string;
+        access: Access;
+        /** Permissions beyond the access's own. */
+        also?: string[];
+        input: I;
+        output: O;
+        handler(input: z.output<I>, call: Call): z.input<O> | Promise<z.input<O>>;
+    }
+    /** The definitions of one family's skills over `game`, built by `factory` (exported by `module`, so dev.reload can build them again). */
+    export function gameSkills(game: Game, source: {
+        module: string;
+        factory: string;
+    }, specs: GameSkillSpec<z.ZodType, z.ZodType>[]): SkillDefinition[];
+    /** A skill spec with its input and output types inferred (what family factories list). */
+    export function skill<I extends z.ZodType, O extends z.ZodType>(spec: GameSkillSpec<I, O>): GameSkillSpec<z.ZodType, z.ZodType>;
+}
+declare module "limina/internal/engine/game/combat/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function combatSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/dialogue/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function dialogueSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/events/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function eventSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/interaction/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function interactionSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/items/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** How near (metres) a player must be to hand something over. */
+    export const HAND_OVER_RANGE = 3;
+    export function itemSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/progression/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function progressionSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/quests/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function questSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/limina-trace/js/saves" {
+    export interface SavedFile {
+        name: string;
+        path: string;
+        bytes: number;
+    }
+    /** Writes `body` as save `name` (replacing it), atomically and off the loop. */
+    export function writeSave(name: string, body: Uint8Array): Promise<SavedFile>;
+    /** The verified body of save `name`: `not_found` without one, `invalid_input` for a damaged or foreign file. */
+    export function readSave(name: string): Uint8Array;
+    /** The saves there are, by name. */
+    export function listSaves(): SavedFile[];
+    /** Deletes save `name`; false when there was none. */
+    export function deleteSave(name: string): boolean;
+}
+declare module "limina/internal/engine/game/save/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    /** The permission to write and delete save files on disk. */
+    export const SAVE_WRITE = "save.write";
+    /** Writes and reads whole-world saves for the session that owns the game. */
+    export interface Saving {
+        /** The world now as snapshot bytes (UI left out), with its digest. */
+        bytes(): {
+            bytes: Uint8Array;
+            digest: string;
+        };
+        /** Replaces the world with saved snapshot bytes, in place; resolves to its digest. */
+        load(bytes: Uint8Array): Promise<string>;
+    }
+    export function saveSkills({ game, saving }: {
+        game: Game;
+        saving: Saving;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/state/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function gameStateSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/triggers/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    export function triggerSkills(game: Game): SkillDefinition[];
+}
+declare module "limina/internal/engine/game/skills" {
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import type { Game } from "limina/internal/engine/game/game";
+    import { type Saving } from "limina/internal/engine/game/save/skills";
+    export function registerGameSkills(registry: SkillRegistry, game: Game, saving: Saving): void;
+}
+declare module "limina/internal/engine/skills/agent" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function agentSkills({ agents }: {
+        agents: AgentDirectory;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/animation" {
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function animationSkills({ characters }: {
+        characters: CharacterSystem;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/audit" {
+    import type { AgentDirectory } from "limina/internal/engine/agents/directory";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function auditSkills({ tracer, agents }: {
+        tracer: Tracer;
+        agents: AgentDirectory;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/camera" {
+    import type { CameraRig } from "limina/internal/engine/camera/rig";
+    import type { ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function cameraSkills({ view, rig }: {
+        view: ViewCamera;
+        rig?: CameraRig;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/character" {
+    import { z } from "zod";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export const AppearanceInput: z.ZodObject<{
+        height: z.ZodOptional<z.ZodNumber>;
+        build: z.ZodOptional<z.ZodNumber>;
+        head: z.ZodOptional<z.ZodNumber>;
+        skin: z.ZodOptional<z.ZodNumber>;
+        hair: z.ZodOptional<z.ZodNumber>;
+        shirt: z.ZodOptional<z.ZodNumber>;
+        pants: z.ZodOptional<z.ZodNumber>;
+        shoes: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export function characterSkills({ characters }: {
+        characters: CharacterSystem;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/camera/rig-skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { CameraRig } from "limina/internal/engine/camera/rig";
+    export function cameraRigSkills({ rig }: {
+        rig: CameraRig;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/ecs" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function ecsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/nav" {
+    import { z } from "zod";
+    import type { Navigation } from "limina/internal/limina-nav/js/nav";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export const NavBuildInput: z.ZodObject<{
+        agentRadius: z.ZodOptional<z.ZodNumber>;
+        agentHeight: z.ZodOptional<z.ZodNumber>;
+        maxSlope: z.ZodOptional<z.ZodNumber>;
+        maxClimb: z.ZodOptional<z.ZodNumber>;
+        cellSize: z.ZodOptional<z.ZodNumber>;
+        tileSize: z.ZodOptional<z.ZodNumber>;
+        bounds: z.ZodOptional<z.ZodObject<{
+            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        }, z.core.$strict>>;
+        areas: z.ZodOptional<z.ZodArray<z.ZodObject<{
+            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            cost: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        links: z.ZodOptional<z.ZodArray<z.ZodObject<{
+            from: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            to: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            bidirectional: z.ZodOptional<z.ZodBoolean>;
+            cost: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+    }, z.core.$strict>;
+    export function navSkills({ nav, characters }: {
+        nav: Navigation;
+        characters: CharacterSystem;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/package" {
+    import type { PackageHost } from "limina/internal/engine/packages/host";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function packageSkills({ packages }: {
+        packages: PackageHost;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/physics" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function physicsSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/scene" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function sceneSkills({ entities, spatial }: {
+        entities: Entities;
+        spatial: SpatialIndex;
+    }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/system" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
@@ -2984,9 +5044,11 @@ declare module "limina/internal/engine/skills/system" {
         sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
         skillReload: boolean;
-        /** The world's digest (WorldSession.digest), with every system's state in it. */
-        digest: () => string;
+        /** The world's digest now (WorldSession.digest). */
+        digest(): string;
     }
+    /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
+    export function words(text: string): string[];
     export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/ui" {
@@ -3036,9 +5098,11 @@ declare module "limina/internal/engine/world-session" {
     import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
     import { CameraRig } from "limina/internal/engine/camera/rig";
     import { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import { WorldResources } from "limina/internal/engine/ecs/resources";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
     import { Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
+    import { Game } from "limina/internal/engine/game/game";
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
     import { Capturer } from "limina/internal/engine/render/capture";
@@ -3074,6 +5138,8 @@ declare module "limina/internal/engine/world-session" {
         readonly tracer: Tracer;
         /** The ECS: SoA transforms and the EntityTable. */
         readonly world: World;
+        /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+        readonly resources: WorldResources;
         /** This session's own Rapier world. */
         readonly physics: PhysicsWorld;
         /** This world's sounds, heard from its view camera. */
@@ -3097,6 +5163,8 @@ declare module "limina/internal/engine/world-session" {
         readonly characters: CharacterSystem;
         /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
         readonly cameraRig: CameraRig;
+        /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+        readonly game: Game;
         /** Named scene builders `dev.reload` can re-run. */
         readonly sceneBuilders: Map<string, SceneBuilder>;
         /** Whether `dev.reload` may swap skill handlers. */
@@ -3136,8 +5204,12 @@ declare module "limina/internal/engine/world-session" {
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
-        /** The digest of this world now: identity, SoA transforms, physics, characters and navigation (see persistence/digest.ts). */
-        digest(): string;
+        /**
+         * The digest of this world now: identity, SoA transforms, physics and everything else skills
+         * change (see persistence/digest.ts) — characters and navigation too; `exclude` leaves named
+         * world resources out.
+         */
+        digest(exclude?: readonly string[]): string;
         /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
         checkpoint(): string;
         /** Marks the session restored at `tick` with its saved agent records (what restoreSession ends with). */
@@ -3199,9 +5271,176 @@ declare module "limina/internal/engine/render/orbit-camera" {
     /** Places `camera` on `orbit`, after applying this step's input to it. */
     export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: Input): void;
 }
+declare module "limina/internal/engine/skills/compact-schema" {
+    export interface CompactOptions {
+        /** Drop `description`, `title` and `examples` inside the schema. */
+        annotations?: boolean;
+        /** Drop `$schema` (MCP's default dialect is 2020-12 when none is named). */
+        dialect?: boolean;
+        /** Hoist repeated subschemas of at least this many bytes into `$defs` (0: never). */
+        hoistBytes?: number;
+    }
+    /** `schema` compacted; the input is not modified. */
+    export function compactSchema(schema: unknown, options?: CompactOptions): unknown;
+    /** A description's first sentence (detail stays in the full contract). */
+    export function oneLine(description: string): string;
+}
+declare module "limina/internal/engine/agents/action-grammar" {
+    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    /** The grammar as the system message states it to a model. */
+    export const ACTION_GRAMMAR = "To act, reply with only this JSON and no other text: {\"actions\":[{\"tool\":\"<skill id>\",\"input\":{\u2026}}]} \u2014 one or more actions, each input matching its skill's input schema.";
+    export type Parsed = {
+        ok: true;
+        calls: MCPRequest[];
+    } | {
+        ok: false;
+        error: string;
+    };
+    /** A skill id as the model wrote it, back in the registry's spelling. */
+    export const fromFunctionName: (fn: string) => string;
+    /** Parses a reply's text by the grammar. */
+    export function parseActions(text: string): Parsed;
+}
+declare module "limina/internal/engine/agents/surface-modes" {
+    import type { SkillTool, SurfaceMode } from "limina/internal/engine/skills/registry";
+    export const SURFACE_MODES: readonly ["tool-only", "system-prompt", "both"];
+    /** A rule for a provider and model: data, matched by name and a `*` glob on the model. */
+    export interface SurfaceRule {
+        /** The provider's name (`ollama`, `gateway`, …) or `*`. */
+        provider: string;
+        /** The model, with `*` matching any run of characters (case-insensitive). */
+        model: string;
+        mode: SurfaceMode;
+        /** Why, for the docs and the trace. */
+        why?: string;
+    }
+    /**
+     * The built-in rules. Ollama serves these model families without native tool
+     * calling (its /api/chat refuses `tools` for them), so they get every skill in
+     * the system message and answer in the grammar; every other model of every
+     * provider is offered tools.
+     */
+    export const SURFACE_RULES: readonly SurfaceRule[];
+    /** The first rule matching `provider` and `model` among `rules`, or null. */
+    export function matchRule(rules: readonly SurfaceRule[], provider: string, model: string): SurfaceRule | null;
+    /** The cascade for one skill (`skill` null: the discovery tools, which carry no metadata). */
+    export function resolveSurfaceMode(skill: {
+        surfaceMode?: SurfaceMode;
+    } | null, registryDefault: SurfaceMode | undefined, provider: string, model: string, agentRules?: readonly SurfaceRule[]): SurfaceMode;
+    /** Checks rules an agent brings: a precise error for the first bad one. */
+    export function checkRules(rules: unknown): SurfaceRule[];
+    /** The system message: the agent's own prompt, then the contracts of skills offered there and the grammar. */
+    export function composeSystemPrompt(persona: string, prompted: readonly SkillTool[]): string;
+}
+declare module "limina/internal/engine/agents/discovery" {
+    import { type SkillDefinition, type SkillRegistry, type SkillTool } from "limina/internal/engine/skills/registry";
+    import type { LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    import { type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export const LIST_SKILLS = "list_skills";
+    export const READ_SKILL = "read_skill";
+    /** The most skills a core set holds. */
+    export const MAX_CORE = 16;
+    export type DiscoveryMode = "progressive" | "full";
+    export interface DiscoveryOptions {
+        /** `progressive` (default): core + active + the discovery tools; `full`: every permitted skill. */
+        mode?: DiscoveryMode;
+        /** The agent's own core set (at most 16 skill ids), instead of its profile's. */
+        core?: string[];
+        /** Active skills kept at most (default 8). */
+        maxActive?: number;
+        /** Estimated prompt tokens the active skills may take together (default 4000). */
+        activeBudgetTokens?: number;
+        /** Surface-mode rules consulted before the built-in ones. */
+        surfaceRules?: SurfaceRule[];
+    }
+    export interface DiscoveryConfig {
+        mode: DiscoveryMode;
+        core: string[] | null;
+        maxActive: number;
+        activeBudgetTokens: number;
+        surfaceRules: SurfaceRule[];
+    }
+    /**
+     * The core purposes, in the order a core set is filled: each contributes the
+     * listed skills the profile may call and the build has, until 16.
+     */
+    export const CORE_PURPOSES: readonly {
+        purpose: string;
+        skills: readonly string[];
+    }[];
+    /** Rough tokens of a prompt text: 4 characters a token, the usual estimate for English and JSON. */
+    export const estimateTokens: (chars: number) => number;
+    type AnySkill = SkillDefinition<any, any>;
+    /** What one decision offers an agent. */
+    export interface Offer {
+        /** Offered as function tools. */
+        tools: SkillTool[];
+        /** Offered in the system message (answered in the grammar). */
+        prompted: SkillTool[];
+        systemPrompt: string;
+        /** The agent's active skills, most recent first. */
+        active: string[];
+    }
+    /** An agent's discovery options checked and filled with defaults. */
+    export function discoveryConfig(options?: DiscoveryOptions): DiscoveryConfig;
+    export class SkillSurface {
+        private readonly registry;
+        /** Skills as models see them (one-line description, compact schema), by name. */
+        private readonly forms;
+        private readonly permittedByProfile;
+        private readonly coreByProfile;
+        constructor(registry: SkillRegistry);
+        /** A skill as a model is offered it, and its estimated prompt tokens. */
+        private form;
+        /** The estimated prompt tokens `name` takes as offered to a model (0 for no such skill). */
+        costOf(name: string): number;
+        /** The skills `profile` may call, in registration order. */
+        permitted(profile: string): AnySkill[];
+        /** Whether `agent` may call `name` (its profile grants every permission the skill needs). */
+        mayCall(agent: AgentRecord, name: string): boolean;
+        /** The agent's core set: its own, else its profile's by CORE_PURPOSES; only skills it may call. */
+        core(agent: AgentRecord): string[];
+        /** What the next decision offers `agent`, each skill by its surface mode. */
+        offer(agent: AgentRecord, provider: LLMProvider): Offer;
+        /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
+        isDiscoveryTool(name: string): boolean;
+        /** `list_skills`: the skills the agent may call beyond its core, optionally one family's or matching words. */
+        list(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: {
+                skills: {
+                    id: string;
+                    description: string;
+                }[];
+                total: number;
+            };
+        } | {
+            ok: false;
+            error: string;
+        };
+        /** `read_skill`: the skill's full contract; activates it. */
+        read(agent: AgentRecord, input: unknown): {
+            ok: true;
+            value: Record<string, unknown>;
+            dropped: string[];
+        } | {
+            ok: false;
+            code: "invalid_input" | "not_found" | "forbidden";
+            error: string;
+        };
+        /**
+         * Makes `name` the agent's most recently used skill (a core skill needs
+         * no activation); drops the least recently used while over the count or
+         * the prompt budget. Returns what was dropped.
+         */
+        activate(agent: AgentRecord, name: string): string[];
+    }
+}
 declare module "limina/internal/engine/agents/registry" {
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    import { type DiscoveryConfig, type DiscoveryOptions } from "limina/internal/engine/agents/discovery";
     export interface PerceivedEntity {
         id: string;
         position: Vec3;
@@ -3242,6 +5481,8 @@ declare module "limina/internal/engine/agents/registry" {
             model: string;
             systemPrompt: string;
         };
+        /** What each decision offers the model (progressive discovery unless `mode: "full"`). */
+        discovery: DiscoveryConfig;
         perception?: Perception;
         perceptionEventId?: string;
         inFlight: boolean;
@@ -3252,8 +5493,32 @@ declare module "limina/internal/engine/agents/registry" {
         previousResults: unknown[];
         /** Weighted-fair scheduling position (stride scheduling); null while idle. */
         pass: number | null;
+        /** Skills activated by `read_skill` or use, most recent first (progressive discovery). */
+        active: string[];
+        /** What `list_skills` / `read_skill` answered, for the next decision only. */
+        pendingDiscovery: unknown[];
+        /** Decisions started in the last minute of ticks, with their estimated prompt tokens (rate limits). */
+        recentDecisions: {
+            tick: number;
+            tokens: number;
+        }[];
+        /** Held back by its rate limit since this tick; null when not. */
+        heldSince: number | null;
+        usage: AgentUsage;
     }
-    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
+    /** What an agent's decisions cost, summed over its life. */
+    export interface AgentUsage {
+        decisions: number;
+        /** Prompt size as sent, in characters, and estimated tokens (4 characters a token). */
+        promptChars: number;
+        estimatedPromptTokens: number;
+        /** As the providers' replies counted them (0 where a provider reports none). */
+        promptTokens: number;
+        completionTokens: number;
+    }
+    export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> & Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">> & {
+        discovery?: DiscoveryOptions;
+    };
     export class AgentRegistry {
         private readonly agents;
         private next;
@@ -3272,51 +5537,109 @@ declare module "limina/internal/engine/agents/registry" {
 declare module "limina/internal/engine/agents/providers/provider" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
     import type { SkillTool } from "limina/internal/engine/skills/registry";
+    import { fromFunctionName } from "limina/internal/engine/agents/action-grammar";
     import type { Perception } from "limina/internal/engine/agents/registry";
     export interface DecideRequest {
+        /** The system message: the agent's prompt, plus the contracts of skills offered there and the action grammar. */
         systemPrompt: string;
         perception: Perception;
+        /** Skills offered as function tools (with `list_skills` / `read_skill` under progressive discovery). */
         tools: SkillTool[];
         previousResults: unknown[];
+        /** What `list_skills` / `read_skill` answered in the last decision, given once. */
+        discovery?: unknown[];
+        /** Set when some skill is offered in the system message: the reply may carry actions in the JSON action grammar. */
+        grammar?: boolean;
+        /** The agent's model, when it names one (else the provider's own). */
+        model?: string;
+        /** Who is deciding (providers key per-agent state on it). */
+        agentId?: string;
+    }
+    /** Tokens as the provider's reply counted them. */
+    export interface Usage {
+        promptTokens?: number;
+        completionTokens?: number;
+        totalTokens?: number;
     }
     export interface DecideResult {
         toolCalls: MCPRequest[];
-        usage?: {
-            totalTokens?: number;
-        };
+        usage?: Usage;
+        /** Requests retried before this answer, each with the status that caused it and the wait. */
+        retries?: RetryRecord[];
     }
     export interface LLMProvider {
         readonly name: string;
+        /** The model it asks unless a request names one (surface-mode rules match on it). */
+        readonly model?: string;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
     export type ProviderMap = Record<string, LLMProvider>;
     /** Skill names as function names ('.' is not allowed there): "scene.createEntity" ⇄ "scene__createEntity". */
     export const toFunctionName: (skill: string) => string;
-    export const fromFunctionName: (fn: string) => string;
-    /** One POST through the native HTTP op; a non-2xx status or non-JSON body is an error. */
-    export function postJson(url: string, body: unknown, options: {
+    export { fromFunctionName };
+    /** How a provider retries a request a server answered with 429 or 5xx. */
+    export interface RetryPolicy {
+        /** Retries after the first attempt (0: none). */
+        retries: number;
+        /** The first wait when the server names none; doubled per retry. */
+        baseDelayMs: number;
+        /** The longest wait, named by `Retry-After` or not: a server asking more fails the request now. */
+        maxDelayMs: number;
+    }
+    export const DEFAULT_RETRY: RetryPolicy;
+    export interface RetryRecord {
+        status: number;
+        waitedMs: number;
+    }
+    export interface PostOptions {
+        /** The whole request, retries and their waits included. */
         timeoutMs: number;
+        /** The TCP connect, then the TLS handshake, each. */
+        connectTimeoutMs?: number;
         headers?: [string, string][];
-    }): Promise<unknown>;
-    /** The system + user messages of a decision: the perception and previous results as JSON. */
+        retry?: RetryPolicy;
+    }
+    /** An error a provider's request failed with, carrying the retries made before it. */
+    export class ProviderError extends Error {
+        readonly retries: RetryRecord[];
+        code?: string;
+        constructor(message: string, retries?: RetryRecord[], code?: string);
+    }
+    /** A reply that is neither a tool call nor an action in the grammar: `reply` holds its start. */
+    export class MalformedReply extends Error {
+        readonly reply: string;
+        readonly malformed = true;
+        constructor(message: string, reply: string);
+    }
+    /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
+    export function retryAfterMs(headers: [string, string][], now?: number): number | null;
+    /**
+     * One POST of `body` as JSON through the native HTTP op; a 429 or 5xx is
+     * retried after the server's `Retry-After` (else a doubling backoff), within
+     * the policy and the deadline. A non-2xx status or non-JSON body is an error.
+     */
+    export function postJson(url: string, body: unknown, options: PostOptions): Promise<{
+        value: unknown;
+        retries: RetryRecord[];
+    }>;
+    /** The system + user messages of a decision: the perception, previous results and discovery answers as JSON. */
     export function decisionMessages(req: DecideRequest): {
         role: string;
         content: string;
     }[];
     /** Skills as function tools (the shape Ollama and OpenAI-compatible APIs share). */
     export function functionTools(tools: SkillTool[]): unknown[];
-    /** Tool calls a model wrote as text: a `{name, arguments}` object (or a list), possibly in a code fence. */
-    export function toolCallsFromText(text: string): MCPRequest[];
-    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls. */
-    export function toolCallsFromFunctions(calls: {
+    /** Native function calls (`{function: {name, arguments}}`, arguments as an object or a JSON string) as tool calls; bad arguments are malformed. */
+    export function toolCallsFromFunctions(provider: string, calls: {
         function?: {
             name?: unknown;
             arguments?: unknown;
         };
     }[] | undefined): MCPRequest[];
     /**
-     * The tool calls of a reply: native function calls, else a call written in
-     * the text; none at all is an error (a provider never invents an action).
+     * The tool calls of a reply: native function calls, else actions written in
+     * the JSON action grammar. No call at all is an error, and text that is not
+     * the grammar is a `MalformedReply` (a provider never invents an action).
      */
     export function replyToolCalls(provider: string, calls: {
         function?: {
@@ -3324,7 +5647,6 @@ declare module "limina/internal/engine/agents/providers/provider" {
             arguments?: unknown;
         };
     }[] | undefined, content: string | null | undefined): MCPRequest[];
-    export function safeJson(s: string): unknown;
 }
 declare module "limina/internal/engine/packages/provider" {
     import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
@@ -3344,7 +5666,13 @@ declare module "limina/internal/engine/agents/scheduler" {
         maxToolCallsPerDecision: number;
         maxActionsPerTick: number;
         decisionTimeoutMs: number;
+        /** Decisions started per minute of world ticks at most (unset: no limit). */
+        decisionsPerMinute?: number;
+        /** Estimated prompt tokens per minute of world ticks at most (unset: no limit). */
+        promptTokensPerMinute?: number;
     }
+    /** A minute of fixed steps at 60 steps per second. */
+    export const TICKS_PER_MINUTE = 3600;
     export interface SchedulerBudget {
         maxDecisionStartsPerTick: number;
         maxGlobalActionsPerTick: number;
@@ -3361,6 +5689,8 @@ declare module "limina/internal/engine/agents/scheduler" {
         budgetOf(agentId: string): AgentBudget;
         /** Agents whose decision is due and may start this tick, longest-waiting first. */
         dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
+        /** Whether the agent's rate limits let a decision start at `tick`; sets `heldSince` while they do not. */
+        withinRate(agent: AgentRecord, tick: number): boolean;
         /** The order in which queued actions run this tick (an agent appears once per action). */
         actionOrder(agents: AgentRecord[]): AgentRecord[];
     }
@@ -3388,28 +5718,44 @@ declare module "limina/internal/engine/agents/action" {
 declare module "limina/internal/engine/agents/decision" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import type { ProviderMap } from "limina/internal/engine/agents/providers/provider";
+    import { type Offer, SkillSurface } from "limina/internal/engine/agents/discovery";
+    import { type DecideRequest, type ProviderMap } from "limina/internal/engine/agents/providers/provider";
     import type { AgentRecord } from "limina/internal/engine/agents/registry";
     import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
+    /** A decision's prompt as sent: what it cost and what it offered. */
+    export interface PromptStats {
+        chars: number;
+        /** Estimated: 4 characters a token. */
+        tokens: number;
+        /** Function tools offered. */
+        tools: number;
+        /** Skills offered in the system message. */
+        prompted: number;
+        activeSkills: string[];
+    }
+    /** The size of a request as a provider sends it: its messages and function tools. */
+    export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats;
     export class DecisionSystem {
         private readonly registry;
         private readonly tracer;
         private readonly providers;
         private readonly scheduler;
-        private readonly toolsByProfile;
+        readonly surface: SkillSurface;
         private readonly timeouts;
         private disposed;
         constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
-        /** The tools an agent's profile could ever be allowed to call. */
-        private toolsFor;
         /** Starts a decision for each agent (perception already built); never waits for one. */
         start(agents: AgentRecord[], tick: number): void;
         /** Abandons every decision in flight and starts no more. */
         dispose(): void;
+        /** Records that the agent's rate limit holds its decisions back. */
+        deferred(agent: AgentRecord, tick: number): void;
         private emit;
         private startOne;
-        /** Validates candidates and queues the valid ones, within the agent's budget. */
+        /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
         private accept;
+        /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
+        private discover;
     }
 }
 declare module "limina/internal/engine/agents/observability" {
@@ -3492,15 +5838,20 @@ declare module "limina/internal/engine/agents/providers/scripted" {
     }
 }
 declare module "limina/internal/engine/agents/providers/ollama" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface OllamaOptions {
         baseUrl?: string;
         model: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
     export class OllamaProvider implements LLMProvider {
         private readonly options;
         readonly name = "ollama";
+        readonly model: string;
         private readonly url;
         private readonly timeoutMs;
         constructor(options: OllamaOptions);
@@ -3519,120 +5870,374 @@ declare module "limina/internal/engine/agents/providers/ollama" {
     }
 }
 declare module "limina/internal/engine/agents/providers/gateway" {
-    import { type DecideRequest, type DecideResult, type LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
     export interface GatewayOptions {
         baseUrl?: string;
         apiKey?: string;
         model?: string;
+        /** The whole request, retries included (default 30 000). */
         timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
     }
+    /** The error every decision of an unconfigured gateway fails with. */
+    export const GATEWAY_UNCONFIGURED = "GatewayProvider is not configured: set LIMINA_GATEWAY_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)";
     export class GatewayProvider implements LLMProvider {
+        private readonly options;
         readonly name = "gateway";
+        readonly model?: string;
         private readonly baseUrl?;
         private readonly apiKey?;
-        private readonly model?;
         private readonly timeoutMs;
         constructor(options?: GatewayOptions);
+        /** Whether the URL and model are set (else every decision fails naming the variables). */
+        get configured(): boolean;
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
-declare module "limina/internal/engine/persistence/snapshot" {
-    import type { AgentSummary } from "limina/internal/engine/agents/directory";
-    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
-    import type { CameraPose } from "limina/internal/engine/render/view-camera";
-    import { type CharacterResource } from "limina/internal/engine/characters/characters";
-    import type { GltfResource } from "limina/internal/engine/skills/three";
+declare module "limina/internal/engine/game/api" {
+    import type { z } from "zod";
+    import type { EngineEvent } from "limina/internal/engine/observability/tracer";
     import type { WorldSession } from "limina/internal/engine/world-session";
-    /** The snapshot layout this engine writes and reads. */
-    export const SNAPSHOT_VERSION = 1;
-    interface SavedMaterial {
-        color: number | null;
-        roughness: number | null;
-        metalness: number | null;
+    import type { AbilityDef } from "limina/internal/engine/game/combat/abilities";
+    import type { FighterSpec } from "limina/internal/engine/game/combat/combat";
+    import type { StatSpec } from "limina/internal/engine/game/combat/stats";
+    import type { StatusDef } from "limina/internal/engine/game/combat/statuses";
+    import type { DialogueDef, View } from "limina/internal/engine/game/dialogue/dialogues";
+    import type { Memory, NpcSpec, RecallQuery, RoutineSpec } from "limina/internal/engine/game/dialogue/npcs";
+    import type { ListenerSpec } from "limina/internal/engine/game/events/events";
+    import type { InteractableSpec } from "limina/internal/engine/game/interaction/interactions";
+    import type { ItemDef, Modifier } from "limina/internal/engine/game/items/items";
+    import type { Curve } from "limina/internal/engine/game/progression/progression";
+    import type { QuestDef } from "limina/internal/engine/game/quests/quests";
+    import type { Condition, Effect, QuestStatus } from "limina/internal/engine/game/rules/schemas";
+    import type { TriggerSpec } from "limina/internal/engine/game/triggers/triggers";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    /** Who a call is made as: the module itself (the default), or an agent that plays an entity (game.addPlayer). */
+    export interface As {
+        as?: string;
     }
-    interface SavedMesh {
-        castShadow: boolean;
-        receiveShadow: boolean;
-        materials: SavedMaterial[];
-    }
-    /** The scene object of one entity: a primitive made by scene.createEntity, a glTF model, or a character's body (and its crowd agent). */
-    export type SavedObject = {
-        kind: "primitive";
-        shape: "box" | "sphere";
-        size: number;
-        meshes: SavedMesh[];
-    } | {
-        kind: "gltf";
-        resource: GltfResource;
-        meshes: SavedMesh[];
-    } | {
-        kind: "character";
-        resource: CharacterResource;
-        agent: number;
+    /** Calls skill `name` on `session` as the module (or `options.as`); resolves to its value, or throws its error (a LiminaError with its code). */
+    export function callSkill<T = unknown>(session: WorldSession, name: string, input: unknown, options?: As): Promise<T>;
+    type In<T extends z.ZodType> = z.input<T>;
+    type Entity = string;
+    /** Items: kinds of things, and pickups placed in the world. */
+    export const items: {
+        define: (s: WorldSession, def: In<typeof ItemDef>) => Promise<{
+            item: string;
+            created: boolean;
+        }>;
+        remove: (s: WorldSession, item: string) => Promise<{
+            removed: boolean;
+        }>;
+        spawn: (s: WorldSession, item: string, position: Vec3, count?: number) => Promise<{
+            entity: Entity;
+        }>;
+        get: (s: WorldSession, item: string) => ItemDef | null;
+        list: (s: WorldSession) => ItemDef[];
     };
-    interface SavedLighting {
-        ambient: {
-            color: number;
-            intensity: number;
-        };
-        directional: {
-            color: number;
-            intensity: number;
-            position: Vec3;
-            castShadow: boolean;
-            shadow: {
-                mapSize: number;
-                extent: number;
-                near: number;
-                far: number;
-                bias: number;
-            };
-        };
-    }
-    /** What a snapshot holds besides the physics bytes. */
-    export interface SessionSnapshot {
-        version: number;
-        tick: number;
-        /** The digest of the world this snapshot holds. */
-        digest: string;
-        /** How many events the world log held when the snapshot was taken (where a replay from it resumes). */
-        logSeq: number;
-        world: WorldSnapshot;
-        /** `[entity id, physics body handle]` for every entity with a body. */
-        bodies: [string, number][];
-        objects: Record<string, SavedObject>;
-        lighting: SavedLighting;
-        view: CameraPose;
-        agents: AgentSummary[];
-        /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
-        characters?: string;
-        nav?: string;
-    }
-    /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-    export function snapshotSession(session: WorldSession): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
+    /** Inventories: what each entity holds and wears. */
+    export const inventory: {
+        add: (s: WorldSession, entity: Entity, item: string, count?: number) => Promise<{
+            total: number;
+        }>;
+        remove: (s: WorldSession, entity: Entity, item: string, count?: number) => Promise<{
+            total: number;
+        }>;
+        transfer: (s: WorldSession, to: Entity, item: string, count: number, as: As) => Promise<unknown>;
+        equip: (s: WorldSession, item: string, as: As) => Promise<{
+            item: string;
+            slot: string;
+        }>;
+        unequip: (s: WorldSession, slot: string, as: As) => Promise<{
+            item: string | null;
+        }>;
+        clear: (s: WorldSession, entity: Entity) => Promise<{
+            removed: number;
+        }>;
+        setCapacity: (s: WorldSession, entity: Entity, capacity: number) => Promise<unknown>;
+        count: (s: WorldSession, entity: Entity, item: string) => number;
+        has: (s: WorldSession, entity: Entity, item: string, count?: number) => boolean;
+        list: (s: WorldSession, entity: Entity) => {
+            item: string;
+            count: number;
+        }[];
+        equipped: (s: WorldSession, entity: Entity) => Record<string, string>;
     };
-    /** The bytes of a snapshot: a little-endian u32 length, the snapshot's JSON, then the physics bytes. */
-    export function encodeSnapshot({ snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Uint8Array;
-    /** The snapshot and physics bytes `encodeSnapshot` wrote; anything else is `invalid_input`. */
-    export function decodeSnapshot(bytes: Uint8Array): {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
+    /** Interactables and a player's hands on them. */
+    export const interaction: {
+        register: (s: WorldSession, entity: Entity, spec: InteractableSpec) => Promise<unknown>;
+        unregister: (s: WorldSession, entity: Entity) => Promise<{
+            removed: boolean;
+        }>;
+        interact: (s: WorldSession, target: Entity, as: As) => Promise<{
+            kind: string;
+            result: string;
+            text: string | null;
+        }>;
+        pickup: (s: WorldSession, target: Entity, as: As) => Promise<{
+            item: string;
+            count: number;
+            total: number;
+        }>;
+        drop: (s: WorldSession, item: string, count: number, as: As) => Promise<{
+            entity: Entity;
+        }>;
+        use: (s: WorldSession, what: {
+            item?: string;
+            target?: Entity;
+        }, as: As) => Promise<unknown>;
+        open: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        close: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        toggle: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        lock: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        unlock: (s: WorldSession, target: Entity, as: As) => Promise<unknown>;
+        isOpen: (s: WorldSession, entity: Entity) => boolean;
+        near: (s: WorldSession, entity: Entity) => {
+            entity: string;
+            kind: import("limina/internal/engine/game/interaction/interactions").Kind;
+            label: string | null;
+            distance: number;
+            open: boolean;
+            locked: boolean;
+            on: boolean;
+        }[];
+    };
+    /** Trigger zones. */
+    export const triggers: {
+        create: (s: WorldSession, trigger: string, spec: TriggerSpec) => Promise<unknown>;
+        remove: (s: WorldSession, trigger: string) => Promise<{
+            removed: boolean;
+        }>;
+        enable: (s: WorldSession, trigger: string) => Promise<unknown>;
+        disable: (s: WorldSession, trigger: string) => Promise<unknown>;
+        occupants: (s: WorldSession, trigger: string) => Entity[];
+    };
+    /** Game events: raise them, add listeners (world state), or follow them from module code. */
+    export const events: {
+        emit: (s: WorldSession, type: string, data?: Record<string, string | number | boolean>, actor?: Entity) => Promise<unknown>;
+        listen: (s: WorldSession, id: string, spec: ListenerSpec) => Promise<unknown>;
+        unlisten: (s: WorldSession, id: string) => Promise<{
+            removed: boolean;
+        }>;
+        /**
+         * Calls `fn` with every game event of `type` from now on (module code, not world state: a
+         * replay does not call it; what it changes through this API is recorded and replayed).
+         * Returns the unsubscribe function.
+         */
+        on: (s: WorldSession, type: string, fn: (data: Record<string, unknown>, event: EngineEvent) => void) => (() => void);
+    };
+    /** Flags, counters, timers, conditions, rules, players, and the game's course. */
+    export const game: {
+        setFlag: (s: WorldSession, flag: string, value?: boolean) => Promise<unknown>;
+        setCounter: (s: WorldSession, counter: string, value: number) => Promise<{
+            value: number;
+        }>;
+        addCounter: (s: WorldSession, counter: string, by?: number) => Promise<{
+            value: number;
+        }>;
+        startTimer: (s: WorldSession, timer: string, ticks: number, options?: {
+            repeat?: boolean;
+            effects?: Effect[];
+        }) => Promise<unknown>;
+        stopTimer: (s: WorldSession, timer: string) => Promise<unknown>;
+        defineCondition: (s: WorldSession, name: string, condition: Condition) => Promise<unknown>;
+        defineRule: (s: WorldSession, rule: string, when: Condition, effects: Effect[], once?: boolean) => Promise<unknown>;
+        setWinCondition: (s: WorldSession, when: Condition, reason: string) => Promise<unknown>;
+        setLoseCondition: (s: WorldSession, when: Condition, reason: string) => Promise<unknown>;
+        addPlayer: (s: WorldSession, agentId: string, entity: Entity) => Promise<unknown>;
+        start: (s: WorldSession, checkpoint?: string) => Promise<unknown>;
+        win: (s: WorldSession, reason: string) => Promise<unknown>;
+        lose: (s: WorldSession, reason: string) => Promise<unknown>;
+        restart: (s: WorldSession) => Promise<{
+            digest: string;
+        }>;
+        flag: (s: WorldSession, flag: string) => boolean;
+        counter: (s: WorldSession, counter: string) => number;
+        timer: (s: WorldSession, timer: string) => "running" | "done" | "idle";
+        check: (s: WorldSession, condition: Condition, actor?: Entity) => boolean;
+        phase: (s: WorldSession) => "building" | "playing" | "won" | "lost";
+        outcome: (s: WorldSession) => {
+            reason: string;
+            tick: number;
+        } | null;
+        playerOf: (s: WorldSession, agentId: string) => Entity | null;
+    };
+    /** Quests and each player's progress. */
+    export const quests: {
+        define: (s: WorldSession, def: In<typeof QuestDef>) => Promise<unknown>;
+        offer: (s: WorldSession, quest: string, to: Entity) => Promise<unknown>;
+        accept: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        decline: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        abandon: (s: WorldSession, quest: string, as: As) => Promise<unknown>;
+        update: (s: WorldSession, quest: string, objective: string, entity: Entity, by?: number) => Promise<unknown>;
+        complete: (s: WorldSession, quest: string, entity: Entity) => Promise<unknown>;
+        fail: (s: WorldSession, quest: string, entity: Entity, reason?: string) => Promise<unknown>;
+        track: (s: WorldSession, quest: string, tracked: boolean, as: As) => Promise<unknown>;
+        status: (s: WorldSession, quest: string, entity: Entity) => QuestStatus;
+        progress: (s: WorldSession, quest: string, entity: Entity) => import("limina/internal/engine/game/quests/quests").Progress | null;
+    };
+    /** Stats on entities. */
+    export const stats: {
+        define: (s: WorldSession, entity: Entity, stat: string, spec?: StatSpec) => Promise<unknown>;
+        set: (s: WorldSession, entity: Entity, stat: string, value: number) => Promise<unknown>;
+        modify: (s: WorldSession, entity: Entity, stat: string, by: number) => Promise<unknown>;
+        addModifier: (s: WorldSession, entity: Entity, id: string, modifier: Modifier) => Promise<unknown>;
+        removeModifier: (s: WorldSession, entity: Entity, id: string) => Promise<unknown>;
+        value: (s: WorldSession, entity: Entity, stat: string) => number | null;
+    };
+    /** Damage and healing. */
+    export const damage: {
+        apply: (s: WorldSession, target: Entity, amount: number, options?: {
+            kind?: string;
+            source?: Entity;
+        }) => Promise<{
+            dealt: number;
+            health: number;
+        }>;
+        heal: (s: WorldSession, target: Entity, amount: number) => Promise<{
+            healed: number;
+            health: number;
+        }>;
+        setResistance: (s: WorldSession, entity: Entity, kind: string, factor: number) => Promise<unknown>;
+    };
+    /** Status effects. */
+    export const status: {
+        define: (s: WorldSession, def: In<typeof StatusDef>) => Promise<unknown>;
+        apply: (s: WorldSession, entity: Entity, id: string, ticks?: number) => Promise<unknown>;
+        remove: (s: WorldSession, entity: Entity, id: string) => Promise<unknown>;
+        has: (s: WorldSession, entity: Entity, id: string) => boolean;
+        list: (s: WorldSession, entity: Entity) => import("limina/internal/engine/game/combat/statuses").Active[];
+    };
+    /** Attacks, teams and projectiles. */
+    export const combat: {
+        configure: (s: WorldSession, entity: Entity, spec: FighterSpec) => Promise<unknown>;
+        setTeam: (s: WorldSession, entity: Entity, team: string | null) => Promise<unknown>;
+        melee: (s: WorldSession, as: As, target?: Entity) => Promise<{
+            hits: {
+                target: Entity;
+                dealt: number;
+                health: number;
+            }[];
+        }>;
+        ranged: (s: WorldSession, as: As, aim?: {
+            direction?: Vec3;
+            at?: Entity;
+        }) => Promise<unknown>;
+    };
+    /** Abilities. */
+    export const abilities: {
+        define: (s: WorldSession, def: In<typeof AbilityDef>) => Promise<unknown>;
+        grant: (s: WorldSession, entity: Entity, ability: string) => Promise<unknown>;
+        revoke: (s: WorldSession, entity: Entity, ability: string) => Promise<unknown>;
+        use: (s: WorldSession, ability: string, as: As, target?: Entity) => Promise<unknown>;
+        cooldown: (s: WorldSession, entity: Entity, ability: string) => number | null;
+    };
+    /** Dialogue trees and conversations. */
+    export const dialogue: {
+        define: (s: WorldSession, def: In<typeof DialogueDef>) => Promise<unknown>;
+        start: (s: WorldSession, npc: Entity, as: As) => Promise<View>;
+        choose: (s: WorldSession, choice: string, as: As) => Promise<View>;
+        end: (s: WorldSession, as: As) => Promise<View>;
+        current: (s: WorldSession, entity: Entity) => View | null;
     };
     /**
-     * Restores a snapshot into `session`, which must be new (no entity ever, no body): ECS,
-     * physics, scene objects (glTF models are loaded again from their asset ids), lighting,
-     * view camera and tick; the session is then marked `restored`. Its digest is checked
-     * against the saved one: a mismatch is an `internal` error.
+     * NPCs: persona, attitudes, memory and routines — what conversation orchestration reads to
+     * voice an NPC (persona, memory about the player, attitude toward them) and writes back
+     * (remember, adjustAttitude). Writes are recorded, so a replay holds the same memories.
      */
-    export function restoreSession(session: WorldSession, { snapshot, physics }: {
-        snapshot: SessionSnapshot;
-        physics: Uint8Array;
-    }): Promise<void>;
+    export const npcs: {
+        define: (s: WorldSession, entity: Entity, spec: NpcSpec) => Promise<unknown>;
+        remember: (s: WorldSession, npc: Entity, text: string, options?: {
+            about?: Entity;
+            kind?: Memory["kind"];
+        }) => Promise<{
+            tick: number;
+            kind: "event" | "said" | "heard" | "note";
+            text: string;
+            about: string | null;
+        }>;
+        forget: (s: WorldSession, npc: Entity, about?: Entity) => Promise<{
+            forgotten: number;
+        }>;
+        setAttitude: (s: WorldSession, npc: Entity, toward: Entity, value: number) => Promise<{
+            attitude: number;
+        }>;
+        adjustAttitude: (s: WorldSession, npc: Entity, toward: Entity, by: number) => Promise<{
+            attitude: number;
+        }>;
+        setRoutine: (s: WorldSession, npc: Entity, routine: RoutineSpec) => Promise<unknown>;
+        say: (s: WorldSession, text: string, as: As) => Promise<{
+            npc: Entity;
+            handle: string;
+        }>;
+        /** Name, persona and dialogue of an NPC, or null. */
+        profile: (s: WorldSession, npc: Entity) => {
+            name: string;
+            persona: string;
+            dialogue: string | null;
+        } | null;
+        recall: (s: WorldSession, npc: Entity, query?: RecallQuery) => Memory[];
+        attitude: (s: WorldSession, npc: Entity, toward: Entity) => number;
+    };
+    /** Save files on disk. */
+    export const saves: {
+        export: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            path: string;
+            bytes: number;
+            digest: string;
+        }>;
+        import: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            digest: string;
+        }>;
+        list: (s: WorldSession) => Promise<{
+            saves: {
+                name: string;
+                path: string;
+                bytes: number;
+            }[];
+        }>;
+        delete: (s: WorldSession, name: string) => Promise<{
+            deleted: boolean;
+        }>;
+    };
+    /** Checkpoints kept in the world. */
+    export const checkpoints: {
+        create: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }>;
+        load: (s: WorldSession, name: string) => Promise<{
+            name: string;
+            digest: string;
+        }>;
+        delete: (s: WorldSession, name: string) => Promise<{
+            deleted: boolean;
+        }>;
+        list: (s: WorldSession) => {
+            name: string;
+            tick: number;
+            digest: string;
+            bytes: number;
+        }[];
+    };
+    /** Experience, levels and unlocks. */
+    export const progression: {
+        define: (s: WorldSession, curve: In<typeof Curve>) => Promise<unknown>;
+        addXp: (s: WorldSession, entity: Entity, amount: number) => Promise<{
+            xp: number;
+            level: number;
+            gained: number;
+        }>;
+        unlock: (s: WorldSession, entity: Entity, unlock: string) => Promise<unknown>;
+        level: (s: WorldSession, entity: Entity) => number;
+        unlocked: (s: WorldSession, entity: Entity, unlock: string) => boolean;
+    };
 }
 declare module "limina/internal/engine/persistence/world-file" {
     import type { WorldSession } from "limina/internal/engine/world-session";
@@ -3734,7 +6339,8 @@ declare module "limina" {
     export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";
     export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
     export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
-    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, } from "limina/internal/engine/skills/registry";
+    export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, type SurfaceMode, } from "limina/internal/engine/skills/registry";
+    export { compactSchema, type CompactOptions, oneLine } from "limina/internal/engine/skills/compact-schema";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
@@ -3752,15 +6358,24 @@ declare module "limina" {
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";
-    export { type AgentRecord, AgentRegistry, type AgentSpec, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
+    export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
     export { type AgentBudget, AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "limina/internal/engine/agents/scheduler";
     export { type AgentSystems, createAgentSystems } from "limina/internal/engine/agents/systems";
     export { pursueNearest } from "limina/internal/engine/agents/policies";
-    export { type DecideRequest, type DecideResult, decisionMessages, fromFunctionName, functionTools, type LLMProvider, type ProviderMap, replyToolCalls, toFunctionName, toolCallsFromFunctions, toolCallsFromText, } from "limina/internal/engine/agents/providers/provider";
+    export { type DecideRequest, type DecideResult, decisionMessages, DEFAULT_RETRY, fromFunctionName, functionTools, type LLMProvider, MalformedReply, postJson, ProviderError, type ProviderMap, replyToolCalls, type RetryPolicy, type RetryRecord, retryAfterMs, toFunctionName, toolCallsFromFunctions, type Usage, } from "limina/internal/engine/agents/providers/provider";
     export { ScriptedProvider } from "limina/internal/engine/agents/providers/scripted";
     export { OllamaChat, type OllamaOptions, OllamaProvider } from "limina/internal/engine/agents/providers/ollama";
-    export { type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
-    export { worldDigest } from "limina/internal/engine/persistence/digest";
+    export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
+    export { ACTION_GRAMMAR, parseActions } from "limina/internal/engine/agents/action-grammar";
+    export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
+    export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
+    export { type PromptStats, promptStats } from "limina/internal/engine/agents/decision";
+    export { abilities, type As, callSkill, checkpoints, combat, damage, dialogue, events, game, interaction, inventory, items, npcs, progression, quests, saves, stats, status, triggers, } from "limina/internal/engine/game/api";
+    export { Game, type RuleContext } from "limina/internal/engine/game/game";
+    export type { Condition, Effect, Who } from "limina/internal/engine/game/rules/schemas";
+    export type { Memory, RecallQuery } from "limina/internal/engine/game/dialogue/npcs";
+    export { worldDigest, worldState } from "limina/internal/engine/persistence/digest";
+    export { type WorldResource, WorldResources } from "limina/internal/engine/ecs/resources";
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";

@@ -76,7 +76,9 @@ export {
   type SkillFactory,
   SkillRegistry,
   type SkillTool,
+  type SurfaceMode,
 } from "./skills/registry.ts";
+export { compactSchema, type CompactOptions, oneLine } from "./skills/compact-schema.ts";
 export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "./skills/profiles.ts";
 export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "./skills/schemas.ts";
 export { type GltfResource, loadGltf } from "./skills/three.ts";
@@ -143,7 +145,7 @@ export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MC
 
 // Agents.
 export { AgentDirectory, type AgentSource, type AgentSummary } from "./agents/directory.ts";
-export { type AgentRecord, AgentRegistry, type AgentSpec, type PerceivedEntity, type Perception, type QueuedAction } from "./agents/registry.ts";
+export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "./agents/registry.ts";
 export { type AgentBudget, AgentScheduler, DEFAULT_BUDGET, type SchedulerBudget } from "./agents/scheduler.ts";
 export { type AgentSystems, createAgentSystems } from "./agents/systems.ts";
 export { pursueNearest } from "./agents/policies.ts";
@@ -151,21 +153,59 @@ export {
   type DecideRequest,
   type DecideResult,
   decisionMessages,
+  DEFAULT_RETRY,
   fromFunctionName,
   functionTools,
   type LLMProvider,
+  MalformedReply,
+  postJson,
+  ProviderError,
   type ProviderMap,
   replyToolCalls,
+  type RetryPolicy,
+  type RetryRecord,
+  retryAfterMs,
   toFunctionName,
   toolCallsFromFunctions,
-  toolCallsFromText,
+  type Usage,
 } from "./agents/providers/provider.ts";
 export { ScriptedProvider } from "./agents/providers/scripted.ts";
 export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/providers/ollama.ts";
-export { type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
+export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
+export { ACTION_GRAMMAR, parseActions } from "./agents/action-grammar.ts";
+export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "./agents/discovery.ts";
+export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "./agents/surface-modes.ts";
+export { type PromptStats, promptStats } from "./agents/decision.ts";
+
+// Gameplay: the game families' module API (changes go through their skills, so the world log records them).
+export {
+  abilities,
+  type As,
+  callSkill,
+  checkpoints,
+  combat,
+  damage,
+  dialogue,
+  events,
+  game,
+  interaction,
+  inventory,
+  items,
+  npcs,
+  progression,
+  quests,
+  saves,
+  stats,
+  status,
+  triggers,
+} from "./game/api.ts";
+export { Game, type RuleContext } from "./game/game.ts";
+export type { Condition, Effect, Who } from "./game/rules/schemas.ts";
+export type { Memory, RecallQuery } from "./game/dialogue/npcs.ts";
 
 // The durable world: digests, snapshots, world files and replay of the world log.
-export { worldDigest } from "./persistence/digest.ts";
+export { worldDigest, worldState } from "./persistence/digest.ts";
+export { type WorldResource, WorldResources } from "./ecs/resources.ts";
 export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "./persistence/snapshot.ts";
 export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "./persistence/world-file.ts";
 export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "./persistence/replay.ts";

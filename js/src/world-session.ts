@@ -6,6 +6,7 @@
 
 import type * as THREE from "three";
 import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
+import { base64 } from "../../crates/limina-ops/js/base64.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { Navigation } from "../../crates/limina-nav/js/nav.ts";
@@ -13,11 +14,14 @@ import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { followCamera } from "./audio/listener.ts";
 import { CameraRig } from "./camera/rig.ts";
 import { CharacterSystem } from "./characters/characters.ts";
+import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
-import { worldDigest } from "./persistence/digest.ts";
+import { Game } from "./game/game.ts";
+import { worldDigest, worldState } from "./persistence/digest.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
@@ -57,6 +61,8 @@ export class WorldSession {
   readonly tracer: Tracer;
   /** The ECS: SoA transforms and the EntityTable. */
   readonly world = new World();
+  /** Named state the world holds beside its entities (game state): digests, snapshots and world files cover it. */
+  readonly resources = new WorldResources();
   /** This session's own Rapier world. */
   readonly physics = new PhysicsWorld();
   /** This world's sounds, heard from its view camera. */
@@ -80,6 +86,8 @@ export class WorldSession {
   readonly characters: CharacterSystem;
   /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
   readonly cameraRig: CameraRig;
+  /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
+  readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
   readonly sceneBuilders = new Map<string, SceneBuilder>();
   /** Whether `dev.reload` may swap skill handlers. */
@@ -120,6 +128,22 @@ export class WorldSession {
     this.cameraRig = new CameraRig(this.view, this.entities, this.physics);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer, this.characters);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
+    this.game = new Game({
+      entities: this.entities,
+      spatial: this.spatial,
+      tracer: this.tracer,
+      resources: this.resources,
+      ui: this.ui,
+      audio: this.audio,
+      tick: () => this.tick,
+      checkpointing: {
+        take: (exclude) => {
+          const snap = snapshotSession(this, { exclude, withoutUi: true });
+          return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+        },
+        load: (bytes, keep) => replaceWorld(this, decodeSnapshot(bytes), keep),
+      },
+    });
     this.policy = options.policy ? new PolicyEngine(this.tracer) : null;
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
@@ -166,13 +190,21 @@ export class WorldSession {
     this.entities.step(dt);
     this.characters.afterStep(dt);
     this.cameraRig.step(dt);
+    this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
   }
 
-  /** The digest of this world now: identity, SoA transforms, physics, characters and navigation (see persistence/digest.ts). */
-  digest(): string {
-    return worldDigest(this.world, this.physics, this.characters.physics.digestBytes(), this.nav.digestBytes());
+  /**
+   * The digest of this world now: identity, SoA transforms, physics and everything else skills
+   * change (see persistence/digest.ts) — characters and navigation too; `exclude` leaves named
+   * world resources out.
+   */
+  digest(exclude: readonly string[] = []): string {
+    const state = worldState(this, exclude) as Record<string, unknown>;
+    // Characters' controllers and navigation (mesh and crowd), when the world has them.
+    const walk = [this.characters.physics.digestBytes(), this.nav.digestBytes()].filter((b) => b.length > 0).map((b) => base64(b));
+    return worldDigest(this.world, this.physics, walk.length > 0 ? { ...state, walk } : state);
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */

@@ -1,7 +1,8 @@
 // limina: --deterministic
 // Agent players: perception → off-loop decision → action, the scheduler, timeouts.
 import { assert, assertEquals, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
+import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
+import { z } from "zod";
 
 function world() {
   const session = createWorldSession();
@@ -201,6 +202,42 @@ test("disposing the world with decisions in flight ends its agents quietly: late
   sys.dispose();
 });
 
+test("disposing the world with an action in flight: the action ends unavailable, nothing is written to the closed world log, the process lives", async () => {
+  const { session } = world();
+  const me = body(session, [0, 0.5, 0]);
+  const finish: (() => void)[] = [];
+  session.registry.register({
+    name: "test.slowAction",
+    version: "1.0.0",
+    category: "agent",
+    description: "An action that awaits real work (as an asset load does).",
+    input: z.strictObject({}),
+    output: z.object({ done: z.boolean() }),
+    permissions: ["agent.read"],
+    source: { module: import.meta.url, factory: "test" },
+    handler: async (_input, ctx) => {
+      await new Promise<void>((r) => finish.push(r));
+      ctx.emit("agent.signal.slow", {});
+      return { done: true };
+    },
+  });
+  const sys = createAgentSystems(session, { s: new ScriptedProvider(() => [{ tool: "test.slowAction", input: {} }]) });
+  sys.agents.add({ id: "agt_slow", type: "player", entityId: me, decisionIntervalTicks: 1, profile: "player.limited", sessionId: "ses_slow", llm: { provider: "s", model: "", systemPrompt: "" } });
+  while (finish.length === 0) await waitSteps(1);
+  const agent = sys.agents.get("agt_slow")!;
+  const before = agent.previousResults.length;
+  session.dispose();
+  finish.forEach((r) => r());
+  await sys.action.settled();
+  const after = agent.previousResults.slice(before) as { success: boolean; error: { code: string; message: string } }[];
+  assert(after.length >= 1, "the action in flight finished");
+  assert(after.every((r) => !r.success && r.error.code === "unavailable" && r.error.message.includes("disposed")), JSON.stringify(after));
+  assert(after[0].error.message.includes("ran, but nothing of it was recorded"), after[0].error.message);
+  const late = await session.registry.invoke("agent.emitEvent", { type: "after" }, { agentId: "agt_slow", sessionId: "ses_slow", permissions: new Set(["agent.write"]) });
+  assert(!late.ok && late.error.code === "unavailable", "a call after the dispose is refused, not thrown");
+  sys.dispose();
+});
+
 test("perception: the native batch and the JS oracle give byte-identical envelopes", () => {
   const { session } = world();
   for (let i = 0; i < 300; i++) body(session, [((i * 37) % 41) - 20, 0.5, ((i * 53) % 43) - 21]);
@@ -232,6 +269,50 @@ test("agent records: defaults, ids, validation", () => {
     }
   }
   assertEquals(threw, 4);
+  assertEquals([a.discovery.mode, a.discovery.maxActive, a.discovery.activeBudgetTokens, a.active], ["progressive", 8, 4000, []]);
+  const refusals: string[] = [];
+  for (const discovery of [{ mode: "some" }, { core: Array.from({ length: 17 }, (_, i) => `a.b${i}`) }, { maxActive: -1 }, { activeBudgetTokens: 0 }, { surfaceRules: [{ provider: "ollama", model: "x", mode: "prompt" }] }]) {
+    try {
+      sys.agents.add({ type: "player", profile: "p", sessionId: "s", llm: { provider: "x", model: "", systemPrompt: "" }, discovery } as never);
+    } catch (e) {
+      refusals.push(`${(e as { code: string }).code}: ${(e as Error).message}`);
+    }
+  }
+  assertEquals(refusals, [
+    'invalid_input: discovery.mode must be progressive or full, got "some"',
+    "invalid_input: discovery.core must be a list of at most 16 skill ids",
+    "invalid_input: discovery.maxActive must be a whole number in 0..256, got -1",
+    "invalid_input: discovery.activeBudgetTokens must be > 0, got 0",
+    "invalid_input: surfaceRules[0] must be {provider: string, model: string, mode: tool-only | system-prompt | both}",
+  ]);
+  sys.dispose();
+  session.dispose();
+});
+
+test("rate limits hold an agent's decisions back within a minute of world ticks, traced once per hold", async () => {
+  const { session } = world();
+  const sys = createAgentSystems(session, { s: new ScriptedProvider(() => [{ tool: "agent.emitEvent", input: { type: "tick" } }]) }, {
+    budget: { ...DEFAULT_BUDGET, agents: { agt_few: { decisionsPerMinute: 3 }, agt_tokens: { promptTokensPerMinute: 1 } } },
+  });
+  for (const id of ["agt_free", "agt_few", "agt_tokens"]) {
+    sys.agents.add({ id, type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 10, profile: "player.limited", sessionId: `ses_${id}`, llm: { provider: "s", model: "", systemPrompt: "" } });
+  }
+  const made = (id: string) => session.tracer.history().filter((e) => e.type === "agent.decision.made" && e.actorId === id).length;
+  const deferred = (id: string) => session.tracer.history().filter((e) => e.type === "agent.decision.deferred" && e.actorId === id);
+  await waitSteps(300);
+  assert(made("agt_free") >= 25, `no limit: ${made("agt_free")} decisions`);
+  assertEquals(made("agt_few"), 3, "three decisions a minute");
+  assertEquals(made("agt_tokens"), 1, "its first prompt spent the minute's tokens");
+  assertEquals(deferred("agt_few").length, 1, "held once, traced once");
+  assertEquals((deferred("agt_few")[0].payload as { reason: string; decisionsPerMinute: number }).decisionsPerMinute, 3);
+  const few = sys.agents.get("agt_few")!;
+  const first = few.recentDecisions[0].tick;
+  while (made("agt_few") < 4) await waitSteps(1);
+  assertEquals(few.lastDecisionTick, first + 3600, "a minute after its first decision, the next starts");
+  // The window slides: the decisions of ticks +10 and +20 expire in turn, then it is full again.
+  await waitSteps(40);
+  assertEquals(made("agt_few"), 6);
+  assertEquals(deferred("agt_few").length, 2, "held again, and traced again");
   sys.dispose();
   session.dispose();
 });

@@ -4,16 +4,11 @@
 // with no server reachable it says "LLM offline" and nobody speaks.
 import { assert, assertEquals, test } from "limina/testing";
 import { readPng } from "limina";
+import { startLlmServer } from "./support/llm_server.ts";
 
 const dir = (await Limina.run({ cmd: "mktemp", args: ["-d", "/tmp/limina-forest-XXXXXX"] })).stdout.trim();
-const log = `${dir}/requests.jsonl`;
-const started = await Limina.run({ cmd: "bash", args: ["-c", `python3 tests/llm_server.py --log ${log} > ${dir}/server.out 2>&1 & echo $!`] });
-const serverPid = started.stdout.trim();
-let port = 0;
-for (let i = 0; i < 200 && !port; i++) {
-  await new Promise((r) => setTimeout(r, 20));
-  port = Number(/port (\d+)/.exec((await Limina.run({ cmd: "cat", args: [`${dir}/server.out`] })).stdout)?.[1] ?? 0);
-}
+const server = await startLlmServer("", `${dir}/requests.jsonl`);
+const port = server.port;
 
 const W = 480;
 const H = 320;
@@ -51,7 +46,7 @@ test("with Ollama's /api/chat answering: the traveller walks to both villagers a
   for (const who of ["agt_traveller", "agt_mira", "agt_osric"]) assert(said.some((s) => s.who === who), `${who} spoke:\n${run.stdout}`);
   assertEquals([...new Set(said.map((s) => s.text))], ["Hello there, traveller."], "every line is what the server answered");
   assert(!run.stdout.includes("LLM offline"), run.stdout);
-  const requests = (await Limina.run({ cmd: "cat", args: [log] })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const requests = await server.requests();
   assert(requests.length >= said.length, `one request per line: ${requests.length} for ${said.length}`);
   for (const r of requests) assertEquals([r.path, r.body.model, r.body.stream], ["/api/chat", "chat", false]);
   assert(requests.some((r) => r.body.messages[0].content.includes("Mira")) && requests.some((r) => r.body.messages[0].content.includes("Osric")), "each speaker has its own persona");
@@ -68,6 +63,6 @@ test("with no Ollama reachable: an honest LLM offline status, and nobody says an
 });
 
 test("clean up", async () => {
-  await Limina.run({ cmd: "kill", args: [serverPid] });
+  await server.stop();
   await Limina.run({ cmd: "rm", args: ["-rf", dir] });
 });

@@ -5,7 +5,7 @@
 // and audited policy event; a loaded package driving the world only through
 // what its profile grants; onTick within its per-tick budget, with repeated
 // overruns unloading it; and an agent package as a player's provider.
-import { type LoadDecision, PackageProvider, createAgentSystems, type EngineEvent, WorldSession, waitSteps } from "limina";
+import { type LoadDecision, PackageProvider, createAgentSystems, type EngineEvent, resolveProfile, WorldSession, waitSteps } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { value } from "./support/results.ts";
 
@@ -54,7 +54,7 @@ function session(options: { allowUnsigned?: boolean; limits?: Record<string, num
   return new WorldSession({ simulate: options.simulate ?? false, packages: { install: { ...install, allowUnsigned: options.allowUnsigned ?? false }, limits: options.limits } });
 }
 
-const builder = { agentId: "agt_builder", sessionId: "sess_op", permissions: ["scene.read", "scene.write", "agent.read", "agent.write", "physics.read", "physics.write", "ecs.read", "ecs.modify", "ui.write", "audio.play"], profile: "builder.readWrite" };
+const builder = { agentId: "agt_builder", sessionId: "sess_op", permissions: [...resolveProfile("builder.readWrite")], profile: "builder.readWrite" };
 
 async function load(s: WorldSession, ref: string, profile = "builder.readWrite", agentId = "agt_pkg", caller = builder): Promise<LoadDecision> {
   return value<LoadDecision>(await s.registry.invoke("package.load", { ref, agentId, sessionId: "sess_pkg", profile }, caller));

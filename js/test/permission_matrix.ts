@@ -1,190 +1,201 @@
-// Every skill under each of the 4 profiles (and an unknown one, which grants
-// nothing): allowed exactly when the profile grants all its permissions; a
-// denial changes nothing in the world.
+// The permission matrix: every registered skill under each catalog profile
+// (and an unknown one, which grants nothing) — allowed exactly when the
+// profile's documented permissions include all the skill needs; an allowed
+// call has its effect, a denied one changes nothing.
+//
+// How it is built (follow it when you add skills):
+// - CONTRACT is the promise the docs make (docs/concepts.md, "Profiles"):
+//   each profile's permissions, written out here and never read from the
+//   engine; one test holds resolveProfile to it. A new permission goes into
+//   the docs' table and into CONTRACT.
+// - Sample inputs live per family in js/test/support/matrix/<family>.ts,
+//   each exporting `family: MatrixFamily` (see family.ts): a sample for each
+//   skill and an optional `prepare` that builds what the samples need. The
+//   directory is listed, so adding a file is all it takes.
+// - What a call changes is observed through the world digest
+//   (session.digest(): ECS, physics, scene objects, lighting and the world
+//   resources — keep your state in a world resource and it is covered), plus
+//   what is not world state but a denied call must not touch either:
+//   presentation (view camera, UI containers), the caller's walk and the
+//   skill catalog.
+// - Allowed: the call succeeds and, when the skill needs a world-writing
+//   permission (WORLD_WRITE_PERMISSIONS, what replay re-applies), changes
+//   what is observed; any other skill changes nothing (a sample's `changes`
+//   overrides this, saying why).
+// - Denied: `forbidden`, nothing observed changes, and the only event the
+//   call leaves is the denial.
 import { assert, assertEquals, test } from "limina/testing";
-import * as THREE from "three";
-import { Capturer, createWorldSession, type InvokeResult, PolicyEngine, PROFILES, resolveProfile, traceDir, type WorldSession } from "limina";
+import { Capturer, createWorldSession, type InvokeBase, type InvokeResult, PERMISSIONS, PolicyEngine, resolveProfile, traceDir, WORLD_WRITE_PERMISSIONS, type WorldSession } from "limina";
+import type { MatrixFamily, MatrixSample, MatrixWorld } from "./support/matrix/family.ts";
 
-/** The four catalog profiles, and one no catalog defines (it grants nothing). */
-const MATRIX_PROFILES = [...Object.keys(PROFILES), "nobody.unknown"];
+/** What each catalog profile grants, as docs/concepts.md promises it. */
+const CONTRACT: Record<string, string[]> = {
+  "builder.readWrite": [
+    "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play",
+    "game.read", "game.act", "game.define", "save.write",
+    "nav.define", "character.define", "character.act",
+  ],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
+  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
+};
+/** The catalog profiles and one no catalog defines (it grants nothing). */
+const MATRIX_PROFILES = [...Object.keys(CONTRACT), "nobody.unknown"];
+const granted = (profile: string) => new Set(CONTRACT[profile] ?? []);
 
 const codeOf = (r: InvokeResult) => (r.ok ? undefined : r.error.code);
 const messageOf = (r: InvokeResult) => (r.ok ? undefined : r.error.message);
 
-/** A valid input for every skill, against the world `prepare` builds (ent_1 dynamic, ent_2 static). */
-const SAMPLES: Record<string, Record<string, unknown>> = {
-  "scene.createEntity": { shape: "sphere", position: [0, 2, 0], dynamic: true },
-  "scene.destroyEntity": { entity: "ent_1" },
-  "scene.queryEntities": { near: [0, 0, 0], radius: 10 },
-  "ecs.updateComponent": { entity: "ent_1", component: "position", value: [1, 2, 3] },
-  "ecs.addComponent": { entity: "ent_1", component: "target" },
-  "ecs.removeComponent": { entity: "ent_2", component: "fixture" },
-  "three.setTransform": { entity: "ent_1", rotationEuler: [0, 1, 0] },
-  "three.setMaterial": { entity: "ent_1", color: 0xff0000 },
-  "three.setLighting": { ambientIntensity: 2 },
-  "three.loadGLTF": { assetId: "crate" },
-  "camera.set": { position: [0, 3, 6], target: [0, 1, 0], fov: 45 },
-  "camera.get": {},
-  "physics.applyImpulse": { entity: "ent_1", impulse: [0, 5, 0] },
-  "physics.raycast": { origin: [0, 10, 0], direction: [0, -1, 0] },
-  "physics.collisionEvents": {},
-  "agent.emitEvent": { type: "ping" },
-  "agent.getPerception": {},
-  "skills.list": {},
-  "skills.describe": { name: "scene.createEntity" },
-  "skills.search": { query: "entity" },
-  "trace.tail": { limit: 5 },
-  "trace.explainEvent": { eventId: "__first__" },
-  "trace.export": { name: "permission-matrix" },
-  "inspector.snapshot": { limit: 10 },
-  "dev.reload": { target: "scene", name: "fixture" },
-  "audit.explain": { eventId: "__first__" },
-  "audit.query": {},
-  "audit.usage": {},
-  "render.capture": { width: 32, height: 24 },
-  "audio.play": { freq: 440, secs: 0.1 },
-  "audio.ambient": {},
-  "audio.playAt": { freq: 440, secs: 0.1, position: [0, 0, -1] },
-  "audio.speak": { text: "hi", position: [0, 0, -1] },
-  "audio.stop": { handle: "snd_1" },
-  "audio.setVolume": { handle: "snd_1", volume: 0.5 },
-  "audio.setBusVolume": { bus: "sfx", volume: 1 },
-  "package.list": {},
-  "package.load": { ref: "nothing@1.0.0", agentId: "agt_matrix", sessionId: "sess_matrix", profile: "system.readonly" },
-  "ui.panel": { kind: "label", anchor: { type: "world", entity: "ent_1" }, text: "hi" },
-  "ui.label": { anchor: { type: "world", position: [0, 2, 0] }, text: "hi" },
-  "ui.textBox": { anchor: { type: "screen" }, title: "t", text: "body" },
-  "ui.speechBubble": { anchor: { type: "world", entity: "ent_1", offset: [0, 1, 0] }, text: "hello" },
-  "ui.thoughtBubble": { anchor: { type: "world", entity: "ent_1", offset: [0, 1, 0] }, text: "hmm" },
-  "ui.callout": { anchor: { type: "world", position: [1, 2, 0] }, text: "here", leader: { target: "ent_2" } },
-  "ui.hudPanel": { anchor: { type: "screen", corner: "topRight" }, text: "hud" },
-  "ui.update": { handle: "ui_1", text: "x" },
-  "ui.remove": { handle: "ui_1" },
-  "social.approach": { target: "ent_2" },
-  "social.say": { text: "hi" },
-  "nav.build": { agentRadius: 0.3 },
-  "nav.findPath": { from: [1, -1, 1], to: [-2, -1, -2] },
-  "nav.isReachable": { from: [1, -1, 1], to: [-2, -1, -2] },
-  "nav.moveTo": { entityId: "ent_3", target: [-2, -1, -2] },
-  "nav.stop": { entityId: "ent_3" },
-  "character.spawn": { position: [0, -1, 2] },
-  "character.move": { entityId: "ent_3", direction: [1, 0] },
-  "character.jump": { entityId: "ent_3" },
-  "character.lookAt": { entityId: "ent_3", target: [0, 0, 5] },
-  "character.list": {},
-  "animation.play": { entityId: "ent_3", clip: "wave" },
-  "animation.getState": { entityId: "ent_3" },
-  "animation.list": {},
-  "camera.follow": { entityId: "ent_3" },
-  "camera.thirdPerson": { entityId: "ent_3" },
-  "camera.firstPerson": { entityId: "ent_3" },
-  "camera.orbit": { target: [0, 0, 0] },
-  "camera.shake": {},
-};
+// Every family's samples, found by listing the directory.
+const familyDir = `${import.meta.url.replace(/^file:\/\//, "").replace(/[^/]*$/, "")}support/matrix/`;
+const listing = await Limina.run({ cmd: "ls", args: [familyDir] });
+const FAMILIES = new Map<string, MatrixFamily>();
+for (const file of listing.stdout.split("\n").filter((f) => f.endsWith(".ts") && f !== "family.ts").sort()) {
+  FAMILIES.set(file.replace(/\.ts$/, ""), ((await import(`${familyDir}${file}`)) as { family: MatrixFamily }).family);
+}
+const SAMPLES = new Map<string, { family: string; sample: MatrixSample }>();
+for (const [family, { samples }] of FAMILIES) {
+  for (const [name, sample] of Object.entries(samples)) {
+    if (SAMPLES.has(name)) throw new Error(`${name} has samples in both ${SAMPLES.get(name)!.family}.ts and ${family}.ts`);
+    SAMPLES.set(name, { family, sample });
+  }
+}
 
-/** Permissions a skill's handler requires beyond its static ones for the sample input, and its refusal. */
-const DYNAMIC: Record<string, { needs: string[]; message: string }> = {
-  "dev.reload": { needs: ["scene.write"], message: "re-running a scene builder needs scene.write" },
-};
-
-/** Everything a skill could change: ECS + identity, bodies and their motion, the scene graph, the lights, the view, the UI, walks. */
-function digest(w: WorldSession): string {
-  const bodies = [...w.world.entities.entries()].filter((e) => e.body !== undefined).map((e) => w.physics.bodyState(e.body!));
-  const scene: unknown[] = [];
-  w.scene.traverse((o: THREE.Object3D) => {
-    const m = (o as THREE.Mesh).material as THREE.MeshStandardMaterial | undefined;
-    scene.push([o.type, o.name, o.position.toArray(), o.quaternion.toArray(), o.scale.toArray(), m?.color?.getHex(), (o as THREE.Light).intensity]);
-  });
-  const ui = w.ui.handles().map((h) => w.ui.inspect(h));
-  const walkers = w.characters.list().map((c) => [c.animator.getState().state, c.animator.getState().clip, c.walk]);
-  return JSON.stringify([w.world.snapshot(), [...w.world.entities.entries()].map((e) => [...e.tags]), w.physics.bodyCount(), bodies, scene, w.registry.all().map((k) => [k.name, k.version]), w.view.get(), ui, w.locomotion.walking("caller"), w.digest(), walkers, w.cameraRig.current()]);
+/** What is not world state but a denied call must not touch either: the view, the UI, the caller's walk, the catalog. */
+function presentation(s: WorldSession): string {
+  const ui = s.ui.handles().map((h) => s.ui.inspect(h));
+  return JSON.stringify([s.view.get(), ui, s.locomotion.walking("caller"), s.registry.all().map((k) => [k.name, k.version])]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).
 const capturer = await Capturer.create();
+const ADMIN: InvokeBase = { agentId: "admin", sessionId: "admin", permissions: PERMISSIONS, profile: "admin" };
 
-async function prepare() {
-  const s = createWorldSession({ simulate: false });
-  assert(await s.enableCapture(capturer), "render.capture enabled");
-  const admin = { agentId: "admin", sessionId: "admin", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
-  for (const [tool, input] of [
-    ["scene.createEntity", { position: [0, 1, 0], dynamic: true }],
-    ["scene.createEntity", { position: [0, -5, 0], size: 8, static: true }],
-    ["ecs.addComponent", { entity: "ent_2", component: "fixture" }],
-    ["nav.build", {}],
-    ["character.spawn", { position: [2, -1, 2] }],
-  ] as const) {
-    const r = await s.registry.invoke(tool, input, admin);
-    assert(r.ok, `${tool}: ${messageOf(r)}`);
-  }
-  s.sceneBuilders.set("fixture", () => void s.world.spawn({ tags: ["built"] }));
-  // The caller inhabits ent_1, so social skills have a body to act through.
-  s.agents.publish({ list: () => [{ agentId: "caller", entityId: "ent_1" }], perceptionOf: () => null });
-  return s;
+/** A fresh world with the base fixture (ent_1 dynamic and inhabited by the caller, ent_2 static, tagged "fixture"), `family`'s own and `sample`'s. */
+async function prepare(family: string, sample?: MatrixSample): Promise<MatrixWorld> {
+  const session = createWorldSession({ simulate: false });
+  assert(await session.enableCapture(capturer), "render.capture enabled");
+  const refs = new Map<string, string>();
+  const w: MatrixWorld = {
+    session,
+    admin: ADMIN,
+    async must<T>(tool: string, input: Record<string, unknown>) {
+      const r = await session.registry.invoke(tool, input, ADMIN);
+      assert(r.ok, `fixture ${tool}: ${codeOf(r)}: ${messageOf(r)}`);
+      return (r as { value: T }).value;
+    },
+    async play<T>(tool: string, input: Record<string, unknown>) {
+      const r = await session.registry.invoke(tool, input, { ...ADMIN, agentId: "caller", sessionId: "caller" });
+      assert(r.ok, `fixture ${tool} as the caller: ${codeOf(r)}: ${messageOf(r)}`);
+      return (r as { value: T }).value;
+    },
+    name: (key, id) => void refs.set(key, id),
+    ref(key) {
+      assert(refs.has(key), `no fixture named ${key}`);
+      return refs.get(key)!;
+    },
+  };
+  await w.must("scene.createEntity", { position: [0, 1, 0], dynamic: true });
+  await w.must("scene.createEntity", { position: [0, -5, 0], size: 8, static: true });
+  await w.must("ecs.addComponent", { entity: "ent_2", component: "fixture" });
+  session.agents.publish({ list: () => [{ agentId: "caller", entityId: "ent_1" }], perceptionOf: () => null });
+  await FAMILIES.get(family)!.prepare?.(w);
+  await sample?.before?.(w);
+  return w;
 }
 
-test("every registered skill has a sample input", async () => {
-  const s = await prepare();
-  const names = s.registry.all().map((k) => k.name);
-  assertEquals(names.filter((n) => !(n in SAMPLES)), []);
-  assertEquals(Object.keys(SAMPLES).filter((n) => !names.includes(n)), []);
+const inputOf = (sample: MatrixSample, w: MatrixWorld) => (typeof sample.input === "function" ? sample.input(w) : JSON.parse(JSON.stringify(sample.input)));
+
+test("the profiles grant what the docs promise", () => {
+  for (const [profile, permissions] of Object.entries(CONTRACT)) assertEquals([...resolveProfile(profile)].sort(), [...permissions].sort(), profile);
+  assertEquals(resolveProfile("nobody.unknown").size, 0);
+  for (const permissions of Object.values(CONTRACT)) for (const p of permissions) assert((PERMISSIONS as readonly string[]).includes(p), `${p} is a known permission`);
 });
 
-test("allowed exactly when the profile grants every permission; denials change nothing", async () => {
+/** Every registered skill's permissions, by name. */
+const SKILLS = new Map<string, { permissions: string[] }>();
+{
+  const { session } = await prepare([...FAMILIES.keys()][0]);
+  for (const skill of session.registry.all()) SKILLS.set(skill.name, { permissions: [...skill.permissions] });
+  session.dispose();
+}
+
+test("every registered skill has a sample input, and its permissions are known ones", async () => {
+  const { session } = await prepare([...FAMILIES.keys()][0]);
+  const names = session.registry.all().map((k) => k.name);
+  assertEquals(names.filter((n) => !SAMPLES.has(n)), []);
+  assertEquals([...SAMPLES.keys()].filter((n) => !names.includes(n)), []);
+  for (const skill of session.registry.all()) for (const p of skill.permissions) assert((PERMISSIONS as readonly string[]).includes(p), `${skill.name} needs ${p}, which is no known permission`);
+  session.dispose();
+});
+
+test("allowed exactly when the profile grants every permission: allowed calls have their effect, denials change nothing", async () => {
   let checked = 0;
   let denials = 0;
-  for (const profile of MATRIX_PROFILES) {
-    const granted = resolveProfile(profile);
-    for (const [name, sample] of Object.entries(SAMPLES)) {
-      const s = await prepare();
-      const skill = s.registry.get(name)!;
-      const input = JSON.parse(JSON.stringify(sample).replaceAll("__first__", s.tracer.history()[0].id));
-      const allowedStatically = skill.permissions.every((p: string) => granted.has(p));
-      const dynamic = DYNAMIC[name];
-      const allowed = allowedStatically && (dynamic?.needs ?? []).every((p) => granted.has(p));
-      const before = digest(s);
+  for (const [name, { family, sample }] of SAMPLES) {
+    // Every allowed call gets a fresh world; the denials of one skill share one (a denial changes nothing).
+    let denialWorld: MatrixWorld | null = null;
+    for (const profile of MATRIX_PROFILES) {
+      const grants = granted(profile);
+      const skill = SKILLS.get(name)!;
+      const allowedStatically = skill.permissions.every((p) => grants.has(p));
+      const allowed = allowedStatically && (sample.needs?.permissions ?? []).every((p) => grants.has(p));
+      const w = allowed ? await prepare(family, sample) : (denialWorld ??= await prepare(family, sample));
+      const s = w.session;
+      const input = inputOf(sample, w);
+      const changes = sample.changes ?? skill.permissions.some((p) => WORLD_WRITE_PERMISSIONS.has(p));
+      const digest = s.digest();
+      const shown = presentation(s);
       const events = s.tracer.size;
-      const r = await s.registry.invoke(name, input, { agentId: "caller", sessionId: "matrix", permissions: granted, profile });
+      const r = await s.registry.invoke(name, input, { agentId: "caller", sessionId: "matrix", permissions: grants, profile });
       const where = `${name} under ${profile}`;
       if (allowed) {
         assert(r.ok, `${where} must succeed: ${codeOf(r)}: ${messageOf(r)}`);
+        const changed = s.digest() !== digest || presentation(s) !== shown;
+        assertEquals(changed, changes, `${where}: ${changes ? "an allowed world-writing call must change the world" : "this skill must change nothing"}`);
         if (r.ok && name === "trace.export") await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(r.value as { name: string }).name}`] });
+        if (r.ok) sample.after?.(r.value);
+        s.dispose();
       } else {
         denials++;
         assertEquals(codeOf(r), "forbidden", where);
-        assertEquals(digest(s), before, `${where}: a denial must change nothing`);
+        assertEquals(s.digest(), digest, `${where}: a denial must leave the world digest as it was`);
+        assertEquals(presentation(s), shown, `${where}: a denial must leave presentation, walks and the catalog as they were`);
         if (allowedStatically) {
           // Refused by the handler before it acts: a failed call, nothing else.
-          assertEquals(messageOf(r), dynamic.message, where);
+          assertEquals(messageOf(r), sample.needs!.message, where);
           assertEquals(s.tracer.history().slice(events).map((e) => e.type), ["skill.failed"], where);
         } else {
-          const missing = skill.permissions.find((p: string) => !granted.has(p));
+          const missing = skill.permissions.find((p) => !grants.has(p));
           assertEquals(messageOf(r), `missing permission: ${missing}`, where);
           assertEquals(s.tracer.history().slice(events).map((e) => e.type), ["security.permission.denied"], where);
         }
       }
       checked++;
-      s.dispose();
     }
+    (denialWorld as MatrixWorld | null)?.session.dispose();
   }
-  assertEquals(checked, MATRIX_PROFILES.length * Object.keys(SAMPLES).length);
+  assertEquals(checked, MATRIX_PROFILES.length * SAMPLES.size);
   assert(denials > 20, `the matrix exercises denials (${denials})`);
+  for (const f of FAMILIES.values()) await f.cleanup?.();
 });
 
 test("the same holds with the policy engine attached", async () => {
   for (const profile of MATRIX_PROFILES) {
-    const granted = resolveProfile(profile);
+    const grants = granted(profile);
     for (const name of ["scene.createEntity", "ecs.updateComponent", "physics.applyImpulse", "agent.emitEvent", "inspector.snapshot", "skills.list"]) {
-      const s = await prepare();
+      const { family, sample } = SAMPLES.get(name)!;
+      const w = await prepare(family, sample);
+      const s = w.session;
       s.registry.attachPolicy(new PolicyEngine(s.tracer));
       const skill = s.registry.get(name)!;
-      const allowed = skill.permissions.every((p: string) => granted.has(p));
-      const before = digest(s);
-      const r = await s.registry.invoke(name, SAMPLES[name], { agentId: "caller", sessionId: "m", permissions: granted, profile });
+      const allowed = skill.permissions.every((p: string) => grants.has(p));
+      const before = s.digest();
+      const r = await s.registry.invoke(name, inputOf(sample, w), { agentId: "caller", sessionId: "m", permissions: grants, profile });
       if (allowed) assert(r.ok, `${name} under ${profile}: ${codeOf(r)}: ${messageOf(r)}`);
       else {
         assertEquals(codeOf(r), "forbidden", `${name} under ${profile}`);
-        assertEquals(digest(s), before);
+        assertEquals(s.digest(), before);
         assertEquals(s.tracer.history().slice(-2).map((e) => e.type), ["policy.denied", "security.permission.denied"]);
       }
       s.dispose();

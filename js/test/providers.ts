@@ -2,26 +2,13 @@
 // Ollama and OpenAI-compatible APIs, or attacking the client as a hostile or
 // broken server would (tests/llm_server.py).
 import { assert, assertEquals, assertRejects, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, onFixedStep, ScriptedProvider, waitSteps } from "limina";
+import { createAgentSystems, createWorldSession, type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, onFixedStep, retryAfterMs, ScriptedProvider, waitSteps } from "limina";
+import { startLlmServer } from "./support/llm_server.ts";
 
-const log = `/tmp/limina-llm-${Date.now()}.jsonl`;
-const pids: string[] = [];
-
-/** Starts tests/llm_server.py with `flags`; resolves with its port. */
-async function startServer(name: string, flags = ""): Promise<number> {
-  const out = `${log}.${name}.out`;
-  const started = await Limina.run({ cmd: "bash", args: ["-c", `python3 tests/llm_server.py --log ${log} ${flags} > ${out} 2>&1 & echo $!`] });
-  pids.push(started.stdout.trim());
-  for (let i = 0; i < 200; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    const port = Number(/port (\d+)/.exec((await Limina.run({ cmd: "cat", args: [out] })).stdout)?.[1] ?? 0);
-    if (port) return port;
-  }
-  return 0;
-}
-
-const port = await startServer("http");
-const tlsPort = await startServer("https", "--tls tests/fixtures/tls/server.pem tests/fixtures/tls/server.key");
+const plain = await startLlmServer();
+const tls = await startLlmServer("--tls tests/fixtures/tls/server.pem tests/fixtures/tls/server.key");
+const port = plain.port;
+const tlsPort = tls.port;
 const base = `http://127.0.0.1:${port}`;
 const tlsBase = `https://127.0.0.1:${tlsPort}`;
 
@@ -33,11 +20,10 @@ const request: DecideRequest = {
 };
 
 async function lastRequest() {
-  const out = await Limina.run({ cmd: "tail", args: ["-n", "1", log] });
-  return JSON.parse(out.stdout);
+  return (await plain.requests()).at(-1)!;
 }
 
-const requestsLogged = async () => Number((await Limina.run({ cmd: "bash", args: ["-c", `cat ${log} 2>/dev/null | wc -l`] })).stdout.trim());
+const requestsLogged = async () => (await plain.requests()).length;
 
 /** This process's peak resident memory, in MiB. */
 async function peakMiB(): Promise<number> {
@@ -168,6 +154,63 @@ test("HTTPS: an unknown issuer is refused; LIMINA_CA_CERTS adds a trusted CA; a 
   assert(notPem.stderr.includes("LIMINA_CA_CERTS=tests/llm_server.py: no PEM certificate in the file"), notPem.stderr);
 });
 
+test("connect and TLS handshake timeouts: a port that never accepts, a server that never answers the handshake", async () => {
+  await assertRejects(new OllamaProvider({ baseUrl: `http://127.0.0.1:${plain.fullPort}`, model: "tool", connectTimeoutMs: 300 }).decide(request), {
+    code: "io_error",
+    message: `http://127.0.0.1:${plain.fullPort}/api/chat: cannot connect to 127.0.0.1:${plain.fullPort} within 300 ms`,
+  });
+  await assertRejects(new GatewayProvider({ baseUrl: `https://127.0.0.1:${plain.silentPort}/v1`, model: "tool", connectTimeoutMs: 300 }).decide(request), {
+    code: "io_error",
+    message: `https://127.0.0.1:${plain.silentPort}/v1/chat/completions: no TLS handshake with 127.0.0.1:${plain.silentPort} within 300 ms`,
+  });
+  // Over plain HTTP there is no handshake: the request is written, and the exchange's timeout ends the wait.
+  await assertRejects(new OllamaProvider({ baseUrl: `http://127.0.0.1:${plain.silentPort}`, model: "tool", connectTimeoutMs: 300, timeoutMs: 400 }).decide(request), {
+    code: "io_error",
+    message: "no complete response within 400 ms",
+  });
+  await assertRejects(new OllamaProvider({ baseUrl: base, model: "tool", connectTimeoutMs: 0 }).decide(request), { code: "invalid_input", message: "connectTimeoutMs must be a number of milliseconds ≥ 1, not 0" });
+});
+
+test("retries: a 429's Retry-After is honoured, a 5xx backs off doubling, a 4xx is not retried, the policy bounds both", async () => {
+  const gateway = (model: string, retry = { retries: 2, baseDelayMs: 50, maxDelayMs: 10_000 }) => new GatewayProvider({ baseUrl: `${base}/v1`, model, retry, timeoutMs: 20_000 });
+  const times = async (model: string) => (await plain.requests()).filter((r) => r.body.model === model).map((r) => r.at);
+  const limited = await gateway("status:429:1:1:a").decide(request);
+  assertEquals(limited.toolCalls[0].tool, "agent.emitEvent");
+  assertEquals(limited.retries, [{ status: 429, waitedMs: 1000 }]);
+  const [t0, t1] = await times("status:429:1:1:a");
+  assert(t1 - t0 >= 0.95, `the retry came ${(t1 - t0).toFixed(3)} s later`);
+  const busy = await gateway("status:503:2::b").decide(request);
+  assertEquals(busy.retries, [{ status: 503, waitedMs: 50 }, { status: 503, waitedMs: 100 }]);
+  assertEquals((await times("status:503:2::b")).length, 3);
+  const down = await assertRejects(gateway("status:502:9::c").decide(request), { message: "answered HTTP 502" });
+  assert(down.message.endsWith("(after 2 retries)"), down.message);
+  assertEquals((await times("status:502:9::c")).length, 3, "three attempts");
+  await assertRejects(gateway("status:429:1:120:d").decide(request), { message: "(Retry-After asks 120 s; this provider waits at most 10 s)" });
+  assertEquals((await times("status:429:1:120:d")).length, 1, "not retried");
+  await assertRejects(gateway("status:400:1::e").decide(request), { message: "answered HTTP 400" });
+  assertEquals((await times("status:400:1::e")).length, 1, "a 4xx other than 429 is not retried");
+  const short = new GatewayProvider({ baseUrl: `${base}/v1`, model: "status:503:9::g", retry: { retries: 5, baseDelayMs: 400, maxDelayMs: 10_000 }, timeoutMs: 1000 });
+  await assertRejects(short.decide(request), { message: "(no time left to retry within 1000 ms)" });
+  assertEquals(retryAfterMs([["retry-after", "Wed, 21 Oct 2015 07:28:05 GMT"]], Date.parse("Wed, 21 Oct 2015 07:28:00 GMT")), 5000);
+  assertEquals(retryAfterMs([["retry-after", "soon"]]), null);
+  assertEquals(retryAfterMs([]), null);
+});
+
+test("a retried decision records its retries in the trace", async () => {
+  const session = createWorldSession();
+  const sys = createAgentSystems(session, { g: new GatewayProvider({ baseUrl: `${base}/v1`, model: "status:503:1::h", retry: { retries: 2, baseDelayMs: 50, maxDelayMs: 1000 } }) });
+  sys.agents.add({ id: "agt_r", type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 1000, profile: "player.limited", sessionId: "s_r", llm: { provider: "g", model: "", systemPrompt: "" } });
+  let made: { retries?: unknown } | undefined;
+  for (let i = 0; i < 600 && !made; i++) {
+    await waitSteps(1);
+    made = session.tracer.history().find((e) => e.type === "agent.decision.made")?.payload as { retries?: unknown } | undefined;
+  }
+  assertEquals(made?.retries, [{ status: 503, waitedMs: 50 }]);
+  sys.dispose();
+  await sys.action.settled();
+  session.dispose();
+});
+
 test("GatewayProvider: OpenAI-compatible /chat/completions with a bearer key", async () => {
   const g = new GatewayProvider({ baseUrl: `${base}/v1`, apiKey: "sk-test", model: "tool" });
   const r = await g.decide(request);
@@ -203,5 +246,6 @@ test("ScriptedProvider is a pure function of the request", async () => {
 });
 
 test("stop the servers", async () => {
-  await Limina.run({ cmd: "kill", args: pids });
+  await plain.stop();
+  await tls.stop();
 });

@@ -1,6 +1,6 @@
 """The official Python MCP SDK against `limina --mcp-stdio`.
 
-Usage: python tests/mcp/python_sdk_client.py <path-to-limina>
+Usage: python tests/mcp/python_sdk_client.py <path-to-limina> <number of registered skills>
 """
 import asyncio
 import json
@@ -17,7 +17,7 @@ def fail(msg):
     sys.exit(1)
 
 
-async def main(limina):
+async def main(limina, expected):
     params = StdioServerParameters(command=limina, args=["--mcp-stdio", "--profile", "builder.readWrite"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -25,8 +25,8 @@ async def main(limina):
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
             tools = (await session.list_tools()).tools
-            if len(tools) != 67:
-                fail(f"{len(tools)} tools, expected the 67 registered skills")
+            if len(tools) != expected:
+                fail(f"{len(tools)} tools, expected the {expected} registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")
             if create.input_schema.get("type") != "object" or "shape" not in create.input_schema.get("properties", {}):
                 fail("scene.createEntity has no inputSchema")
@@ -58,4 +58,4 @@ async def main(limina):
     print(json.dumps({"ok": True, "sdk": "mcp (python)", "tools": len(tools), "entity": entity}))
 
 
-asyncio.run(main(sys.argv[1]))
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))

@@ -172,12 +172,13 @@ impl SpanGrid {
       SourceShape::TriMesh { .. } => {
         let mut tris = Vec::new();
         geometry::surface_triangles(&source.shape, self.world_min(), self.world_max(), |t| tris.push(t));
+        let mut cells = Vec::new();
         for tri in &tris {
           let n = math::cross(math::sub(tri[1], tri[0]), math::sub(tri[2], tri[0]));
           let walkable = self.walkable_normal(n);
-          let mut cells = Vec::new();
+          cells.clear();
           self.clip_triangle(tri, |c, lo, hi| cells.push((c, lo, hi)));
-          for (c, lo, hi) in cells {
+          for &(c, lo, hi) in &cells {
             self.add(c, lo, hi, walkable);
           }
         }
@@ -186,6 +187,7 @@ impl SpanGrid {
         let mut tris = Vec::new();
         geometry::surface_triangles(&source.shape, self.world_min(), self.world_max(), |t| tris.push(t));
         let bottom = *bottom;
+        let mut cells = Vec::new();
         for tri in &tris {
           let mut n = math::cross(math::sub(tri[1], tri[0]), math::sub(tri[2], tri[0]));
           // A terrain's surface faces up, whatever its triangles' winding.
@@ -193,9 +195,9 @@ impl SpanGrid {
             n = math::scale(n, -1.0);
           }
           let walkable = self.walkable_normal(n);
-          let mut cells = Vec::new();
+          cells.clear();
           self.clip_triangle(tri, |c, _, hi| cells.push((c, hi)));
-          for (c, hi) in cells {
+          for &(c, hi) in &cells {
             self.add(c, bottom.min(hi), hi, walkable);
           }
         }

@@ -116,9 +116,11 @@ pub fn build(params: &NavParams, origin: [f32; 2], ylim: (f32, f32), tx: i32, tz
   let mut cols = vec![0u32; n * n + 1];
   let mut work: Vec<Work> = Vec::new();
   let cs = params.cell_size;
+  let mut spans = Vec::new();
   for c in 0..n * n {
     cols[c] = work.len() as u32;
-    let spans: Vec<_> = grid.spans(c).copied().collect();
+    spans.clear();
+    spans.extend(grid.spans(c).copied());
     for (i, s) in spans.iter().enumerate() {
       let ceil = spans.get(i + 1).map_or(f32::MAX, |a| a.lo);
       if !s.walkable || ceil - s.hi < params.agent_height || s.hi < ylim.0 || s.hi > ylim.1 {

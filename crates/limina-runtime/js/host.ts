@@ -9,10 +9,27 @@ export interface AssetInfo {
   description: string;
 }
 
+export interface HttpPostRequest {
+  url: string;
+  body: string;
+  headers: [string, string][];
+  /** The whole exchange, connecting included. */
+  timeoutMs: number;
+  /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+  connectTimeoutMs?: number;
+}
+
+export interface HttpPostResponse {
+  status: number;
+  /** Names lower-case. */
+  headers: [string, string][];
+  body: string;
+}
+
 interface HostOps {
   op_assets_resolve(id: string): Promise<AssetInfo>;
   op_assets_read(id: string): Promise<Uint8Array>;
-  op_http_post(request: { url: string; body: string; headers: [string, string][]; timeoutMs: number }): Promise<{ status: number; body: string }>;
+  op_http_post(request: HttpPostRequest): Promise<HttpPostResponse>;
   op_limina_env(name: string): string | null;
 }
 
@@ -23,6 +40,6 @@ export const resolveAsset = (id: string): Promise<AssetInfo> => ops.op_assets_re
 /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
 export const readAsset = (id: string): Promise<Uint8Array> => ops.op_assets_read(id);
 /** One HTTP POST off the loop: the status and body. */
-export const httpPost = (request: { url: string; body: string; headers: [string, string][]; timeoutMs: number }) => ops.op_http_post(request);
+export const httpPost = (request: HttpPostRequest): Promise<HttpPostResponse> => ops.op_http_post(request);
 /** An environment variable, or undefined when unset. */
 export const env = (name: string): string | undefined => ops.op_limina_env(name) ?? undefined;

@@ -4,8 +4,9 @@
 //!
 //! A provider is an untrusted peer, so everything it controls is bounded:
 //! the response head (`MAX_HEAD`; hyper caps the header count at 100 and
-//! rejects chunk sizes that overflow), the body (`MAX_BODY`), connecting
-//! (`CONNECT_TIMEOUT`) and the whole exchange (the request's `timeoutMs`).
+//! rejects chunk sizes that overflow), the body (`MAX_BODY`), connecting and
+//! the TLS handshake (each within the request's `connectTimeoutMs`, default
+//! `CONNECT_TIMEOUT`) and the whole exchange (the request's `timeoutMs`).
 //! Redirects are refused, not followed. Whatever goes wrong fails this one
 //! request with a `LiminaError`; it never panics through the op runtime.
 
@@ -33,7 +34,7 @@ use tokio::time::timeout;
 const MAX_BODY: usize = 32 << 20;
 /// Largest response head (status line and headers) accepted.
 const MAX_HEAD: usize = 64 << 10;
-/// How long the TCP connect, and then the TLS handshake, may each take.
+/// How long the TCP connect, and then the TLS handshake, may each take unless the request says.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(serde::Deserialize)]
@@ -44,11 +45,15 @@ pub struct PostRequest {
   #[serde(default)]
   headers: Vec<(String, String)>,
   timeout_ms: f64,
+  #[serde(default)]
+  connect_timeout_ms: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
 pub struct PostResponse {
   status: u16,
+  /// The response's headers, names lower-case, values as text (bytes that are not UTF-8 replaced), e.g. `retry-after`.
+  headers: Vec<(String, String)>,
   body: String,
 }
 
@@ -171,19 +176,24 @@ fn build_tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
   Ok(Arc::new(config))
 }
 
-async fn send(t: &Target, request: Request<Full<Bytes>>) -> Result<PostResponse, OpError> {
+/// A duration as people read it in an error: "250 ms", "10 s".
+fn spoken(d: Duration) -> String {
+  if d.subsec_millis() == 0 { format!("{} s", d.as_secs()) } else { format!("{} ms", d.as_millis()) }
+}
+
+async fn send(t: &Target, request: Request<Full<Bytes>>, connect_within: Duration) -> Result<PostResponse, OpError> {
   let endpoint = format!("{}:{}", t.host, t.port);
-  let tcp = timeout(CONNECT_TIMEOUT, TcpStream::connect((t.host.as_str(), t.port)))
+  let tcp = timeout(connect_within, TcpStream::connect((t.host.as_str(), t.port)))
     .await
-    .map_err(|_| OpError::new(ErrorCode::Io, format!("cannot connect to {endpoint} within {} s", CONNECT_TIMEOUT.as_secs())))?
+    .map_err(|_| OpError::new(ErrorCode::Io, format!("cannot connect to {endpoint} within {}", spoken(connect_within))))?
     .map_err(|e| OpError::io(format!("cannot connect to {endpoint}"), e))?;
   if !t.tls {
     return exchange(tcp, request).await;
   }
   let name = ServerName::try_from(t.host.clone()).map_err(|_| OpError::invalid_input(format!("{:?} is not a valid TLS server name", t.host)))?;
-  let tls = timeout(CONNECT_TIMEOUT, tokio_rustls::TlsConnector::from(tls_config()?).connect(name, tcp))
+  let tls = timeout(connect_within, tokio_rustls::TlsConnector::from(tls_config()?).connect(name, tcp))
     .await
-    .map_err(|_| OpError::new(ErrorCode::Io, format!("no TLS handshake with {endpoint} within {} s", CONNECT_TIMEOUT.as_secs())))?
+    .map_err(|_| OpError::new(ErrorCode::Io, format!("no TLS handshake with {endpoint} within {}", spoken(connect_within))))?
     .map_err(|e| OpError::new(ErrorCode::Io, format!("TLS handshake with {endpoint} failed: {e}")))?;
   exchange(tls, request).await
 }
@@ -202,6 +212,11 @@ where
   let read = async {
     let response = sender.send_request(request).await.map_err(wire)?;
     let status = response.status();
+    let headers = response
+      .headers()
+      .iter()
+      .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+      .collect();
     if status.is_redirection() {
       let to = response.headers().get(header::LOCATION).map(|l| String::from_utf8_lossy(l.as_bytes()).chars().take(200).collect::<String>());
       return Err(OpError::new(
@@ -225,7 +240,7 @@ where
     }
     let body = String::from_utf8(bytes)
       .map_err(|e| OpError::new(ErrorCode::Io, format!("response body is not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())))?;
-    Ok(PostResponse { status: status.as_u16(), body })
+    Ok(PostResponse { status: status.as_u16(), headers, body })
   };
   // The connection future does the actual I/O; drive it until the response is read.
   let mut read = pin!(read);
@@ -262,11 +277,16 @@ pub async fn op_http_post(#[serde] req: PostRequest) -> Result<PostResponse, OpE
   if !(req.timeout_ms.is_finite() && req.timeout_ms >= 1.0) {
     return Err(OpError::invalid_input(format!("timeoutMs must be a number of milliseconds ≥ 1, not {}", req.timeout_ms)));
   }
+  let connect_within = match req.connect_timeout_ms {
+    None => CONNECT_TIMEOUT,
+    Some(ms) if ms.is_finite() && ms >= 1.0 => Duration::from_millis(ms as u64),
+    Some(ms) => return Err(OpError::invalid_input(format!("connectTimeoutMs must be a number of milliseconds ≥ 1, not {ms}"))),
+  };
   let request = build_request(&target, &req.headers, req.body)?;
   // Past `Duration::MAX` is as good as never; tokio treats it so.
   let deadline = Duration::try_from_secs_f64(req.timeout_ms / 1000.0).unwrap_or(Duration::MAX);
   let url = req.url;
-  match timeout(deadline, panic_free(send(&target, request))).await {
+  match timeout(deadline, panic_free(send(&target, request, connect_within))).await {
     Ok(result) => result.map_err(|e| OpError::new(e.code, format!("{url}: {}", e.message))),
     Err(_) => Err(OpError::new(ErrorCode::Io, format!("{url}: no complete response within {} ms", req.timeout_ms))),
   }
@@ -309,6 +329,13 @@ mod tests {
     assert!(err("X-Key", "secret\r\nX-B: 1").contains("control character"));
     assert!(!err("X-Key", "secret\r\nX-B: 1").contains("secret"), "the value is not echoed");
     assert!(err("Content-Length", "1").contains("set by the HTTP client"));
+  }
+
+  #[test]
+  fn durations_read_as_people_say_them() {
+    assert_eq!(spoken(Duration::from_secs(10)), "10 s");
+    assert_eq!(spoken(Duration::from_millis(250)), "250 ms");
+    assert_eq!(spoken(Duration::from_millis(1500)), "1500 ms");
   }
 
   #[test]

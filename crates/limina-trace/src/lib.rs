@@ -1,7 +1,8 @@
 //! The world log on disk: the sha256 chain over EngineEvents (sealed and
 //! verified natively, ending with a `trace.sealed` terminator), the spooled
 //! full history behind each Tracer, atomic trace files confined to the trace
-//! directory, `limina trace verify`, world files (snapshots on disk), and the world log
+//! directory, `limina trace verify`, world files (snapshots on disk), save files (world
+//! files by name in the save directory), and the world log
 //! streamed to NATS JetStream. The typed JS face is `js/chain.ts`.
 
 pub mod chain;
@@ -9,6 +10,7 @@ mod files;
 mod log;
 mod nats;
 mod ops;
+mod saves;
 mod world_file;
 
 pub use chain::{verify_file, IntegrityError, IntegrityReason, TraceStatus, VerifiedTrace};
@@ -41,6 +43,10 @@ deno_core::extension!(
     world_file::op_world_file_write_sync,
     world_file::op_world_file_read,
     world_file::op_world_stop_signal,
+    saves::op_save_write,
+    saves::op_save_read,
+    saves::op_save_list,
+    saves::op_save_delete,
     nats::op_nats_sink_open,
     nats::op_nats_sink_append,
     nats::op_nats_sink_flush,

@@ -1,22 +1,48 @@
 // DecisionSystem: asks each due agent's provider for tool calls, off the
-// frame path (one decision in flight per agent), validates every candidate
-// against its skill's schema, and queues the valid ones for the
-// ActionSystem. A decision that overruns its timeout is retired by
-// generation: its late result is discarded and traced, never acted on.
-// Disposed (its world closing), it abandons what is in flight: nothing a
-// late answer or timeout brings is recorded or queued.
+// frame path (one decision in flight per agent), with what its discovery
+// offers (see discovery.ts: a core set, active skills and the discovery
+// tools, each by its surface mode), answers the discovery tools itself,
+// checks every other candidate against the agent's profile and its skill's
+// schema, and queues the valid ones for the ActionSystem. Each decision
+// records its prompt's size (characters, estimated tokens, tools offered,
+// active skills) and the tokens the provider reported. A decision that
+// overruns its timeout is retired by generation: its late result is
+// discarded and traced, never acted on. Disposed (its world closing), it
+// abandons what is in flight: nothing a late answer or timeout brings is
+// recorded or queued.
 
 import type { Tracer } from "../observability/tracer.ts";
-import type { SkillRegistry, SkillTool } from "../skills/registry.ts";
 import { resolveProfile } from "../skills/profiles.ts";
-import type { LLMProvider, ProviderMap } from "./providers/provider.ts";
+import type { SkillRegistry } from "../skills/registry.ts";
+import { estimateTokens, LIST_SKILLS, type Offer, READ_SKILL, SkillSurface } from "./discovery.ts";
+import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, type ProviderMap } from "./providers/provider.ts";
 import type { AgentRecord, QueuedAction } from "./registry.ts";
 import type { AgentScheduler } from "./scheduler.ts";
 
 let decisions = 0;
 
+/** A decision's prompt as sent: what it cost and what it offered. */
+export interface PromptStats {
+  chars: number;
+  /** Estimated: 4 characters a token. */
+  tokens: number;
+  /** Function tools offered. */
+  tools: number;
+  /** Skills offered in the system message. */
+  prompted: number;
+  activeSkills: string[];
+}
+
+/** The size of a request as a provider sends it: its messages and function tools. */
+export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats {
+  const messages = decisionMessages(req).reduce((n, m) => n + m.content.length, 0);
+  const tools = req.tools.length > 0 ? JSON.stringify(functionTools(req.tools)).length : 0;
+  const chars = messages + tools;
+  return { chars, tokens: estimateTokens(chars), tools: offer.tools.length, prompted: offer.prompted.length, activeSkills: offer.active };
+}
+
 export class DecisionSystem {
-  private readonly toolsByProfile = new Map<string, SkillTool[]>();
+  readonly surface: SkillSurface;
   private readonly timeouts = new Set<ReturnType<typeof setTimeout>>();
   private disposed = false;
 
@@ -26,19 +52,7 @@ export class DecisionSystem {
     private readonly providers: ProviderMap,
     private readonly scheduler: AgentScheduler,
   ) {
-    registry.onChange(() => this.toolsByProfile.clear());
-  }
-
-  /** The tools an agent's profile could ever be allowed to call. */
-  private toolsFor(profile: string): SkillTool[] {
-    let tools = this.toolsByProfile.get(profile);
-    if (!tools) {
-      const granted = resolveProfile(profile);
-      const allowed = new Set(this.registry.all().filter((s) => s.permissions.every((p: string) => granted.has(p))).map((s) => s.name));
-      tools = this.registry.listTools().filter((t) => allowed.has(t.name));
-      this.toolsByProfile.set(profile, tools);
-    }
-    return tools;
+    this.surface = new SkillSurface(registry);
   }
 
   /** Starts a decision for each agent (perception already built); never waits for one. */
@@ -54,6 +68,12 @@ export class DecisionSystem {
     this.timeouts.clear();
   }
 
+  /** Records that the agent's rate limit holds its decisions back. */
+  deferred(agent: AgentRecord, tick: number): void {
+    const b = this.scheduler.budgetOf(agent.id);
+    this.emit(agent, "agent.decision.deferred", { agentId: agent.id, tick, reason: "rate limit", decisionsPerMinute: b.decisionsPerMinute ?? null, promptTokensPerMinute: b.promptTokensPerMinute ?? null }, []);
+  }
+
   private emit(agent: AgentRecord, type: string, payload: unknown, causedBy: string[]): string {
     return this.tracer.emit(type, payload, { actorId: agent.id, threadId: agent.sessionId, causedBy });
   }
@@ -67,6 +87,23 @@ export class DecisionSystem {
       this.emit(agent, "agent.decision.failed", { agentId: agent.id, decisionId, provider: agent.llm.provider, error: `no provider named ${agent.llm.provider}` }, cause);
       return;
     }
+    const offer = this.surface.offer(agent, provider);
+    const req: DecideRequest = {
+      systemPrompt: offer.systemPrompt,
+      perception: agent.perception!,
+      tools: offer.tools,
+      previousResults: agent.previousResults.slice(),
+      discovery: agent.pendingDiscovery.splice(0),
+      grammar: offer.prompted.length > 0,
+      model: agent.llm.model || undefined,
+      agentId: agent.id,
+    };
+    const prompt = promptStats(req, offer);
+    agent.recentDecisions.push({ tick, tokens: prompt.tokens });
+    const u = agent.usage;
+    u.decisions++;
+    u.promptChars += prompt.chars;
+    u.estimatedPromptTokens += prompt.tokens;
     const budget = this.scheduler.budgetOf(agent.id);
     const generation = ++agent.generation;
     agent.inFlight = true;
@@ -76,7 +113,7 @@ export class DecisionSystem {
       if (agent.generation !== generation || !agent.inFlight) return;
       agent.inFlight = false;
       agent.generation++;
-      this.emit(agent, "agent.decision.timeout", { agentId: agent.id, decisionId, timeoutMs: budget.decisionTimeoutMs }, cause);
+      this.emit(agent, "agent.decision.timeout", { agentId: agent.id, decisionId, timeoutMs: budget.decisionTimeoutMs, prompt }, cause);
     }, budget.decisionTimeoutMs);
     this.timeouts.add(timer);
     const settled = () => {
@@ -84,14 +121,9 @@ export class DecisionSystem {
       this.timeouts.delete(timer);
       return !this.disposed;
     };
-    let pending: Promise<{ toolCalls: unknown[] }>;
+    let pending: Promise<DecideResult>;
     try {
-      pending = provider.decide({
-        systemPrompt: agent.llm.systemPrompt,
-        perception: agent.perception!,
-        tools: this.toolsFor(agent.profile),
-        previousResults: agent.previousResults.slice(),
-      });
+      pending = provider.decide(req);
     } catch (e) {
       pending = Promise.reject(e);
     }
@@ -103,29 +135,44 @@ export class DecisionSystem {
           return;
         }
         agent.inFlight = false;
-        this.accept(agent, decisionId, result.toolCalls, performance.now() - started, cause);
+        u.promptTokens += result?.usage?.promptTokens ?? 0;
+        u.completionTokens += result?.usage?.completionTokens ?? 0;
+        this.accept(agent, decisionId, result, performance.now() - started, prompt, cause);
       },
       (e) => {
         if (!settled()) return;
         if (agent.generation !== generation) return;
         agent.inFlight = false;
-        this.emit(agent, "agent.decision.failed", { agentId: agent.id, decisionId, provider: provider.name, error: e instanceof Error ? e.message : String(e) }, cause);
+        const err = e as Error & { code?: string; malformed?: boolean; reply?: string; retries?: unknown[] };
+        const payload: Record<string, unknown> = { agentId: agent.id, decisionId, provider: provider.name, error: err instanceof Error ? err.message : String(e), prompt };
+        if (err?.code) payload.code = err.code;
+        if (err?.malformed) {
+          payload.malformed = true;
+          payload.reply = err.reply;
+        }
+        if (Array.isArray(err?.retries) && err.retries.length > 0) payload.retries = err.retries;
+        this.emit(agent, "agent.decision.failed", payload, cause);
       },
     );
   }
 
-  /** Validates candidates and queues the valid ones, within the agent's budget. */
-  private accept(agent: AgentRecord, decisionId: string, candidates: unknown[], latencyMs: number, cause: string[]): void {
+  /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
+  private accept(agent: AgentRecord, decisionId: string, result: DecideResult, latencyMs: number, prompt: PromptStats, cause: string[]): void {
     const budget = this.scheduler.budgetOf(agent.id);
-    const decisionEventId = this.emit(agent, "agent.decision.made", {
+    const candidates: unknown = result?.toolCalls;
+    const made: Record<string, unknown> = {
       agentId: agent.id,
       decisionId,
       provider: agent.llm.provider,
       toolCalls: Array.isArray(candidates) ? candidates.length : 0,
       latencyMs,
-    }, cause);
-    const reject = (tool: unknown, reason: string) =>
-      this.emit(agent, "agent.toolcall.rejected", { agentId: agent.id, decisionId, tool: typeof tool === "string" ? tool : null, reason }, [decisionEventId]);
+      prompt,
+    };
+    if (result?.usage) made.usage = result.usage;
+    if (result?.retries && result.retries.length > 0) made.retries = result.retries;
+    const decisionEventId = this.emit(agent, "agent.decision.made", made, cause);
+    const reject = (tool: unknown, reason: string, code?: string) =>
+      this.emit(agent, "agent.toolcall.rejected", { agentId: agent.id, decisionId, tool: typeof tool === "string" ? tool : null, reason, ...(code ? { code } : {}) }, [decisionEventId]);
     if (!Array.isArray(candidates)) {
       reject(null, "the provider returned no list of tool calls");
       return;
@@ -134,11 +181,46 @@ export class DecisionSystem {
       const call = raw as { tool?: unknown; input?: unknown };
       if (i >= budget.maxToolCallsPerDecision) return reject(call?.tool, `over the cap of ${budget.maxToolCallsPerDecision} tool calls per decision`);
       if (typeof call?.tool !== "string") return reject(null, "a tool call needs a tool name");
+      if (this.surface.isDiscoveryTool(call.tool) && agent.discovery.mode === "progressive") return this.discover(agent, decisionId, call.tool, call.input, decisionEventId, reject);
+      const skill = this.registry.get(call.tool);
+      if (!skill) return reject(call.tool, `no such skill: ${call.tool}`, "not_found");
+      if (!this.surface.mayCall(agent, call.tool)) {
+        const granted = resolveProfile(agent.profile);
+        const missing = skill.permissions.filter((p: string) => !granted.has(p));
+        const denied = this.emit(agent, "security.permission.denied", { skill: call.tool, missing: missing[0] ?? skill.permissions[0], agentId: agent.id }, [decisionEventId]);
+        this.emit(agent, "agent.toolcall.rejected", { agentId: agent.id, decisionId, tool: call.tool, reason: `forbidden: profile ${agent.profile} does not grant ${skill.permissions.join(", ")}`, code: "forbidden" }, [decisionEventId, denied]);
+        return;
+      }
       const valid = this.registry.validate(call.tool, call.input);
-      if (!valid.ok) return reject(call.tool, valid.code === "not_found" ? `no such skill: ${call.tool}` : `input does not match ${valid.message}`);
-      if (agent.queue.length >= budget.maxQueueDepth) return reject(call.tool, `the agent's queue is full (${budget.maxQueueDepth})`);
+      if (!valid.ok) return reject(call.tool, `input does not match ${valid.message}`, valid.code);
+      if (agent.queue.length >= budget.maxQueueDepth) return reject(call.tool, `the agent's queue is full (${budget.maxQueueDepth})`, "capacity_exceeded");
+      const dropped = this.surface.activate(agent, call.tool);
+      if (dropped.length > 0) this.emit(agent, "agent.skill.dropped", { agentId: agent.id, decisionId, skills: dropped, active: [...agent.active] }, [decisionEventId]);
       const action: QueuedAction = { tool: call.tool, input: (call.input ?? {}) as Record<string, unknown>, decisionId, decisionEventId };
       agent.queue.push(action);
     });
+  }
+
+  /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
+  private discover(agent: AgentRecord, decisionId: string, tool: string, input: unknown, decisionEventId: string, reject: (tool: unknown, reason: string, code?: string) => string): void {
+    if (tool === LIST_SKILLS) {
+      const r = this.surface.list(agent, input);
+      if (!r.ok) {
+        agent.pendingDiscovery.push({ tool, input: input ?? {}, error: r.error });
+        return void reject(tool, r.error, "invalid_input");
+      }
+      agent.pendingDiscovery.push({ tool, input: input ?? {}, result: r.value });
+      this.emit(agent, "agent.skills.listed", { agentId: agent.id, decisionId, input: input ?? {}, total: r.value.total }, [decisionEventId]);
+      return;
+    }
+    if (tool === READ_SKILL) {
+      const r = this.surface.read(agent, input);
+      if (!r.ok) {
+        agent.pendingDiscovery.push({ tool, input: input ?? {}, error: r.error });
+        return void reject(tool, r.error, r.code);
+      }
+      agent.pendingDiscovery.push({ tool, input: input ?? {}, result: r.value });
+      this.emit(agent, "agent.skill.activated", { agentId: agent.id, decisionId, skill: r.value.id, active: [...agent.active], dropped: r.dropped }, [decisionEventId]);
+    }
   }
 }

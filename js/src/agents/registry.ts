@@ -5,6 +5,7 @@
 import type { Vec3 } from "../ecs/world.ts";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { MCPRequest } from "../mcp/protocol.ts";
+import { type DiscoveryConfig, discoveryConfig, type DiscoveryOptions } from "./discovery.ts";
 
 export interface PerceivedEntity {
   id: string;
@@ -43,6 +44,8 @@ export interface AgentRecord {
   profile: string;
   sessionId: string;
   llm: { provider: string; model: string; systemPrompt: string };
+  /** What each decision offers the model (progressive discovery unless `mode: "full"`). */
+  discovery: DiscoveryConfig;
   // Runtime state.
   perception?: Perception;
   perceptionEventId?: string;
@@ -54,10 +57,30 @@ export interface AgentRecord {
   previousResults: unknown[];
   /** Weighted-fair scheduling position (stride scheduling); null while idle. */
   pass: number | null;
+  /** Skills activated by `read_skill` or use, most recent first (progressive discovery). */
+  active: string[];
+  /** What `list_skills` / `read_skill` answered, for the next decision only. */
+  pendingDiscovery: unknown[];
+  /** Decisions started in the last minute of ticks, with their estimated prompt tokens (rate limits). */
+  recentDecisions: { tick: number; tokens: number }[];
+  /** Held back by its rate limit since this tick; null when not. */
+  heldSince: number | null;
+  usage: AgentUsage;
+}
+
+/** What an agent's decisions cost, summed over its life. */
+export interface AgentUsage {
+  decisions: number;
+  /** Prompt size as sent, in characters, and estimated tokens (4 characters a token). */
+  promptChars: number;
+  estimatedPromptTokens: number;
+  /** As the providers' replies counted them (0 where a provider reports none). */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export type AgentSpec = Pick<AgentRecord, "type" | "profile" | "sessionId" | "llm"> &
-  Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">>;
+  Partial<Pick<AgentRecord, "id" | "entityId" | "anchor" | "perceptionRadius" | "decisionIntervalTicks">> & { discovery?: DiscoveryOptions };
 
 export class AgentRegistry {
   private readonly agents = new Map<string, AgentRecord>();
@@ -72,6 +95,12 @@ export class AgentRegistry {
     if (!(Number.isFinite(radius) && radius > 0)) throw engineError("invalid_input", `perceptionRadius must be > 0, got ${radius}`);
     if (!(Number.isInteger(interval) && interval >= 1)) throw engineError("invalid_input", `decisionIntervalTicks must be a whole number ≥ 1, got ${interval}`);
     if (spec.type !== "player" && spec.type !== "builder") throw engineError("invalid_input", `agent type must be player or builder, got ${spec.type}`);
+    let discovery: DiscoveryConfig;
+    try {
+      discovery = discoveryConfig(spec.discovery);
+    } catch (e) {
+      throw engineError("invalid_input", (e as Error).message);
+    }
     const record: AgentRecord = {
       id,
       type: spec.type,
@@ -82,6 +111,7 @@ export class AgentRegistry {
       profile: spec.profile,
       sessionId: spec.sessionId,
       llm: { ...spec.llm },
+      discovery,
       inFlight: false,
       generation: 0,
       // Due on the first tick it is seen.
@@ -89,6 +119,11 @@ export class AgentRegistry {
       queue: [],
       previousResults: [],
       pass: null,
+      active: [],
+      pendingDiscovery: [],
+      recentDecisions: [],
+      heldSince: null,
+      usage: { decisions: 0, promptChars: 0, estimatedPromptTokens: 0, promptTokens: 0, completionTokens: 0 },
     };
     this.agents.set(id, record);
     return record;
@@ -122,6 +157,9 @@ export class AgentRegistry {
       inFlight: a.inFlight,
       lastDecisionTick: Number.isFinite(a.lastDecisionTick) ? a.lastDecisionTick : null,
       queued: a.queue.length,
+      discovery: a.discovery.mode,
+      activeSkills: [...a.active],
+      usage: { ...a.usage },
     }));
   }
 }

@@ -6,6 +6,9 @@
 // the global maxGlobalActionsPerTick. Shares follow the weights however tight
 // the global cap is (no agent starves), and an agent that was idle joins at
 // the current virtual time rather than with banked credit.
+// Rate limits hold an agent's decisions back within a minute of world ticks
+// (3,600 fixed steps): at most `decisionsPerMinute` starts, and no start once
+// the estimated prompt tokens started that minute reach `promptTokensPerMinute`.
 
 import type { AgentRecord } from "./registry.ts";
 
@@ -15,7 +18,14 @@ export interface AgentBudget {
   maxToolCallsPerDecision: number;
   maxActionsPerTick: number;
   decisionTimeoutMs: number;
+  /** Decisions started per minute of world ticks at most (unset: no limit). */
+  decisionsPerMinute?: number;
+  /** Estimated prompt tokens per minute of world ticks at most (unset: no limit). */
+  promptTokensPerMinute?: number;
 }
+
+/** A minute of fixed steps at 60 steps per second. */
+export const TICKS_PER_MINUTE = 3600;
 
 export interface SchedulerBudget {
   maxDecisionStartsPerTick: number;
@@ -46,9 +56,21 @@ export class AgentScheduler {
   /** Agents whose decision is due and may start this tick, longest-waiting first. */
   dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[] {
     return agents
-      .filter((a) => !a.inFlight && tick - a.lastDecisionTick >= a.decisionIntervalTicks)
+      .filter((a) => !a.inFlight && tick - a.lastDecisionTick >= a.decisionIntervalTicks && this.withinRate(a, tick))
       .sort((a, b) => a.lastDecisionTick - b.lastDecisionTick || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, this.budget.maxDecisionStartsPerTick);
+  }
+
+  /** Whether the agent's rate limits let a decision start at `tick`; sets `heldSince` while they do not. */
+  withinRate(agent: AgentRecord, tick: number): boolean {
+    const b = this.budgetOf(agent.id);
+    const recent = agent.recentDecisions;
+    while (recent.length > 0 && recent[0].tick <= tick - TICKS_PER_MINUTE) recent.shift();
+    const held = (b.decisionsPerMinute !== undefined && recent.length >= b.decisionsPerMinute) ||
+      (b.promptTokensPerMinute !== undefined && recent.reduce((sum, d) => sum + d.tokens, 0) >= b.promptTokensPerMinute);
+    if (!held) agent.heldSince = null;
+    else agent.heldSince ??= tick;
+    return !held;
   }
 
   /** The order in which queued actions run this tick (an agent appears once per action). */

@@ -42,6 +42,7 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
     const all = agents.all();
     const acted = action.run(all);
     const due = scheduler.dueForDecision(all, step);
+    for (const a of all) if (a.heldSince === step) decision.deferred(a, step);
     perception.build(due, step);
     decision.start(due, step);
     return acted;

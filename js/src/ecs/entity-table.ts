@@ -96,6 +96,16 @@ export class EntityTable {
     return entry;
   }
 
+  /** Forgets every entry and eid generation and starts ids over, as a new table. */
+  clear(): void {
+    this.byId.clear();
+    this.byEid.clear();
+    this.generations.clear();
+    this.nextId = 1;
+    this._version = 0;
+    this._revision++;
+  }
+
   /** Live entries in creation order. */
   entries(): IterableIterator<EntityEntry> {
     return this.byId.values();

@@ -1,7 +1,7 @@
 // The world's state: a bitECS world whose transforms are SoA Float32Arrays
 // sized MAX_ENTITIES, plus the EntityTable that names its entities.
 
-import { $internal, addComponent, addEntity, createWorld, removeEntity } from "bitecs";
+import { $internal, addComponent, addEntity, createWorld, removeEntity, resetWorld } from "bitecs";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { Quat, QuatColumns, Vec3, Vec3Columns } from "../../../crates/limina-ops/js/soa.ts";
 import { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./entity-table.ts";
@@ -143,6 +143,12 @@ export class World {
     }));
     const { dense, aliveCount, maxId } = this.entityIndex;
     return { identity, transforms, eids: { dense: [...dense], aliveCount, maxId } };
+  }
+
+  /** Forgets every entity, id and eid: the world is as if new (what loading a checkpoint in place starts from). */
+  clear(): void {
+    resetWorld(this.ecs);
+    this.entities.clear();
   }
 
   /** A new world holding the snapshot's entities, ids, counter and version. */

@@ -292,6 +292,11 @@ export class Tracer {
     );
   }
 
+  /** Whether the world log is closed (its session was disposed): nothing more can be recorded. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
   close(): void {
     if (this.closed) return;

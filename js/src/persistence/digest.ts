@@ -1,19 +1,26 @@
 // The world digest: sha256 over what makes two worlds the same world — the
 // EntityTable's identity (ids, eids, generations, tags, counter, version),
-// every live entity's SoA transform bytes (in creation order) and the
-// physics state (each body's handle, binding, pose, motion and sleep flag),
-// then whatever else the world's systems hash (characters, navigation).
+// every live entity's SoA transform bytes (in creation order), the physics
+// state (each body's handle, binding, pose, motion and sleep flag) and
+// the rest of the world skills change: each entity's scene object (meshes,
+// materials, shadows), the lighting and the world resources (game state).
 // Replay compares it at checkpoints; a restored world must give the digest
-// that was saved.
+// that was saved; a denied call must leave it as it was. Not hashed:
+// presentation (the view camera and UI containers, which module code also
+// steers — an orbit control, a HUD — unrecorded by the world log) and the
+// agents' own state (their walks, queues and decisions).
 
+import type * as THREE from "three";
 import type { PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import type { World } from "../ecs/world.ts";
+import type { WorldSession } from "../world-session.ts";
+import { saveLighting, saveMeshes } from "./snapshot.ts";
 
 const utf8 = new TextEncoder();
 
-/** `"sha256:…"` of the world's identity, transforms and physics state, and of `more` (other systems' state bytes). */
-export function worldDigest(world: World, physics: PhysicsWorld, ...more: Uint8Array[]): string {
+/** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
+export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string {
   const table = world.entities;
   const entries: unknown[] = [];
   const transforms = new Float32Array(table.size * 10);
@@ -28,20 +35,24 @@ export function worldDigest(world: World, physics: PhysicsWorld, ...more: Uint8A
   }
   const identity = utf8.encode(JSON.stringify({ nextId: table.nextIdNumber, version: table.version, entries }));
   const body = physics.digestBytes();
-  // Systems with nothing to hash add nothing, so a world without them keeps the digest it always had.
-  more = more.filter((b) => b.length > 0);
-  const extra = more.reduce((n, b) => n + 4 + b.length, 0);
-  const bytes = new Uint8Array(4 + identity.length + transforms.byteLength + body.length + extra);
+  const rest = state === undefined ? new Uint8Array(0) : utf8.encode(JSON.stringify(state));
+  const bytes = new Uint8Array(4 + identity.length + transforms.byteLength + body.length + rest.length);
   new DataView(bytes.buffer).setUint32(0, identity.length, true);
   bytes.set(identity, 4);
   bytes.set(new Uint8Array(transforms.buffer), 4 + identity.length);
-  let at = 4 + identity.length + transforms.byteLength;
-  bytes.set(body, at);
-  at += body.length;
-  for (const b of more) {
-    new DataView(bytes.buffer).setUint32(at, b.length, true);
-    bytes.set(b, at + 4);
-    at += 4 + b.length;
-  }
+  bytes.set(body, 4 + identity.length + transforms.byteLength);
+  bytes.set(rest, 4 + identity.length + transforms.byteLength + body.length);
   return sha256(bytes);
+}
+
+/** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
+export function worldState(session: WorldSession, exclude: readonly string[] = []): unknown {
+  const objects: unknown[] = [];
+  for (const e of session.world.entities.entries()) {
+    const object = e.mesh as THREE.Object3D | undefined;
+    if (!object) continue;
+    const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
+    objects.push([e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object)]);
+  }
+  return { objects, lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude) };
 }

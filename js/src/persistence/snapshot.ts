@@ -40,6 +40,9 @@ export type SavedObject =
   | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] }
   | { kind: "character"; resource: CharacterResource; agent: number };
 
+/** What a snapshot's objects need loaded: glTF models, characters' bodies. */
+type Loaded = THREE.Object3D | Awaited<ReturnType<typeof characterBody>>;
+
 interface SavedLighting {
   ambient: { color: number; intensity: number };
   directional: {
@@ -66,6 +69,8 @@ export interface SessionSnapshot {
   lighting: SavedLighting;
   view: CameraPose;
   agents: AgentSummary[];
+  /** The world resources (game state) by name; absent in snapshots made before they existed. */
+  resources?: Record<string, unknown>;
   /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
   characters?: string;
   nav?: string;
@@ -83,7 +88,8 @@ function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
   return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
 }
 
-function saveMeshes(object: THREE.Object3D): SavedMesh[] {
+/** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
+export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
@@ -125,7 +131,8 @@ function saveObject(entry: EntityEntry, session: WorldSession): SavedObject | nu
   throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
 }
 
-function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+/** The lighting as snapshots save it and digests hash it. */
+export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
   const cam = directional.shadow.camera as THREE.OrthographicCamera;
   const p = directional.position;
   return {
@@ -159,10 +166,18 @@ function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): vo
   directional.shadow.bias = s.bias;
 }
 
+export interface SnapshotOptions {
+  /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
+  exclude?: readonly string[];
+  /** Leave UI containers out instead of refusing (in-world checkpoints: presentation is not world state). */
+  withoutUi?: boolean;
+}
+
 /** A session's snapshot and its physics world's bytes; `unavailable` for a world holding state snapshots cannot save. */
-export function snapshotSession(session: WorldSession): { snapshot: SessionSnapshot; physics: Uint8Array } {
+export function snapshotSession(session: WorldSession, options: SnapshotOptions = {}): { snapshot: SessionSnapshot; physics: Uint8Array } {
+  const exclude = options.exclude ?? [];
   const ui = session.ui.handles().length;
-  if (ui > 0) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
+  if (ui > 0 && !options.withoutUi) throw engineError("unavailable", `snapshots do not hold UI containers yet, and this world has ${ui} (ui.remove them before saving)`);
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
@@ -173,7 +188,7 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
   const snapshot: SessionSnapshot = {
     version: SNAPSHOT_VERSION,
     tick: session.tick,
-    digest: session.digest(),
+    digest: session.digest(exclude),
     logSeq: session.tracer.size,
     world: session.world.snapshot(),
     bodies,
@@ -181,9 +196,11 @@ export function snapshotSession(session: WorldSession): { snapshot: SessionSnaps
     lighting: saveLighting(session.lighting),
     view: session.view.get(),
     agents: session.agents.list(),
+    resources: session.resources.save(exclude),
   };
-  if (session.characters.list().length > 0) snapshot.characters = base64(session.characters.physics.snapshot());
-  if (session.nav.counts() || session.characters.list().length > 0) snapshot.nav = base64(session.nav.snapshot());
+  const walkers = session.characters.list().length > 0;
+  if (walkers) snapshot.characters = base64(session.characters.physics.snapshot());
+  if (walkers || session.nav.counts()) snapshot.nav = base64(session.nav.snapshot());
   return { snapshot, physics: session.physics.snapshot() };
 }
 
@@ -227,34 +244,54 @@ export function decodeSnapshot(bytes: Uint8Array): { snapshot: SessionSnapshot; 
  * view camera and tick; the session is then marked `restored`. Its digest is checked
  * against the saved one: a mismatch is an `internal` error.
  */
-export async function restoreSession(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
+export async function restoreSession(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }): Promise<void> {
   if (session.physics.bodyCount() > 0) throw engineError("invalid_input", "a snapshot restores only into a new world session");
+  const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
-  const models = new Map<string, THREE.Object3D>();
-  const bodies = new Map<string, Awaited<ReturnType<typeof characterBody>>>();
+  const models = await loadModels(snapshot);
+  build(session, snap, models, []);
+  session.view.set(snapshot.view);
+  session.resume(snapshot.tick, snapshot.agents);
+  const digest = session.digest();
+  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
+  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
+  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** The glTF models a snapshot's objects need, loaded again from their asset ids (a missing one refuses it). */
+async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, Loaded>> {
+  const models = new Map<string, Loaded>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
-    else if (saved.kind === "character") bodies.set(id, await characterBody(saved.resource));
+    else if (saved.kind === "character") models.set(id, await characterBody(saved.resource));
     else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
+  return models;
+}
+
+/** Fills an empty world from a snapshot: world resources (but `keep`), ECS, physics, scene objects, lighting. */
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, Loaded>, keep: readonly string[]): void {
+  // World resources first: all or nothing, so a malformed one also refuses before the world changes.
+  session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
   if (snapshot.characters) session.characters.physics.restore(unbase64(snapshot.characters));
   if (snapshot.nav) session.nav.restore(unbase64(snapshot.nav));
-  const handles = new Map(snapshot.bodies);
+  const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
-    const body = handles.get(entry.id);
+    const body = bodies.get(entry.id);
     if (body !== undefined) entry.body = body;
     const saved = snapshot.objects[entry.id];
     if (!saved) continue;
     if (saved.kind === "character") {
-      session.characters.adopt(bodies.get(entry.id)!, saved.resource, session.world.position(entry.eid), [], entry, saved.agent);
+      const loaded = models.get(entry.id) as Awaited<ReturnType<typeof characterBody>>;
+      session.characters.adopt(loaded, saved.resource, session.world.position(entry.eid), [], entry, saved.agent);
       session.entities.sync(entry);
       continue;
     }
     let object: THREE.Object3D;
     if (saved.kind === "gltf") {
-      object = models.get(entry.id)!;
+      object = models.get(entry.id) as THREE.Object3D;
       entry.resource = saved.resource;
     } else {
       object = meshFor({ shape: saved.shape, size: saved.size, color: 0xffffff });
@@ -266,12 +303,42 @@ export async function restoreSession(session: WorldSession, { snapshot, physics 
     session.entities.sync(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
-  session.view.set(snapshot.view);
-  session.resume(snapshot.tick, snapshot.agents);
-  const digest = session.digest();
-  if (digest !== snapshot.digest) throw engineError("internal", `the restored world's digest ${digest} differs from the saved ${snapshot.digest}`);
-  // Where this world's log picks up: a replay of it starts from the same snapshot, after this event.
-  session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
+}
+
+/** Empties a live world: every entity (scene object, body) destroyed and the ECS as if new. */
+function clear(session: WorldSession): void {
+  for (const entry of [...session.world.entities.entries()]) session.entities.destroy(entry.id);
+  session.world.clear();
+}
+
+/**
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
+ * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
+ * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
+ * checked; resolves to it.
+ */
+export async function replaceWorld(session: WorldSession, snap: { snapshot: SessionSnapshot; physics: Uint8Array }, keep: readonly string[] = []): Promise<string> {
+  const models = await loadModels(snap.snapshot);
+  const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
+  const backupModels = await loadModels(backup.snapshot);
+  const putBack = () => {
+    clear(session);
+    build(session, backup, backupModels, keep);
+  };
+  try {
+    clear(session);
+    build(session, snap, models, keep);
+  } catch (e) {
+    putBack();
+    throw e;
+  }
+  const digest = session.digest(keep);
+  if (digest !== snap.snapshot.digest) {
+    putBack();
+    throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
+  }
+  return digest;
 }
 
 function unbase64(text: string): Uint8Array {

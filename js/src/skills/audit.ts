@@ -1,6 +1,7 @@
 // Audit skills: answers read back from the recorded policy decisions.
 
 import { z } from "zod";
+import type { AgentDirectory } from "../agents/directory.ts";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
 import type { SkillDefinition } from "./registry.ts";
 
@@ -50,7 +51,16 @@ function decisions(tracer: Tracer): (EngineEvent & { payload: DecisionPayload })
   return tracer.history().filter(isDecision);
 }
 
-export function auditSkills({ tracer }: { tracer: Tracer }): SkillDefinition[] {
+const AgentTokens = z.object({
+  agentId: z.string(),
+  decisions: z.number().int(),
+  promptChars: z.number().int(),
+  estimatedPromptTokens: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+});
+
+export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentDirectory }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "auditSkills" };
   const DecisionOut = z.object({
     eventId: z.string(),
@@ -217,12 +227,13 @@ export function auditSkills({ tracer }: { tracer: Tracer }): SkillDefinition[] {
       version: "1.0.0",
       category: "system",
       description:
-        "Resource usage from recorded decisions: allowed/denied call counts per session+cap, plus the latest quota and budget snapshots seen for each session — derived from the real policy events.",
+        "Resource usage from recorded decisions: allowed/denied call counts per session+cap, plus the latest quota and budget snapshots seen for each session — derived from the real policy events — and each LLM player's prompt size and tokens in/out as its providers reported them.",
       input: z.strictObject({ sessionId: z.string().optional() }),
       output: z.object({
         perSessionCap: z.array(z.object({ sessionId: z.string(), cap: z.string(), allowed: z.number().int(), denied: z.number().int() })),
         quotas: z.array(z.object({ sessionId: z.string(), quota: z.unknown() })),
         budgets: z.array(z.object({ sessionId: z.string(), budget: z.unknown() })),
+        agents: z.array(AgentTokens),
       }),
       permissions: [],
       source,
@@ -241,10 +252,15 @@ export function auditSkills({ tracer }: { tracer: Tracer }): SkillDefinition[] {
           if (p.quota) quotas.set(s, p.quota);
           if (p.budget) budgets.set(s, p.budget);
         }
+        const tokens = agents
+          .list()
+          .filter((a) => (sessionId === undefined || a.sessionId === sessionId) && typeof a.usage === "object" && a.usage !== null)
+          .map((a) => ({ agentId: a.agentId, ...(a.usage as Omit<z.infer<typeof AgentTokens>, "agentId">) }));
         return {
           perSessionCap: [...counts.values()],
           quotas: [...quotas].map(([s, quota]) => ({ sessionId: s, quota })),
           budgets: [...budgets].map(([s, budget]) => ({ sessionId: s, budget })),
+          agents: tokens,
         };
       },
     },

@@ -3,6 +3,8 @@
 // factory is also what dev.reload calls). Only skills whose subsystem exists
 // in this build are registered, so discovery never offers one that cannot work.
 
+import { registerGameSkills } from "../game/skills.ts";
+import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "../persistence/snapshot.ts";
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
 import { animationSkills } from "./animation.ts";
@@ -30,11 +32,18 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
-  registry.registerAll(auditSkills, { tracer });
+  registry.registerAll(auditSkills, { tracer, agents });
   registry.registerAll(uiSkills, { ui });
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registerGameSkills(registry, session.game, {
+    bytes: () => {
+      const snap = snapshotSession(session, { withoutUi: true });
+      return { bytes: encodeSnapshot(snap), digest: snap.snapshot.digest };
+    },
+    load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
+  });
   registry.registerAll(characterSkills, { characters });
   registry.registerAll(animationSkills, { characters });
   registry.registerAll(navSkills, { nav, characters });

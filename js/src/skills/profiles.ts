@@ -12,6 +12,10 @@ export const PERMISSIONS = [
   "ui.write",
   "audio.play",
   "social.act",
+  "game.read",
+  "game.act",
+  "game.define",
+  "save.write",
   "nav.define",
   "character.define",
   "character.act",
@@ -23,11 +27,12 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write",
     "agent.read", "agent.write", "ui.write", "audio.play",
+    "game.read", "game.act", "game.define", "save.write",
     "nav.define", "character.define", "character.act",
   ],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "character.act"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "character.act"],
-  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read"],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
+  "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
 });
 
 /** The permission set a profile grants; an unknown profile grants nothing. */

@@ -8,7 +8,7 @@ import type { Tracer } from "../observability/tracer.ts";
 import type { Decision, PolicyEngine } from "../policy/engine.ts";
 import { illFormed } from "./well-formed.ts";
 
-export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "character" | "nav";
+export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "character" | "nav";
 
 /**
  * Who is calling and what the call may do. What a handler acts on (the
@@ -43,7 +43,16 @@ export interface SkillDefinition<I = any, O = any> {
   };
   /** Where the definition comes from, so `dev.reload` can load it again: a module and the factory it exports. */
   source?: { module: string; factory: string };
+  /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
+  surfaceMode?: SurfaceMode;
 }
+
+/**
+ * How a skill reaches an LLM player's model: as a function tool
+ * (`tool-only`), as a contract in the system message answered in the JSON
+ * action grammar (`system-prompt`), or both.
+ */
+export type SurfaceMode = "tool-only" | "system-prompt" | "both";
 
 /** A skill module's factory: its definitions, built over the services they act on. */
 // deno-lint-ignore no-explicit-any
@@ -102,6 +111,8 @@ export class SkillRegistry {
   private readonly tools = new Map<SchemaDialect, SkillTool[]>();
   private policy: PolicyEngine | null = null;
   private readonly listeners = new Set<() => void>();
+  /** The surface mode of skills that name none (before the provider and model rules). */
+  defaultSurfaceMode?: SurfaceMode;
 
   constructor(readonly tracer: Tracer, private readonly tickOf: () => number = Limina.loop.steps) {}
 
@@ -215,6 +226,9 @@ export class SkillRegistry {
     const metadata = (): InvokeMetadata => ({ executionTimeMs: performance.now() - started, eventsEmitted, eventIds });
     const fail = (code: ErrorCode, message: string): InvokeResult => ({ ok: false, error: { code, message }, metadata: metadata() });
 
+    // A call that arrives, or finishes, after its world was disposed records nothing: the world log is closed.
+    const disposed = (ran: boolean) => fail("unavailable", `the world session was disposed; ${name} ${ran ? "ran, but nothing of it was recorded" : "was not run"}`);
+    if (this.tracer.isClosed) return disposed(false);
     const valid = this.validate(name, input);
     if (!valid.ok) return fail(valid.code, valid.message);
     const skill = this.skills.get(name)!;
@@ -270,12 +284,14 @@ export class SkillRegistry {
       await skill.hooks?.before?.(args, ctx);
       result = await skill.handler(args, ctx);
     } catch (e) {
+      if (this.tracer.isClosed) return disposed(true);
       this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
       const code = errorCodeOf(e);
       const message = e instanceof Error ? e.message : String(e);
       emit("skill.failed", { skill: name, version: skill.version, code, message, tick }, causedBy);
       return fail(code, message);
     }
+    if (this.tracer.isClosed) return disposed(true);
     this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
     const checked = skill.output.safeParse(result);
     if (!checked.success) {
@@ -286,10 +302,12 @@ export class SkillRegistry {
     try {
       await skill.hooks?.after?.(checked.data, ctx);
     } catch (e) {
+      if (this.tracer.isClosed) return disposed(true);
       const message = `${name} after-hook failed: ${e instanceof Error ? e.message : String(e)}`;
       emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
       return fail("handler_error", message);
     }
+    if (this.tracer.isClosed) return disposed(true);
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
     // A handler that awaited (an asset load) took effect on a later tick: replay applies it there.
     const appliedTick = this.tickOf();

@@ -76,32 +76,47 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
       handler: ({ text }, ctx) => {
         const speaker = ctx.agentId;
         const entity = locomotion.requireBody(speaker);
-        const top = heightOf(entities, entity);
-        const handle = ui.create({
-          kind: "speechBubble",
-          anchor: { type: "world", entity, offset: [0, top + 0.45, 0], align: "bottom" },
-          text,
-          maxWidth: 260,
-          tail: { offset: [0, top, 0] },
-          lifecycle: { queue: `speaker:${speaker}`, fadeIn: 0.15, typewriter: 45, ttl: readingTime(text), fadeOut: 0.4 },
-        });
-        const at = entities.world.position(entities.require(entity).eid);
-        const mouth: Vec3 = [at[0], at[1] + top, at[2]];
-        // Spoken too where the process has a voice; without one the line is shown, and the event says it was not heard.
-        let sound: string | null = null;
-        let unspoken: string | null = null;
-        try {
-          sound = handleOf(audio.speak(text, mouth));
-        } catch (e) {
-          if (errorCodeOf(e) !== "unavailable") {
-            ui.remove(handle);
-            throw e;
-          }
-          unspoken = (e as Error).message;
-        }
-        ctx.emit("social.said", { speaker, text, handle, entity, position: mouth, sound, ...(unspoken ? { unspoken } : {}) });
-        return { said: true, speaker, handle };
+        const said = speak({ entities, ui, audio }, speaker, entity, text);
+        ctx.emit("social.said", { speaker, text, ...said });
+        return { said: true, speaker, handle: said.handle };
       },
     },
   ];
+}
+
+/**
+ * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
+ * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
+ * NPC lines share; returns what the social.said event reports.
+ */
+export function speak(
+  { entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">,
+  speaker: string,
+  entity: string,
+  text: string,
+): { handle: string; entity: string; position: Vec3; sound: string | null; unspoken?: string } {
+  const top = heightOf(entities, entity);
+  const handle = ui.create({
+    kind: "speechBubble",
+    anchor: { type: "world", entity, offset: [0, top + 0.45, 0], align: "bottom" },
+    text,
+    maxWidth: 260,
+    tail: { offset: [0, top, 0] },
+    lifecycle: { queue: `speaker:${speaker}`, fadeIn: 0.15, typewriter: 45, ttl: readingTime(text), fadeOut: 0.4 },
+  });
+  const at = entities.world.position(entities.require(entity).eid);
+  const mouth: Vec3 = [at[0], at[1] + top, at[2]];
+  // Spoken too where the process has a voice; without one the line is shown, and the event says it was not heard.
+  let sound: string | null = null;
+  let unspoken: string | null = null;
+  try {
+    sound = handleOf(audio.speak(text, mouth));
+  } catch (e) {
+    if (errorCodeOf(e) !== "unavailable") {
+      ui.remove(handle);
+      throw e;
+    }
+    unspoken = (e as Error).message;
+  }
+  return { handle, entity, position: mouth, sound, ...(unspoken ? { unspoken } : {}) };
 }

@@ -19,17 +19,17 @@ export interface SystemServices {
   sceneBuilders: Map<string, SceneBuilder>;
   /** Whether `dev.reload` may swap skill handlers (see WorldSessionOptions.skillReload). */
   skillReload: boolean;
-  /** The world's digest (WorldSession.digest), with every system's state in it. */
-  digest: () => string;
+  /** The world's digest now (WorldSession.digest). */
+  digest(): string;
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
-const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "character", "nav"] as const;
+const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "game", "character", "nav"] as const;
 
 let reloads = 0;
 
 /** Words of a query or text, lower-cased, split on non-alphanumerics and camelCase. */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 

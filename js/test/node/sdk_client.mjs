@@ -1,9 +1,9 @@
 // The official TypeScript MCP SDK against `limina --mcp-stdio`.
-// Usage: node js/test/node/sdk_client.mjs <path-to-limina>
+// Usage: node js/test/node/sdk_client.mjs <path-to-limina> <number of registered skills>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const limina = process.argv[2];
+const [limina, expected] = [process.argv[2], Number(process.argv[3])];
 const fail = (msg) => {
   console.error(`FAIL: ${msg}`);
   process.exit(1);
@@ -16,7 +16,7 @@ const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
 const { tools } = await client.listTools();
-if (tools.length !== 67) fail(`${tools.length} tools, expected the 67 registered skills`);
+if (tools.length !== expected) fail(`${tools.length} tools, expected the ${expected} registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");
 

@@ -1,6 +1,6 @@
 // Shared by the registry and policy suites: a caller under a profile, and a
 // test skill that changes the world.
-import { type InvokeBase, resolveProfile, type SkillDefinition, type World } from "limina";
+import { createWorldSession, type InvokeBase, resolveProfile, type SkillDefinition, type World } from "limina";
 import { z } from "zod";
 
 /** A caller under `profile`. */
@@ -27,4 +27,21 @@ export function spawner(world: World, log: string[] = []): SkillDefinition {
       return { entity: world.spawn({ position }).id };
     },
   };
+}
+
+/** The names a fresh world session registers, in registration order. */
+export function registeredSkillNames(): string[] {
+  const session = createWorldSession({ simulate: false });
+  const names = session.registry.all().map((s) => s.name);
+  session.dispose();
+  return names;
+}
+
+/**
+ * What an MCP server's tools/list must list exactly: the registered skills and
+ * `render.capture`, which a server enables on this machine's WebGPU adapter
+ * (tests compare with it instead of a count every new skill family changes).
+ */
+export function servedSkillNames(): string[] {
+  return [...registeredSkillNames(), "render.capture"];
 }

@@ -1,0 +1,63 @@
+// Hostile LLM providers against one real-time world: a provider answering
+// with a huge body, invalid JSON, a tool call its agent may not make, a
+// never-ending stream and a slow drip — each a traced error for that agent
+// only, while a healthy agent acts and the world keeps stepping at its rate.
+import { assert, assertEquals, test } from "limina/testing";
+import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, GatewayProvider, onFixedStep, waitSteps } from "limina";
+import { startLlmServer } from "./support/llm_server.ts";
+
+const server = await startLlmServer();
+
+/**
+ * Agent → the stand-in model it talks to, and what its decisions must fail
+ * with. The size caps must hit before any timeout, however loaded the
+ * machine: those providers wait 20 s (the drip's waits 1.5 s).
+ */
+const HOSTILE: Record<string, { model: string; event: string; code: string; message: string; timeoutMs?: number }> = {
+  agt_huge: { model: "huge-json", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB", timeoutMs: 20_000 },
+  agt_badjson: { model: "badjson", event: "agent.decision.failed", code: "", message: "answered with a body that is not JSON: {not json" },
+  agt_forbidden: { model: "call:scene.createEntity:{\"shape\":\"box\"}", event: "agent.toolcall.rejected", code: "forbidden", message: "forbidden: profile player.limited does not grant scene.write" },
+  agt_endless: { model: "huge-stream", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB", timeoutMs: 20_000 },
+  agt_drip: { model: "drip", event: "agent.decision.failed", code: "io_error", message: "no complete response within 1500 ms" },
+};
+
+test("the stand-in server is up", () => assert(server.port > 0, "tests/llm_server.py did not start"));
+
+test("each hostile provider is a traced error for its agent only; a healthy agent acts; the world keeps its steps", async () => {
+  const session = createWorldSession();
+  const provider = (model: string, timeoutMs = 1500) => new GatewayProvider({ baseUrl: `http://127.0.0.1:${server.port}/v1`, model, timeoutMs, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+  const providers = Object.fromEntries([...Object.entries(HOSTILE).map(([id, h]) => [id, provider(h.model, h.timeoutMs)]), ["agt_healthy", provider("call:agent.emitEvent:{\"type\":\"fine\"}")]]);
+  const sys = createAgentSystems(session, providers, { budget: { ...DEFAULT_BUDGET, defaultAgentBudget: { ...DEFAULT_BUDGET.defaultAgentBudget, decisionTimeoutMs: 30_000 } } });
+  for (const id of Object.keys(providers)) {
+    sys.agents.add({ id, type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 20, profile: "player.limited", sessionId: `ses_${id}`, llm: { provider: id, model: "", systemPrompt: "" } });
+  }
+  const entities = session.world.entities.size;
+  let steps = 0;
+  const off = onFixedStep(() => steps++);
+  const t0 = performance.now();
+  const of = (id: string, type: string) => session.tracer.history().filter((e) => e.actorId === id && e.type === type);
+  // Until every hostile agent has failed twice (its second decision came after the first failure), within a minute.
+  while (Object.entries(HOSTILE).some(([id, h]) => of(id, h.event).length < 2) && performance.now() - t0 < 60_000) await waitSteps(10);
+  const seconds = (performance.now() - t0) / 1000;
+  off();
+  for (const [id, h] of Object.entries(HOSTILE)) {
+    const errors = of(id, h.event).map((e) => e.payload as { code?: string; error?: string; reason?: string });
+    assert(errors.length >= 2, `${id}: ${errors.length} errors`);
+    const text = errors[0].error ?? errors[0].reason ?? "";
+    assert(text.includes(h.message), `${id}: ${text}`);
+    if (h.code) assertEquals(errors[0].code, h.code, `${id}'s error code`);
+    assertEquals(of(id, "skill.executed").length, 0, `${id} did nothing`);
+  }
+  const healthy = of("agt_healthy", "skill.executed").length;
+  assert(healthy >= 2, `the healthy agent acted (${healthy})`);
+  assertEquals(of("agt_healthy", "agent.decision.failed").length + of("agt_healthy", "agent.toolcall.rejected").length, 0, "and nothing failed for it");
+  assertEquals(session.world.entities.size, entities, "the forbidden call had no effect");
+  const rate = steps / seconds;
+  assert(rate >= 45, `the world stepped ${rate.toFixed(1)} times a second over ${seconds.toFixed(1)} s (60 expected)`);
+  console.log(`hostile providers: ${steps} steps in ${seconds.toFixed(2)} s = ${rate.toFixed(1)} steps/s`);
+  sys.dispose();
+  await sys.action.settled();
+  session.dispose();
+});
+
+test("stop the server", () => server.stop());
