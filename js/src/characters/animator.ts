@@ -4,7 +4,7 @@
 // feet do not slide), jump, fall, and emotes (any other clip, asked for by
 // name) — crossfading between states. It advances on the fixed step by the
 // step's dt, so a world's animation is the same on every run. Free of
-// Limina.ops: the browser page bundles it as it is.
+// native ops: the browser page bundles it as it is.
 
 import * as THREE from "three";
 import { RUN, WALK } from "./clips.ts";

@@ -3,7 +3,7 @@
 // low-poly skinned body — capsules, boxes and spheres along the bones,
 // merged into one vertex-coloured geometry whose weights blend smoothly
 // across every joint. Proportions and colours are parameters. Free of
-// Limina.ops: the browser page bundles it as it is.
+// native ops: the browser page bundles it as it is.
 
 import * as THREE from "three";
 
