@@ -1,7 +1,7 @@
 // The billiards break, rendered: static rails, a racked break of dynamic
 // spheres stepped by native Rapier, each ball's position and quaternion
 // read back into the SoA so the balls visibly roll, drawn by Three.js's
-// WebGPURenderer with shadow-casting light and ACES tone mapping.
+// WebGPURenderer with shadow-casting light in a billiard hall (an HDRI).
 // Run offscreen: limina demo billiards --frames 240 --screenshot billiards.png
 import { createEngine } from "limina";
 import * as THREE from "three";
@@ -41,5 +41,8 @@ cam.left = cam.bottom = -2;
 cam.right = cam.top = 2;
 engine.camera.position.set(0, 2.2, 1.9);
 engine.camera.lookAt(0, 0, 0);
-scene.background = new THREE.Color(0x101018);
 breakShot(table);
+// A billiard hall: the warehouse HDRI surrounds and lights the table (loaded after the break is
+// set up, so the break's first step is the same however long the load takes).
+const { environment } = engine.session.look;
+await environment.set({ ...environment.settings(), preset: "warehouse", exposure: 0.9 });

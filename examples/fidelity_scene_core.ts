@@ -34,8 +34,9 @@ export async function buildFidelityScene(session: WorldSession): Promise<Fidelit
   const create = async (input: Record<string, unknown>) => (await must<{ entity: string }>("scene.createEntity", input)).entity;
 
   await must("three.setLighting", {
+    // A little ambient: the sky lights the scene (the look's image-based lighting).
     ambientColor: 0x8090b0,
-    ambientIntensity: 0.9,
+    ambientIntensity: 0.15,
     directionalColor: 0xfff1dc,
     directionalIntensity: 3.2,
     direction: SUN,

@@ -374,10 +374,10 @@ export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> 
   };
 }
 
-/** The party's setting: sky, fog, a sun casting shadows over the plaza, the plaza and the lawn round it. */
+/** The party's setting: haze, a sun casting shadows over the plaza, the plaza and the lawn round it. */
 export function dressPlaza(session: WorldSession): void {
-  session.scene.background = new THREE.Color(0xbcd3e6);
-  session.scene.fog = new THREE.Fog(0xbcd3e6, 45, 110);
+  // The sky and its haze are the engine's look; a little more haze than its default, for the far lawn.
+  void session.look.environment.set({ ...session.look.environment.settings(), fog: { ...session.look.environment.settings().fog, density: 0.006 } });
   session.lighting.ambient.color.setHex(0xdde6ff);
   session.lighting.ambient.intensity = 1.1;
   const sun = session.lighting.directional;

@@ -13,7 +13,15 @@ const entries = {
   three: `export * from "three/webgpu";
 export * as TSL from "three/tsl";
 export { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
-export { GLTFExporter } from "three/addons/exporters/GLTFExporter.js";`,
+export { GLTFExporter } from "three/addons/exporters/GLTFExporter.js";
+export { EXRLoader } from "three/addons/loaders/EXRLoader.js";
+export { ao } from "three/addons/tsl/display/GTAONode.js";
+export { bloom } from "three/addons/tsl/display/BloomNode.js";
+export { fxaa } from "three/addons/tsl/display/FXAANode.js";
+export { smaa } from "three/addons/tsl/display/SMAANode.js";
+export { traa } from "three/addons/tsl/display/TRAANode.js";
+export { dof } from "three/addons/tsl/display/DepthOfFieldNode.js";
+export { lut3D } from "three/addons/tsl/display/Lut3DNode.js";`,
   bitecs: `export * from "bitecs";`,
   zod: `export * from "zod";`,
 };

@@ -14,7 +14,7 @@ const TREES: &[(&str, fn(&str) -> bool)] = &[
   ("js/src", |f| f.ends_with(".ts") && !f.ends_with(".d.ts")),
   ("js/build", |f| f.ends_with(".mjs") || f.ends_with(".map") || f.ends_with(".json") || f.ends_with(".d.ts")),
   ("examples", |f| f.ends_with(".ts")),
-  ("assets", |f| f == "manifest.json" || f.ends_with(".glb")),
+  ("assets", |f| f == "manifest.json" || f.ends_with(".glb") || f.ends_with(".exr")),
 ];
 
 fn walk(dir: &Path, keep: fn(&str) -> bool, out: &mut Vec<PathBuf>) {

@@ -1,74 +1,153 @@
-// stdio MCP round trips against `limina --mcp-stdio` (policy engine on,
-// every call traced): sequential tools/call latency (p50/p99) and pipelined
-// throughput, for a cheap read (`scene.queryEntities`) and a write
-// (`ecs.updateComponent`).
+// MCP over stdio, Limina beside its peers in one run with one client: the
+// official TypeScript SDK's server answering a trivial tool, and (when
+// .venv has it) the Python SDK's. Each server is spawned and driven as a
+// standard MCP client would: spawn to the first reply (initialize) and idle
+// memory, then sequential tools/call round trips (p50/p99) and pipelined
+// throughput. Limina runs `--mcp-stdio` as shipped: the policy engine on,
+// every call decided, recorded and traced in the sha256-chained world log;
+// its read is `scene.queryEntities` (a spatial query finding one entity),
+// its write `ecs.updateComponent`. The peers answer `peer.read` with a
+// constant.
 // Run: node js/bench/mcp_stdio.mjs target/release/limina   (final line: JSON figures)
+//      node js/bench/mcp_stdio.mjs target/release/limina limina   (Limina alone)
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "../..");
 const limina = process.argv[2] ?? "target/release/limina";
-const child = spawn(limina, ["--mcp-stdio"], { stdio: ["pipe", "pipe", "inherit"] });
-const waiting = new Map();
-createInterface({ input: child.stdout }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  waiting.get(msg.id)?.(msg);
-  waiting.delete(msg.id);
-});
-let next = 1;
-const call = (method, params) => {
-  const id = next++;
-  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-  return new Promise((r) => waiting.set(id, r));
-};
-const pct = (s, p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+const only = process.argv[3];
+const python = join(root, ".venv/bin/python");
 
-await call("initialize", { agentId: "bench", sessionId: "sess_bench", profile: "builder.readWrite" });
-const ent = (await call("tools/call", { name: "scene.createEntity", arguments: {} })).result.result.entity;
-// The cheap read: a spatial query that finds the one entity.
-const read = () => call("tools/call", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } });
-const write = (i) => call("tools/call", { name: "ecs.updateComponent", arguments: { entity: ent, component: "position", value: [i % 2, 0, 0] } });
+const SEQUENTIAL = 2000;
+const WARMUP = 200;
+const PIPELINED = 20000;
+const SPAWNS = 10;
+
+const SERVERS = [
+  { name: "limina", cmd: limina, args: ["--mcp-stdio"] },
+  { name: "tsSdk", cmd: process.execPath, args: [join(here, "peers/ts_sdk_server.mjs")] },
+  ...(existsSync(python) ? [{ name: "pythonSdk", cmd: python, args: [join(here, "peers/python_sdk_server.py")] }] : []),
+].filter((s) => only === undefined || s.name === only);
+
+/** One spawned server and a line-framed JSON-RPC client on its pipes. */
+function connect({ cmd, args }) {
+  const spawned = performance.now();
+  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"], cwd: root });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+  const waiting = new Map();
+  let rest = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop();
+    for (const line of lines) {
+      if (line === "") continue;
+      const msg = JSON.parse(line);
+      const resolve = waiting.get(msg.id);
+      if (resolve) {
+        waiting.delete(msg.id);
+        resolve(msg);
+      }
+    }
+  });
+  let next = 1;
+  const call = (method, params) => {
+    const id = next++;
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return new Promise((r) => waiting.set(id, r));
+  };
+  const notify = (method, params) => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }) + "\n");
+  const close = async () => {
+    child.stdin.end();
+    if (child.exitCode === null) await new Promise((r) => child.on("exit", r));
+  };
+  return { child, spawned, call, notify, close, stderr: () => stderr };
+}
+
+async function handshake(c) {
+  const init = await c.call("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } });
+  if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+  const firstReplyMs = performance.now() - c.spawned;
+  c.notify("notifications/initialized");
+  return firstReplyMs;
+}
+
+const ok = (r) => r.result !== undefined && r.result.isError !== true;
+const pct = (s, p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+const ms = (v) => +v.toFixed(4);
+const rssMiB = (pid) => +(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024).toFixed(1);
 
 async function sequential(fn, n) {
-  for (let i = 0; i < 200; i++) await fn(i); // warm-up
+  for (let i = 0; i < WARMUP; i++) await fn(i);
   const rtt = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     const r = await fn(i);
-    if (!r.result?.success) throw new Error(JSON.stringify(r));
     rtt.push(performance.now() - t);
+    if (!ok(r)) throw new Error(JSON.stringify(r));
   }
-  return rtt.sort((a, b) => a - b);
+  rtt.sort((a, b) => a - b);
+  return { p50Ms: ms(pct(rtt, 50)), p99Ms: ms(pct(rtt, 99)) };
 }
 
 async function pipelined(fn, n) {
   const t0 = performance.now();
   const replies = await Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
-  if (!replies.every((r) => r.result?.success)) throw new Error("a pipelined call failed");
-  return Math.round(n / ((performance.now() - t0) / 1000));
+  const perSec = Math.round(n / ((performance.now() - t0) / 1000));
+  if (!replies.every(ok)) throw new Error(`a pipelined call failed: ${JSON.stringify(replies.find((r) => !ok(r)))}`);
+  return perSec;
 }
 
-const SEQUENTIAL = 2000;
-const PIPELINED = 20000;
-const reads = await sequential(read, SEQUENTIAL);
-const writes = await sequential(write, SEQUENTIAL);
-const readsPerSec = await pipelined(read, PIPELINED);
-const writesPerSec = await pipelined(write, PIPELINED);
-child.stdin.end();
-await new Promise((r) => child.on("exit", r));
+async function measure(server) {
+  // Spawn to first reply, p50 of SPAWNS fresh processes; the last one's memory once idle.
+  const firsts = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    const c = connect(server);
+    firsts.push(await handshake(c));
+    await c.close();
+  }
+  firsts.sort((a, b) => a - b);
+  const c = connect(server);
+  await handshake(c);
+  await c.call("tools/list", {});
+  await new Promise((r) => setTimeout(r, 500));
+  const idleRssMiB = rssMiB(c.child.pid);
 
-const ms = (v) => +v.toFixed(3);
-const figures = {
-  bench: "mcp_stdio",
-  sequentialCalls: SEQUENTIAL,
-  readRttP50Ms: ms(pct(reads, 50)),
-  readRttP99Ms: ms(pct(reads, 99)),
-  writeRttP50Ms: ms(pct(writes, 50)),
-  writeRttP99Ms: ms(pct(writes, 99)),
-  pipelinedCalls: PIPELINED,
-  pipelinedReadsPerSec: readsPerSec,
-  pipelinedWritesPerSec: writesPerSec,
-};
-console.log(
-  `tools/call round trip: read p50 ${figures.readRttP50Ms} ms, p99 ${figures.readRttP99Ms} ms; write p50 ${figures.writeRttP50Ms} ms, p99 ${figures.writeRttP99Ms} ms; pipelined: ${readsPerSec} reads/s, ${writesPerSec} writes/s`,
-);
-console.log(JSON.stringify(figures));
+  let read, write;
+  if (server.name === "limina") {
+    const made = await c.call("tools/call", { name: "scene.createEntity", arguments: {} });
+    const entity = made.result.structuredContent.entity;
+    read = () => c.call("tools/call", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } });
+    write = (i) => c.call("tools/call", { name: "ecs.updateComponent", arguments: { entity, component: "position", value: [i % 2, 0, 0] } });
+  } else {
+    read = () => c.call("tools/call", { name: "peer.read", arguments: {} });
+  }
+  const figures = { spawnToFirstReplyP50Ms: ms(pct(firsts, 50)), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
+  if (write) figures.write = await sequential(write, SEQUENTIAL);
+  figures.pipelinedReadsPerSec = await pipelined(read, PIPELINED);
+  if (write) figures.pipelinedWritesPerSec = await pipelined(write, PIPELINED);
+  figures.stderrAtStart = c.stderr().slice(0, 400);
+  await c.close();
+  return figures;
+}
+
+const results = {};
+for (const server of SERVERS) results[server.name] = await measure(server);
+
+const out = { bench: "mcp_stdio", sequentialCalls: SEQUENTIAL, pipelinedCalls: PIPELINED, spawns: SPAWNS, ...results };
+if (results.limina && results.tsSdk) {
+  out.vsTsSdk = {
+    readP50Ratio: +(results.limina.read.p50Ms / results.tsSdk.read.p50Ms).toFixed(2),
+    pipelinedRatio: +(results.limina.pipelinedReadsPerSec / results.tsSdk.pipelinedReadsPerSec).toFixed(2),
+  };
+}
+for (const [name, f] of Object.entries(results)) {
+  console.log(
+    `${name}: first reply ${f.spawnToFirstReplyP50Ms} ms, idle RSS ${f.idleRssMiB} MiB; read p50 ${f.read.p50Ms} ms p99 ${f.read.p99Ms} ms; pipelined ${f.pipelinedReadsPerSec} reads/s` +
+      (f.write ? `; write p50 ${f.write.p50Ms} ms p99 ${f.write.p99Ms} ms, pipelined ${f.pipelinedWritesPerSec}/s` : ""),
+  );
+}
+console.log(JSON.stringify(out));

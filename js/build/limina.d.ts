@@ -66,6 +66,14 @@ declare module "three" {
   export * as TSL from "three/tsl";
   export { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
   export { GLTFExporter } from "three/examples/jsm/exporters/GLTFExporter.js";
+  export { EXRLoader } from "three/examples/jsm/loaders/EXRLoader.js";
+  export { ao } from "three/examples/jsm/tsl/display/GTAONode.js";
+  export { bloom } from "three/examples/jsm/tsl/display/BloomNode.js";
+  export { fxaa } from "three/examples/jsm/tsl/display/FXAANode.js";
+  export { smaa } from "three/examples/jsm/tsl/display/SMAANode.js";
+  export { traa } from "three/examples/jsm/tsl/display/TRAANode.js";
+  export { dof } from "three/examples/jsm/tsl/display/DepthOfFieldNode.js";
+  export { lut3D } from "three/examples/jsm/tsl/display/Lut3DNode.js";
 }
 
 declare module "limina/internal/engine/loop" {
@@ -545,6 +553,129 @@ declare module "limina/internal/limina-audio/js/audio" {
         micros: number;
     }[];
 }
+declare module "limina/internal/limina-render/js/input" {
+    export type InputEvent = {
+        type: "keyDown";
+        code: string;
+        key: string;
+        repeat: boolean;
+    } | {
+        type: "keyUp";
+        code: string;
+        key: string;
+    } | {
+        type: "pointerMove";
+        x: number;
+        y: number;
+    } | {
+        type: "pointerDown";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "pointerUp";
+        button: number;
+        x: number;
+        y: number;
+    } | {
+        type: "wheel";
+        dx: number;
+        dy: number;
+        pixels: boolean;
+    } | {
+        type: "focus";
+        focused: boolean;
+    };
+    export class Input {
+        /** Keys held now, by `code`. */
+        readonly down: Set<string>;
+        /** Keys pressed / released since the previous poll. */
+        readonly pressed: Set<string>;
+        readonly released: Set<string>;
+        /** Pointer position in window pixels and its movement since the previous poll;
+         *  buttons held now, and pressed / released since the previous poll, as bit
+         *  masks (1 << button): a click between two polls shows in both. */
+        readonly pointer: {
+            x: number;
+            y: number;
+            dx: number;
+            dy: number;
+            buttons: number;
+            pressed: number;
+            released: number;
+        };
+        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
+        wheel: number;
+        focused: boolean;
+        /** Takes the window's events since the last poll and applies them; returns them. */
+        poll(): InputEvent[];
+        isDown(code: string): boolean;
+        private apply;
+    }
+}
+declare module "limina/internal/limina-render/js/ops" {
+    import type { InputEvent } from "limina/internal/limina-render/js/input";
+    export interface RenderConfig {
+        /** Write the last frame to this PNG (`--screenshot`). */
+        screenshot: string | null;
+        width: number;
+        height: number;
+        maxFrames: number | null;
+        /** The render quality tier (`--quality`), or null when not given. */
+        quality: string | null;
+    }
+    export interface DecodedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** What making the process's WebGPU instance found (see gpu.rs). */
+    export interface GpuInstance {
+        /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+        backend: string | null;
+        adapters: number;
+        /** Milliseconds making it took. */
+        initMs: number;
+        /** Whether this call made it. */
+        madeNow: boolean;
+        /** Why there is no adapter, when there is none (already printed once to stderr). */
+        error: string | null;
+    }
+    interface RenderOps {
+        op_render_gpu_instance(): GpuInstance;
+        op_render_gpu_started(): boolean;
+        op_render_gpu_installed(): boolean;
+        op_render_config(): RenderConfig;
+        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
+        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+        op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_decode_png(bytes: Uint8Array): DecodedImage;
+        op_render_read_png(path: string): DecodedImage;
+        op_render_window_size(): [number, number] | null;
+        op_render_window_context(canvas: unknown): GPUCanvasContext;
+        op_render_window_events(): InputEvent[];
+        op_render_window_reconfigure(): boolean;
+    }
+    export const renderOps: RenderOps;
+    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`, `--quality`). */
+    export function renderConfig(): RenderConfig;
+    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
+    export function decodePng(bytes: Uint8Array): DecodedImage;
+    /** Reads and decodes a PNG file to RGBA8. */
+    export function readPng(path: string): DecodedImage;
+    /** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+    export function gpuInstance(): GpuInstance;
+    /** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+    export function gpuInstalled(): boolean;
+    /** Whether anything has started WebGPU in this process. */
+    export function gpuStarted(): boolean;
+    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
+    export function gpuIdle(device: GPUDevice): Promise<void>;
+    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
+    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
+    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
+    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
+}
 declare module "limina/internal/limina-nav/js/nav" {
     import type { Quat, QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
     import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
@@ -988,9 +1119,13 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
+        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
         private readonly ring;
+        private readonly ticks;
         private seq;
+        /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+        private isoMs;
+        private isoNow;
         private pending;
         private flushQueued;
         private lastFlush;
@@ -1004,6 +1139,8 @@ declare module "limina/internal/engine/observability/tracer" {
         constructor(options?: TracerOptions);
         /** Records an event; returns its id. */
         emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
         private linkChild;
@@ -1013,7 +1150,6 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        private slotOf;
         /** A recent event by id (events older than the in-memory window are only in the world log). */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
@@ -1059,106 +1195,6 @@ declare module "limina/internal/engine/observability/tracer" {
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
-}
-declare module "limina/internal/limina-render/js/input" {
-    export type InputEvent = {
-        type: "keyDown";
-        code: string;
-        key: string;
-        repeat: boolean;
-    } | {
-        type: "keyUp";
-        code: string;
-        key: string;
-    } | {
-        type: "pointerMove";
-        x: number;
-        y: number;
-    } | {
-        type: "pointerDown";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "pointerUp";
-        button: number;
-        x: number;
-        y: number;
-    } | {
-        type: "wheel";
-        dx: number;
-        dy: number;
-        pixels: boolean;
-    } | {
-        type: "focus";
-        focused: boolean;
-    };
-    export class Input {
-        /** Keys held now, by `code`. */
-        readonly down: Set<string>;
-        /** Keys pressed / released since the previous poll. */
-        readonly pressed: Set<string>;
-        readonly released: Set<string>;
-        /** Pointer position in window pixels and its movement since the previous poll;
-         *  buttons held now, and pressed / released since the previous poll, as bit
-         *  masks (1 << button): a click between two polls shows in both. */
-        readonly pointer: {
-            x: number;
-            y: number;
-            dx: number;
-            dy: number;
-            buttons: number;
-            pressed: number;
-            released: number;
-        };
-        /** Scroll since the previous poll, in lines (pixel deltas are divided by 40). */
-        wheel: number;
-        focused: boolean;
-        /** Takes the window's events since the last poll and applies them; returns them. */
-        poll(): InputEvent[];
-        isDown(code: string): boolean;
-        private apply;
-    }
-}
-declare module "limina/internal/limina-render/js/ops" {
-    import type { InputEvent } from "limina/internal/limina-render/js/input";
-    export interface RenderConfig {
-        /** Write the last frame to this PNG (`--screenshot`). */
-        screenshot: string | null;
-        width: number;
-        height: number;
-        maxFrames: number | null;
-    }
-    export interface DecodedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    interface RenderOps {
-        op_render_config(): RenderConfig;
-        op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
-        op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-        op_render_gpu_idle(device: GPUDevice): Promise<void>;
-        op_render_decode_png(bytes: Uint8Array): DecodedImage;
-        op_render_read_png(path: string): DecodedImage;
-        op_render_window_size(): [number, number] | null;
-        op_render_window_context(canvas: unknown): GPUCanvasContext;
-        op_render_window_events(): InputEvent[];
-        op_render_window_reconfigure(): boolean;
-    }
-    export const renderOps: RenderOps;
-    /** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
-    export function renderConfig(): RenderConfig;
-    /** Decodes PNG bytes (any bit depth or colour type) to RGBA8, natively. */
-    export function decodePng(bytes: Uint8Array): DecodedImage;
-    /** Reads and decodes a PNG file to RGBA8. */
-    export function readPng(path: string): DecodedImage;
-    /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
-    export function gpuIdle(device: GPUDevice): Promise<void>;
-    /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
-    export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
-    /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
-    export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
 }
 declare module "limina/internal/limina-render/js/gltf" {
     import * as THREE from "three";
@@ -1282,6 +1318,8 @@ declare module "limina/internal/engine/policy/engine" {
         private window;
         /** Decides one crossing, records it, and (on allow) commits the usage. */
         evaluate(input: PolicyInput, causedBy?: string[]): Decision;
+        /** The first rule that denies `input`, in the order above; null to allow. */
+        private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
@@ -1291,14 +1329,14 @@ declare module "limina/internal/engine/skills/well-formed" {
     /** Deepest nesting accepted in any input: objects and arrays inside each other. */
     export const MAX_DEPTH = 64;
     /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-    export function illFormed(value: unknown, path: string, depth?: number): string | null;
+    export function illFormed(value: unknown, path: string): string | null;
 }
 declare module "limina/internal/engine/skills/registry" {
     import { z } from "zod";
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "character" | "nav";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material" | "character" | "nav";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -1497,6 +1535,8 @@ declare module "limina/internal/engine/skills/three" {
         materialCount: number;
         textureCount: number;
     }
+    /** Every mesh under `object` (itself included). */
+    export function meshesOf(object: THREE.Object3D): THREE.Mesh[];
     /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object, with its animation clips. */
     export function loadGltf(assetId: string): Promise<{
         object: THREE.Object3D;
@@ -1507,6 +1547,58 @@ declare module "limina/internal/engine/skills/three" {
         entities: Entities;
         lighting: Lighting;
     }): SkillDefinition[];
+}
+declare module "limina/internal/engine/ecs/resources" {
+    export interface WorldResource<T = unknown> {
+        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
+        save(): T;
+        /**
+         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
+         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
+         */
+        load(saved: T | null): void;
+        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
+        digestState?(): unknown;
+    }
+    export class WorldResources {
+        private readonly resources;
+        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
+        register<T>(name: string, resource: WorldResource<T>): void;
+        has(name: string): boolean;
+        /** Registered names, sorted (the order saves and digests use). */
+        names(): string[];
+        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
+        save(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * What the world digest hashes of them (but those in `exclude`), with every object's keys
+         * sorted: the same state hashes the same however its objects were built or loaded.
+         */
+        digestState(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * Loads a save made by `save()`: every resource it names must be registered here (another
+         * build's resource is refused before anything changes); resources it lacks are emptied, but
+         * those in `keep` stay as they are.
+         */
+        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
+    }
+}
+declare module "limina/internal/limina-trace/js/world-file" {
+    /** `"sha256:"` and the hex digest of `bytes`. */
+    export function sha256(bytes: Uint8Array): string;
+    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
+    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
+    /** Saves `body` before returning (the last save of a process about to exit). */
+    export function saveWorldFileNow(path: string, body: Uint8Array): number;
+    /**
+     * The body of the world file at `path`, checked against its header's version, length and
+     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
+     */
+    export function readWorldFile(path: string): Uint8Array;
+    /**
+     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
+     * on, those signals no longer end the process by themselves: the caller must exit.
+     */
+    export function waitForStopSignal(): Promise<string>;
 }
 declare module "limina/internal/engine/characters/humanoid" {
     import * as THREE from "three";
@@ -1605,6 +1697,38 @@ declare module "limina/internal/engine/characters/animator" {
             timeScale: number;
         }[];
     }
+    /** One clip's playback, as snapshots save it. */
+    export interface SavedAction {
+        time: number;
+        /** The nominal weight and time scale, and what the mixer last applied of them. */
+        weight: number;
+        effectiveWeight: number;
+        timeScale: number;
+        effectiveTimeScale: number;
+        enabled: boolean;
+        paused: boolean;
+        once: boolean;
+        clamp: boolean;
+        loops: number;
+    }
+    /** An animator's whole state: the machine, the crossfades in progress and every clip's playback. */
+    export interface SavedAnimation {
+        state: AnimationStateName;
+        emote: {
+            clip: string;
+            loop: boolean;
+        } | null;
+        speed: number;
+        locomotionWeight: number;
+        mixerTime: number;
+        ramps: Record<string, {
+            from: number;
+            to: number;
+            t: number;
+            duration: number;
+        }>;
+        actions: Record<string, SavedAction>;
+    }
     /** Below this ground speed a character stands (idle). */
     export const MOVE_SPEED = 0.15;
     /** Between these speeds walk blends into run. */
@@ -1643,6 +1767,10 @@ declare module "limina/internal/engine/characters/animator" {
         private blendGait;
         /** Steps the crossfades. */
         private stepRamps;
+        /** Everything `load` needs to go on exactly as this animator would (a pure function of its state). */
+        save(): SavedAnimation;
+        /** Puts back a state `save` made (of a rig with the same clips); a malformed one throws and changes nothing. */
+        load(saved: SavedAnimation): void;
         /** The state machine's state, the dominant clip and the speed it saw. */
         getState(): AnimationState;
     }
@@ -1655,7 +1783,8 @@ declare module "limina/internal/engine/characters/characters" {
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { Entities } from "limina/internal/engine/scene/entities";
-    import { Animator } from "limina/internal/engine/characters/animator";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    import { Animator, type SavedAnimation } from "limina/internal/engine/characters/animator";
     import { type Appearance } from "limina/internal/engine/characters/humanoid";
     export interface SpawnOptions {
         position: Vec3;
@@ -1680,6 +1809,14 @@ declare module "limina/internal/engine/characters/characters" {
         threadId: string;
         cause: string;
     }
+    /** The world resource "characters": the controllers (bytes), and each character's walk and animation. */
+    export interface SavedCharacters {
+        controllers: string;
+        characters: Record<string, {
+            walk: Walk | null;
+            animation: SavedAnimation;
+        }>;
+    }
     export interface Character {
         entity: EntityEntry;
         /** The physics character's body handle (also `entity.body`). */
@@ -1700,14 +1837,33 @@ declare module "limina/internal/engine/characters/characters" {
         clips: THREE.AnimationClip[];
         scale: number;
     }>;
-    export class CharacterSystem {
+    /**
+     * The characters, and (`navState`) the navigation they walk: two world resources. A load only
+     * stages what it is given — the controllers and the crowd belong to the physics world a
+     * snapshot restores after the resources — and `attach()` puts it in place once that is done;
+     * each restored character then takes back its walk and animation as it is adopted.
+     */
+    export class CharacterSystem implements WorldResource<SavedCharacters | null> {
         private readonly entities;
         readonly nav: Navigation;
         private readonly tracer;
         readonly physics: PhysicsCharacters;
+        /** The world resource "nav": the bake's parameters and revisions and the crowd, as bytes (the mesh is baked again on load). */
+        readonly navState: WorldResource<string | null>;
         private readonly byEntity;
         private readonly ids;
+        /** What loads staged for `attach` (undefined: nothing staged); then each character's own, for `adopt`. */
+        private staged;
+        private pending;
+        private readonly emptyNav;
         constructor(entities: Entities, nav: Navigation, tracer: Tracer);
+        private hasNavigation;
+        save(): SavedCharacters | null;
+        load(saved: SavedCharacters | null): void;
+        /** The controllers' digest bytes' hash, and each character's walk target and animation (not who asked: event ids are the log's). */
+        digestState(): unknown;
+        /** After a snapshot's physics world is restored: the staged crowd and controllers go in place. */
+        attach(): void;
         /** Every live character, in creation order. */
         list(): Character[];
         get(entity: string): Character | undefined;
@@ -1745,42 +1901,8 @@ declare module "limina/internal/engine/characters/characters" {
         agentStates(list: Character[]): Float32Array;
     }
 }
-declare module "limina/internal/engine/ecs/resources" {
-    export interface WorldResource<T = unknown> {
-        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
-        save(): T;
-        /**
-         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
-         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
-         */
-        load(saved: T | null): void;
-        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
-        digestState?(): unknown;
-    }
-    export class WorldResources {
-        private readonly resources;
-        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
-        register<T>(name: string, resource: WorldResource<T>): void;
-        has(name: string): boolean;
-        /** Registered names, sorted (the order saves and digests use). */
-        names(): string[];
-        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
-        save(exclude?: readonly string[]): Record<string, unknown>;
-        /**
-         * What the world digest hashes of them (but those in `exclude`), with every object's keys
-         * sorted: the same state hashes the same however its objects were built or loaded.
-         */
-        digestState(exclude?: readonly string[]): Record<string, unknown>;
-        /**
-         * Loads a save made by `save()`: every resource it names must be registered here (another
-         * build's resource is refused before anything changes); resources it lacks are emptied, but
-         * those in `keep` stay as they are.
-         */
-        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
-    }
-}
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "nav.define", "character.define", "character.act"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "nav.define", "character.define", "character.act"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -1881,12 +2003,372 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
+declare module "limina/internal/engine/render/tsl" {
+    export type Node = any;
+    /** three/tsl's functions and nodes. */
+    export const tsl: Record<string, any>;
+    /** The bundled TSL display addons (GTAO, bloom, FXAA, SMAA, TRAA, depth of field, 3D LUT). */
+    export const displayNodes: Record<"ao" | "bloom" | "fxaa" | "smaa" | "traa" | "dof" | "lut3D", (...args: any[]) => Node>;
+}
+declare module "limina/internal/engine/render/sky" {
+    import * as THREE from "three";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    export interface SkyParameters {
+        /** Unit vector toward the sun. */
+        sun: THREE.Vector3;
+        /** Atmospheric turbidity, 1.7 (very clear) to 10 (hazy). */
+        turbidity: number;
+    }
+    /** xyY (Y in kcd/m²) to linear sRGB. */
+    export function xyYToLinearSrgb(x: number, y: number, Y: number): [number, number, number];
+    /**
+     * The sky as TSL: `radiance(direction)` is the sky's linear radiance toward
+     * a unit direction, in scene units (1 ≈ a bright overcast sky).
+     */
+    export class Sky {
+        /** Unit vector toward the sun. */
+        readonly sunDirection: any;
+        /** Perez coefficients per channel, [A, B, C, D, E] as vec3s over (Y, x, y). */
+        private readonly coeffs;
+        /** Zenith Y, x, y divided by F(0, θs) per channel: the scale of the Perez function. */
+        private readonly zenith;
+        /** Brightness: scene units per kcd/m², faded as the sun sets. */
+        private readonly scale;
+        /** The sun disc's colour (linear, scene units). */
+        private readonly sunDisc;
+        /** Below-horizon ground albedo, lit by the sun and the sky. */
+        readonly ground: any;
+        /** The light on the ground below the horizon (linear irradiance / π): the environment sets it from the sun and the sky. */
+        readonly horizonLight: any;
+        /** Horizon colour for a given sun, linear (what fog takes when it follows the sky). */
+        readonly horizon: THREE.Color;
+        /** Zenith colour for a given sun, linear. */
+        readonly zenithColor: THREE.Color;
+        /** The radiance node, a function of a unit direction. */
+        readonly radiance: (direction: Node) => Node;
+        constructor(parameters?: SkyParameters);
+        /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
+        set({ sun, turbidity }: SkyParameters): void;
+        /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
+        private sample;
+    }
+}
+declare module "limina/internal/engine/render/environment" {
+    import * as THREE from "three";
+    import { Sky } from "limina/internal/engine/render/sky";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
+    export const HDRI_PRESETS: readonly ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"];
+    export type HdriPreset = (typeof HDRI_PRESETS)[number];
+    /** "sky": the physical sky driven by the sun; otherwise an embedded HDRI. */
+    export type EnvironmentPreset = "sky" | HdriPreset;
+    export type ToneMappingName = "aces" | "agx" | "neutral" | "none";
+    export const TONE_MAPPINGS: Record<ToneMappingName, THREE.ToneMapping>;
+    export interface FogSettings {
+        enabled: boolean;
+        /** Extinction per metre at the fog's base height. */
+        density: number;
+        /** How fast the fog thins with height above `height`, per metre (0: uniform). */
+        heightFalloff: number;
+        /** The height, metres, below which the fog is at full density. */
+        height: number;
+        /** A fixed colour (0xRRGGBB), or null to follow the sky's horizon. */
+        color: number | null;
+    }
+    export interface EnvironmentSettings {
+        preset: EnvironmentPreset;
+        /** An asset id of kind "hdri" (the user's assets/ or a built-in): overrides `preset`. */
+        hdri: string | null;
+        /** Degrees clockwise from +Z toward +X, seen from above. */
+        sunAzimuth: number;
+        /** Degrees above the horizon (negative: below it). */
+        sunElevation: number;
+        /** Atmospheric haze of the physical sky, 1.7 (clear) to 10 (hazy). */
+        turbidity: number;
+        exposure: number;
+        toneMapping: ToneMappingName;
+        /** Strength of the image-based lighting from the sky or HDRI. */
+        environmentIntensity: number;
+        /** The sky-to-ground hemisphere fill light's intensity. */
+        hemisphere: number;
+        /** Draw the sky or HDRI behind the scene when the scene has no background of its own. */
+        background: boolean;
+        fog: FogSettings;
+    }
+    export const DEFAULT_FOG: Readonly<FogSettings>;
+    /** The look a world starts with (the sun where the scene graph's default light stands). */
+    export function defaultEnvironment(): EnvironmentSettings;
+    /** The unit vector toward a sun at `azimuth`/`elevation` degrees. */
+    export function sunVector(azimuth: number, elevation: number, out?: THREE.Vector3): THREE.Vector3;
+    /** Azimuth and elevation, degrees, of a direction (need not be unit length). */
+    export function sunAngles(direction: THREE.Vector3): {
+        azimuth: number;
+        elevation: number;
+    };
+    /** A deep copy of plain settings. */
+    export const copy: <T>(value: T) => T;
+    /** An equirectangular HDR image, linear RGB(A) floats, and what fog takes from it. */
+    export interface LoadedHdri {
+        texture: THREE.DataTexture;
+        /** The average colour of its horizon band, linear. */
+        horizon: THREE.Color;
+    }
+    export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
+    /** The asset id of a preset's HDRI. */
+    export const hdriAssetOf: (preset: HdriPreset) => string;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band?: number): THREE.Color;
+    /**
+     * The environment of one scene. `attach` adds its lights; each frame a
+     * renderer calls `update` (which notices when code moved the sun light) and
+     * reads `version` to know when to re-bake its lighting.
+     */
+    export class Environment {
+        readonly sun: THREE.DirectionalLight;
+        private readonly loadHdri;
+        readonly sky: Sky;
+        /** The hemisphere fill (sky colour above, ground below). */
+        readonly hemisphere: THREE.HemisphereLight;
+        /** Bumped whenever the baked lighting must be redone (sun, sky, HDRI). */
+        version: number;
+        /** The loaded HDRI when the settings name one, else null. */
+        hdri: LoadedHdri | null;
+        /** A scene holding only the sky, which renderers bake into environment lighting. */
+        readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
+        readonly backgroundNode: Node;
+        readonly fogNode: Node;
+        private current;
+        private readonly fogColor;
+        private readonly fogDensity;
+        private readonly fogFalloff;
+        private readonly fogHeight;
+        private readonly sunGlow;
+        private readonly hdriMap;
+        private readonly useHdri;
+        private readonly lastSun;
+        /** `sun`: the directional light that is the sun (its direction is the sky's). */
+        constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /** The current settings, with the sun's angles read from the sun light. */
+        settings(): EnvironmentSettings;
+        /** The current settings themselves (read-only; per frame, without a copy). */
+        get live(): Readonly<EnvironmentSettings>;
+        /** Applies `settings` (loading an HDRI first when they name one: a missing one changes nothing). */
+        set(settings: EnvironmentSettings): Promise<void>;
+        /** Moves the sun (the light and the sky together); the time-of-day hook. */
+        setSun(azimuth: number, elevation: number): void;
+        /** The direction toward the sun, from the sun light's pose. */
+        sunDirection(out?: THREE.Vector3): THREE.Vector3;
+        /** Per frame, before rendering: follows a sun light that code moved. Returns the current version. */
+        update(): number;
+        private hdriLoadedFor;
+        private explicitVersion;
+        /** Takes `s`; `moveSun` false keeps the light where it is (the settings' angles follow it). */
+        private apply;
+        /** Whether settings were set (not merely the sun light moved) after `version`: renderers bake those at once. */
+        changedExplicitlySince(version: number): boolean;
+        private followSun;
+    }
+}
+declare module "limina/internal/engine/render/quality" {
+    export const QUALITY_TIERS: readonly ["low", "balanced", "cinematic"];
+    export type QualityTier = (typeof QUALITY_TIERS)[number];
+    export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
+    export interface TierSpec {
+        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+        post: boolean;
+        /** Shadow map side, texels. */
+        shadowMapSize: number;
+        /** How far from the camera the sun's fitted shadow reaches, metres. */
+        shadowDistance: number;
+        /** Percentage-closer soft shadows (PCF soft) or plain PCF. */
+        softShadows: boolean;
+        /** GTAO samples per pixel; 0 turns AO off whatever the post settings ask. */
+        aoSamples: number;
+        /** GTAO's resolution relative to the frame. */
+        aoScale: number;
+        /** Bloom allowed. */
+        bloom: boolean;
+        /** The anti-aliasing `antialias: "auto"` means. */
+        antialias: AntialiasMethod;
+        /** MSAA samples of the scene pass (on top of the post AA; 0 none). */
+        msaa: number;
+        /** Internal resolution of the scene pass relative to the output (the output keeps its size). */
+        renderScale: number;
+        /** Side of the baked environment's cube faces. */
+        environmentSize: number;
+    }
+    export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
+    /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
+    export function isSoftwareAdapter(name: string): boolean;
+}
+declare module "limina/internal/engine/render/lut" {
+    import * as THREE from "three";
+    export const LUT_NAMES: readonly ["warm", "cool", "bleach", "mono"];
+    export type LutName = (typeof LUT_NAMES)[number];
+    /** The LUT `name` as a 3D texture of `size`³ RGBA8 texels. */
+    export function lutTexture(name: LutName): {
+        texture: THREE.Data3DTexture;
+        size: number;
+    };
+}
+declare module "limina/internal/engine/render/post" {
+    import * as THREE from "three";
+    import type { AntialiasMethod, TierSpec } from "limina/internal/engine/render/quality";
+    import { type LutName } from "limina/internal/engine/render/lut";
+    export interface AoSettings {
+        /** 0 (none) to 1 (full occlusion). */
+        intensity: number;
+        /** World-space sampling radius, metres. */
+        radius: number;
+    }
+    export interface BloomSettings {
+        strength: number;
+        /** Luminance above which light blooms (linear, before tone mapping). */
+        threshold: number;
+        /** Spread, 0–1. */
+        radius: number;
+    }
+    export interface GradeSettings {
+        /** 1 unchanged. */
+        contrast: number;
+        /** 1 unchanged, 0 grey. */
+        saturation: number;
+        /** Corner darkening, 0 none to 1 strong. */
+        vignette: number;
+        /** A built-in LUT applied last, or null. */
+        lut: LutName | null;
+    }
+    export interface DofSettings {
+        /** Distance in focus, metres. */
+        focusDistance: number;
+        /** Depth of the in-focus zone, metres. */
+        focalLength: number;
+        /** Bokeh size. */
+        bokehScale: number;
+    }
+    export interface PostSettings {
+        ao: AoSettings | false;
+        bloom: BloomSettings | false;
+        /** "auto": the quality tier's method. */
+        antialias: AntialiasMethod | "auto";
+        grade: GradeSettings | false;
+        dof: DofSettings | false;
+    }
+    export const DEFAULT_AO: Readonly<AoSettings>;
+    export const DEFAULT_BLOOM: Readonly<BloomSettings>;
+    export const DEFAULT_GRADE: Readonly<GradeSettings>;
+    export const DEFAULT_DOF: Readonly<DofSettings>;
+    export function defaultPost(): PostSettings;
+    /** Every pass off: what a bare forward render shows. */
+    export function postOff(): PostSettings;
+    /** What actually runs for these settings at this tier. */
+    export interface ActivePasses {
+        ao: boolean;
+        bloom: boolean;
+        antialias: AntialiasMethod;
+        grade: boolean;
+        lut: LutName | null;
+        dof: boolean;
+        msaa: number;
+    }
+    export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses;
+    /** Whether nothing but tone mapping runs: then the frame is a plain render, no pipeline. */
+    export function isBare(p: ActivePasses): boolean;
+    /** Decodes PNG bytes to RGBA8, rows top to bottom: what SMAA's lookup tables need where there is no DOM Image. */
+    export type PngDecoder = (bytes: Uint8Array) => {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    };
+    /** Gives the post stack a PNG decoder (the native engine's; a browser has Image and needs none). */
+    export function usePngDecoder(decode: PngDecoder): void;
+    /** One renderer's post stack for one scene and camera. */
+    export class PostStack {
+        readonly passes: ActivePasses;
+        readonly pipeline: THREE.RenderPipeline;
+        private readonly built;
+        private readonly u;
+        constructor(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, passes: ActivePasses, tier: TierSpec);
+        /** Whether this stack runs exactly `passes` at `tier`. */
+        matches(passes: ActivePasses, tier: TierSpec): boolean;
+        /** Sets the tunable parameters (uniforms only). */
+        tune(s: PostSettings): void;
+        render(): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/render/shadows" {
+    import * as THREE from "three";
+    /**
+     * Fits `light`'s shadow camera to what `camera` sees of `scene` within
+     * `distance` metres, at `mapSize` texels a side.
+     */
+    export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
+}
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    import { Environment, type EnvironmentSettings, type HdriLoader } from "limina/internal/engine/render/environment";
+    import { type PngDecoder, type PostSettings } from "limina/internal/engine/render/post";
+    import { type QualityTier } from "limina/internal/engine/render/quality";
+    export interface LookSettings {
+        environment: EnvironmentSettings;
+        post: PostSettings;
+        quality: QualityTier;
+    }
+    /** A scene's render settings and its environment. */
+    export class Look {
+        readonly scene: THREE.Scene;
+        readonly environment: Environment;
+        post: PostSettings;
+        quality: QualityTier;
+        constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);
+        settings(): LookSettings;
+        /** Applies whole settings (a snapshot's); an HDRI that cannot load refuses them before anything changes. */
+        restore(s: LookSettings): Promise<void>;
+    }
+    /** The defaults a new world starts with. */
+    export function defaultLookSettings(quality?: QualityTier): LookSettings;
+    /** Makes `look` the look `scene` renders with. */
+    export function attachLook(scene: THREE.Scene, look: Look): void;
+    export function lookOf(scene: THREE.Scene): Look | undefined;
+    /**
+     * Renderer-wide switches every renderer takes (the rest follows each
+     * scene's look per frame). `host.decodePng`: the PNG decoder of a host
+     * without DOM images (see usePngDecoder).
+     */
+    export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
+        decodePng?: PngDecoder;
+    }): void;
+    /** Everything the look keeps per renderer (GPU resources of its device). */
+    export class LookRenderer {
+        readonly renderer: THREE.WebGPURenderer;
+        private readonly amortise;
+        private pmrem;
+        private bakes;
+        private stacks;
+        private frame;
+        /** Milliseconds the last bake took (for the benchmark). */
+        lastBakeMs: number;
+        /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+        constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
+        /** Draws `scene` from `camera` with `look`. */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
+        /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+        private bake;
+    }
+    /** The look's state for `renderer` (see LookRenderer for `amortise`). */
+    export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
+}
 declare module "limina/internal/engine/render/overlay" {
     import * as THREE from "three";
     /** Draws `overlay` over `scene` wherever `renderScene` renders it. */
     export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
-    /** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
-    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
+    /**
+     * Renders `scene` from `camera` with its look (when it has one), then its
+     * overlay (if it has one, with anything in it) over the result.
+     * `amortise`: see LookRenderer.
+     */
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
 }
 declare module "limina/internal/limina-render/js/text" {
     /** Straight-alpha RGBA, 0–255 each. */
@@ -1972,10 +2454,10 @@ declare module "limina/internal/engine/ui/anchor" {
     export const ScreenAnchor: z.ZodObject<{
         type: z.ZodLiteral<"screen">;
         corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
             center: "center";
             bottom: "bottom";
             topLeft: "topLeft";
-            top: "top";
             topRight: "topRight";
             left: "left";
             right: "right";
@@ -1998,10 +2480,10 @@ declare module "limina/internal/engine/ui/anchor" {
     }, z.core.$strict>, z.ZodObject<{
         type: z.ZodLiteral<"screen">;
         corner: z.ZodDefault<z.ZodEnum<{
+            top: "top";
             center: "center";
             bottom: "bottom";
             topLeft: "topLeft";
-            top: "top";
             topRight: "topRight";
             left: "left";
             right: "right";
@@ -2139,10 +2621,10 @@ declare module "limina/internal/engine/ui/panel" {
         }, z.core.$strict>, z.ZodObject<{
             type: z.ZodLiteral<"screen">;
             corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
                 center: "center";
                 bottom: "bottom";
                 topLeft: "topLeft";
-                top: "top";
                 topRight: "topRight";
                 left: "left";
                 right: "right";
@@ -2207,10 +2689,10 @@ declare module "limina/internal/engine/ui/panel" {
         }, z.core.$strict>, z.ZodObject<{
             type: z.ZodLiteral<"screen">;
             corner: z.ZodDefault<z.ZodEnum<{
+                top: "top";
                 center: "center";
                 bottom: "bottom";
                 topLeft: "topLeft";
-                top: "top";
                 topRight: "topRight";
                 left: "left";
                 right: "right";
@@ -2735,8 +3217,6 @@ declare module "limina/internal/engine/game/state/state" {
         /** The entity `agentId` plays; not_found when it plays none. */
         actorOf(agentId: string): string;
     }
-    /** Reasons and text are short: a game outcome's reason at most 500 characters. */
-    export const Reason: z.ZodString;
     export function clampAmount(v: number): number;
     /** Replaces a map's contents with saved pairs (none: empties it). */
     export function fill<K, V>(map: Map<K, V>, pairs: Iterable<readonly [K, V]> | undefined): void;
@@ -3009,7 +3489,7 @@ declare module "limina/internal/engine/game/combat/stats" {
         modifiersOf(entity: string, name: string): Modifier[];
         /** What `name` reads as: its value plus the modifiers' adds, times their multipliers; null when it has none. */
         value(entity: string, name: string): number | null;
-        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration). */
+        /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration, damage and healing, which say so themselves). */
         set(entity: string, name: string, value: number, cause: string | null, quiet?: boolean): number;
         modify(entity: string, name: string, by: number, cause: string | null): number;
         setResistance(entity: string, kind: string, factor: number): void;
@@ -3035,21 +3515,6 @@ declare module "limina/internal/engine/game/combat/combat" {
     import { z } from "zod";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Game } from "limina/internal/engine/game/game";
-    export const Melee: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        arc: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        cleave: z.ZodDefault<z.ZodBoolean>;
-    }, z.core.$strict>;
-    export const Ranged: z.ZodObject<{
-        damage: z.ZodNumber;
-        kind: z.ZodDefault<z.ZodString>;
-        range: z.ZodDefault<z.ZodNumber>;
-        cooldown: z.ZodDefault<z.ZodNumber>;
-        speed: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>;
     export const Fighter: z.ZodObject<{
         team: z.ZodOptional<z.ZodString>;
         melee: z.ZodOptional<z.ZodObject<{
@@ -3986,24 +4451,6 @@ declare module "limina/internal/engine/game/quests/quests" {
         settle(): boolean;
     }
 }
-declare module "limina/internal/limina-trace/js/world-file" {
-    /** `"sha256:"` and the hex digest of `bytes`. */
-    export function sha256(bytes: Uint8Array): string;
-    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
-    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
-    /** Saves `body` before returning (the last save of a process about to exit). */
-    export function saveWorldFileNow(path: string, body: Uint8Array): number;
-    /**
-     * The body of the world file at `path`, checked against its header's version, length and
-     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
-     */
-    export function readWorldFile(path: string): Uint8Array;
-    /**
-     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
-     * on, those signals no longer end the process by themselves: the caller must exit.
-     */
-    export function waitForStopSignal(): Promise<string>;
-}
 declare module "limina/internal/engine/game/save/bytes" {
     /** The bytes of standard, padded base64; anything else is `invalid_input`. */
     export function fromBase64(text: string): Uint8Array;
@@ -4049,6 +4496,7 @@ declare module "limina/internal/engine/game/save/checkpoints" {
         readonly all: Map<string, Checkpoint>;
         constructor(game: Game, checkpointing: Checkpointing);
         save(): Saved;
+        /** Each checkpoint's name, tick and the digest of the world it holds (its bytes also carry presentation and the log position, which are not world state). */
         digestState(): unknown;
         load(saved: Saved | null): void;
         /** Snapshots the world as checkpoint `name` (replacing one of that name). */
@@ -4267,11 +4715,221 @@ declare module "limina/internal/engine/game/game" {
     export function skip(message: string): LiminaError;
     export function compare(a: number, op: Op | undefined, b: number): boolean;
 }
+declare module "limina/internal/engine/render/materials" {
+    import * as THREE from "three";
+    export interface MaterialOptions {
+        /** Multiplies the albedo (0xRRGGBB; white keeps it). */
+        tint?: number;
+        /** Texture frequency multiplier: 2 makes features half the size. */
+        uvScale?: number;
+        /** Where the procedural textures live: the object's space scaled to metres (default) or world space. */
+        space?: "object" | "world";
+    }
+    const DEFINITIONS: {
+        wood: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        stone: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        brick: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        concrete: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        painted_metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        plastic: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        rubber: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        fabric: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        grass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        sand: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        snow: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        glass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+            setup(m: THREE.MeshPhysicalNodeMaterial): void;
+        };
+        marble: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+        };
+        tiles: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+    };
+    export type MaterialName = keyof typeof DEFINITIONS;
+    export const MATERIAL_NAMES: MaterialName[];
+    /** A listing of the library: names, descriptions and nominal parameters. */
+    export function materialCatalog(): {
+        name: MaterialName;
+        description: string;
+        albedo: number;
+        roughness: number;
+        metalness: number;
+    }[];
+    export function isMaterialName(name: string): name is MaterialName;
+    /** A new instance of library material `name` (a MeshPhysicalNodeMaterial; its `userData.look` names it and its options). */
+    export function createMaterial(name: MaterialName, options?: MaterialOptions): THREE.MeshPhysicalNodeMaterial;
+    /** The library name and options a material was made with, or null for any other material. */
+    export function libraryMaterialOf(m: THREE.Material): ({
+        material: MaterialName;
+    } & Required<MaterialOptions>) | null;
+}
 declare module "limina/internal/engine/persistence/snapshot" {
     import * as THREE from "three";
     import type { AgentSummary } from "limina/internal/engine/agents/directory";
     import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
     import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import type { LookSettings } from "limina/internal/engine/render/look";
     import type { Lighting } from "limina/internal/engine/scene/scene-graph";
     import { type CharacterResource } from "limina/internal/engine/characters/characters";
     import type { GltfResource } from "limina/internal/engine/skills/three";
@@ -4282,6 +4940,13 @@ declare module "limina/internal/engine/persistence/snapshot" {
         color: number | null;
         roughness: number | null;
         metalness: number | null;
+        /** Set when the material is one of the look's library materials (material.apply). */
+        look?: {
+            material: string;
+            tint: number;
+            uvScale: number;
+            space: "object" | "world";
+        };
     }
     interface SavedMesh {
         castShadow: boolean;
@@ -4339,9 +5004,8 @@ declare module "limina/internal/engine/persistence/snapshot" {
         agents: AgentSummary[];
         /** The world resources (game state) by name; absent in snapshots made before they existed. */
         resources?: Record<string, unknown>;
-        /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
-        characters?: string;
-        nav?: string;
+        /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+        look?: LookSettings;
     }
     /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
     export function saveMeshes(object: THREE.Object3D): SavedMesh[];
@@ -4379,8 +5043,8 @@ declare module "limina/internal/engine/persistence/snapshot" {
         physics: Uint8Array;
     }): Promise<void>;
     /**
-     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
-     * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+     * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+     * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
      * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
      * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
      * checked; resolves to it.
@@ -4762,24 +5426,33 @@ declare module "limina/internal/limina-render/js/offscreen" {
         antialias?: boolean;
     }): Promise<RenderTarget>;
 }
-declare module "limina/internal/engine/render/look" {
-    import * as THREE from "three";
-    export function applyEngineLook(renderer: THREE.WebGPURenderer): void;
-}
 declare module "limina/internal/engine/render/capture" {
     import * as THREE from "three";
     import { type CameraPose } from "limina/internal/engine/render/view-camera";
     /** The largest side of a capture, in pixels. */
     export const MAX_CAPTURE_SIDE = 1024;
     export class Capturer {
-        readonly adapter: string;
+        private name;
+        private readonly onUnavailable;
         private output;
         private turn;
         private readonly camera;
-        /** `adapter`: the adapter's name (e.g. "llvmpipe" on lavapipe). */
+        /** Milliseconds the first capture spent starting its GPU device, until that capture reports them. */
+        private startup;
         private constructor();
-        /** A capturer on this process's WebGPU adapter; `unavailable` when there is none. */
+        /** A capturer on this process's WebGPU adapter, asked for now; `unavailable` when there is none. */
         static create(): Promise<Capturer>;
+        /**
+         * A capturer that starts WebGPU on its first capture, so a process that never captures never
+         * touches the GPU driver; null when no Vulkan or EGL driver is installed at all. When the first
+         * capture finds no adapter after all, it fails `unavailable` and `onUnavailable` hears why.
+         */
+        static deferred(onUnavailable?: (why: string) => void): Capturer | null;
+        /** The adapter's name (e.g. "llvmpipe" on lavapipe); null until WebGPU has started. */
+        get adapter(): string | null;
+        /** Milliseconds the capture that just finished spent starting the GPU device it renders on (the
+         *  WebGPU instance when nothing had started it, adapter, device, renderer); null for later captures. */
+        takeStartupMs(): number | null;
         /** Renders `scene` from `pose` at `width`×`height` (whole pixels, at most
          *  MAX_CAPTURE_SIDE a side) and resolves to the PNG's bytes. */
         capture(scene: THREE.Scene, pose: CameraPose, width: number, height: number): Promise<Uint8Array>;
@@ -4788,7 +5461,13 @@ declare module "limina/internal/engine/render/capture" {
          *  retried on the next). No MSAA: on lavapipe a multisampled render() holds
          *  the loop thread about 50 ms at 1024², against 5 ms without. */
         private renderer;
+        private start;
     }
+}
+declare module "limina/internal/engine/render/hdri" {
+    import { type LoadedHdri } from "limina/internal/engine/render/environment";
+    /** Loads (once per process) the HDRI asset `id`; `not_found` or `invalid_input` when it is missing or not an EXR HDRI. */
+    export function loadHdriAsset(id: string): Promise<LoadedHdri>;
 }
 declare module "limina/internal/engine/game/skill" {
     import type { z } from "zod";
@@ -4973,6 +5652,20 @@ declare module "limina/internal/engine/skills/ecs" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/material" {
+    import type * as THREE from "three";
+    import { MATERIAL_NAMES } from "limina/internal/engine/render/materials";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** Dresses every mesh of `object` in a new instance of library material `name` (the old materials are disposed). Returns how many meshes. */
+    export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATERIAL_NAMES)[number], options: {
+        tint?: number;
+        uvScale?: number;
+    }): number;
+    export function materialSkills({ entities }: {
+        entities: Entities;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/nav" {
     import { z } from "zod";
     import type { Navigation } from "limina/internal/limina-nav/js/nav";
@@ -5020,6 +5713,40 @@ declare module "limina/internal/engine/skills/physics" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/render" {
+    import * as THREE from "three";
+    import { type Capturer } from "limina/internal/engine/render/capture";
+    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { Look } from "limina/internal/engine/render/look";
+    /** What render.capture returns. */
+    export interface CaptureResult {
+        /** The PNG, base64 (standard, padded). */
+        png: string;
+        mimeType: "image/png";
+        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
+        width: number;
+        height: number;
+        /** Whether the requested size was clamped. */
+        clamped: boolean;
+        /** The pose it was rendered from. */
+        camera: Pose;
+        /** Present on the capture that started the GPU device (the first): the milliseconds of its latency that went to that. */
+        gpuStartMs?: number;
+    }
+    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
+    export function isImageResult(value: unknown): value is CaptureResult;
+    export function renderSkills({ scene, view, entities, capturer }: {
+        scene: THREE.Scene;
+        view: ViewCamera;
+        entities: Entities;
+        capturer: Capturer;
+    }): SkillDefinition[];
+    export function renderSettingsSkills({ look }: {
+        look: Look;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/scene" {
     import type { Entities } from "limina/internal/engine/scene/entities";
     import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
@@ -5058,37 +5785,317 @@ declare module "limina/internal/engine/skills/ui" {
         ui: UiLayer;
     }): SkillDefinition[];
 }
+declare module "limina/internal/limina-terrain/js/terrain" {
+    export type Preset = "island" | "mountains" | "hills" | "plains";
+    export type DeformMode = "raise" | "lower" | "flatten" | "smooth";
+    export type ScatterKind = "tree" | "rock" | "bush" | "grass";
+    /** Droplet and thermal erosion (see crates/limina-terrain/src/erosion.rs for the model). */
+    export interface ErosionParams {
+        droplets?: number;
+        inertia?: number;
+        capacity?: number;
+        minCapacity?: number;
+        deposit?: number;
+        erode?: number;
+        evaporate?: number;
+        gravity?: number;
+        maxSteps?: number;
+        radius?: number;
+        /** Thermal erosion iterations. */
+        thermal?: number;
+        /** The slope (rise over run) above which thermal erosion moves material. */
+        talus?: number;
+    }
+    /** Everything a region's heights depend on. */
+    export interface RegionParams {
+        seed: number;
+        center: [number, number];
+        size: number;
+        resolution: number;
+        tileSize: number;
+        preset: Preset;
+        heightScale: number;
+        seaLevel: number;
+        erosion: ErosionParams;
+    }
+    export interface ClimateParams {
+        temperature?: number;
+        lapseRate?: number;
+        latitudeGradient?: number;
+        moisture?: number;
+        rockSlope?: number;
+    }
+    /** Where a region's samples lie: `samples`² of them, sample (i, k) at origin + (i, k)·spacing. */
+    export interface Layout {
+        tiles: number;
+        samples: number;
+        spacing: number;
+        origin: [number, number];
+        tileSamples: number;
+        extent: number;
+        /** The island preset's lake basin: centre [x, z] and radius. */
+        lake: [[number, number], number] | null;
+        /** sha256 of the parameters and the algorithm's version (the tile cache's key). */
+        key: string;
+    }
+    export interface Generated {
+        heights: Float32Array;
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** The tile cache: `hit`, `stored`, `off`, or `unavailable: <why>`. */
+        cache: string;
+    }
+    /** Validates the parameters (an `invalid_input` error names what is wrong) and lays the region out. */
+    export function regionLayout(params: RegionParams): Layout;
+    /** Generates the heights on a blocking thread, through the on-disk tile cache. `threads` 0: the shared pool. */
+    export function generateRegion(params: RegionParams, threads?: number): Promise<Generated>;
+    /** Generates the heights now, through the tile cache, blocking this thread (and the loop) until done. */
+    export function generateRegionNow(params: RegionParams): Generated;
+    /** Generates the heights now, on this thread, bypassing the cache (for benchmarks). */
+    export function generateHeightsNow(params: RegionParams, threads?: number): Float32Array;
+    /** `"sha256:…"` of heights as little-endian float32 bytes. */
+    export function heightsDigest(heights: Float32Array): string;
+    /** Fills the temperature, moisture and biome maps for rows z0..z1 (default all). */
+    export function classifyRegion(region: RegionParams, climate: ClimateParams, heights: Float32Array, temperature: Float32Array, moisture: Float32Array, biomes: Uint8Array, z0?: number, z1?: number): void;
+    /** Deforms the heights in place; returns the changed samples' [x0, z0, x1, z1] (x1 < x0: none). */
+    export function deformHeights(region: RegionParams, heights: Float32Array, center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+    /** Floats per scattered instance: x, y, z, scale, yaw. */
+    export const SCATTER_STRIDE = 5;
+    /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
+    export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
+    /** The biome names, by the ids the biome map holds. */
+    export const BIOMES: readonly string[];
+}
+declare module "limina/internal/limina-physics/js/heightfield" {
+    import type { Vec3 } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export type PropShape = {
+        type: "capsule";
+        position: Vec3;
+        halfHeight: number;
+        radius: number;
+    } | {
+        type: "ball";
+        position: Vec3;
+        radius: number;
+    };
+    /** A body of water: its surface level and a disc (`radius` 0: everywhere). */
+    export interface WaterBody {
+        level: number;
+        center: [number, number];
+        radius: number;
+    }
+    /**
+     * A static heightfield body: `heights` row-major by z (`rows` along z, `cols` along x), spanning
+     * `size` = [x, z] metres centred at `center`. Each cell is two triangles split along the
+     * diagonal from its (x0, z1) corner to its (x1, z0) corner.
+     */
+    export function createHeightfield(world: PhysicsWorld, heights: Float32Array, rows: number, cols: number, size: [number, number], center: Vec3, friction?: number): number;
+    /** New heights for a heightfield body (same grid); resting bodies wake to meet them. */
+    export function setHeightfield(world: PhysicsWorld, handle: number, heights: Float32Array): void;
+    /** One static body holding every prop's collider (world-space shapes); returns its handle. */
+    export function createProps(world: PhysicsWorld, props: PropShape[], friction?: number): number;
+    /** Brings raycasts up to date with colliders added or changed since the last step (a restored world's too). */
+    export function refreshQueries(world: PhysicsWorld): void;
+    /**
+     * Buoyancy and drag for one step: every dynamic body whose bounding box dips below a water
+     * surface gets an upward impulse of `buoyancy` × its weight × the submerged share of its box's
+     * height, and its velocities damped by `drag` per second in that share. Returns how many were wet.
+     */
+    export function applyWater(world: PhysicsWorld, waters: readonly WaterBody[], buoyancy: number, drag: number, dt: number): number;
+}
+declare module "limina/internal/engine/terrain/terrain" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import { BIOMES, type ClimateParams, type DeformMode, type Layout, type RegionParams, type ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    export { BIOMES };
+    /** A generated region and its maps (JS-owned, row-major by z, `layout.samples`² each). */
+    export interface Region {
+        params: RegionParams;
+        climate: ClimateParams;
+        layout: Layout;
+        /** Heights in metres: the array itself, shared (read it, do not write it). */
+        heights: Float32Array;
+        temperature: Float32Array;
+        moisture: Float32Array;
+        /** Biome ids (see BIOMES) from the climate. */
+        biomes: Uint8Array;
+        /** Painted biome ids, 255 where nothing was painted. */
+        paint: Uint8Array;
+        /** The heightfield body of each tile, row-major by tile z. */
+        colliders: number[];
+        /** sha256 of the heights as generated (before edits). */
+        digest: string;
+        minHeight: number;
+        maxHeight: number;
+        /** What the tile cache did: `hit`, `stored`, `off` or `unavailable: <why>`. */
+        cache: string;
+    }
+    export type TerrainEdit = {
+        kind: "deform";
+        center: [number, number];
+        radius: number;
+        delta: number;
+        mode: DeformMode;
+    } | {
+        kind: "paint";
+        center: [number, number];
+        radius: number;
+        biome: string;
+    } | {
+        kind: "populate";
+        density: number;
+        kinds: ScatterKind[];
+    };
+    export interface Water {
+        id: string;
+        level: number;
+        /** A disc of water (a lake); null: the sea, everywhere. */
+        region: {
+            center: [number, number];
+            radius: number;
+        } | null;
+    }
+    export interface Vegetation {
+        density: number;
+        kinds: ScatterKind[];
+        /** The static body holding the trunks' and rocks' colliders (null: none). */
+        props: number | null;
+        instances: Partial<Record<ScatterKind, Float32Array>>;
+    }
+    /** What a snapshot holds of the terrain (its world resource): parameters and edits, never heights. */
+    export interface SavedTerrain {
+        region: {
+            params: RegionParams;
+            climate: ClimateParams;
+            colliders: number[];
+        } | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        nextWater: number;
+        vegetation: {
+            props: number | null;
+        } | null;
+        follow: string | null;
+    }
+    /** A change listeners hear: the region replaced, samples changed, water or vegetation changed. */
+    export type TerrainChange = {
+        type: "region";
+    } | {
+        type: "heights";
+        rect: [number, number, number, number];
+    } | {
+        type: "water";
+    } | {
+        type: "vegetation";
+    } | {
+        type: "follow";
+    };
+    /** Most instances of each kind one populate call may place. */
+    export const SCATTER_LIMITS: Readonly<Record<ScatterKind, number>>;
+    /** Buoyancy (× weight when fully under) and drag (per second) of water. */
+    export const WATER_BUOYANCY = 1.6;
+    export const WATER_DRAG = 1.2;
+    export class Terrain implements WorldResource<SavedTerrain> {
+        private readonly physics;
+        region: Region | null;
+        edits: TerrainEdit[];
+        waters: Water[];
+        vegetation: Vegetation | null;
+        /** The entity streamed tiles follow (null: the view camera). */
+        follow: string | null;
+        private nextWater;
+        private readonly listeners;
+        private digestCache;
+        private revision;
+        constructor(physics: PhysicsWorld);
+        /** Calls `fn` on every change; returns the unsubscribe function. */
+        onChange(fn: (change: TerrainChange) => void): () => void;
+        private changed;
+        /**
+         * Generates a region and replaces the current one: its edits, vegetation and colliders go,
+         * the new tiles' heightfield bodies are made in tile order. The loop waits for it (on the
+         * rayon pool, through the tile cache), so no step of the world runs between the call and
+         * its terrain, and a `--deterministic` run is the same however long generation takes.
+         */
+        generate(params: RegionParams, climate?: ClimateParams): Region;
+        private clearRegion;
+        /** The heights of tile (tx, tz): `tileSamples`² of them, row-major by z, into `out`. */
+        tileHeights(region: Region, tx: number, tz: number, out?: Float32Array<ArrayBuffer>): Float32Array;
+        /** The centre [x, z] of tile (tx, tz) in metres. */
+        tileCenter(layout: Layout, tx: number, tz: number): [number, number];
+        private buildColliders;
+        /** The region, or a `not_found` error saying none was generated. */
+        requireRegion(): Region;
+        /** Fractional sample coordinates of world (x, z), or null outside the region. */
+        private grid;
+        /**
+         * The ground's height at (x, z), or null outside the region: the two triangles of each cell
+         * (split from its (x0, z1) to its (x1, z0) corner) that the collider and the mesh are made of.
+         */
+        heightAt(x: number, z: number): number | null;
+        /** The nearest sample's biome (painted, else from the climate) and climate, with the height. */
+        biomeAt(x: number, z: number): {
+            biome: string;
+            painted: boolean;
+            temperature: number;
+            moisture: number;
+            height: number;
+        } | null;
+        /** Deforms heights, colliders and (through listeners) meshes together; returns the samples changed. */
+        deform(center: [number, number], radius: number, delta: number, mode: DeformMode): [number, number, number, number];
+        private afterHeights;
+        /** Paints `biome` within `radius` of `center` (drawn and reported instead of the climate's); returns how many samples. */
+        paint(center: [number, number], radius: number, biome: string): number;
+        /**
+         * Adds a body of water: the sea at `level`, or a lake over a disc, filled to `level` or, when
+         * none is given, to just below the lowest ground on the disc's rim (where it would spill).
+         */
+        addWater(level: number | undefined, region: {
+            center: [number, number];
+            radius: number;
+        } | undefined): Water;
+        /** The water surface level over (x, z), or null where there is none. */
+        waterLevelAt(x: number, z: number): number | null;
+        /**
+         * Scatters vegetation and props by biome (Poisson disk, deterministic), replacing any
+         * scattered before; trees' trunks and rocks get colliders (one static compound body).
+         */
+        populate(density: number, kinds: ScatterKind[]): Vegetation;
+        /** Sets the entity streamed tiles follow (null: the view camera). */
+        setFollow(entity: string | null): void;
+        /** Buoyancy and drag for bodies in water, before the physics step. */
+        step(dt: number): void;
+        /** What the world digest hashes of the terrain: the current heights' and paint's sha256, the parameters, water, vegetation and follow. */
+        digestState(): unknown;
+        /** The terrain as a snapshot holds it. */
+        save(): SavedTerrain;
+        /**
+         * Loads a saved terrain (a world resource: snapshots, world files, checkpoints) into a world
+         * whose physics comes from the same snapshot, which holds the colliders: generates the heights
+         * again, bit for bit, and re-applies the edits in order; `null` empties it. The physics world
+         * is not touched here (it is replaced right after); `attach` then brings its raycasts up to date.
+         */
+        load(saved: SavedTerrain | null): void;
+        /** After the physics world was restored under a loaded terrain: raycasts meet its colliders at once. */
+        attach(): void;
+    }
+    /** The biome drawn at sample i: painted, else the climate's. */
+    export function biomeOf(region: Region, i: number): number;
+}
+declare module "limina/internal/engine/terrain/skills" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import { type Terrain } from "limina/internal/engine/terrain/terrain";
+    export function terrainSkills({ terrain, entities }: {
+        terrain: Terrain;
+        entities: Entities;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
-}
-declare module "limina/internal/engine/skills/render" {
-    import * as THREE from "three";
-    import { type Capturer } from "limina/internal/engine/render/capture";
-    import { type CameraPose as Pose, type ViewCamera } from "limina/internal/engine/render/view-camera";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    /** What render.capture returns. */
-    export interface CaptureResult {
-        /** The PNG, base64 (standard, padded). */
-        png: string;
-        mimeType: "image/png";
-        /** The image's size: the request's, clamped to MAX_CAPTURE_SIDE a side. */
-        width: number;
-        height: number;
-        /** Whether the requested size was clamped. */
-        clamped: boolean;
-        /** The pose it was rendered from. */
-        camera: Pose;
-    }
-    /** Whether a skill's result is an image (render.capture's): what MCP sends as `image` content. */
-    export function isImageResult(value: unknown): value is CaptureResult;
-    export function renderSkills({ scene, view, entities, capturer }: {
-        scene: THREE.Scene;
-        view: ViewCamera;
-        entities: Entities;
-        capturer: Capturer;
-    }): SkillDefinition[];
 }
 declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
@@ -5106,12 +6113,15 @@ declare module "limina/internal/engine/world-session" {
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
     import { Capturer } from "limina/internal/engine/render/capture";
+    import { Look } from "limina/internal/engine/render/look";
+    import type { QualityTier } from "limina/internal/engine/render/quality";
     import { ViewCamera } from "limina/internal/engine/render/view-camera";
     import { Entities } from "limina/internal/engine/scene/entities";
     import { type Lighting } from "limina/internal/engine/scene/scene-graph";
     import { SkillRegistry } from "limina/internal/engine/skills/registry";
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
     import { Locomotion } from "limina/internal/engine/social/locomotion";
+    import { Terrain } from "limina/internal/engine/terrain/terrain";
     import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
     import { UiLayer } from "limina/internal/engine/ui/layer";
     export interface WorldSessionOptions {
@@ -5133,6 +6143,8 @@ declare module "limina/internal/engine/world-session" {
         checkpointEvery?: number;
         /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
         packages?: Pick<PackageHostServices, "install" | "limits">;
+        /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+        quality?: QualityTier;
     }
     export class WorldSession {
         readonly tracer: Tracer;
@@ -5146,6 +6158,8 @@ declare module "limina/internal/engine/world-session" {
         readonly audio: AudioScene;
         readonly scene: THREE.Scene;
         readonly lighting: Lighting;
+        /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+        readonly look: Look;
         /** The world's view camera: what the window shows, what captures use by default. */
         readonly view: ViewCamera;
         /** Whole entities: ECS entity + scene object + physics body. */
@@ -5157,9 +6171,11 @@ declare module "limina/internal/engine/world-session" {
         readonly agents: AgentDirectory;
         /** Agents walking toward what they approach (social.approach). */
         readonly locomotion: Locomotion;
-        /** The navmesh over the static colliders, and the crowd walking it. */
+        /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+        readonly terrain: Terrain;
+        /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
         readonly nav: Navigation;
-        /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo). */
+        /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
         readonly characters: CharacterSystem;
         /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
         readonly cameraRig: CameraRig;
@@ -5195,19 +6211,20 @@ declare module "limina/internal/engine/world-session" {
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;
         /**
-         * Registers render.capture over `capturer` (by default one on this
-         * process's WebGPU adapter). Not done at construction: asking for an
-         * adapter takes about half a second on a software one, and a world that
-         * never captures should not pay it. Resolves to whether captures work:
-         * false, and the skill stays unlisted, when the process has no adapter.
+         * Registers render.capture over `capturer`, or by default over one that
+         * starts WebGPU on the first capture: a world that never captures never
+         * touches the GPU driver (starting it takes about half a second and tens of
+         * MB on a software adapter). Resolves to whether the skill is offered:
+         * false, and it stays unlisted, when no GPU driver is installed; if the
+         * first capture then finds no adapter after all, that capture fails
+         * `unavailable` and the skill is withdrawn (listeners hear the change).
          */
         enableCapture(capturer?: Capturer): Promise<boolean>;
         /** Advances the simulation one step by hand (sessions made with `simulate: false`). */
         step(dt: number): void;
         /**
          * The digest of this world now: identity, SoA transforms, physics and everything else skills
-         * change (see persistence/digest.ts) — characters and navigation too; `exclude` leaves named
-         * world resources out.
+         * change (see persistence/digest.ts); `exclude` leaves named world resources out.
          */
         digest(exclude?: readonly string[]): string;
         /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
@@ -6307,6 +7324,192 @@ declare module "limina/internal/engine/persistence/replay" {
      */
     export function replay(session: WorldSession, events: readonly EngineEvent[], options?: ReplayOptions): Promise<ReplayResult>;
 }
+declare module "limina/internal/engine/terrain/material" {
+    import * as THREE from "three";
+    /** Linear RGB of each biome (ocean, beach, desert, grassland, forest, taiga, snow, rock). */
+    export const biomeColors: readonly [number, number, number][];
+    /** A tileable value-noise texture (size², 4 octaves), grey in every channel. */
+    export function detailTexture(size?: number): THREE.DataTexture;
+    export interface TerrainMaterialOptions {
+        /** The sea level: sand darkens just above it. */
+        seaLevel?: number;
+        /** Snow lies above this height (fading in over `snowBlend` metres) on gentle slopes. */
+        snowLine?: number;
+        snowBlend?: number;
+        /** Metres per repeat of the detail texture. */
+        detailScale?: number;
+    }
+    /** The terrain's node material, with uniforms to move the snow line and the sea. */
+    export function createTerrainMaterial(options?: TerrainMaterialOptions): THREE.MeshStandardNodeMaterial & {
+        uniforms: {
+            seaLevel: {
+                value: number;
+            };
+            snowLine: {
+                value: number;
+            };
+        };
+    };
+}
+declare module "limina/internal/engine/terrain/tiles" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface TileOptions {
+        /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+        detailTiles?: number;
+        /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
+        budgetMs?: number;
+        /** How far skirts hang below a tile's edge, in metres. */
+        skirt?: number;
+    }
+    interface TileEntry {
+        tx: number;
+        tz: number;
+        /** Built meshes by level (dropped when the heights under them change). */
+        meshes: Map<number, THREE.Mesh>;
+        shown: number;
+    }
+    /** How many levels a tile of `r` samples has (the coarsest has 3×3 vertices... at least 2 cells). */
+    export function levelsOf(r: number): number;
+    /**
+     * The geometry of tile (tx, tz) at `level`: positions relative to the tile's centre, normals
+     * from the full-resolution heights, vertex colours from the biomes, and skirts.
+     */
+    export function tileGeometry(region: Region, tx: number, tz: number, level: number, skirt: number, colorOf: (i: number) => [number, number, number]): THREE.BufferGeometry;
+    /** The streamed, level-of-detail meshes of a terrain, in a group added to a scene. */
+    export class TerrainTiles {
+        private readonly terrain;
+        private readonly material;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private tiles;
+        private region;
+        private readonly detail;
+        private readonly budgetMs;
+        private readonly skirt;
+        private readonly unsubscribe;
+        /** Meshes built so far (for tests and benchmarks). */
+        built: number;
+        constructor(terrain: Terrain, material: THREE.Material, options?: TileOptions);
+        private changed;
+        private colorOf;
+        private reset;
+        /** Rebuilds a tile's shown level at once (its heights changed: the old mesh would be wrong) and forgets the rest. */
+        private rebuild;
+        private build;
+        private show;
+        private drop;
+        /** The level tile t should have for a focus at (fx, fz). */
+        wantedLevel(t: TileEntry, fx: number, fz: number): number;
+        /**
+         * Moves the focus: shows every tile's wanted level that is built and builds the missing ones,
+         * nearest first, within the frame's budget. Returns how many tiles still wait for a level.
+         */
+        update(fx: number, fz: number): number;
+        /** The level each tile shows, row-major by tile z. */
+        levels(): number[];
+        /** The mesh tile (tx, tz) shows. */
+        meshOf(tx: number, tz: number): THREE.Mesh | undefined;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/water" {
+    import * as THREE from "three";
+    import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
+    /** The region's heights as a float texture (red channel), sampled by world x, z. */
+    export function heightTexture(region: Region): THREE.DataTexture;
+    /** The water material over `heights` (a region's height texture), for a surface at `level`. */
+    export function createWaterMaterial(region: Region, heights: THREE.DataTexture, level: number): THREE.MeshStandardNodeMaterial;
+    /** The water surfaces of a terrain, kept in step with its bodies of water. */
+    export class TerrainWater {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private heights;
+        private readonly unsubscribe;
+        constructor(terrain: Terrain);
+        private rebuild;
+        private surface;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/vegetation" {
+    import * as THREE from "three";
+    import type { ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    export interface VegetationOptions {
+        /** The side of a culling cell, in metres. */
+        cell?: number;
+        /** Farthest distance each kind is drawn at, in metres. */
+        distance?: Partial<Record<ScatterKind, number>>;
+        /** Trees nearer than this are full meshes; farther, impostors. */
+        treeDetail?: number;
+    }
+    /** Blades in one grass clump (what a grass instance draws). */
+    export const BLADES_PER_CLUMP = 3;
+    /** A conifer: a trunk and three stacked cones, about 6 m tall at scale 1. */
+    export function treeGeometry(): THREE.BufferGeometry;
+    /** The tree's impostor: two crossed vertical quads, crown over trunk. */
+    export function treeImpostorGeometry(): THREE.BufferGeometry;
+    export function rockGeometry(): THREE.BufferGeometry;
+    export function bushGeometry(): THREE.BufferGeometry;
+    /** A clump of BLADES_PER_CLUMP blades, each one triangle. */
+    export function grassGeometry(): THREE.BufferGeometry;
+    /** The instanced vegetation of a terrain, rebuilt when it is repopulated. */
+    export class TerrainVegetation {
+        private readonly terrain;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private cells;
+        private readonly geometries;
+        private readonly impostor;
+        private readonly material;
+        private readonly cellSize;
+        private readonly distance;
+        private readonly treeDetail;
+        private readonly unsubscribe;
+        /** What the last update drew: instances and grass blades. */
+        drawn: {
+            instances: number;
+            blades: number;
+            cells: number;
+        };
+        constructor(terrain: Terrain, options?: VegetationOptions);
+        private rebuild;
+        /** Shows the cells within each kind's distance of (x, y, z), trees near as meshes and far as impostors. */
+        update(x: number, y: number, z: number): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/terrain/view" {
+    import * as THREE from "three";
+    import { createTerrainMaterial, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    import type { Terrain } from "limina/internal/engine/terrain/terrain";
+    import { type TileOptions, TerrainTiles } from "limina/internal/engine/terrain/tiles";
+    import { TerrainVegetation, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    import { TerrainWater } from "limina/internal/engine/terrain/water";
+    export interface TerrainViewOptions {
+        tiles?: TileOptions;
+        material?: TerrainMaterialOptions;
+        vegetation?: VegetationOptions;
+        /** Where the followed entity is, by id (null when it is gone): the focus when the terrain follows one. */
+        positionOf?: (entity: string) => [number, number, number] | null;
+    }
+    export class TerrainView {
+        private readonly terrain;
+        private readonly options;
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        readonly tiles: TerrainTiles;
+        readonly water: TerrainWater;
+        readonly vegetation: TerrainVegetation;
+        readonly material: ReturnType<typeof createTerrainMaterial>;
+        /** Tiles still waiting for their wanted level after the last update. */
+        pending: number;
+        constructor(terrain: Terrain, scene: THREE.Object3D, options?: TerrainViewOptions);
+        /** The point tiles stream around: the followed entity, else the camera. */
+        focus(camera: THREE.Camera): [number, number, number];
+        /** Streams tiles and culls vegetation for this frame; never waits for a tile. */
+        update(camera: THREE.Camera): void;
+        dispose(): void;
+    }
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -6331,7 +7534,14 @@ declare module "limina" {
     export { type Orbit, steerOrbit } from "limina/internal/engine/render/orbit-camera";
     export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
     export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
-    export { applyEngineLook } from "limina/internal/engine/render/look";
+    export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "limina/internal/engine/render/look";
+    export { defaultEnvironment, Environment, type EnvironmentPreset, type EnvironmentSettings, type FogSettings, HDRI_PRESETS, type HdriLoader, type HdriPreset, type LoadedHdri, sunAngles, sunVector, type ToneMappingName, } from "limina/internal/engine/render/environment";
+    export { Sky } from "limina/internal/engine/render/sky";
+    export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "limina/internal/engine/render/post";
+    export { type AntialiasMethod, QUALITY_TIERS, type QualityTier, TIERS, type TierSpec } from "limina/internal/engine/render/quality";
+    export { createMaterial, isMaterialName, libraryMaterialOf, MATERIAL_NAMES, materialCatalog, type MaterialName, type MaterialOptions } from "limina/internal/engine/render/materials";
+    export { LUT_NAMES, type LutName } from "limina/internal/engine/render/lut";
+    export { loadHdriAsset } from "limina/internal/engine/render/hdri";
     export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
     export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
     export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";
@@ -6379,6 +7589,14 @@ declare module "limina" {
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
+    export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
+    export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
+    export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "limina/internal/limina-physics/js/heightfield";
+    export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
+    export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";
+    export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
+    export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -7,11 +7,12 @@
 import * as THREE from "three";
 import { Input } from "../../crates/limina-render/js/input.ts";
 import { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
-import { renderConfig } from "../../crates/limina-render/js/ops.ts";
+import { decodePng, renderConfig } from "../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
 import { createWindowRenderer, windowSize } from "../../crates/limina-render/js/window.ts";
 import { onFixedStep, onFrame } from "./loop.ts";
 import { applyEngineLook } from "./render/look.ts";
+import { isSoftwareAdapter } from "./render/quality.ts";
 import { renderScene } from "./render/overlay.ts";
 import { WorldSession, type WorldSessionOptions } from "./world-session.ts";
 
@@ -48,8 +49,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // Registered before the world's systems, so every step sees fresh input.
   const input = new Input();
   onFixedStep(() => input.poll());
-  applyEngineLook(renderer);
+  applyEngineLook(renderer, { decodePng });
   const session = new WorldSession(options);
+  // Without --quality (or a tier the caller chose), a software adapter starts at low: balanced is
+  // about twice its cost there, and lavapipe must stay interactive (docs/PERF.md, the look).
+  if (options.quality === undefined && config.quality === null && !session.restored && isSoftwareAdapter(output.adapter)) session.look.quality = "low";
   // The adapter is known to exist by now, so this costs nothing more.
   await session.enableCapture();
   const { world, scene } = session;
@@ -76,8 +80,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   });
   const qa = new THREE.Quaternion();
   const qb = new THREE.Quaternion();
-  const interpolate = (alpha: number) => {
+  const interpolate = (frameAlpha: number) => {
     if (prev.length !== curr.length || prev.length === 0) return;
+    // A frame behind by more than the steps it may run carries alpha past 1: draw the latest state, never beyond it.
+    const alpha = Math.min(1, Math.max(0, frameAlpha));
     tracked.forEach(({ object }, i) => {
       const o = i * 7;
       object.position.set(prev[o] + (curr[o] - prev[o]) * alpha, prev[o + 1] + (curr[o + 1] - prev[o + 1]) * alpha, prev[o + 2] + (curr[o + 2] - prev[o + 2]) * alpha);

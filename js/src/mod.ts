@@ -53,7 +53,27 @@ export { Input, type InputEvent } from "../../crates/limina-render/js/input.ts";
 export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
 export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "./render/view-camera.ts";
 export { Capturer, MAX_CAPTURE_SIDE } from "./render/capture.ts";
-export { applyEngineLook } from "./render/look.ts";
+export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "./render/look.ts";
+export {
+  defaultEnvironment,
+  Environment,
+  type EnvironmentPreset,
+  type EnvironmentSettings,
+  type FogSettings,
+  HDRI_PRESETS,
+  type HdriLoader,
+  type HdriPreset,
+  type LoadedHdri,
+  sunAngles,
+  sunVector,
+  type ToneMappingName,
+} from "./render/environment.ts";
+export { Sky } from "./render/sky.ts";
+export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "./render/post.ts";
+export { type AntialiasMethod, QUALITY_TIERS, type QualityTier, TIERS, type TierSpec } from "./render/quality.ts";
+export { createMaterial, isMaterialName, libraryMaterialOf, MATERIAL_NAMES, materialCatalog, type MaterialName, type MaterialOptions } from "./render/materials.ts";
+export { LUT_NAMES, type LutName } from "./render/lut.ts";
+export { loadHdriAsset } from "./render/hdri.ts";
 export { type AssetInfo, env, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
 
 // In-world UI: text laid out and rasterized natively, containers composited into textures.
@@ -209,3 +229,44 @@ export { type WorldResource, WorldResources } from "./ecs/resources.ts";
 export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "./persistence/snapshot.ts";
 export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "./persistence/world-file.ts";
 export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "./persistence/replay.ts";
+
+// Terrain: deterministic native generation, the session's region (heights as a Float32Array), water, vegetation.
+export {
+  BIOMES,
+  biomeOf,
+  type Region,
+  type SavedTerrain,
+  SCATTER_LIMITS,
+  Terrain,
+  type TerrainChange,
+  type TerrainEdit,
+  type Vegetation,
+  type Water,
+  WATER_BUOYANCY,
+  WATER_DRAG,
+} from "./terrain/terrain.ts";
+export {
+  classifyRegion,
+  type ClimateParams,
+  type DeformMode,
+  deformHeights,
+  type ErosionParams,
+  type Generated,
+  generateHeightsNow,
+  generateRegion,
+  generateRegionNow,
+  heightsDigest,
+  type Layout as TerrainLayout,
+  type Preset as TerrainPreset,
+  type RegionParams,
+  regionLayout,
+  scatter,
+  SCATTER_STRIDE,
+  type ScatterKind,
+} from "../../crates/limina-terrain/js/terrain.ts";
+export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "../../crates/limina-physics/js/heightfield.ts";
+export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "./terrain/material.ts";
+export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "./terrain/tiles.ts";
+export { createWaterMaterial, heightTexture, TerrainWater } from "./terrain/water.ts";
+export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "./terrain/vegetation.ts";
+export { TerrainView, type TerrainViewOptions } from "./terrain/view.ts";

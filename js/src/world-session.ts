@@ -5,9 +5,8 @@
 // only the services it uses.
 
 import type * as THREE from "three";
-import { errorCodeOf } from "../../crates/limina-ops/js/errors.ts";
-import { base64 } from "../../crates/limina-ops/js/base64.ts";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
+import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { Navigation } from "../../crates/limina-nav/js/nav.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
@@ -25,6 +24,9 @@ import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from ".
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
 import { Capturer } from "./render/capture.ts";
+import { loadHdriAsset } from "./render/hdri.ts";
+import { attachLook, Look } from "./render/look.ts";
+import type { QualityTier } from "./render/quality.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
@@ -33,6 +35,7 @@ import { renderSkills } from "./skills/render.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
+import { Terrain } from "./terrain/terrain.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -55,6 +58,8 @@ export interface WorldSessionOptions {
   checkpointEvery?: number;
   /** Where packages are installed, whom they must be signed by, and their sandboxes' budgets (default: the environment's settings and DEFAULT_PACKAGE_LIMITS). */
   packages?: Pick<PackageHostServices, "install" | "limits">;
+  /** The render quality tier the world starts at (default: `--quality`, else balanced). */
+  quality?: QualityTier;
 }
 
 export class WorldSession {
@@ -69,6 +74,8 @@ export class WorldSession {
   readonly audio = new AudioScene();
   readonly scene: THREE.Scene;
   readonly lighting: Lighting;
+  /** The world's render settings: environment, post stack, quality tier (what render.* skills change). */
+  readonly look: Look;
   /** The world's view camera: what the window shows, what captures use by default. */
   readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
@@ -80,9 +87,11 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
-  /** The navmesh over the static colliders, and the crowd walking it. */
+  /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
+  readonly terrain: Terrain;
+  /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
   readonly nav: Navigation;
-  /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo). */
+  /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
   readonly characters: CharacterSystem;
   /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
   readonly cameraRig: CameraRig;
@@ -120,11 +129,17 @@ export class WorldSession {
     this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
+    this.look = new Look(this.scene, this.lighting.directional, loadHdriAsset, options.quality ?? startingTier());
+    attachLook(this.scene, this.look);
     this.entities = new Entities(this.world, this.scene, this.physics);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
+    this.terrain = new Terrain(this.physics);
+    this.resources.register("terrain", this.terrain);
     this.nav = new Navigation(this.physics);
     this.characters = new CharacterSystem(this.entities, this.nav, this.tracer);
+    this.resources.register("nav", this.characters.navState);
+    this.resources.register("characters", this.characters);
     this.cameraRig = new CameraRig(this.view, this.entities, this.physics);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer, this.characters);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
@@ -163,22 +178,19 @@ export class WorldSession {
   }
 
   /**
-   * Registers render.capture over `capturer` (by default one on this
-   * process's WebGPU adapter). Not done at construction: asking for an
-   * adapter takes about half a second on a software one, and a world that
-   * never captures should not pay it. Resolves to whether captures work:
-   * false, and the skill stays unlisted, when the process has no adapter.
+   * Registers render.capture over `capturer`, or by default over one that
+   * starts WebGPU on the first capture: a world that never captures never
+   * touches the GPU driver (starting it takes about half a second and tens of
+   * MB on a software adapter). Resolves to whether the skill is offered:
+   * false, and it stays unlisted, when no GPU driver is installed; if the
+   * first capture then finds no adapter after all, that capture fails
+   * `unavailable` and the skill is withdrawn (listeners hear the change).
    */
   async enableCapture(capturer?: Capturer): Promise<boolean> {
     if (this.registry.has("render.capture")) return true;
-    try {
-      capturer ??= await Capturer.create();
-    } catch (e) {
-      if (errorCodeOf(e) === "unavailable") return false;
-      throw e;
-    }
-    // Another call may have enabled it while the adapter was asked for.
-    if (!this.registry.has("render.capture")) this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer });
+    const chosen = capturer ?? Capturer.deferred(() => this.registry.unregister("render.capture"));
+    if (chosen === null) return false;
+    this.registry.registerAll(renderSkills, { scene: this.scene, view: this.view, entities: this.entities, capturer: chosen });
     return true;
   }
 
@@ -187,6 +199,7 @@ export class WorldSession {
     this.tick++;
     this.locomotion.step(dt);
     this.characters.step(dt);
+    this.terrain.step(dt);
     this.entities.step(dt);
     this.characters.afterStep(dt);
     this.cameraRig.step(dt);
@@ -197,14 +210,10 @@ export class WorldSession {
 
   /**
    * The digest of this world now: identity, SoA transforms, physics and everything else skills
-   * change (see persistence/digest.ts) — characters and navigation too; `exclude` leaves named
-   * world resources out.
+   * change (see persistence/digest.ts); `exclude` leaves named world resources out.
    */
   digest(exclude: readonly string[] = []): string {
-    const state = worldState(this, exclude) as Record<string, unknown>;
-    // Characters' controllers and navigation (mesh and crowd), when the world has them.
-    const walk = [this.characters.physics.digestBytes(), this.nav.digestBytes()].filter((b) => b.length > 0).map((b) => base64(b));
-    return worldDigest(this.world, this.physics, walk.length > 0 ? { ...state, walk } : state);
+    return worldDigest(this.world, this.physics, worldState(this, exclude));
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */
@@ -233,6 +242,11 @@ export class WorldSession {
     this.audio.dispose();
     this.tracer.close();
   }
+}
+
+/** The tier `--quality` asked for, else balanced. */
+function startingTier(): QualityTier {
+  return (renderConfig().quality as QualityTier | null) ?? "balanced";
 }
 
 /** A new world session (the same as `new WorldSession(options)`). */

@@ -1,3 +1,4 @@
+// limina: exclusive
 // Requests are applied the moment they arrive, between frames: reads never
 // see a half-applied step, a flood of queued requests does not stall the
 // fixed step beyond the host's per-wake-up budget, and (over WebSocket) two

@@ -1,3 +1,4 @@
+// limina: exclusive
 // limina-audio through the audio.* skills: contracts and handles in this
 // process; and what the mixer really produced, captured by child processes
 // (LIMINA_AUDIO=wav:<file>, scenarios in support/audio_scene.ts, all but

@@ -84,3 +84,16 @@ test("game.restart loads the world game.start saved: entities, positions and eve
   assertEquals(w.session.tick, 100, "time goes on");
   w.session.dispose();
 });
+
+test("rules are checked when given: a bad condition or effect is refused precisely, and nothing is defined", async () => {
+  const w = await gameWorld();
+  const bad = async (input: Record<string, unknown>, message: string) => refused(await w.as("builder", "game.defineRule", { rule: "r", ...input }, "builder.readWrite"), "invalid_input", message);
+  await bad({ when: { flag: "x" }, effects: [{ fly: "away" }] }, "an effect names exactly one of setFlag, setCounter");
+  await bad({ when: { flag: "x" }, effects: [{ setFlag: "a", addCounter: "b" }] }, "got setFlag and addCounter");
+  await bad({ when: { flag: "x" }, effects: [{ damage: -5 }] }, "damage: ");
+  await bad({ when: { flag: "x" }, effects: [{ if: { counter: "c" }, then: [] }] }, "if: ");
+  await bad({ when: { all: [{ flag: "x" }, { stat: "hp", value: "low" }] }, effects: [{ setFlag: "y" }] }, "stat: ");
+  await bad({ when: { flag: "x" }, effects: [{ give: "gem", to: "somebody" }] }, "actor, target, npc or an entity id");
+  assertEquals(w.session.game.state.rules.size, 0);
+  w.session.dispose();
+});

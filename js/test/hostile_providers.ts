@@ -1,3 +1,4 @@
+// limina: exclusive
 // Hostile LLM providers against one real-time world: a provider answering
 // with a huge body, invalid JSON, a tool call its agent may not make, a
 // never-ending stream and a slow drip — each a traced error for that agent

@@ -32,7 +32,7 @@ import type { MatrixFamily, MatrixSample, MatrixWorld } from "./support/matrix/f
 const CONTRACT: Record<string, string[]> = {
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play",
-    "game.read", "game.act", "game.define", "save.write",
+    "game.read", "game.act", "game.define", "save.write", "world.write", "render.write",
     "nav.define", "character.define", "character.act",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
@@ -61,10 +61,10 @@ for (const [family, { samples }] of FAMILIES) {
   }
 }
 
-/** What is not world state but a denied call must not touch either: the view, the UI, the caller's walk, the catalog. */
+/** What is not in the digest but a denied call must not touch either: the view, the UI, the caller's walk, the catalog, the quality tier. */
 function presentation(s: WorldSession): string {
   const ui = s.ui.handles().map((h) => s.ui.inspect(h));
-  return JSON.stringify([s.view.get(), ui, s.locomotion.walking("caller"), s.registry.all().map((k) => [k.name, k.version])]);
+  return JSON.stringify([s.view.get(), ui, s.locomotion.walking("caller"), s.registry.all().map((k) => [k.name, k.version]), s.look.quality]);
 }
 
 // One offscreen renderer for every world here (this machine has a WebGPU adapter).

@@ -1,3 +1,4 @@
+// limina: exclusive
 // The phase3_showcase demo, run as users run it: offscreen, its frame shows
 // the textured glTF models, the three players and the devtools HUD panel's
 // text; its printed evidence

@@ -141,7 +141,7 @@ test("PNG ops: write, read back and decode RGBA8 exactly; the render config is t
   const decoded = decodePng(bytes);
   assertEquals([decoded.width, decoded.height, Array.from(decoded.data)], [w, h, Array.from(rgba)]);
   assertThrows(() => decodePng(Uint8Array.of(1, 2, 3)), { name: "LiminaError", code: "invalid_input" });
-  assertEquals(renderConfig(), { screenshot: null, width: 1280, height: 720, maxFrames: null }, "no --size, --frames or --screenshot given");
+  assertEquals(renderConfig(), { screenshot: null, width: 1280, height: 720, maxFrames: null, quality: null }, "no --size, --frames, --screenshot or --quality given");
 });
 
 test("with no WebGPU adapter, createEngine says so", async () => {

@@ -217,6 +217,12 @@ test("every listed tool works: a minimal valid call under builder.readWrite succ
     "ui.remove": { handle: "ui_2" },
     "social.approach": { target: floor },
     "social.say": { text: "hi" },
+    "render.setEnvironment": {},
+    "render.setPost": {},
+    "render.setQuality": { tier: "low" },
+    "render.getSettings": {},
+    "material.list": {},
+    "material.apply": { entityId: ball, material: "wood" },
   };
   // Social skills act as an embodied agent under social.actor: one with a body, over its own MCP session.
   const SOCIAL = ["social.approach", "social.say"];

@@ -1,3 +1,4 @@
+// limina: exclusive
 // The world log: event ids, the bounded in-memory ring, the full history
 // spooled to disk behind it, the sha256 chain and its trace.sealed
 // terminator (sealed and verified natively, checked independently and by

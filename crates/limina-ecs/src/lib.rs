@@ -1,6 +1,7 @@
 //! Native ECS hot paths over the JS-owned SoA buffers: ops that borrow the
 //! typed arrays in place for the duration of one call.
 
+mod adaptive;
 mod spatial_grid;
 
 use deno_core::{op2, OpState};

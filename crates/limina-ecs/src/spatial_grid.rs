@@ -10,7 +10,11 @@
 //! and the query puts every match there — so the cell size, the origin and
 //! the arithmetic of the mapping change the work, never the results.
 
+use std::time::Instant;
+
 use limina_ops::OpError;
+
+use crate::adaptive::{Adaptive, Mode};
 
 /// The most cells a grid may allocate; coarser cells beyond that.
 const MAX_CELLS: usize = 1 << 21;
@@ -143,10 +147,25 @@ pub struct SpatialGrid {
   /// Build scratch: each position's cell (u32::MAX = not indexed).
   cells: Vec<u32>,
   scratch: Scratch,
+  /// Whether a batch is split across rayon (see `adaptive`); made on first use.
+  adaptive: Option<Adaptive>,
 }
 
 /// One query's hits while they are found and ordered; sized for a query
 /// that matches every indexed entity.
+/// A part of a split batch: each query's hit count, and the hits in order.
+struct Part {
+  counts: Vec<u32>,
+  eids: Vec<u32>,
+  dist: Vec<f64>,
+}
+
+/// Queries in each part of a batch split over `threads`: a few parts per
+/// thread, so one slow part does not hold the rest back.
+fn parallel_chunk(queries: usize, threads: usize) -> usize {
+  (queries / (threads.max(1) * 4)).max(16)
+}
+
 #[derive(Default)]
 struct Scratch {
   /// The hits' slots, and their d² (then distances).
@@ -422,8 +441,22 @@ impl SpatialGrid {
       return Err(OpError::invalid_input(format!("offsets needs {} entries for {nq} queries, got {}", nq + 1, offsets.len())));
     }
     offsets[0] = 0;
-    // One thread: on the 2-vCPU reference VM, splitting a batch over rayon
-    // never beat it at p50 (measured up to 8192 queries).
+    let adaptive = self.adaptive.get_or_insert_with(Adaptive::for_this_machine);
+    if adaptive.considers(nq) {
+      let mode = adaptive.choose(nq);
+      let started = Instant::now();
+      let total = match mode {
+        Mode::Serial => self.answer_serial(simd, queries, offsets, out_eids, out_dist),
+        Mode::Parallel => self.answer_parallel(simd, queries, offsets, out_eids, out_dist, parallel_chunk(nq, rayon::current_num_threads())),
+      };
+      self.adaptive.as_mut().unwrap().record(nq, mode, started.elapsed());
+      return Ok(total);
+    }
+    Ok(self.answer_serial(simd, queries, offsets, out_eids, out_dist))
+  }
+
+  /// The batch on the calling thread.
+  fn answer_serial(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> usize {
     let mut s = std::mem::take(&mut self.scratch);
     s.fit(self.len());
     #[cfg(target_arch = "x86_64")]
@@ -436,7 +469,71 @@ impl SpatialGrid {
     #[cfg(not(target_arch = "x86_64"))]
     let total = self.answer::<false>(queries, &mut s, offsets, out_eids, out_dist);
     self.scratch = s;
-    Ok(total)
+    total
+  }
+
+  /// The batch split into parts of `chunk` queries answered across rayon's
+  /// pool, each whole by one thread into its own buffers, then laid out in
+  /// query order exactly as `answer` lays them: the same bytes.
+  fn answer_parallel(&self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
+    use rayon::prelude::*;
+    let parts: Vec<Part> = queries
+      .par_chunks(chunk * 5)
+      .map_init(
+        || {
+          let mut s = Scratch::default();
+          s.fit(self.len());
+          s
+        },
+        |s, part| {
+          #[cfg(target_arch = "x86_64")]
+          if simd {
+            // SAFETY: `simd` is only set where AVX2 is detected.
+            return unsafe { self.part_avx2(part, s) };
+          }
+          self.part::<false>(part, s)
+        },
+      )
+      .collect();
+    let cap = out_eids.len().min(out_dist.len());
+    let mut total = 0;
+    let mut q = 0;
+    for part in &parts {
+      let mut at = 0;
+      for &n in &part.counts {
+        let n = n as usize;
+        if total + n <= cap {
+          out_eids[total..total + n].copy_from_slice(&part.eids[at..at + n]);
+          out_dist[total..total + n].copy_from_slice(&part.dist[at..at + n]);
+        }
+        at += n;
+        total += n;
+        q += 1;
+        offsets[q] = total as u32;
+      }
+    }
+    total
+  }
+
+  #[cfg(target_arch = "x86_64")]
+  #[target_feature(enable = "avx2")]
+  unsafe fn part_avx2(&self, queries: &[f64], s: &mut Scratch) -> Part {
+    self.part::<true>(queries, s)
+  }
+
+  /// Some of a batch's queries, answered into buffers of their own.
+  #[inline(always)]
+  fn part<const SIMD: bool>(&self, queries: &[f64], s: &mut Scratch) -> Part {
+    let mut p = Part { counts: Vec::with_capacity(queries.len() / 5), eids: Vec::new(), dist: Vec::new() };
+    for q in queries.chunks_exact(5) {
+      let n = self.find::<SIMD>(&Query::unpack(q), s);
+      let at = p.eids.len();
+      p.eids.resize(at + n, 0);
+      p.dist.resize(at + n, 0.0);
+      self.emit(s, &mut p.eids[at..], &mut p.dist[at..]);
+      p.counts.push(n as u32);
+    }
+    p
   }
 
   /// `answer`, compiled for AVX2 throughout (scan, square roots, ranks).
@@ -728,6 +825,41 @@ mod tests {
       let mut g = w.grid(cell);
       for simd in scans() {
         assert_eq!(batch(&mut g, simd, &queries), want, "world {world}, cell {cell}, simd {simd}");
+      }
+    }
+  }
+
+  #[test]
+  fn a_batch_split_across_threads_is_byte_identical_to_one_thread() {
+    let mut rnd = rng(777);
+    let points: Vec<[f32; 3]> = (0..3000).map(|_| [rnd() * 200.0 - 100.0, rnd() * 10.0, rnd() * 200.0 - 100.0]).collect();
+    let w = World::new(&points);
+    let queries: Vec<Query> = (0..700)
+      .map(|k| Query { center: points[k * 4].map(f64::from), radius: [15.0, 0.0, 40.0][k % 3], self_eid: Some(k as u32 * 4) })
+      .collect();
+    let packed = pack(&queries);
+    let mut g = w.grid(8.0);
+    // Room for all hits, and too little (results past the capacity are left out the same way).
+    for cap in [points.len() * queries.len(), 5000] {
+      for simd in scans() {
+        let run = |g: &mut SpatialGrid, split: Option<usize>| {
+          let mut offsets = vec![0u32; queries.len() + 1];
+          let (mut eids, mut dist) = (vec![0u32; cap], vec![0f64; cap]);
+          let total = match split {
+            None => g.answer_serial(simd, &packed, &mut offsets, &mut eids, &mut dist),
+            Some(chunk) => {
+              offsets[0] = 0;
+              let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+              pool.install(|| g.answer_parallel(simd, &packed, &mut offsets, &mut eids, &mut dist, chunk))
+            }
+          };
+          (total, offsets, eids.iter().map(|e| e.to_le_bytes()).collect::<Vec<_>>(), dist.iter().map(|d| d.to_bits()).collect::<Vec<_>>())
+        };
+        let one = run(&mut g, None);
+        assert!(one.0 > 1000, "the queries find things: {}", one.0);
+        for chunk in [16, 33, 700] {
+          assert!(run(&mut g, Some(chunk)) == one, "split in parts of {chunk}, capacity {cap}, simd {simd}");
+        }
       }
     }
   }

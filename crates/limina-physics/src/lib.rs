@@ -5,12 +5,14 @@
 
 mod character;
 mod character_ops;
+mod heightfield;
 mod ops;
 mod snapshot;
 mod statics;
 mod world;
 
 pub use character::{yaw_quat, CharacterDesc, CharacterState};
+pub use heightfield::{PropShape, Water};
 pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
 /// The Rapier build the worlds use, for crates that read them (navigation).
 pub use rapier3d;
@@ -45,5 +47,10 @@ deno_core::extension!(
     character_ops::op_physics_characters_snapshot,
     character_ops::op_physics_characters_restore,
     character_ops::op_physics_characters_digest_bytes,
+    heightfield::op_physics_create_heightfield,
+    heightfield::op_physics_set_heightfield,
+    heightfield::op_physics_create_props,
+    heightfield::op_physics_apply_water,
+    heightfield::op_physics_refresh_queries,
   ],
 );

@@ -7,7 +7,7 @@ use limina_ops::OpError;
 
 use crate::world::{BodyDesc, BodyState, CollisionRecord, PhysicsWorld, TransformColumns};
 
-fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
+pub(crate) fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
   resource_mut::<Handles<PhysicsWorld>>(state).get_mut(id, "physics world")
 }
 

@@ -43,6 +43,8 @@ Object.defineProperty(navigator, "gpu", {
   enumerable: true,
   get: () => {
     const m = load();
+    // The instance is made on first use, Vulkan first and quietly (gpu.rs), not by deno_webgpu with every backend.
+    if (!core.ops.op_render_gpu_started()) core.ops.op_render_gpu_instance();
     m.initGPU();
     return m.gpu; // a live binding, set by initGPU()
   },

@@ -9,6 +9,8 @@ export interface RenderConfig {
   width: number;
   height: number;
   maxFrames: number | null;
+  /** The render quality tier (`--quality`), or null when not given. */
+  quality: string | null;
 }
 
 export interface DecodedImage {
@@ -17,7 +19,23 @@ export interface DecodedImage {
   data: Uint8Array;
 }
 
+/** What making the process's WebGPU instance found (see gpu.rs). */
+export interface GpuInstance {
+  /** "vulkan", "gl" (or DENO_WEBGPU_BACKEND's list); null when there is no adapter. */
+  backend: string | null;
+  adapters: number;
+  /** Milliseconds making it took. */
+  initMs: number;
+  /** Whether this call made it. */
+  madeNow: boolean;
+  /** Why there is no adapter, when there is none (already printed once to stderr). */
+  error: string | null;
+}
+
 interface RenderOps {
+  op_render_gpu_instance(): GpuInstance;
+  op_render_gpu_started(): boolean;
+  op_render_gpu_installed(): boolean;
   op_render_config(): RenderConfig;
   op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
   op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
@@ -32,7 +50,7 @@ interface RenderOps {
 
 export const renderOps = Limina.ops as unknown as RenderOps;
 
-/** How the command line asked to render (`--screenshot`, `--size`, `--frames`). */
+/** How the command line asked to render (`--screenshot`, `--size`, `--frames`, `--quality`). */
 export function renderConfig(): RenderConfig {
   return renderOps.op_render_config();
 }
@@ -45,6 +63,21 @@ export function decodePng(bytes: Uint8Array): DecodedImage {
 /** Reads and decodes a PNG file to RGBA8. */
 export function readPng(path: string): DecodedImage {
   return renderOps.op_render_read_png(path);
+}
+
+/** Makes this process's WebGPU instance if nothing has yet (the first render does), and says what it found. */
+export function gpuInstance(): GpuInstance {
+  return renderOps.op_render_gpu_instance();
+}
+
+/** Whether a GPU driver WebGPU could start on (Vulkan or EGL) is installed, found without loading it. */
+export function gpuInstalled(): boolean {
+  return renderOps.op_render_gpu_installed();
+}
+
+/** Whether anything has started WebGPU in this process. */
+export function gpuStarted(): boolean {
+  return renderOps.op_render_gpu_started();
 }
 
 /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */

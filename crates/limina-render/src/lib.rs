@@ -4,6 +4,7 @@
 //! rendered frames to PNG files natively, and lays out and rasterizes UI
 //! text (`text`).
 
+pub mod gpu;
 pub mod text;
 pub mod window;
 
@@ -22,6 +23,8 @@ pub struct RenderConfig {
   pub width: u32,
   pub height: u32,
   pub max_frames: Option<u64>,
+  /// The render quality tier asked for (`--quality`): low, balanced or cinematic.
+  pub quality: Option<String>,
 }
 
 #[op2]
@@ -150,7 +153,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint],
+  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow>, config: RenderConfig },

@@ -232,7 +232,11 @@ mod tests {
     assert!(embedded::get(path).unwrap().starts_with(b"glTF"));
     let e = find(&r, "nope").unwrap_err();
     assert_eq!(e.code, limina_ops::ErrorCode::NotFound);
-    assert!(e.message.contains("built-in assets (checker_cube, crate)"), "{}", e.message);
+    assert!(
+      e.message.contains("built-in assets (checker_cube, crate, hdri_city, hdri_dawn, hdri_forest, hdri_night, hdri_park, hdri_studio, hdri_sunset, hdri_warehouse)"),
+      "{}",
+      e.message
+    );
     let nowhere = std::env::temp_dir().join("limina-no-assets-here");
     assert!(matches!(find(&nowhere, "checker_cube").unwrap().1, AssetFile::Builtin(_)));
   }

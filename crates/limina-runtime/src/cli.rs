@@ -45,6 +45,12 @@ pub struct Cli {
   #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size, global = true)]
   pub size: (u32, u32),
 
+  /// Render quality tier: low, balanced or cinematic (shadow resolution,
+  /// ambient occlusion, anti-aliasing, pixel ratio); default balanced, or
+  /// low on a software adapter such as lavapipe.
+  #[arg(long, value_name = "TIER", value_parser = ["low", "balanced", "cinematic"], global = true)]
+  pub quality: Option<String>,
+
   /// Advance a virtual clock by exactly one fixed step per frame instead of
   /// wall-clock time: reproducible runs as fast as the CPU allows.
   #[arg(long, global = true)]

@@ -25,6 +25,7 @@ use crate::host_loop::{ClockMode, LoopConfig};
 
 fn main() -> ExitCode {
   process::mark_start();
+  limina_render::gpu::quiet_display_probing();
   if let Some((kind, path)) = snapshot::requested() {
     return make_snapshot(kind, &path);
   }
@@ -167,6 +168,7 @@ fn main() -> ExitCode {
       width: cli.size.0,
       height: cli.size.1,
       max_frames: cli.frames,
+      quality: cli.quality.clone(),
     };
     // The benchmark ops change the op table, which a snapshot is made for.
     let kind = snapshot::Kind::for_module(&main_module);
@@ -225,7 +227,7 @@ fn make_snapshot(kind: snapshot::Kind, path: &std::path::Path) -> ExitCode {
     let options = runtime::HostOptions {
       args: Vec::new(),
       serve: None,
-      render: limina_render::RenderConfig { screenshot: None, width: 1, height: 1, max_frames: None },
+      render: limina_render::RenderConfig { screenshot: None, width: 1, height: 1, max_frames: None, quality: None },
       window: None,
       bench_ops: false,
       audio: limina_audio::AudioConfig { backend: limina_audio::Backend::Null, deterministic: false, tts: None },

@@ -22,40 +22,102 @@ fn text(out: &Output) -> (String, String) {
   (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// Flags a suite asks for on its first line: `// limina: --deterministic`.
-fn directive_flags(path: &Path) -> Vec<String> {
-  let source = std::fs::read_to_string(path).unwrap();
-  let first = source.lines().next().unwrap_or("");
-  first
-    .strip_prefix("// limina:")
-    .map(|flags| flags.split_whitespace().map(str::to_owned).collect())
-    .unwrap_or_default()
+/// How a suite asks to be run, on its first line: `// limina: --deterministic`
+/// gives the flags it runs with; the word `exclusive` among them runs it with
+/// no other suite beside it (for a suite that needs the machine to itself).
+struct Directive {
+  flags: Vec<String>,
+  exclusive: bool,
 }
 
+fn directive(path: &Path) -> Directive {
+  let source = std::fs::read_to_string(path).unwrap();
+  let first = source.lines().next().unwrap_or("");
+  let words: Vec<String> = first.strip_prefix("// limina:").map(|w| w.split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+  let exclusive = words.iter().any(|w| w == "exclusive");
+  Directive { flags: words.into_iter().filter(|w| w != "exclusive").collect(), exclusive }
+}
+
+/// Each suite's wall time in the last run, so the next one starts the longest first.
+fn suite_times_file() -> PathBuf {
+  Path::new(env!("CARGO_TARGET_TMPDIR")).join("js-suite-seconds.tsv")
+}
+
+fn last_suite_times() -> std::collections::HashMap<String, f64> {
+  std::fs::read_to_string(suite_times_file())
+    .unwrap_or_default()
+    .lines()
+    .filter_map(|l| l.split_once('\t'))
+    .filter_map(|(secs, rel)| Some((rel.to_owned(), secs.parse().ok()?)))
+    .collect()
+}
+
+/// Suites run at once: `LIMINA_TEST_JOBS`, else one per core.
+fn suite_jobs() -> usize {
+  std::env::var("LIMINA_TEST_JOBS")
+    .ok()
+    .and_then(|j| j.parse().ok())
+    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    .max(1)
+}
+
+struct SuiteRun {
+  rel: String,
+  seconds: f64,
+  failure: Option<String>,
+}
+
+fn run_suite(rel: &str, flags: &[String]) -> SuiteRun {
+  let started = std::time::Instant::now();
+  let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
+  args.push(rel);
+  let out = limina(&args);
+  let seconds = started.elapsed().as_secs_f64();
+  let (stdout, stderr) = text(&out);
+  let summary = stdout.lines().last().unwrap_or("").to_owned();
+  eprintln!("{rel}: {summary} ({seconds:.1} s)");
+  let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
+  let failure = (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()));
+  SuiteRun { rel: rel.to_owned(), seconds, failure }
+}
+
+/// Every `js/test/*.ts` suite through the real binary. Suites are separate
+/// processes with their own worlds, so they run side by side (one per core),
+/// the longest of the last run first; `exclusive` ones run alone afterwards.
 #[test]
 fn every_js_suite_passes() {
   let dir = repo_root().join("js/test");
-  let mut suites: Vec<_> = std::fs::read_dir(&dir)
+  let mut suites: Vec<(String, Directive)> = std::fs::read_dir(&dir)
     .unwrap()
     .map(|e| e.unwrap().path())
     .filter(|p| p.extension().is_some_and(|e| e == "ts"))
+    .map(|p| (p.strip_prefix(repo_root()).unwrap().to_str().unwrap().to_owned(), directive(&p)))
     .collect();
-  suites.sort();
   assert!(!suites.is_empty(), "no suites in {}", dir.display());
-  let mut failures = Vec::new();
-  for suite in &suites {
-    let rel = suite.strip_prefix(repo_root()).unwrap().to_str().unwrap().to_owned();
-    let mut args = directive_flags(suite);
-    args.push(rel.clone());
-    let out = limina(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    let (stdout, stderr) = text(&out);
-    let summary = stdout.lines().last().unwrap_or("").to_owned();
-    eprintln!("{rel}: {summary}");
-    let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
-    if !clean {
-      failures.push(format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()));
+  let last = last_suite_times();
+  // Unknown suites (new ones) count as long: they start early.
+  let weight = |rel: &str| last.get(rel).copied().unwrap_or(f64::INFINITY);
+  suites.sort_by(|a, b| weight(&b.0).total_cmp(&weight(&a.0)).then_with(|| a.0.cmp(&b.0)));
+  let (exclusive, shared): (Vec<_>, Vec<_>) = suites.into_iter().partition(|(_, d)| d.exclusive);
+
+  let queue = std::sync::Mutex::new(shared.into_iter());
+  let runs = std::sync::Mutex::new(Vec::new());
+  std::thread::scope(|scope| {
+    for _ in 0..suite_jobs() {
+      scope.spawn(|| loop {
+        let Some((rel, d)) = queue.lock().unwrap().next() else { break };
+        let run = run_suite(&rel, &d.flags);
+        runs.lock().unwrap().push(run);
+      });
     }
+  });
+  let mut runs = runs.into_inner().unwrap();
+  for (rel, d) in &exclusive {
+    runs.push(run_suite(rel, &d.flags));
   }
+  let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
+  let _ = std::fs::write(suite_times_file(), times);
+  let failures: Vec<String> = runs.into_iter().filter_map(|r| r.failure).collect();
   assert!(failures.is_empty(), "failing suites:\n{}", failures.join("\n"));
 }
 

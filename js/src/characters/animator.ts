@@ -30,6 +30,41 @@ export interface AnimationState {
   playing: { clip: string; weight: number; timeScale: number }[];
 }
 
+/** One clip's playback, as snapshots save it. */
+export interface SavedAction {
+  time: number;
+  /** The nominal weight and time scale, and what the mixer last applied of them. */
+  weight: number;
+  effectiveWeight: number;
+  timeScale: number;
+  effectiveTimeScale: number;
+  enabled: boolean;
+  paused: boolean;
+  once: boolean;
+  clamp: boolean;
+  loops: number;
+}
+
+/** An animator's whole state: the machine, the crossfades in progress and every clip's playback. */
+export interface SavedAnimation {
+  state: AnimationStateName;
+  emote: { clip: string; loop: boolean } | null;
+  speed: number;
+  locomotionWeight: number;
+  mixerTime: number;
+  ramps: Record<string, { from: number; to: number; t: number; duration: number }>;
+  actions: Record<string, SavedAction>;
+}
+
+/** The playback fields three.js keeps private that a saved animation must carry to go on bit for bit. */
+interface Internals {
+  _effectiveWeight: number;
+  _effectiveTimeScale: number;
+  _loopCount: number;
+}
+
+const STATES: readonly AnimationStateName[] = ["idle", "locomotion", "jump", "fall", "emote"];
+
 /** Below this ground speed a character stands (idle). */
 export const MOVE_SPEED = 0.15;
 /** Between these speeds walk blends into run. */
@@ -191,6 +226,62 @@ export class Animator {
       const k = Math.min(1, r.t / r.duration);
       action.setEffectiveWeight(r.from + (r.to - r.from) * k);
       if (k >= 1) this.ramps.delete(action);
+    }
+  }
+
+  /** Everything `load` needs to go on exactly as this animator would (a pure function of its state). */
+  save(): SavedAnimation {
+    const ramps: SavedAnimation["ramps"] = {};
+    const actions: SavedAnimation["actions"] = {};
+    for (const [clip, a] of this.actions) {
+      const internal = a as unknown as Internals;
+      actions[clip] = {
+        time: a.time,
+        weight: a.weight,
+        effectiveWeight: a.getEffectiveWeight(),
+        timeScale: a.timeScale,
+        effectiveTimeScale: a.getEffectiveTimeScale(),
+        enabled: a.enabled,
+        paused: a.paused,
+        once: a.loop === THREE.LoopOnce,
+        clamp: a.clampWhenFinished,
+        loops: internal._loopCount,
+      };
+      const r = this.ramps.get(a);
+      if (r) ramps[clip] = { ...r };
+    }
+    return { state: this.state, emote: this.emote && { ...this.emote }, speed: this.speed, locomotionWeight: this.locomotionWeight, mixerTime: this.mixer.time, ramps, actions };
+  }
+
+  /** Puts back a state `save` made (of a rig with the same clips); a malformed one throws and changes nothing. */
+  load(saved: SavedAnimation): void {
+    const clips = Object.keys(saved?.actions ?? {});
+    if (!STATES.includes(saved?.state) || clips.length !== this.actions.size || clips.some((c) => !this.actions.has(c))) {
+      throw new Error(`the saved animation's clips (${clips.join(", ")}) are not this rig's (${this.clips().join(", ")})`);
+    }
+    if (Object.keys(saved.ramps).some((c) => !this.actions.has(c)) || (saved.emote && !this.actions.has(saved.emote.clip))) throw new Error("the saved animation names a clip this rig lacks");
+    this.state = saved.state;
+    this.emote = saved.emote && { ...saved.emote };
+    this.speed = saved.speed;
+    this.locomotionWeight = saved.locomotionWeight;
+    this.mixer.time = saved.mixerTime;
+    this.ramps.clear();
+    for (const [clip, a] of this.actions) {
+      const s = saved.actions[clip];
+      a.reset();
+      a.setLoop(s.once ? THREE.LoopOnce : THREE.LoopRepeat, Infinity);
+      a.clampWhenFinished = s.clamp;
+      a.time = s.time;
+      a.weight = s.weight;
+      a.timeScale = s.timeScale;
+      a.enabled = s.enabled;
+      a.paused = s.paused;
+      const internal = a as unknown as Internals;
+      internal._effectiveWeight = s.effectiveWeight;
+      internal._effectiveTimeScale = s.effectiveTimeScale;
+      internal._loopCount = s.loops;
+      const r = saved.ramps[clip];
+      if (r) this.ramps.set(a, { ...r });
     }
   }
 

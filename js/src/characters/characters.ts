@@ -16,7 +16,10 @@ import type { Vec3 } from "../ecs/world.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { Entities } from "../scene/entities.ts";
 import { loadGltf } from "../skills/three.ts";
-import { Animator, clipKey } from "./animator.ts";
+import type { WorldResource } from "../ecs/resources.ts";
+import { base64 } from "../../../crates/limina-ops/js/base64.ts";
+import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
+import { Animator, clipKey, type SavedAnimation } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
 import { type Appearance, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
 
@@ -44,6 +47,12 @@ interface Walk {
   actorId: string;
   threadId: string;
   cause: string;
+}
+
+/** The world resource "characters": the controllers (bytes), and each character's walk and animation. */
+export interface SavedCharacters {
+  controllers: string;
+  characters: Record<string, { walk: Walk | null; animation: SavedAnimation }>;
 }
 
 export interface Character {
@@ -79,13 +88,75 @@ export async function characterBody(resource: CharacterResource): Promise<{ rig:
   return { rig: object, clips: [...animations, ...builtIn.filter((c) => !own.has(c.name))], scale: height / REFERENCE_HEIGHT };
 }
 
-export class CharacterSystem {
+/**
+ * The characters, and (`navState`) the navigation they walk: two world resources. A load only
+ * stages what it is given — the controllers and the crowd belong to the physics world a
+ * snapshot restores after the resources — and `attach()` puts it in place once that is done;
+ * each restored character then takes back its walk and animation as it is adopted.
+ */
+export class CharacterSystem implements WorldResource<SavedCharacters | null> {
   readonly physics: PhysicsCharacters;
+  /** The world resource "nav": the bake's parameters and revisions and the crowd, as bytes (the mesh is baked again on load). */
+  readonly navState: WorldResource<string | null>;
   private readonly byEntity = new Map<string, Character>();
   private readonly ids = { agents: new Uint32Array(0), states: new Float32Array(0) };
+  /** What loads staged for `attach` (undefined: nothing staged); then each character's own, for `adopt`. */
+  private staged: { nav?: Uint8Array; characters?: SavedCharacters | null } = {};
+  private pending = new Map<string, SavedCharacters["characters"][string]>();
+  private readonly emptyNav: Uint8Array;
 
   constructor(private readonly entities: Entities, readonly nav: Navigation, private readonly tracer: Tracer) {
     this.physics = new PhysicsCharacters(entities.physics);
+    this.emptyNav = nav.snapshot();
+    this.navState = {
+      save: () => (this.hasNavigation() ? base64(nav.snapshot()) : null),
+      load: (saved) => {
+        if (saved !== null && typeof saved !== "string") throw engineError("invalid_input", "saved navigation must be base64 bytes or null");
+        this.staged.nav = saved === null ? this.emptyNav : unbase64(saved, "navigation");
+      },
+      digestState: () => (this.hasNavigation() ? sha256(nav.digestBytes()) : null),
+    };
+  }
+
+  private hasNavigation(): boolean {
+    return this.nav.counts() !== null || this.list().length > 0;
+  }
+
+  save(): SavedCharacters | null {
+    const list = this.list();
+    if (list.length === 0) return null;
+    const characters: SavedCharacters["characters"] = {};
+    for (const c of list) characters[c.entity.id] = { walk: c.walk && { ...c.walk, target: [...c.walk.target] }, animation: c.animator.save() };
+    return { controllers: base64(this.physics.snapshot()), characters };
+  }
+
+  load(saved: SavedCharacters | null): void {
+    if (saved !== null && (typeof saved !== "object" || typeof saved.controllers !== "string" || typeof saved.characters !== "object" || saved.characters === null)) {
+      throw engineError("invalid_input", "saved characters need controllers (base64) and characters by entity id");
+    }
+    if (saved) unbase64(saved.controllers, "characters' controllers");
+    this.staged.characters = saved;
+  }
+
+  /** The controllers' digest bytes' hash, and each character's walk target and animation (not who asked: event ids are the log's). */
+  digestState(): unknown {
+    const list = this.list();
+    if (list.length === 0) return null;
+    const characters: Record<string, unknown> = {};
+    for (const c of list) characters[c.entity.id] = { walkingTo: c.walk?.target ?? null, animation: c.animator.save() };
+    return { controllers: sha256(this.physics.digestBytes()), characters };
+  }
+
+  /** After a snapshot's physics world is restored: the staged crowd and controllers go in place. */
+  attach(): void {
+    const { nav, characters } = this.staged;
+    this.staged = {};
+    if (nav) this.nav.restore(nav);
+    this.pending.clear();
+    if (characters) {
+      this.physics.restore(unbase64(characters.controllers, "characters' controllers"));
+      for (const [id, state] of Object.entries(characters.characters)) this.pending.set(id, state);
+    }
   }
 
   /** Every live character, in creation order. */
@@ -137,6 +208,19 @@ export class CharacterSystem {
       const agent = agentId ?? this.nav.addAgent({ position, radius: AGENT_RADIUS * body.scale, maxSpeed: resource.maxSpeed, character: handle });
       const animator = new Animator(body.rig, body.clips, body.scale);
       const c: Character = { entity: entry, body: handle, agent, animator, rig: body.rig, resource, walk: null, speed: 0, grounded: true };
+      const restored = existing && this.pending.get(entry.id);
+      if (restored) {
+        this.pending.delete(entry.id);
+        c.walk = restored.walk && { ...restored.walk, target: [...restored.walk.target] };
+        try {
+          animator.load(restored.animation);
+        } catch (e) {
+          throw engineError("invalid_input", `saved character ${entry.id}: ${e instanceof Error ? e.message : e}`);
+        }
+        const s = this.physics.state(handle);
+        c.speed = Math.hypot(s.velocity[0], s.velocity[2]);
+        c.grounded = s.grounded;
+      }
       this.byEntity.set(entry.id, c);
       return c;
     } catch (e) {
@@ -250,6 +334,19 @@ export class CharacterSystem {
     this.nav.agentStates(this.ids.agents, this.ids.states);
     return this.ids.states;
   }
+}
+
+/** The bytes of base64 `text`; anything else is `invalid_input` naming `what`. */
+function unbase64(text: string, what: string): Uint8Array {
+  let raw: string;
+  try {
+    raw = atob(text);
+  } catch {
+    throw engineError("invalid_input", `saved ${what} are not base64`);
+  }
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
 }
 
 function fmt(p: Vec3): string {

@@ -20,8 +20,8 @@ if (!Object.hasOwn(PROFILES, config.profile)) {
 }
 
 const session = new WorldSession({ policy: true, skillReload: config.dev });
-// render.capture is offered only where it works: with a WebGPU adapter.
-if (!(await session.enableCapture())) console.error("limina: render.capture is not offered: this process has no WebGPU adapter");
+// render.capture is offered where a GPU driver is installed; nothing touches it before the first capture.
+if (!(await session.enableCapture())) console.error("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed");
 // The sink first, so the stream holds the world log from the restore or the module's building on.
 if (config.logSink) {
   await streamWorldLog(session.tracer, config.logSink);

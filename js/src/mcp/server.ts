@@ -21,7 +21,7 @@ import { broadcast, send, takeEvents, type HubEvent, type RoutingHeaders, type T
 import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
 import type { EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
-import { RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
+import { type Id, RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
 import { ListenStreams } from "./listen.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
@@ -221,7 +221,8 @@ export class McpServer {
     }
     try {
       const value = c.era === "modern" || this.opensModern(c, req) ? await this.dispatchModern(c, req) : await this.dispatch(c, req);
-      return req.hasId && value !== STREAMING ? result(req.id, value) : null;
+      if (!req.hasId || value === STREAMING) return null;
+      return value instanceof ToolText ? value.reply(req.id) : result(req.id, value);
     } catch (e) {
       if (!req.hasId) return null;
       if (e instanceof RpcError) return error(req.id, e.code, e.message, e.data);
@@ -294,7 +295,7 @@ export class McpServer {
         return this.listTools(c);
       case "tools/call":
       case "callTool":
-        return this.callTool(c, p);
+        return this.callTool(c, p, true);
       case "shutdown":
         c.mcp.shutdown();
         this.sync.unsubscribe(c.conn);
@@ -421,7 +422,8 @@ export class McpServer {
     return { causedBy: ctx.causedBy as string[] };
   }
 
-  private async callTool(c: Connection, p: Record<string, unknown>): Promise<unknown> {
+  /** A tools/call; `asText`: a standard client's successful result may come back as a `ToolText` (see there). */
+  private async callTool(c: Connection, p: Record<string, unknown>, asText = false): Promise<unknown> {
     if (typeof p.name !== "string" || p.name.length === 0) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: tools/call needs a string name");
     const args = p.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -434,8 +436,10 @@ export class McpServer {
         const value = response.result;
         const image = imageOf(value);
         if (image) return { content: [{ type: "image", data: image.data, mimeType: image.mimeType }, { type: "text", text: JSON.stringify(image.metadata) }], structuredContent: image.metadata, isError: false };
-        const structured = typeof value === "object" && value !== null && !Array.isArray(value) ? value : { result: value };
-        return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured, isError: false };
+        const plain = typeof value === "object" && value !== null && !Array.isArray(value);
+        const text = JSON.stringify(value);
+        if (asText && typeof text === "string") return new ToolText(text, plain);
+        return { content: [{ type: "text", text }], structuredContent: plain ? value : { result: value }, isError: false };
       }
       if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, response.error!.message, response);
       return { content: [{ type: "text", text: `${response.error!.code}: ${response.error!.message}` }], isError: true };
@@ -444,6 +448,21 @@ export class McpServer {
     return response;
   }
 
+}
+
+/**
+ * A standard client's successful tools/call result, serialised once: the
+ * same value is both the text content and the structured content, so its
+ * reply is written around that one JSON text — exactly the bytes
+ * `result(id, { content: [{ type: "text", text }], structuredContent, isError: false })` makes.
+ */
+class ToolText {
+  constructor(private readonly json: string, private readonly plain: boolean) {}
+
+  reply(id: Id): string {
+    const structured = this.plain ? this.json : `{"result":${this.json}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(this.json)}}],"structuredContent":${structured},"isError":false}}`;
+  }
 }
 
 /**

@@ -56,27 +56,43 @@ const FLUSH_INTERVAL_MS = 250;
 
 /** FNV-1a (32-bit) over the UTF-16 code units of `s`, xor-folded to 16 bits. */
 export function fnv1a16(s: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  return fold16(fnv1a(0x811c9dc5, s));
+}
+
+function fnv1a(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function fold16(h: number): string {
   return (((h >>> 16) ^ h) & 0xffff).toString(16).padStart(4, "0");
 }
 
-interface Slot {
-  event: EngineEvent;
-  tick: number;
+/** `fnv1a16(`${seqText}\u0000${type}\u0000${actorId}`)` without building that string: an event id's discriminator. */
+function idHash(seqText: string, type: string, actorId: string): string {
+  return fold16(fnv1a(Math.imul(fnv1a(Math.imul(fnv1a(0x811c9dc5, seqText), 0x01000193), type), 0x01000193), actorId));
 }
+
+/** The sequence number an event id names (`evt_<actor>_<seq:012d>_<fnv16>`), or NaN. */
+function seqOf(id: string): number {
+  const n = id.length;
+  if (n < 22 || id.charCodeAt(n - 5) !== 95 || id.charCodeAt(n - 18) !== 95) return NaN;
+  return Number(id.substring(n - 17, n - 5));
+}
+
 
 export class Tracer {
   readonly threadId: string;
   private readonly tailSize: number;
   private readonly tickOf: () => number;
   private readonly log: WorldLog;
-  /** The ring: slot `seq % tailSize` holds event `seq` while it is recent. */
-  private readonly ring: (Slot | undefined)[];
+  /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
+  private readonly ring: (EngineEvent | undefined)[];
+  private readonly ticks: Float64Array;
   private seq = 0;
+  /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
+  private isoMs = NaN;
+  private isoNow = "";
   private pending: EngineEvent[] = [];
   private flushQueued = false;
   private lastFlush = 0;
@@ -96,6 +112,7 @@ export class Tracer {
     this.log = new WorldLog({ name: options.logName, threadId: this.threadId, exportQuota: options.exportQuota });
     this.live = options.logName !== undefined;
     this.ring = new Array(this.tailSize);
+    this.ticks = new Float64Array(this.tailSize);
   }
 
   /** Records an event; returns its id. */
@@ -105,7 +122,7 @@ export class Tracer {
     const seq = this.seq++;
     const actorId = options.actorId ?? "system";
     const seqText = String(seq).padStart(12, "0");
-    const id = `evt_${actorId}_${seqText}_${fnv1a16(`${seqText}\u0000${type}\u0000${actorId}`)}`;
+    const id = `evt_${actorId}_${seqText}_${idHash(seqText, type, actorId)}`;
     // A copy: callers go on using their array (the registry adds the decision it caused).
     const causedBy = options.causedBy ? [...options.causedBy] : [];
     const event: EngineEvent = {
@@ -115,13 +132,14 @@ export class Tracer {
       threadId: options.threadId ?? this.threadId,
       parentEventId: options.parentEventId ?? null,
       causedBy,
-      timestamp: new Date().toISOString(),
+      timestamp: this.timestamp(),
       payload,
     };
     const slot = seq % this.tailSize;
     const evicted = this.ring[slot];
-    if (evicted) this.children.delete(evicted.event.id);
-    this.ring[slot] = { event, tick: this.tickOf() };
+    if (evicted) this.children.delete(evicted.id);
+    this.ring[slot] = event;
+    this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
@@ -133,6 +151,16 @@ export class Tracer {
     }
     for (const l of this.listeners) l(event);
     return id;
+  }
+
+  /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+  private timestamp(): string {
+    const ms = Date.now();
+    if (ms !== this.isoMs) {
+      this.isoMs = ms;
+      this.isoNow = new Date(ms).toISOString();
+    }
+    return this.isoNow;
   }
 
   /** Hands the events not yet in the world log to it. */
@@ -168,14 +196,10 @@ export class Tracer {
     return Math.max(0, this.seq - this.tailSize);
   }
 
-  private slotOf(seq: number): Slot | undefined {
-    return seq >= this.firstRecentSeq && seq < this.seq ? this.ring[seq % this.tailSize] : undefined;
-  }
-
   /** A recent event by id (events older than the in-memory window are only in the world log). */
   get(id: string): EngineEvent | undefined {
-    const m = /_(\d{12})_[0-9a-f]{4}$/.exec(id);
-    const event = m ? this.slotOf(Number(m[1]))?.event : undefined;
+    const seq = seqOf(id);
+    const event = seq >= this.firstRecentSeq && seq < this.seq ? this.ring[seq % this.tailSize] : undefined;
     return event?.id === id ? event : undefined;
   }
 
@@ -187,7 +211,7 @@ export class Tracer {
   /** The in-memory window, oldest first. */
   tail(): EngineEvent[] {
     const out: EngineEvent[] = [];
-    for (let s = this.firstRecentSeq; s < this.seq; s++) out.push(this.ring[s % this.tailSize]!.event);
+    for (let s = this.firstRecentSeq; s < this.seq; s++) out.push(this.ring[s % this.tailSize]!);
     return out;
   }
 
@@ -214,7 +238,7 @@ export class Tracer {
     const first = this.firstRecentSeq;
     if (opts.afterSeq === undefined) {
       for (let s = this.seq - 1; s >= first && events.length < limit; s--) {
-        const e = this.ring[s % this.tailSize]!.event;
+        const e = this.ring[s % this.tailSize]!;
         if (match(e)) {
           events.unshift(e);
           last ??= s;
@@ -223,7 +247,7 @@ export class Tracer {
       return { events, nextAfterSeq: last };
     }
     for (let s = Math.max(opts.afterSeq + 1, first); s < this.seq && events.length < limit; s++) {
-      const e = this.ring[s % this.tailSize]!.event;
+      const e = this.ring[s % this.tailSize]!;
       if (match(e)) {
         events.push(e);
         last = s;
@@ -236,8 +260,8 @@ export class Tracer {
   trace(actorId: string, sinceTick = 0): EngineEvent[] {
     const out: EngineEvent[] = [];
     for (let s = this.firstRecentSeq; s < this.seq; s++) {
-      const slot = this.ring[s % this.tailSize]!;
-      if (slot.event.actorId === actorId && slot.tick >= sinceTick) out.push(slot.event);
+      const e = this.ring[s % this.tailSize]!;
+      if (e.actorId === actorId && this.ticks[s % this.tailSize] >= sinceTick) out.push(e);
     }
     return out;
   }

@@ -3,7 +3,9 @@
 // every live entity's SoA transform bytes (in creation order), the physics
 // state (each body's handle, binding, pose, motion and sleep flag) and
 // the rest of the world skills change: each entity's scene object (meshes,
-// materials, shadows), the lighting and the world resources (game state).
+// materials, shadows), the lighting, the world resources (game state) and
+// the render settings (environment, post stack; not the quality tier, which the
+// engine may pick for its adapter: snapshots keep it, replay re-applies it).
 // Replay compares it at checkpoints; a restored world must give the digest
 // that was saved; a denied call must leave it as it was. Not hashed:
 // presentation (the view camera and UI containers, which module code also
@@ -54,5 +56,5 @@ export function worldState(session: WorldSession, exclude: readonly string[] = [
     const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
     objects.push([e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object)]);
   }
-  return { objects, lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude) };
+  return { objects, lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude), look: { ...session.look.settings(), quality: undefined } };
 }

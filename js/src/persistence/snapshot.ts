@@ -2,8 +2,9 @@
 // it was — the ECS (SoA transforms, tags, EntityTable identity with
 // bitECS's eids), the physics world (Rapier's own serialization), the scene
 // graph state skills control (each entity's primitive or glTF model, its
-// materials and shadows, the lighting, the view camera), the agent records
-// and the tick — encoded as bytes a world file holds.
+// materials and shadows, the lighting, the view camera), the render
+// settings (environment, post stack, quality tier), the agent records and
+// the tick — encoded as bytes a world file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -11,9 +12,10 @@ import type { AgentSummary } from "../agents/directory.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
+import type { LookSettings } from "../render/look.ts";
+import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
 import { meshFor } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
-import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { characterBody, type CharacterResource } from "../characters/characters.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
@@ -26,6 +28,8 @@ interface SavedMaterial {
   color: number | null;
   roughness: number | null;
   metalness: number | null;
+  /** Set when the material is one of the look's library materials (material.apply). */
+  look?: { material: string; tint: number; uvScale: number; space: "object" | "world" };
 }
 
 interface SavedMesh {
@@ -71,9 +75,8 @@ export interface SessionSnapshot {
   agents: AgentSummary[];
   /** The world resources (game state) by name; absent in snapshots made before they existed. */
   resources?: Record<string, unknown>;
-  /** Base64 of the characters' controllers and of navigation (the bake's parameters, the crowd), when the world has them. */
-  characters?: string;
-  nav?: string;
+  /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
+  look?: LookSettings;
 }
 
 function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
@@ -93,11 +96,16 @@ export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
   return meshesOf(object).map((mesh) => ({
     castShadow: mesh.castShadow,
     receiveShadow: mesh.receiveShadow,
-    materials: materialsOf(mesh).map((m) => ({
-      color: m.color ? m.color.getHex() : null,
-      roughness: "roughness" in m ? m.roughness : null,
-      metalness: "metalness" in m ? m.metalness : null,
-    })),
+    materials: materialsOf(mesh).map((m) => {
+      const saved: SavedMaterial = {
+        color: m.color ? m.color.getHex() : null,
+        roughness: "roughness" in m ? m.roughness : null,
+        metalness: "metalness" in m ? m.metalness : null,
+      };
+      const look = libraryMaterialOf(m);
+      if (look) saved.look = { material: look.material, tint: look.tint, uvScale: look.uvScale, space: look.space };
+      return saved;
+    }),
   }));
 }
 
@@ -107,6 +115,12 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   meshes.forEach((mesh, i) => {
     mesh.castShadow = saved[i].castShadow;
     mesh.receiveShadow = saved[i].receiveShadow;
+    const dressed = saved[i].materials[0]?.look;
+    if (dressed) {
+      if (!isMaterialName(dressed.material)) throw engineError("invalid_input", `snapshot of ${id} names an unknown library material ${JSON.stringify(dressed.material)}`);
+      mesh.material = createMaterial(dressed.material, dressed);
+      return;
+    }
     materialsOf(mesh).forEach((m, j) => {
       const s = saved[i].materials[j];
       if (!s) return;
@@ -197,10 +211,8 @@ export function snapshotSession(session: WorldSession, options: SnapshotOptions 
     view: session.view.get(),
     agents: session.agents.list(),
     resources: session.resources.save(exclude),
+    look: session.look.settings(),
   };
-  const walkers = session.characters.list().length > 0;
-  if (walkers) snapshot.characters = base64(session.characters.physics.snapshot());
-  if (walkers || session.nav.counts()) snapshot.nav = base64(session.nav.snapshot());
   return { snapshot, physics: session.physics.snapshot() };
 }
 
@@ -249,6 +261,8 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
   const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
   const models = await loadModels(snapshot);
+  // The look next (an HDRI it names must load): still before the world changes.
+  if (snapshot.look) await session.look.restore(snapshot.look);
   build(session, snap, models, []);
   session.view.set(snapshot.view);
   session.resume(snapshot.tick, snapshot.agents);
@@ -275,8 +289,8 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
   session.resources.load(snapshot.resources, keep);
   session.world.load(snapshot.world);
   session.physics.restore(physics);
-  if (snapshot.characters) session.characters.physics.restore(unbase64(snapshot.characters));
-  if (snapshot.nav) session.nav.restore(unbase64(snapshot.nav));
+  session.terrain.attach();
+  session.characters.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
@@ -312,8 +326,8 @@ function clear(session: WorldSession): void {
 }
 
 /**
- * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting
- * and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
+ * Replaces a live session's world with a snapshot's — ECS, physics, scene objects, lighting,
+ * render settings and world resources, but those named in `keep` (a checkpoint load keeps the checkpoints) —
  * in place: the tick, the view, the agents and the world log go on. All or nothing: on any
  * refusal the world is put back as it was. The snapshot's digest (taken without `keep`) is
  * checked; resolves to it.
@@ -322,28 +336,23 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const models = await loadModels(snap.snapshot);
   const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
   const backupModels = await loadModels(backup.snapshot);
-  const putBack = () => {
+  const putBack = async () => {
     clear(session);
     build(session, backup, backupModels, keep);
+    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
   };
   try {
+    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
     clear(session);
     build(session, snap, models, keep);
   } catch (e) {
-    putBack();
+    await putBack();
     throw e;
   }
   const digest = session.digest(keep);
   if (digest !== snap.snapshot.digest) {
-    putBack();
+    await putBack();
     throw engineError("invalid_input", `the loaded world's digest ${digest} differs from the one saved with it (${snap.snapshot.digest}): refused, the world is as it was`);
   }
   return digest;
-}
-
-function unbase64(text: string): Uint8Array {
-  const raw = atob(text);
-  const out = new Uint8Array(raw.length);
-  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
-  return out;
 }

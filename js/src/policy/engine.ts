@@ -65,6 +65,12 @@ interface Quota {
   windowMs: number;
 }
 
+function quotaSnapshot(entry: [string, Quota] | null, window: number[] | null): QuotaSnapshot | null {
+  if (!entry || !window) return null;
+  const [cap, q] = entry;
+  return { cap, max: q.max, windowMs: q.windowMs, used: window.length, remaining: Math.max(0, q.max - window.length) };
+}
+
 export interface PolicyEngineOptions {
   /** Milliseconds clock for quota windows (defaults to performance.now). */
   now?: () => number;
@@ -128,6 +134,7 @@ export class PolicyEngine {
   }
 
   private budgetSnapshot(sessionId: string): BudgetSnapshot | null {
+    if (this.budgets.size === 0) return null;
     const limits = this.budgets.get(sessionId);
     return limits ? { limits: { ...limits }, used: { ...this.ledger(sessionId) } } : null;
   }
@@ -150,55 +157,53 @@ export class PolicyEngine {
   /** Decides one crossing, records it, and (on allow) commits the usage. */
   evaluate(input: PolicyInput, causedBy: string[] = []): Decision {
     const now = this.now();
-    const quotaEntry = this.quotaFor(input.cap);
+    const quotaEntry = this.quotas.size > 0 ? this.quotaFor(input.cap) : null;
     const window = quotaEntry ? this.window(input.sessionId, quotaEntry[0], input.cap, quotaEntry[1], now) : null;
-    const quotaSnapshot = (): QuotaSnapshot | null =>
-      quotaEntry && window
-        ? { cap: quotaEntry[0], max: quotaEntry[1].max, windowMs: quotaEntry[1].windowMs, used: window.length, remaining: Math.max(0, quotaEntry[1].max - window.length) }
-        : null;
+    const denial = this.denial(input, quotaEntry, window);
+    if (denial) {
+      return this.record(input, { allow: false, rule: denial.rule, reason: denial.reason, missing: denial.missing, quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) }, causedBy);
+    }
+    window?.push(now);
+    this.ledger(input.sessionId).calls++;
+    return this.record(
+      input,
+      { allow: true, rule: "profile.grant", reason: `${input.profile ?? "session"} grants ${input.cap}`, quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) },
+      causedBy,
+    );
+  }
 
-    const deny = (rule: PolicyRule, reason: string, missing?: string): Decision =>
-      this.record(input, { allow: false, rule, reason, missing, quota: quotaSnapshot(), budget: this.budgetSnapshot(input.sessionId) }, causedBy);
-
+  /** The first rule that denies `input`, in the order above; null to allow. */
+  private denial(input: PolicyInput, quotaEntry: [string, Quota] | null, window: number[] | null): { rule: PolicyRule; reason: string; missing?: string } | null {
     const sessionRevoked = this.revokedSessions.get(input.sessionId);
-    if (sessionRevoked !== undefined) return deny("session.revoked", `session ${input.sessionId} is revoked: ${sessionRevoked}`);
+    if (sessionRevoked !== undefined) return { rule: "session.revoked", reason: `session ${input.sessionId} is revoked: ${sessionRevoked}` };
 
     const agentRevoked = this.revokedAgents.get(input.agentId);
-    if (agentRevoked !== undefined) return deny("revoked", `agent ${input.agentId} is revoked: ${agentRevoked}`);
+    if (agentRevoked !== undefined) return { rule: "revoked", reason: `agent ${input.agentId} is revoked: ${agentRevoked}` };
     if (this.revokedCaps.size > 0) {
       for (const cap of [input.cap, ...input.requiredPermissions]) {
         for (const scope of [`agent:${input.agentId}`, `session:${input.sessionId}`]) {
           const why = this.revokedCaps.get(`${scope}\u0000${cap}`);
-          if (why !== undefined) return deny("revoked", `${cap} is revoked for ${scope.replace(":", " ")}: ${why}`);
+          if (why !== undefined) return { rule: "revoked", reason: `${cap} is revoked for ${scope.replace(":", " ")}: ${why}` };
         }
       }
     }
 
     for (const p of input.requiredPermissions) {
-      if (!input.granted.has(p)) {
-        return deny("profile.denied", `missing permission: ${p} (profile ${input.profile ?? "none"} does not grant it)`, p);
-      }
+      if (!input.granted.has(p)) return { rule: "profile.denied", reason: `missing permission: ${p} (profile ${input.profile ?? "none"} does not grant it)`, missing: p };
     }
 
     if (quotaEntry && window && window.length >= quotaEntry[1].max) {
-      return deny("quota.exceeded", `quota for ${quotaEntry[0]} exhausted: ${quotaEntry[1].max} calls per ${quotaEntry[1].windowMs} ms`);
+      return { rule: "quota.exceeded", reason: `quota for ${quotaEntry[0]} exhausted: ${quotaEntry[1].max} calls per ${quotaEntry[1].windowMs} ms` };
     }
 
     const limits = this.budgets.get(input.sessionId);
     if (limits) {
       const used = this.ledger(input.sessionId);
-      if (limits.calls !== undefined && used.calls >= limits.calls) return deny("budget.calls", `call budget exhausted: ${used.calls} of ${limits.calls} calls used`);
-      if (limits.cpuMs !== undefined && used.cpuMs >= limits.cpuMs) return deny("budget.cpu", `CPU budget exhausted: ${used.cpuMs.toFixed(3)} of ${limits.cpuMs} ms used`);
-      if (limits.memBytes !== undefined && used.memBytes >= limits.memBytes) return deny("budget.mem", `memory budget exhausted: ${used.memBytes} of ${limits.memBytes} bytes used`);
+      if (limits.calls !== undefined && used.calls >= limits.calls) return { rule: "budget.calls", reason: `call budget exhausted: ${used.calls} of ${limits.calls} calls used` };
+      if (limits.cpuMs !== undefined && used.cpuMs >= limits.cpuMs) return { rule: "budget.cpu", reason: `CPU budget exhausted: ${used.cpuMs.toFixed(3)} of ${limits.cpuMs} ms used` };
+      if (limits.memBytes !== undefined && used.memBytes >= limits.memBytes) return { rule: "budget.mem", reason: `memory budget exhausted: ${used.memBytes} of ${limits.memBytes} bytes used` };
     }
-
-    window?.push(now);
-    this.ledger(input.sessionId).calls++;
-    return this.record(
-      input,
-      { allow: true, rule: "profile.grant", reason: `${input.profile ?? "session"} grants ${input.cap}`, quota: quotaSnapshot(), budget: this.budgetSnapshot(input.sessionId) },
-      causedBy,
-    );
+    return null;
   }
 
   /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */

@@ -5,6 +5,7 @@
 // written unchanged and blended over the finished frame.
 
 import * as THREE from "three";
+import { lookOf, lookRendererOf } from "./look.ts";
 
 const overlays = new WeakMap<THREE.Scene, THREE.Scene>();
 
@@ -13,9 +14,15 @@ export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void {
   overlays.set(scene, overlay);
 }
 
-/** Renders `scene` from `camera`, then its overlay (if it has one, with anything in it) over the result. */
-export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void {
-  renderer.render(scene, camera);
+/**
+ * Renders `scene` from `camera` with its look (when it has one), then its
+ * overlay (if it has one, with anything in it) over the result.
+ * `amortise`: see LookRenderer.
+ */
+export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise = true): void {
+  const look = lookOf(scene);
+  if (look) lookRendererOf(renderer, amortise).render(look, scene, camera);
+  else renderer.render(scene, camera);
   const overlay = overlays.get(scene);
   if (!overlay || overlay.children.length === 0) return;
   const { toneMapping, outputColorSpace, autoClear, autoClearColor } = renderer;

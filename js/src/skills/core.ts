@@ -14,17 +14,20 @@ import { cameraSkills } from "./camera.ts";
 import { characterSkills } from "./character.ts";
 import { cameraRigSkills } from "../camera/rig-skills.ts";
 import { ecsSkills } from "./ecs.ts";
+import { materialSkills } from "./material.ts";
 import { navSkills } from "./nav.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
 import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
+import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, nav, characters, cameraRig } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, nav, characters, cameraRig } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
@@ -37,6 +40,7 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(audioSkills, { audio, camera: view.camera });
   registry.registerAll(socialSkills, { entities, locomotion, ui, audio });
   registry.registerAll(packageSkills, { packages });
+  registry.registerAll(terrainSkills, { terrain, entities });
   registerGameSkills(registry, session.game, {
     bytes: () => {
       const snap = snapshotSession(session, { withoutUi: true });
@@ -44,6 +48,8 @@ export function registerCoreSkills(session: WorldSession): void {
     },
     load: (bytes) => replaceWorld(session, decodeSnapshot(bytes)),
   });
+  registry.registerAll(renderSettingsSkills, { look });
+  registry.registerAll(materialSkills, { entities });
   registry.registerAll(characterSkills, { characters });
   registry.registerAll(animationSkills, { characters });
   registry.registerAll(navSkills, { nav, characters });

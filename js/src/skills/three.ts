@@ -26,7 +26,8 @@ export interface GltfResource {
   textureCount: number;
 }
 
-function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
+/** Every mesh under `object` (itself included). */
+export function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
   const out: THREE.Mesh[] = [];
   object.traverse((o: THREE.Object3D) => {
     if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);

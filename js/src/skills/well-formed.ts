@@ -7,21 +7,40 @@
 export const MAX_DEPTH = 64;
 
 /** Why `value` cannot enter the world, naming the path of the first offending part; null when it can. */
-export function illFormed(value: unknown, path: string, depth = 0): string | null {
+export function illFormed(value: unknown, path: string): string | null {
+  // Every call on the wire passes here: check first, and name the path only for what fails.
+  return wellFormed(value, 0) ? null : why(value, path, 0);
+}
+
+function wellFormed(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return value.isWellFormed();
+  if (typeof value !== "object" || value === null) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!wellFormed(value[i], depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (!key.isWellFormed() || !wellFormed((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+function why(value: unknown, path: string, depth: number): string | null {
   if (typeof value === "string") return value.isWellFormed() ? null : `${path} holds a lone UTF-16 surrogate`;
   if (typeof value !== "object" || value === null) return null;
   if (depth >= MAX_DEPTH) return `${path} is nested deeper than ${MAX_DEPTH} levels`;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const why = illFormed(value[i], `${path}[${i}]`, depth + 1);
-      if (why !== null) return why;
+      const found = why(value[i], `${path}[${i}]`, depth + 1);
+      if (found !== null) return found;
     }
     return null;
   }
   for (const key in value) {
     if (!key.isWellFormed()) return `${path} has a key with a lone UTF-16 surrogate`;
-    const why = illFormed((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
-    if (why !== null) return why;
+    const found = why((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+    if (found !== null) return found;
   }
   return null;
 }

@@ -26,11 +26,12 @@ export function scratch(name: string): string {
  */
 export async function runDemo(
   name: string,
-  options: { frames: number; size?: string; window?: boolean | "fullscreen"; screen?: string; deterministic?: boolean; env?: Record<string, string> },
+  options: { frames: number; size?: string; window?: boolean | "fullscreen"; screen?: string; deterministic?: boolean; env?: Record<string, string>; args?: string[] },
 ): Promise<DemoRun> {
   const png = scratch(`${name}-${++runs}.png`);
   const args = ["demo", name, "--frames", String(options.frames), "--screenshot", png, "--size", options.size ?? "320x240"];
   if (options.deterministic) args.push("--deterministic");
+  if (options.args) args.push(...options.args);
   if (options.window) args.push(options.window === "fullscreen" ? "--fullscreen" : "--window");
   const r = options.window
     ? await Limina.run({ cmd: "xvfb-run", args: ["-a", "-s", `-screen 0 ${options.screen ?? "1024x768"}x24`, Limina.execPath, ...args], env: options.env })

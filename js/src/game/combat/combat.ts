@@ -18,7 +18,7 @@ import { HEALTH } from "./stats.ts";
 
 const Damage = z.number().gt(0).max(1e6);
 
-export const Melee = z.strictObject({
+const Melee = z.strictObject({
   damage: Damage.describe("before resistances and defense; the attack stat adds to it"),
   kind: Id.default("physical"),
   range: z.number().gt(0).max(50).default(1.5),
@@ -26,7 +26,7 @@ export const Melee = z.strictObject({
   cooldown: Ticks.default(30),
   cleave: z.boolean().default(false).describe("hit everything in the arc (default: the nearest)"),
 });
-export const Ranged = z.strictObject({
+const Ranged = z.strictObject({
   damage: Damage,
   kind: Id.default("physical"),
   range: z.number().gt(0).max(1000).default(30),

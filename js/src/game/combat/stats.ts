@@ -124,7 +124,7 @@ export class Stats {
     return v;
   }
 
-  /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration). */
+  /** Sets a stat's value within its bounds; running out (reaching min from above) fires its onZero. `quiet`: no stats.changed event (regeneration, damage and healing, which say so themselves). */
   set(entity: string, name: string, value: number, cause: string | null, quiet = false): number {
     const s = this.require(entity, name);
     const was = s.value;
@@ -171,7 +171,8 @@ export class Stats {
     const defense = Math.max(0, this.value(entity, DEFENSE) ?? 0);
     const dealt = Math.min(health.value - health.min, Math.max(0, amount * factor - defense));
     this.game.signal("damage.dealt", { actor: source ?? entity, target: entity, amount: dealt, kind });
-    const left = this.set(entity, HEALTH, health.value - dealt, source);
+    // damage.dealt says what changed: no stats.changed besides.
+    const left = this.set(entity, HEALTH, health.value - dealt, source, true);
     if (source !== null && source !== entity && dealt > 0 && this.game.npcs.has(entity)) this.game.npcs.hurtBy(entity, source, dealt);
     return { dealt, health: left };
   }
@@ -179,7 +180,7 @@ export class Stats {
   heal(entity: string, amount: number, source: string | null): { healed: number; health: number } {
     const health = this.require(entity, HEALTH);
     const was = health.value;
-    const left = this.set(entity, HEALTH, was + amount, source);
+    const left = this.set(entity, HEALTH, was + amount, source, true);
     this.game.signal("damage.healed", { actor: source ?? entity, target: entity, amount: left - was });
     return { healed: left - was, health: left };
   }

@@ -85,7 +85,7 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
     }),
     skill({
       name: "dialogue.start",
-      description: "Start talking with an NPC near the entity you play: its first line shows as a speech bubble; returns the line and the choices open to you.",
+      description: "Talk to an NPC near the entity you play: start a conversation (its dialogue tree); its first line shows as a speech bubble; returns the line and the choices open to you.",
       access: "act",
       input: z.strictObject({ npc: EntityRef, dialogue: Id.optional().describe("a tree other than the NPC's own") }),
       output: ViewSchema,

@@ -91,7 +91,7 @@ export function interactionSkills(game: Game): SkillDefinition[] {
     }),
     skill({
       name: "interaction.pickup",
-      description: "Pick up a pickup within reach into your inventory (it must fit). Emits item.picked.",
+      description: "Pick up an item lying within reach (a pickup) into your inventory (it must fit); the pickup leaves the world. Emits item.picked.",
       access: "act",
       input: Target,
       output: z.object({ item: z.string(), count: z.number(), total: z.number() }),

@@ -8,7 +8,7 @@ import { WorldVec3 } from "../../skills/schemas.ts";
 import type { Game } from "../game.ts";
 import { Count, EntityRef, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
-import { ItemDef } from "./items.ts";
+import { DEFAULT_CAPACITY, ItemDef } from "./items.ts";
 
 /** How near (metres) a player must be to hand something over. */
 export const HAND_OVER_RANGE = 3;
@@ -22,7 +22,7 @@ export function itemSkills(game: Game): SkillDefinition[] {
     const stacks = [...(inv?.stacks ?? [])].map(([item, count]) => ({ item, count }));
     let used = 0;
     for (const s of stacks) used += Math.ceil(s.count / (items.defs.get(s.item)?.maxStack ?? 1));
-    return { entity, capacity: inv?.capacity ?? 20, used, items: stacks, equipped: Object.fromEntries(inv?.equipped ?? []) };
+    return { entity, capacity: inv?.capacity ?? DEFAULT_CAPACITY, used, items: stacks, equipped: Object.fromEntries(inv?.equipped ?? []) };
   };
   return gameSkills(game, { module: import.meta.url, factory: "itemSkills" }, [
     skill({
@@ -112,7 +112,7 @@ export function itemSkills(game: Game): SkillDefinition[] {
     }),
     skill({
       name: "inventory.transfer",
-      description: `Hand items from the entity you play to another within ${HAND_OVER_RANGE} m (a player, a chest, an NPC — who remembers the gift and likes you more).`,
+      description: `Give (hand over) items from the entity you play to another entity within ${HAND_OVER_RANGE} m: another player, a chest, an NPC (who remembers the gift and likes you more).`,
       access: "act",
       input: z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) }),
       output: z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() }),

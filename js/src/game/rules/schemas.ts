@@ -59,28 +59,51 @@ export type Condition =
 const who = Who.optional();
 const op = Op.optional();
 
-export const Condition: z.ZodType<Condition> = z.lazy(() =>
-  z.union([
-    z.strictObject({ flag: Ref, is: z.boolean().optional() }),
-    z.strictObject({ counter: Ref, op, value: Amount }),
-    z.strictObject({ has: Ref, count: Count.optional(), who }),
-    z.strictObject({ equipped: Ref, who }),
-    z.strictObject({ quest: Ref, status: z.enum(QUEST_STATUSES), who }),
-    z.strictObject({ stat: Ref, op, value: Amount, who }),
-    z.strictObject({ hasStatus: Ref, who }),
-    z.strictObject({ timer: Ref, is: z.enum(["running", "done", "idle"]) }),
-    z.strictObject({ attitude: z.number().min(-100).max(100), op, npc: Who.optional(), toward: who }),
-    z.strictObject({ level: z.number().int().min(0).max(1000), op, who }),
-    z.strictObject({ unlocked: Ref, who }),
-    z.strictObject({ isOpen: EntityRef, is: z.boolean().optional() }),
-    z.strictObject({ game: z.enum(["building", "playing", "won", "lost"]) }),
-    z.strictObject({ condition: Ref }),
-    z.strictObject({ all: z.array(Condition).max(32) }),
-    z.strictObject({ any: z.array(Condition).max(32) }),
-    z.strictObject({ not: Condition }),
-  ])
-).describe(
-  "A condition on game state, one of: {flag, is?} {counter, op?, value} {has: item, count?} {equipped: item} {quest, status} {stat, op?, value} {hasStatus} {timer, is: running|done|idle} {attitude: n, op?, npc?, toward?} {level, op?} {unlocked} {isOpen: entity, is?} {game: phase} {condition: named} {all: [...]} {any: [...]} {not}. op is eq|ne|gt|gte|lt|lte (default gte); who/toward default to the actor, npc to the dialogue's NPC.",
+/**
+ * A rule language (conditions, effects) as agents see it: a JSON object whose one key names
+ * what it is, the whole vocabulary in the description — compact in every skill's schema — and
+ * checked strictly by the variant that key names, so a bad rule gets a precise error.
+ */
+function rule<T>(what: string, variants: Record<string, z.ZodType>, description: string): z.ZodType<T> {
+  const keys = Object.keys(variants);
+  return z
+    .record(z.string(), z.unknown())
+    .superRefine((value, ctx) => {
+      const named = Object.keys(value).filter((k) => k in variants);
+      if (named.length !== 1) {
+        ctx.addIssue({ code: "custom", message: `${what} names exactly one of ${keys.join(", ")}; got ${named.length ? named.join(" and ") : `{${Object.keys(value).join(", ")}}`}` });
+        return;
+      }
+      const parsed = variants[named[0]].safeParse(value);
+      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: `${named[0]}: ${issue.message}`, path: issue.path as PropertyKey[] });
+    })
+    .describe(description) as unknown as z.ZodType<T>;
+}
+
+const conditions = (): z.ZodType<Condition[]> => z.array(z.lazy(() => Condition)).max(32);
+
+export const Condition: z.ZodType<Condition> = rule<Condition>(
+  "a condition",
+  {
+    flag: z.strictObject({ flag: Ref, is: z.boolean().optional() }),
+    counter: z.strictObject({ counter: Ref, op, value: Amount }),
+    has: z.strictObject({ has: Ref, count: Count.optional(), who }),
+    equipped: z.strictObject({ equipped: Ref, who }),
+    quest: z.strictObject({ quest: Ref, status: z.enum(QUEST_STATUSES), who }),
+    stat: z.strictObject({ stat: Ref, op, value: Amount, who }),
+    hasStatus: z.strictObject({ hasStatus: Ref, who }),
+    timer: z.strictObject({ timer: Ref, is: z.enum(["running", "done", "idle"]) }),
+    attitude: z.strictObject({ attitude: z.number().min(-100).max(100), op, npc: Who.optional(), toward: who }),
+    level: z.strictObject({ level: z.number().int().min(0).max(1000), op, who }),
+    unlocked: z.strictObject({ unlocked: Ref, who }),
+    isOpen: z.strictObject({ isOpen: EntityRef, is: z.boolean().optional() }),
+    game: z.strictObject({ game: z.enum(["building", "playing", "won", "lost"]) }),
+    condition: z.strictObject({ condition: Ref }),
+    all: z.strictObject({ all: conditions() }),
+    any: z.strictObject({ any: conditions() }),
+    not: z.strictObject({ not: z.lazy(() => Condition) }),
+  },
+  "A condition on game state, one of: {flag, is?} {counter, op?, value} {has: item, count?, who?} {equipped: item, who?} {quest, status: none|offered|active|completed|failed|declined, who?} {stat, op?, value, who?} {hasStatus, who?} {timer, is: running|done|idle} {attitude: n, op?, npc?, toward?} {level: n, op?, who?} {unlocked, who?} {isOpen: entity, is?} {game: building|playing|won|lost} {condition: named} {all: [conditions]} {any: [conditions]} {not: condition}. op is eq|ne|gt|gte|lt|lte (default gte); who/toward is actor (default), target, npc or an entity id; npc defaults to the dialogue's NPC.",
 );
 
 export type Effect =
@@ -120,47 +143,48 @@ export type Effect =
   | { if: Condition; then: Effect[]; else?: Effect[] };
 
 const to = Who.optional();
-const Effects = (): z.ZodType<Effect[]> => z.array(Effect).max(32);
+const effects = (): z.ZodType<Effect[]> => z.array(z.lazy(() => Effect)).max(32);
+const Positive = z.number().gt(0).max(1e9);
 
-export const Effect: z.ZodType<Effect> = z.lazy(() =>
-  z.union([
-    z.strictObject({ setFlag: Ref, value: z.boolean().optional() }),
-    z.strictObject({ setCounter: Ref, value: Amount }),
-    z.strictObject({ addCounter: Ref, by: Amount.optional() }),
-    z.strictObject({ give: Ref, count: Count.optional(), to }),
-    z.strictObject({ take: Ref, count: Count.optional(), from: to }),
-    z.strictObject({ damage: z.number().gt(0).max(1e9), kind: Ref.optional(), to }),
-    z.strictObject({ heal: z.number().gt(0).max(1e9), to }),
-    z.strictObject({ modifyStat: Ref, by: Amount, who: to }),
-    z.strictObject({ applyStatus: Ref, to, ticks: Ticks.optional() }),
-    z.strictObject({ removeStatus: Ref, from: to }),
-    z.strictObject({ emit: Ref, data: EventData.optional() }),
-    z.strictObject({ startTimer: Ref, ticks: Ticks.min(1), repeat: z.boolean().optional(), effects: Effects().optional() }),
-    z.strictObject({ stopTimer: Ref }),
-    z.strictObject({ open: EntityRef }),
-    z.strictObject({ close: EntityRef }),
-    z.strictObject({ lock: EntityRef }),
-    z.strictObject({ unlock: EntityRef }),
-    z.strictObject({ offerQuest: Ref, to }),
-    z.strictObject({ startQuest: Ref, for: to }),
-    z.strictObject({ completeQuest: Ref, for: to }),
-    z.strictObject({ failQuest: Ref, for: to }),
-    z.strictObject({ progress: Ref, objective: Ref, by: Count.optional(), for: to }),
-    z.strictObject({ win: Text }),
-    z.strictObject({ lose: Text }),
-    z.strictObject({ say: z.string().min(1).max(280), as: Who.optional() }),
-    z.strictObject({ xp: z.number().int().min(1).max(1e9), to }),
-    z.strictObject({ grant: Ref, to }),
-    z.strictObject({ remember: Text, about: to, npc: Who.optional() }),
-    z.strictObject({ attitude: z.number().min(-200).max(200), npc: Who.optional(), toward: to }),
-    z.strictObject({ teleport: WorldVec3, who: to }),
-    z.strictObject({ destroy: Who }),
-    z.strictObject({ spawnItem: Ref, count: Count.optional(), at: WorldVec3 }),
-    z.strictObject({ grantAbility: Ref, to }),
-    z.strictObject({ if: Condition, then: Effects(), else: Effects().optional() }),
-  ])
-).describe(
-  "An effect on the game, one of: {setFlag, value?} {setCounter, value} {addCounter, by?} {give: item, count?, to?} {take: item, count?, from?} {damage: n, kind?, to?} {heal: n, to?} {modifyStat, by, who?} {applyStatus, to?, ticks?} {removeStatus, from?} {emit: type, data?} {startTimer, ticks, repeat?, effects?} {stopTimer} {open|close|lock|unlock: entity} {offerQuest, to?} {startQuest|completeQuest|failQuest, for?} {progress: quest, objective, by?, for?} {win: reason} {lose: reason} {say: line, as?} {xp: n, to?} {grant: unlock, to?} {remember: text, about?, npc?} {attitude: delta, npc?, toward?} {teleport: [x,y,z], who?} {destroy: who} {spawnItem: item, count?, at} {grantAbility, to?} {if: condition, then, else?}. Whom (to/from/for/who/as/toward) is actor (default), target, npc or an entity id.",
+export const Effect: z.ZodType<Effect> = rule<Effect>(
+  "an effect",
+  {
+    setFlag: z.strictObject({ setFlag: Ref, value: z.boolean().optional() }),
+    setCounter: z.strictObject({ setCounter: Ref, value: Amount }),
+    addCounter: z.strictObject({ addCounter: Ref, by: Amount.optional() }),
+    give: z.strictObject({ give: Ref, count: Count.optional(), to }),
+    take: z.strictObject({ take: Ref, count: Count.optional(), from: to }),
+    damage: z.strictObject({ damage: Positive, kind: Ref.optional(), to }),
+    heal: z.strictObject({ heal: Positive, to }),
+    modifyStat: z.strictObject({ modifyStat: Ref, by: Amount, who: to }),
+    applyStatus: z.strictObject({ applyStatus: Ref, to, ticks: Ticks.optional() }),
+    removeStatus: z.strictObject({ removeStatus: Ref, from: to }),
+    emit: z.strictObject({ emit: Ref, data: EventData.optional() }),
+    startTimer: z.strictObject({ startTimer: Ref, ticks: Ticks.min(1), repeat: z.boolean().optional(), effects: effects().optional() }),
+    stopTimer: z.strictObject({ stopTimer: Ref }),
+    open: z.strictObject({ open: EntityRef }),
+    close: z.strictObject({ close: EntityRef }),
+    lock: z.strictObject({ lock: EntityRef }),
+    unlock: z.strictObject({ unlock: EntityRef }),
+    offerQuest: z.strictObject({ offerQuest: Ref, to }),
+    startQuest: z.strictObject({ startQuest: Ref, for: to }),
+    completeQuest: z.strictObject({ completeQuest: Ref, for: to }),
+    failQuest: z.strictObject({ failQuest: Ref, for: to }),
+    progress: z.strictObject({ progress: Ref, objective: Ref, by: Count.optional(), for: to }),
+    win: z.strictObject({ win: Text }),
+    lose: z.strictObject({ lose: Text }),
+    say: z.strictObject({ say: z.string().min(1).max(280), as: Who.optional() }),
+    xp: z.strictObject({ xp: z.number().int().min(1).max(1e9), to }),
+    grant: z.strictObject({ grant: Ref, to }),
+    remember: z.strictObject({ remember: Text, about: to, npc: Who.optional() }),
+    attitude: z.strictObject({ attitude: z.number().min(-200).max(200), npc: Who.optional(), toward: to }),
+    teleport: z.strictObject({ teleport: WorldVec3, who: to }),
+    destroy: z.strictObject({ destroy: Who }),
+    spawnItem: z.strictObject({ spawnItem: Ref, count: Count.optional(), at: WorldVec3 }),
+    grantAbility: z.strictObject({ grantAbility: Ref, to }),
+    if: z.strictObject({ if: z.lazy(() => Condition), then: effects(), else: effects().optional() }),
+  },
+  "An effect on the game, one of: {setFlag, value?} {setCounter, value} {addCounter, by?} {give: item, count?, to?} {take: item, count?, from?} {damage: n, kind?, to?} {heal: n, to?} {modifyStat: stat, by, who?} {applyStatus: id, to?, ticks?} {removeStatus: id, from?} {emit: type, data?} {startTimer: name, ticks, repeat?, effects?} {stopTimer} {open|close|lock|unlock: entity} {offerQuest: quest, to?} {startQuest|completeQuest|failQuest: quest, for?} {progress: quest, objective, by?, for?} {win: reason} {lose: reason} {say: line, as?} {xp: n, to?} {grant: unlock, to?} {remember: text, about?, npc?} {attitude: delta, npc?, toward?} {teleport: [x,y,z], who?} {destroy: who} {spawnItem: item, count?, at: [x,y,z]} {grantAbility: id, to?} {if: condition, then: [effects], else?: [effects]}. Whom (to/from/for/who/as/toward/about/destroy) is actor (default), target, npc or an entity id.",
 );
 
 export const EffectList = z.array(Effect).max(32);

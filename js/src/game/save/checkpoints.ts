@@ -3,8 +3,8 @@
 // exactly as the original run did), loaded back in place — entities,
 // physics, scene objects, lighting and every game family's state; the
 // tick, the agents, the world log and the checkpoints themselves go on.
-// The world resource `game.checkpoints`; its digest hashes each
-// checkpoint's content hash, not its bytes.
+// The world resource `game.checkpoints`; the world digest hashes the
+// digest each checkpoint holds, not its bytes.
 
 import { z } from "zod";
 import { base64 } from "../../../../crates/limina-ops/js/base64.ts";
@@ -53,8 +53,9 @@ export class Checkpoints {
     return [...this.all].map(([name, c]) => [name, { tick: c.tick, digest: c.digest, hash: c.hash, data: base64(c.bytes) }]);
   }
 
+  /** Each checkpoint's name, tick and the digest of the world it holds (its bytes also carry presentation and the log position, which are not world state). */
   digestState(): unknown {
-    return [...this.all].map(([name, c]) => [name, c.tick, c.digest, c.hash]);
+    return [...this.all].map(([name, c]) => [name, c.tick, c.digest]);
   }
 
   load(saved: Saved | null): void {

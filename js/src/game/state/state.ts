@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { engineError } from "../../../../crates/limina-ops/js/errors.ts";
 import type { Game } from "../game.ts";
-import { Condition, Effect, EntityRef, Id, Text } from "../rules/schemas.ts";
+import { Condition, Effect, EntityRef, Id } from "../rules/schemas.ts";
 import { parseSaved } from "../saved.ts";
 
 export type Phase = "building" | "playing" | "won" | "lost";
@@ -197,9 +197,6 @@ export class GameState {
     return entity;
   }
 }
-
-/** Reasons and text are short: a game outcome's reason at most 500 characters. */
-export const Reason = Text;
 
 export function clampAmount(v: number): number {
   if (!Number.isFinite(v)) throw engineError("invalid_input", `amount must be finite, got ${v}`);

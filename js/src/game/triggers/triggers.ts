@@ -146,6 +146,7 @@ export class Triggers {
       queries.set([...centres[k], this.reach(t), self], k * 5);
     });
     const results = spatial.queryBatch(queries);
+    const players = new Set(this.game.state.players.values());
     // Read every zone's answer before any effect runs: effects may move or destroy entities.
     const found: string[][] = zones.map(([, t], k) => {
       const ids: string[] = [];
@@ -159,7 +160,7 @@ export class Triggers {
           const p = world.position(eid);
           if (Math.abs(p[0] - cx) > hx || Math.abs(p[1] - cy) > hy || Math.abs(p[2] - cz) > hz) continue;
         }
-        if (this.accepts(t, entry.id, entry.tags)) ids.push(entry.id);
+        if (this.accepts(t, entry.id, entry.tags, players)) ids.push(entry.id);
       }
       return ids;
     });
@@ -192,11 +193,11 @@ export class Triggers {
     });
   }
 
-  private accepts(t: Trigger, id: string, tags: Set<string>): boolean {
+  private accepts(t: Trigger, id: string, tags: Set<string>, players: Set<string>): boolean {
     const f = t.filter;
     if (f.tag !== undefined && !tags.has(f.tag)) return false;
     if (f.entities !== undefined && !f.entities.includes(id)) return false;
-    if (f.players && ![...this.game.state.players.values()].includes(id)) return false;
+    if (f.players && !players.has(id)) return false;
     return true;
   }
 }

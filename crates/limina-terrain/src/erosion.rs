@@ -1,0 +1,322 @@
+//! Hydraulic (droplet) and thermal erosion, deterministic and parallel.
+//!
+//! Droplets run in square blocks of [`BLOCK`] cells. Blocks are coloured in
+//! a 2×2 pattern and the four colours run one after another; blocks of one
+//! colour are a whole block apart and a droplet never leaves its block (its
+//! brush reaches at most `radius + 1` cells beyond), so the blocks of a
+//! colour touch disjoint cells and can run on any number of threads with
+//! the same result. Inside a block, droplets run in index order. Thermal
+//! erosion reads the old map and writes a new one (Jacobi), row-parallel.
+
+use rayon::prelude::*;
+
+use crate::noise::{hash1, unit};
+
+/// The side of an erosion block, in cells.
+pub const BLOCK: usize = 64;
+/// The largest erosion brush radius (blocks of one colour must stay apart).
+pub const MAX_RADIUS: u32 = 8;
+
+/// Droplet erosion constants (Beyer's model); heights in metres, one cell per step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Hydraulic {
+  pub droplets: u32,
+  pub inertia: f32,
+  pub capacity: f32,
+  pub min_capacity: f32,
+  pub deposit: f32,
+  pub erode: f32,
+  pub evaporate: f32,
+  pub gravity: f32,
+  pub max_steps: u32,
+  pub radius: u32,
+}
+
+impl Default for Hydraulic {
+  fn default() -> Self {
+    Self {
+      droplets: 0,
+      inertia: 0.05,
+      capacity: 4.0,
+      min_capacity: 0.01,
+      deposit: 0.3,
+      erode: 0.3,
+      evaporate: 0.01,
+      gravity: 4.0,
+      max_steps: 30,
+      radius: 3,
+    }
+  }
+}
+
+/// One brush cell: its offset from the droplet's node and its weight.
+#[derive(Clone, Copy)]
+struct BrushCell {
+  dx: i32,
+  dz: i32,
+  w: f32,
+}
+
+/// Cells within `radius` of a node, weighted by `radius - distance`, normalised to sum 1
+/// (the sum accumulated in row-major offset order).
+fn brush(radius: u32) -> Vec<BrushCell> {
+  let r = radius as i32;
+  let rf = radius as f32;
+  let mut cells = Vec::new();
+  let mut sum = 0.0f32;
+  for dz in -r..=r {
+    for dx in -r..=r {
+      let d2 = (dx * dx + dz * dz) as f32;
+      let d = d2.sqrt();
+      if d < rf {
+        let w = rf - d;
+        sum += w;
+        cells.push(BrushCell { dx, dz, w });
+      }
+    }
+  }
+  for c in &mut cells {
+    c.w /= sum;
+  }
+  cells
+}
+
+/// A block's window of the map: the block plus a margin, copied out and written back.
+struct Window {
+  x0: usize,
+  z0: usize,
+  w: usize,
+  h: usize,
+  data: Vec<f32>,
+}
+
+/// Height and gradient at (u, v) inside the cell whose corner is node (x, z), window-relative.
+#[inline]
+fn height_grad(m: &[f32], w: usize, x: usize, z: usize, u: f32, v: f32) -> (f32, f32, f32) {
+  let i = z * w + x;
+  let h00 = m[i];
+  let h10 = m[i + 1];
+  let h01 = m[i + w];
+  let h11 = m[i + w + 1];
+  let iu = 1.0 - u;
+  let iv = 1.0 - v;
+  let gx = (h10 - h00) * iv + (h11 - h01) * v;
+  let gz = (h01 - h00) * iu + (h11 - h10) * u;
+  let h = h00 * iu * iv + h10 * u * iv + h01 * iu * v + h11 * u * v;
+  (h, gx, gz)
+}
+
+/// Runs the droplets `ids` of one block (global bounds [bx0, bx1) × [bz0, bz1), all
+/// below `size - 1`) on its window of a `size`² map.
+fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], seed: u32, p: &Hydraulic, brush: &[BrushCell]) {
+  let [bx0, bx1, bz0, bz1] = bounds;
+  let (lo_x, hi_x, lo_z, hi_z) = (bx0 as f32, bx1 as f32, bz0 as f32, bz1 as f32);
+  let span = (size - 1) as f32;
+  let ww = win.w;
+  let m = &mut win.data;
+  let one_minus_inertia = 1.0 - p.inertia;
+  let keep_water = 1.0 - p.evaporate;
+  for &id in ids {
+    let mut px = unit(hash1(id.wrapping_mul(2), seed)) * span;
+    let mut pz = unit(hash1(id.wrapping_mul(2).wrapping_add(1), seed)) * span;
+    let (mut dx, mut dz) = (0.0f32, 0.0f32);
+    let mut speed = 1.0f32;
+    let mut water = 1.0f32;
+    let mut sediment = 0.0f32;
+    for _ in 0..p.max_steps {
+      let fx = px.floor();
+      let fz = pz.floor();
+      let nx = fx as usize;
+      let nz = fz as usize;
+      let u = px - fx;
+      let v = pz - fz;
+      let lx = nx - win.x0;
+      let lz = nz - win.z0;
+      let (h, gx, gz) = height_grad(m, ww, lx, lz, u, v);
+      dx = dx * p.inertia - gx * one_minus_inertia;
+      dz = dz * p.inertia - gz * one_minus_inertia;
+      let len = (dx * dx + dz * dz).sqrt();
+      if len == 0.0 {
+        break;
+      }
+      dx /= len;
+      dz /= len;
+      px += dx;
+      pz += dz;
+      if !(px >= lo_x && px < hi_x && pz >= lo_z && pz < hi_z) {
+        break;
+      }
+      let qx = px.floor();
+      let qz = pz.floor();
+      let (nh, _, _) = height_grad(m, ww, qx as usize - win.x0, qz as usize - win.z0, px - qx, pz - qz);
+      let dh = nh - h;
+      let mut cap = -dh * speed * water * p.capacity;
+      if cap < p.min_capacity {
+        cap = p.min_capacity;
+      }
+      if sediment > cap || dh > 0.0 {
+        let amount = if dh > 0.0 {
+          if dh < sediment { dh } else { sediment }
+        } else {
+          (sediment - cap) * p.deposit
+        };
+        sediment -= amount;
+        let i = lz * ww + lx;
+        let iu = 1.0 - u;
+        let iv = 1.0 - v;
+        m[i] += amount * iu * iv;
+        m[i + 1] += amount * u * iv;
+        m[i + ww] += amount * iu * v;
+        m[i + ww + 1] += amount * u * v;
+      } else {
+        let want = (cap - sediment) * p.erode;
+        let amount = if want < -dh { want } else { -dh };
+        for c in brush {
+          let gxp = nx as i32 + c.dx;
+          let gzp = nz as i32 + c.dz;
+          if gxp < 0 || gzp < 0 || gxp >= size as i32 || gzp >= size as i32 {
+            continue;
+          }
+          let i = (gzp as usize - win.z0) * ww + (gxp as usize - win.x0);
+          let take = amount * c.w;
+          m[i] -= take;
+          sediment += take;
+        }
+      }
+      let s2 = speed * speed - dh * p.gravity;
+      speed = if s2 > 0.0 { s2.sqrt() } else { 0.0 };
+      water *= keep_water;
+    }
+  }
+}
+
+/// Droplet erosion of a `size`² row-major map, in place.
+pub fn hydraulic(map: &mut [f32], size: usize, seed: u32, p: &Hydraulic) {
+  if p.droplets == 0 || size < 3 {
+    return;
+  }
+  let brush = brush(p.radius.clamp(1, MAX_RADIUS));
+  let blocks = (size - 1).div_ceil(BLOCK);
+  let span = (size - 1) as f32;
+  // Each droplet belongs to the block it starts in.
+  let mut owned: Vec<Vec<u32>> = vec![Vec::new(); blocks * blocks];
+  for id in 0..p.droplets {
+    let px = unit(hash1(id.wrapping_mul(2), seed)) * span;
+    let pz = unit(hash1(id.wrapping_mul(2).wrapping_add(1), seed)) * span;
+    let bx = (px as usize / BLOCK).min(blocks - 1);
+    let bz = (pz as usize / BLOCK).min(blocks - 1);
+    owned[bz * blocks + bx].push(id);
+  }
+  let margin = p.radius.clamp(1, MAX_RADIUS) as usize + 1;
+  for colour in 0..4 {
+    let jobs: Vec<(usize, usize)> = (0..blocks)
+      .flat_map(|bz| (0..blocks).map(move |bx| (bx, bz)))
+      .filter(|&(bx, bz)| (bx & 1) + 2 * (bz & 1) == colour && !owned[bz * blocks + bx].is_empty())
+      .collect();
+    let shared: &[f32] = map;
+    let done: Vec<Window> = jobs
+      .par_iter()
+      .map(|&(bx, bz)| {
+        let bounds = [bx * BLOCK, ((bx + 1) * BLOCK).min(size - 1), bz * BLOCK, ((bz + 1) * BLOCK).min(size - 1)];
+        let x0 = bounds[0].saturating_sub(margin);
+        let z0 = bounds[2].saturating_sub(margin);
+        let x1 = (bounds[1] + margin).min(size - 1);
+        let z1 = (bounds[3] + margin).min(size - 1);
+        let (w, h) = (x1 - x0 + 1, z1 - z0 + 1);
+        let mut data = Vec::with_capacity(w * h);
+        for z in z0..=z1 {
+          data.extend_from_slice(&shared[z * size + x0..=z * size + x1]);
+        }
+        let mut win = Window { x0, z0, w, h, data };
+        run_block(&mut win, size, bounds, &owned[bz * blocks + bx], seed, p, &brush);
+        win
+      })
+      .collect();
+    for win in done {
+      for r in 0..win.h {
+        let at = (win.z0 + r) * size + win.x0;
+        map[at..at + win.w].copy_from_slice(&win.data[r * win.w..(r + 1) * win.w]);
+      }
+    }
+  }
+}
+
+/// Thermal erosion: material above the talus slope slides to lower 4-neighbours, `rate` of
+/// the excess per iteration. `talus` is in metres per cell. Mass is conserved exactly per pair.
+pub fn thermal(map: &mut [f32], size: usize, iterations: u32, talus: f32, rate: f32) {
+  let mut next = vec![0.0f32; map.len()];
+  for _ in 0..iterations {
+    let old: &[f32] = map;
+    next.par_chunks_mut(size).enumerate().for_each(|(z, row)| {
+      for (x, out) in row.iter_mut().enumerate() {
+        let h = old[z * size + x];
+        let mut moved_out = 0.0f32;
+        let mut moved_in = 0.0f32;
+        let neighbours = [(x > 0, z * size + x.wrapping_sub(1)), (x + 1 < size, z * size + x + 1), (z > 0, z.wrapping_sub(1).wrapping_mul(size).wrapping_add(x)), (z + 1 < size, (z + 1) * size + x)];
+        for (ok, j) in neighbours {
+          if !ok {
+            continue;
+          }
+          let hn = old[j];
+          let d = h - hn;
+          if d > talus {
+            moved_out += (d - talus) * rate;
+          }
+          let e = hn - h;
+          if e > talus {
+            moved_in += (e - talus) * rate;
+          }
+        }
+        *out = (h - moved_out) + moved_in;
+      }
+    });
+    map.copy_from_slice(&next);
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn slope(size: usize) -> Vec<f32> {
+    (0..size * size).map(|i| ((i % size) as f32 * 0.5 + (i / size) as f32 * 0.25) + crate::noise::gradient(i as f32 * 0.37, 0.5, 3) * 2.0).collect()
+  }
+
+  #[test]
+  fn brush_weights_sum_to_one() {
+    for r in 1..=MAX_RADIUS {
+      let s: f32 = brush(r).iter().map(|c| c.w).sum();
+      assert!((s - 1.0).abs() < 1e-5, "{r}: {s}");
+    }
+  }
+
+  #[test]
+  fn droplets_change_the_map_and_thread_counts_agree() {
+    let size = 193;
+    let base = slope(size);
+    let p = Hydraulic { droplets: 20_000, ..Hydraulic::default() };
+    let run = |threads: usize| {
+      let mut m = base.clone();
+      rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| hydraulic(&mut m, size, 9, &p));
+      m
+    };
+    let one = run(1);
+    assert_ne!(one, base, "erosion changed nothing");
+    for threads in [2, 3, 8] {
+      assert!(run(threads).iter().zip(&one).all(|(a, b)| a.to_bits() == b.to_bits()), "{threads} threads differ");
+    }
+  }
+
+  #[test]
+  fn thermal_erosion_conserves_mass_and_lowers_peaks() {
+    let size = 33;
+    let mut m = vec![0.0f32; size * size];
+    m[16 * size + 16] = 64.0;
+    let before: f64 = m.iter().map(|&v| v as f64).sum();
+    thermal(&mut m, size, 50, 0.5, 0.1);
+    let after: f64 = m.iter().map(|&v| v as f64).sum();
+    assert!((before - after).abs() < 1e-3, "{before} {after}");
+    assert!(m[16 * size + 16] < 20.0 && m[16 * size + 17] > 0.0);
+  }
+}

@@ -1,0 +1,324 @@
+// The look on lavapipe: the render.* settings skills and material.*, what
+// each post pass does to real pixels (AO darkens a contact crease, bloom
+// spreads light above its threshold, anti-aliasing lowers the step energy of
+// a high-contrast diagonal, fog lowers contrast with distance), the sky
+// following the sun, HDRI presets, and the settings and materials surviving
+// a snapshot. Captures are small (256×144) so the suite stays quick.
+import { assert, assertEquals, test } from "limina/testing";
+import * as THREE from "three";
+import { Capturer, createWorldSession, decodeSnapshot, encodeSnapshot, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
+import { refused, value } from "./support/results.ts";
+import { crop, decodeCapture, edgeEnergy, meanDifference, meanLuma, meanRgb, type Region } from "./support/images.ts";
+
+const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
+const PLAYER = { agentId: "p1", sessionId: "s2", permissions: resolveProfile("player.limited"), profile: "player.limited" };
+const W = 256;
+const H = 144;
+const OFF = { ao: false, bloom: false, antialias: "none", grade: false, dof: false };
+
+const capturer = await Capturer.create();
+
+async function world(): Promise<WorldSession> {
+  const s = createWorldSession({ simulate: false, quality: "balanced" });
+  assertEquals(await s.enableCapture(capturer), true);
+  return s;
+}
+
+const call = async <T = Record<string, unknown>>(s: WorldSession, skill: string, input: unknown, who = BUILDER) => value<T>(await s.registry.invoke(skill, input, who));
+
+/** A floor with a sphere and a cube standing on it, both casting shadows. */
+async function stage(s: WorldSession): Promise<{ floor: string; ball: string; cube: string }> {
+  const floor = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, -0.1, 0], static: true, color: 0xb0aca4 })).entity;
+  await call(s, "three.setTransform", { entity: floor, scale: [30, 0.2, 30] });
+  await call(s, "three.setMaterial", { entity: floor, receiveShadow: true, roughness: 0.9 });
+  const ball = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "sphere", size: 1, position: [-0.9, 0.5, 0], color: 0xc8302a })).entity;
+  const cube = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0.9, 0.5, 0], color: 0xd0d0d0 })).entity;
+  for (const e of [ball, cube]) await call(s, "three.setMaterial", { entity: e, castShadow: true, receiveShadow: true });
+  await call(s, "three.setLighting", { castShadow: true, direction: [3, 8, 5] });
+  return { floor, ball, cube };
+}
+
+const CAMERA = { position: [0, 2.2, 5], target: [0, 0.4, 0] };
+
+async function capture(s: WorldSession, camera: unknown = CAMERA) {
+  const c = await call<{ png: string }>(s, "render.capture", { width: W, height: H, camera });
+  return decodeCapture(c.png);
+}
+
+/** The pixel a world point lands on, from CAMERA at W×H. */
+function pixelOf(p: [number, number, number], camera = CAMERA): [number, number] {
+  const cam = new THREE.PerspectiveCamera(55, W / H, 0.1, 1000);
+  cam.position.set(...(camera.position as [number, number, number]));
+  cam.lookAt(...(camera.target as [number, number, number]));
+  cam.updateMatrixWorld();
+  const v = new THREE.Vector3(...p).project(cam);
+  return [Math.round(((v.x + 1) / 2) * (W - 1)), Math.round(((1 - v.y) / 2) * (H - 1))];
+}
+
+const around = ([x, y]: [number, number], r = 2): Region => ({ x0: x - r, y0: y - r, x1: x + r + 1, y1: y + r + 1 });
+
+test("the look's skills: six typed skills, render.write for the writes (builders only), scene.read for the reads", async () => {
+  const s = await world();
+  const skills = new Map(s.registry.all().map((k) => [k.name, k]));
+  const expected: Record<string, string[]> = {
+    "render.setEnvironment": ["render.write"],
+    "render.setPost": ["render.write"],
+    "render.setQuality": ["render.write"],
+    "render.getSettings": ["scene.read"],
+    "material.list": ["scene.read"],
+    "material.apply": ["render.write"],
+  };
+  for (const [name, permissions] of Object.entries(expected)) assertEquals(skills.get(name)?.permissions, permissions, name);
+  assert(resolveProfile("builder.readWrite").has("render.write"));
+  for (const p of ["player.limited", "social.actor", "system.readonly"]) assert(!resolveProfile(p).has("render.write"), p);
+  const settings = await call<{ quality: string; environment: { preset: string }; post: { ao: unknown } }>(s, "render.getSettings", {}, PLAYER);
+  assertEquals([settings.quality, settings.environment.preset, settings.post.ao !== false], ["balanced", "sky", true]);
+  // A player may look but not change the look: refused, nothing changed.
+  refused(await s.registry.invoke("render.setPost", { ao: false }, PLAYER), "forbidden", "render.write");
+  refused(await s.registry.invoke("render.setQuality", { tier: "low" }, PLAYER), "forbidden", "render.write");
+  assertEquals(await call(s, "render.getSettings", {}, PLAYER), settings);
+  s.dispose();
+});
+
+test("bad input is refused precisely and changes nothing", async () => {
+  const s = await world();
+  const before = await call(s, "render.getSettings", {});
+  for (const [skill, input] of [
+    ["render.setEnvironment", { sunElevation: 95 }],
+    ["render.setEnvironment", { exposure: 0 }],
+    ["render.setEnvironment", { preset: "moon" }],
+    ["render.setEnvironment", { fog: { density: -1 } }],
+    ["render.setEnvironment", { sunAzimuth: Number.NaN }],
+    ["render.setPost", { bloom: { strength: 9 } }],
+    ["render.setPost", { antialias: "msaa16" }],
+    ["render.setPost", { grade: { lut: "sepia" } }],
+    ["render.setQuality", { tier: "ultra" }],
+    ["material.apply", { entityId: "ent_1", material: "cheese" }],
+  ] as const) {
+    refused(await s.registry.invoke(skill, input, BUILDER), "invalid_input", "");
+  }
+  refused(await s.registry.invoke("material.apply", { entityId: "ent_404", material: "wood" }, BUILDER), "not_found", "ent_404");
+  refused(await s.registry.invoke("render.setEnvironment", { hdri: "no_such_hdri" }, BUILDER), "not_found", "no_such_hdri");
+  refused(await s.registry.invoke("render.setEnvironment", { hdri: "crate" }, BUILDER), "invalid_input", "not an hdri");
+  assertEquals(await call(s, "render.getSettings", {}), before);
+  s.dispose();
+});
+
+test("the default capture shows a sky with a vertical gradient, bluer and darker up high, not a flat clear colour", async () => {
+  const s = await world();
+  const img = await capture(s, { position: [0, 1, 0], target: [0, 1.6, -5] });
+  // The horizon is about row 90; rows above it are sky.
+  const rows = [0, 15, 30, 45, 60, 75].map((y) => meanRgb(img, { x0: 0, y0: y, x1: W, y1: y + 4 }));
+  const lumas = rows.map(([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b);
+  assert(lumas[0] < lumas[5] - 15, `darker up high than toward the horizon: ${lumas.map(Math.round)}`);
+  for (let i = 1; i < rows.length; i++) assert(lumas[i] > lumas[i - 1], `brightening toward the horizon: ${lumas.map(Math.round)}`);
+  const [r, , b] = rows[0];
+  assert(b > r + 20, `blue up high: ${rows[0].map(Math.round)}`);
+  // Each row is even across: a sky, not noise.
+  for (const y of [10, 60]) {
+    const left = meanLuma(img, { x0: 0, y0: y, x1: 40, y1: y + 4 });
+    const right = meanLuma(img, { x0: W - 40, y0: y, x1: W, y1: y + 4 });
+    assert(Math.abs(left - right) < 25, `row ${y} even across: ${left} ${right}`);
+  }
+  s.dispose();
+});
+
+test("post stack: everything off and AO + bloom + AA on give measurably different frames", async () => {
+  const s = await world();
+  await stage(s);
+  await call(s, "render.setPost", OFF);
+  const off = await capture(s);
+  await call(s, "render.setPost", { ao: true, bloom: true, antialias: "fxaa" });
+  const on = await capture(s);
+  const d = meanDifference(off, on);
+  assert(d > 0.25, `mean difference ${d.toFixed(2)}`);
+  // Most of it where the objects meet the floor (AO) and along their edges (AA).
+  const objects: Region = { x0: pixelOf([-1.5, 0, 0])[0], y0: pixelOf([0, 1.1, 0])[1], x1: pixelOf([1.5, 0, 0])[0], y1: pixelOf([0, 0, 0.6])[1] };
+  const local = meanDifference(crop(off, objects), crop(on, objects));
+  assert(local > 2, `around the objects: ${local.toFixed(2)}`);
+  s.dispose();
+});
+
+test("the sun: two elevations give different frames, the sky dims and warms as the sun sets, and the sun light follows", async () => {
+  const s = await world();
+  await stage(s);
+  await call(s, "render.setPost", OFF);
+  const camera = { position: [0, 2, 6], target: [0, 2.4, -4] };
+  const high = await call<{ sunElevation: number; sunAzimuth: number }>(s, "render.setEnvironment", { sunElevation: 60, sunAzimuth: 30 });
+  assertEquals([high.sunElevation, high.sunAzimuth], [60, 30]);
+  const noon = await capture(s, camera);
+  const dir = s.lighting.directional.position.clone().sub(s.lighting.directional.target.position).normalize();
+  assert(Math.abs(dir.y - Math.sin(Math.PI / 3)) < 1e-4, `the light moved with the sun: ${dir.toArray()}`);
+  await call(s, "render.setEnvironment", { sunElevation: 4 });
+  const evening = await capture(s, camera);
+  assert(meanDifference(noon, evening) > 8, `mean difference ${meanDifference(noon, evening).toFixed(1)}`);
+  const skyBand: Region = { x0: 0, y0: 0, x1: W, y1: 30 };
+  const [nr, , nb] = meanRgb(noon, skyBand);
+  const [er, , eb] = meanRgb(evening, skyBand);
+  assert(meanLuma(evening, skyBand) < meanLuma(noon, skyBand) - 10, `dimmer sky: ${meanLuma(noon, skyBand)} → ${meanLuma(evening, skyBand)}`);
+  assert(er / eb > nr / nb, `warmer sky: r/b ${(nr / nb).toFixed(2)} → ${(er / eb).toFixed(2)}`);
+  // Moving the light by code moves the sky too.
+  s.lighting.directional.position.set(0, 10, 10);
+  const moved = await capture(s, camera);
+  assertEquals((await call<{ environment: { sunElevation: number } }>(s, "render.getSettings", {})).environment.sunElevation, 45);
+  assert(meanDifference(moved, evening) > 8, "the sky followed the light");
+  s.dispose();
+});
+
+test("ambient occlusion darkens the contact crease under the cube and leaves open floor alone", async () => {
+  const s = await world();
+  await stage(s);
+  await call(s, "render.setPost", { ...OFF, ao: { intensity: 1, radius: 0.5 } });
+  const withAo = await capture(s);
+  await call(s, "render.setPost", { ao: false });
+  const without = await capture(s);
+  // The floor just in front of the cube's base, and open floor far from anything.
+  const crease = around(pixelOf([0.9, 0.02, 0.56]));
+  const open = around(pixelOf([-3, 0, 2.5]));
+  const dCrease = meanLuma(without, crease) - meanLuma(withAo, crease);
+  const dOpen = Math.abs(meanLuma(without, open) - meanLuma(withAo, open));
+  assert(dCrease > 6, `the crease darkens by ${dCrease.toFixed(1)}`);
+  assert(dOpen < dCrease / 3, `open floor barely changes: ${dOpen.toFixed(1)} vs ${dCrease.toFixed(1)}`);
+  s.dispose();
+});
+
+test("bloom spreads light above its threshold onto its surroundings, and nothing below it", async () => {
+  const s = await world();
+  const { ball } = await stage(s);
+  const mesh = s.entities.require(ball).mesh as THREE.Mesh;
+  const m = mesh.material as THREE.MeshStandardMaterial;
+  m.emissive.setRGB(1, 0.9, 0.7);
+  m.emissiveIntensity = 12;
+  const near = around(pixelOf([-0.9, 0.5, 0]).map((v, i) => (i === 1 ? v - 22 : v)) as [number, number], 2); // just above the ball
+  await call(s, "render.setPost", OFF);
+  const plain = await capture(s);
+  await call(s, "render.setPost", { bloom: { strength: 1, threshold: 1, radius: 0.5 } });
+  const bloomed = await capture(s);
+  const gain = meanLuma(bloomed, near) - meanLuma(plain, near);
+  assert(gain > 8, `light spread above the ball: +${gain.toFixed(1)}`);
+  // Above everything on screen: with the threshold over the ball's radiance, nothing spreads.
+  await call(s, "render.setPost", { bloom: { threshold: 80 } });
+  const dull = await capture(s);
+  const rest = meanLuma(dull, near) - meanLuma(plain, near);
+  assert(rest < gain / 4, `a threshold above the light spreads (almost) nothing: +${rest.toFixed(1)} vs +${gain.toFixed(1)}`);
+  s.dispose();
+});
+
+test("anti-aliasing lowers the step energy along a high-contrast diagonal: FXAA, SMAA and TAA each", async () => {
+  const s = await world();
+  await call(s, "render.setEnvironment", { fog: false });
+  // A dark bar, tilted 30°, against the bright sky.
+  const bar = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 0, 0], color: 0x101010 })).entity;
+  await call(s, "three.setTransform", { entity: bar, scale: [0.6, 6, 0.6], rotationEuler: [0, 0, 0.52] });
+  const camera = { position: [0, 0, 6], target: [0, 0, 0] };
+  const region: Region = { x0: 60, y0: 10, x1: 196, y1: 134 };
+  await call(s, "render.setPost", OFF);
+  const aliased = edgeEnergy(await capture(s, camera), region);
+  for (const antialias of ["fxaa", "smaa", "taa"]) {
+    await call(s, "render.setPost", { antialias });
+    const smooth = edgeEnergy(await capture(s, camera), region);
+    assert(smooth < aliased * 0.9, `${antialias}: edge energy ${smooth.toFixed(0)} vs ${aliased.toFixed(0)} without`);
+  }
+  s.dispose();
+});
+
+test("fog lowers contrast with distance: a far dark post fades into the haze, a near one keeps its contrast", async () => {
+  const s = await world();
+  await stage(s);
+  await call(s, "render.setPost", OFF);
+  // A near dark post on the right, 10 m away; a far one on the left, 126 m away; both against the sky.
+  const near = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [2.5, 3, -4], color: 0x080808 })).entity;
+  await call(s, "three.setTransform", { entity: near, scale: [0.8, 6, 0.8] });
+  const far = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [-40, 8, -120], color: 0x080808 })).entity;
+  await call(s, "three.setTransform", { entity: far, scale: [16, 16, 4] });
+  const camera = { position: [0, 2, 6], target: [-1, 2.5, -10] };
+  /** Sky just above a post's top minus the post just below it. */
+  const contrast = (img: ReturnType<typeof decodeCapture>, top: [number, number, number], up: number) =>
+    meanLuma(img, around(pixelOf([top[0], top[1] + up, top[2]], camera), 1)) - meanLuma(img, around(pixelOf([top[0], top[1] - up, top[2]], camera), 1));
+  await call(s, "render.setEnvironment", { fog: false });
+  const clear = await capture(s, camera);
+  await call(s, "render.setEnvironment", { fog: { density: 0.01, heightFalloff: 0 } });
+  const foggy = await capture(s, camera);
+  const nearClear = contrast(clear, [2.5, 6, -4], 0.4);
+  const nearFoggy = contrast(foggy, [2.5, 6, -4], 0.4);
+  const farClear = contrast(clear, [-40, 16, -120], 5);
+  const farFoggy = contrast(foggy, [-40, 16, -120], 5);
+  assert(farClear > 60, `the far post stands out without fog: ${farClear.toFixed(0)}`);
+  assert(farFoggy < farClear * 0.5, `the far post fades into the fog: contrast ${farClear.toFixed(0)} → ${farFoggy.toFixed(0)}`);
+  assert(nearFoggy > nearClear * 0.6, `the near post keeps most of its contrast: ${nearClear.toFixed(0)} → ${nearFoggy.toFixed(0)}`);
+  s.dispose();
+});
+
+test("HDRI presets light and surround the scene; choosing the sky again brings the sun back", async () => {
+  const s = await world();
+  await stage(s);
+  await call(s, "render.setPost", OFF);
+  const sky = await capture(s);
+  const env = await call<{ preset: string; hdri: string | null }>(s, "render.setEnvironment", { preset: "sunset" });
+  assertEquals([env.preset, env.hdri], ["sunset", null]);
+  const sunset = await capture(s);
+  assert(meanDifference(sky, sunset) > 5, `the HDRI changes the frame: ${meanDifference(sky, sunset).toFixed(1)}`);
+  const byAsset = await call<{ hdri: string | null }>(s, "render.setEnvironment", { hdri: "hdri_studio" });
+  assertEquals(byAsset.hdri, "hdri_studio");
+  const studio = await capture(s);
+  assert(meanDifference(studio, sunset) > 5, "a different HDRI, a different frame");
+  await call(s, "render.setEnvironment", { preset: "sky" });
+  assert(meanDifference(await capture(s), sky) < 1, "the sky again");
+  s.dispose();
+});
+
+test("quality tiers: low, balanced and cinematic each render, and say what they set", async () => {
+  const s = await world();
+  await stage(s);
+  const frames = [];
+  for (const tier of ["low", "balanced", "cinematic"] as const) {
+    const r = await call<{ tier: string; spec: { shadowMapSize: number; aoSamples: number } }>(s, "render.setQuality", { tier });
+    assertEquals(r.tier, tier);
+    frames.push(await capture(s));
+    assertEquals(s.lighting.directional.shadow.mapSize.x, r.spec.shadowMapSize, "the sun's shadow map follows the tier");
+  }
+  // Low runs no AO: the contact crease in front of the cube is lighter than at balanced.
+  const crease = around(pixelOf([0.9, 0.02, 0.56]));
+  assert(meanLuma(frames[0], crease) > meanLuma(frames[1], crease) + 4, `AO at balanced, none at low: ${meanLuma(frames[0], crease).toFixed(0)} vs ${meanLuma(frames[1], crease).toFixed(0)}`);
+  s.dispose();
+});
+
+test("the material library: at least 12 named materials; material.apply dresses an entity and changes its pixels", async () => {
+  const s = await world();
+  const { cube } = await stage(s);
+  await call(s, "render.setPost", OFF);
+  const list = await call<{ materials: { name: string; description: string }[] }>(s, "material.list", {}, PLAYER);
+  assert(list.materials.length >= 12, `${list.materials.length} materials`);
+  for (const name of ["wood", "stone", "brick", "concrete", "metal", "painted_metal", "plastic", "rubber", "fabric", "grass", "sand", "snow", "glass"]) {
+    assert(list.materials.some((m) => m.name === name && m.description.length > 10), name);
+  }
+  const plain = await capture(s);
+  const face = around(pixelOf([0.9, 0.5, 0.5]), 4);
+  for (const material of ["wood", "brick", "metal"]) {
+    const r = await call<{ meshes: number }>(s, "material.apply", { entityId: cube, material, tint: 0xffffff, uvScale: 2 });
+    assertEquals(r.meshes, 1);
+    const dressed = await capture(s);
+    assert(meanDifference(plain, dressed) > 0.3, `${material} changes the frame`);
+    assert(Math.abs(meanLuma(dressed, face) - meanLuma(plain, face)) > 3 || meanDifference(dressed, plain) > 1, `${material} shows on the cube`);
+  }
+  refused(await s.registry.invoke("material.apply", { entityId: cube, material: "wood" }, PLAYER), "forbidden", "render.write");
+  s.dispose();
+});
+
+test("render settings and dressed materials are world state: a snapshot restores them exactly", async () => {
+  const s = await world();
+  const { cube } = await stage(s);
+  await call(s, "render.setEnvironment", { preset: "forest", exposure: 1.3, toneMapping: "agx", fog: { density: 0.01, color: 0x8899aa } });
+  await call(s, "render.setPost", { bloom: { strength: 0.7 }, grade: { lut: "warm" }, dof: true, antialias: "smaa" });
+  await call(s, "render.setQuality", { tier: "cinematic" });
+  await call(s, "material.apply", { entityId: cube, material: "brick", tint: 0xffd0c0, uvScale: 1.5 });
+  const settings = await call(s, "render.getSettings", {});
+  const bytes = encodeSnapshot(snapshotSession(s));
+  const r = await world();
+  await restoreSession(r, decodeSnapshot(bytes));
+  assertEquals(await call(r, "render.getSettings", {}), settings);
+  const material = (r.entities.require(cube).mesh as THREE.Mesh).material as THREE.Material;
+  assertEquals(material.userData.look, { material: "brick", tint: 0xffd0c0, uvScale: 1.5, space: "object" });
+  s.dispose();
+  r.dispose();
+});

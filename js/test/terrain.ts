@@ -1,0 +1,246 @@
+// Terrain: deterministic generation (the same seed gives the same digest in
+// two processes over MCP stdio, another seed another one), heights that the
+// heightfield colliders agree with, bodies resting on and floating over it,
+// deformation of heights and colliders together replayed exactly by
+// `limina replay`, snapshots, the tile cache and its clear error, water,
+// vegetation, and the permission that guards it all.
+import { assert, assertAlmostEquals, assertEquals, assertNotEquals, test } from "limina/testing";
+import { createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, resolveProfile, saveWorld, traceDir, waitSteps, type WorldSession } from "limina";
+import { refused, value } from "./support/results.ts";
+import { oracleHeights, ORACLE_PARAMS } from "../bench/terrain_oracle.ts";
+
+const rpc = (id: number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const INIT = rpc(1, "initialize", { agentId: "terrain", sessionId: "sess_terrain", profile: "builder.readWrite" });
+const REGION = { seed: 4242, size: 256, resolution: 65, tileSize: 128, preset: "island", erosion: { droplets: 20_000, thermal: 4 } };
+const POINTS: [number, number][] = [[0, 0], [-97.3, 41.2], [63.9, -88.1], [12.5, 117.7], [-120.2, -120.9], [101.01, 7.77]];
+
+const tmp = (name: string) => `/tmp/limina-terrain-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+
+/** One `limina --mcp-stdio` process: generate, then sample and raycast at POINTS. */
+async function stdioRun(seed: number, env: Record<string, string>) {
+  const lines = [INIT, rpc(2, "tools/call", { name: "world.generateRegion", arguments: { ...REGION, seed } })];
+  POINTS.forEach(([x, z], i) => {
+    lines.push(rpc(10 + i, "tools/call", { name: "terrain.sampleHeight", arguments: { x, z } }));
+    lines.push(rpc(30 + i, "tools/call", { name: "physics.raycast", arguments: { origin: [x, 2000, z], direction: [0, -1, 0], maxDistance: 5000 } }));
+  });
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio"], stdin: lines.join("\n") + "\n", env });
+  assertEquals(out.code, 0, out.stderr);
+  const byId = new Map(out.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((r: { id: number }) => [r.id, r]));
+  const generated = byId.get(2).result;
+  assert(generated.success, JSON.stringify(generated));
+  const pairs = POINTS.map((_, i) => [byId.get(10 + i).result.result, byId.get(30 + i).result.result]);
+  return { region: generated.result, pairs };
+}
+
+test("over MCP stdio, two processes with the same seed report the same digest; sampled heights and downward rays agree", async () => {
+  const cache = tmp("cache");
+  const a = await stdioRun(4242, { LIMINA_TERRAIN_CACHE: cache });
+  const b = await stdioRun(4242, { LIMINA_TERRAIN_CACHE: cache });
+  const c = await stdioRun(4243, { LIMINA_TERRAIN_CACHE: "off" });
+  assert(/^sha256:[0-9a-f]{64}$/.test(a.region.digest), a.region.digest);
+  assertEquals([a.region.cache, b.region.cache, c.region.cache], ["stored", "hit", "off"]);
+  assertEquals(b.region.digest, a.region.digest, "the same seed, the same heights (generated, then read from the tile cache)");
+  assertNotEquals(c.region.digest, a.region.digest, "another seed, other heights");
+  assertEquals([a.region.tiles, a.region.samples, a.region.colliders], [4, 129, 4]);
+  assert(a.region.maxHeight > a.region.minHeight, JSON.stringify(a.region));
+  for (const run of [a, b]) {
+    for (const [i, [sample, ray]] of run.pairs.entries()) {
+      assert(sample.inside && ray.hit, `point ${POINTS[i]}: ${JSON.stringify([sample, ray])}`);
+      assertAlmostEquals(ray.point[1], sample.height, 1e-3, `the ray meets the ground where terrain.sampleHeight says at ${POINTS[i]}`);
+    }
+  }
+  assertEquals(b.pairs, a.pairs);
+  await Limina.run({ cmd: "rm", args: ["-rf", cache] });
+});
+
+async function builderSession(options: { checkpointEvery?: number } = {}): Promise<{ s: WorldSession; call: <T = Record<string, unknown>>(tool: string, input: Record<string, unknown>) => Promise<T> }> {
+  const s = createWorldSession(options);
+  const mcp = s.mcp();
+  mcp.initialize({ agentId: "builder", sessionId: "sess_builder", profile: "builder.readWrite" });
+  return { s, call: (tool, input) => mcp.mustCall(tool, input) };
+}
+
+test("terrain.sampleHeight equals a downward physics.raycast within 1e-3 m across the region, tile seams included", async () => {
+  const { s, call } = await builderSession();
+  const r = await call<{ origin: [number, number]; spacing: number }>("world.generateRegion", { seed: 11, size: 384, resolution: 33, tileSize: 128, preset: "mountains" });
+  let worst = 0;
+  for (let k = 0; k < 400; k++) {
+    // Points on the tile seams (x or z a multiple of 128 from the origin) and in between.
+    const x = k % 5 === 0 ? r.origin[0] + 128 * (1 + (k % 2)) : -190 + ((k * 37.77) % 380);
+    const z = k % 7 === 0 ? r.origin[1] + 256 : -190 + ((k * 53.13) % 380);
+    const h = s.terrain.heightAt(x, z)!;
+    const hit = s.physics.raycast([x, 3000, z], [0, -1, 0], 6000)!;
+    worst = Math.max(worst, Math.abs(hit.point[1] - h));
+  }
+  assert(worst < 1e-3, `largest disagreement ${worst} m`);
+  const outside = await call<{ inside: boolean; height: number | null }>("terrain.sampleHeight", { x: 5000, z: 0 });
+  assertEquals(outside, { inside: false, height: null });
+  const batch = await call<{ heights: (number | null)[] }>("terrain.sampleHeights", { points: [[0, 0], [5000, 0], [10, -10]] });
+  assertEquals(batch.heights, [s.terrain.heightAt(0, 0), null, s.terrain.heightAt(10, -10)]);
+  s.dispose();
+});
+
+test("a dynamic sphere dropped on the terrain comes to rest on it", async () => {
+  const { s, call } = await builderSession();
+  await call("world.generateRegion", { seed: 5, size: 256, resolution: 65, tileSize: 128, preset: "hills" });
+  const [x, z] = [20.5, -33.25];
+  // Level ground to rest on (a ball on a slope rolls on).
+  await call("terrain.deform", { center: [x, z], radius: 12, delta: 0, mode: "flatten" });
+  const ground = s.terrain.heightAt(x, z)!;
+  const { entity } = await call<{ entity: string }>("scene.createEntity", { shape: "sphere", size: 1, position: [x, ground + 6, z], dynamic: true, friction: 0.9 });
+  await waitSteps(360);
+  const body = s.physics.bodyState(s.world.entities.get(entity)!.body!);
+  const below = s.terrain.heightAt(body.position[0], body.position[2])!;
+  const speed = Math.hypot(...body.linearVelocity);
+  assert(body.position[1] > below + 0.3 && body.position[1] < below + 0.6, `resting on the ground: y ${body.position[1]}, ground ${below}`);
+  assert(speed < 0.2 || body.sleeping, `at rest: ${speed} m/s`);
+  s.dispose();
+});
+
+test("terrain.deform changes heights and the collider together; limina replay of the trace reproduces the deformed heights", async () => {
+  const { s, call } = await builderSession({ checkpointEvery: 20 });
+  await call("world.generateRegion", { seed: 99, size: 256, resolution: 65, tileSize: 128, preset: "island", erosion: { droplets: 5000 } });
+  await waitSteps(10);
+  const c: [number, number] = [30, 30];
+  const before = s.terrain.heightAt(...c)!;
+  const rayBefore = s.physics.raycast([c[0], 2000, c[1]], [0, -1, 0], 5000)!.point[1];
+  const digestBefore = heightsDigest(s.terrain.region!.heights);
+  const out = await call<{ samples: number; heightAtCenter: number }>("terrain.deform", { center: c, radius: 20, delta: 12, mode: "raise" });
+  assert(out.samples > 100, JSON.stringify(out));
+  assertAlmostEquals(out.heightAtCenter, before + 12, 0.5, "raised by delta at the centre");
+  const rayAfter = s.physics.raycast([c[0], 2000, c[1]], [0, -1, 0], 5000)!.point[1];
+  assertAlmostEquals(rayAfter - rayBefore, out.heightAtCenter - before, 1e-3, "the collider moved with the heights");
+  // A deformation across a tile seam (x = 0) changes both tiles' colliders.
+  await call("terrain.deform", { center: [0, -40], radius: 15, delta: 6, mode: "lower" });
+  for (const x of [-3, 3]) assertAlmostEquals(s.physics.raycast([x, 2000, -40], [0, -1, 0], 5000)!.point[1], s.terrain.heightAt(x, -40)!, 1e-3);
+  await call("terrain.deform", { center: [-50, 50], radius: 25, delta: 0.8, mode: "smooth" });
+  await call("terrain.paint", { center: [-60, -60], radius: 10, biome: "desert" });
+  const deformed = heightsDigest(s.terrain.region!.heights);
+  assertNotEquals(deformed, digestBefore);
+  await waitSteps(30);
+  const atExport = { tick: s.tick, digest: s.digest() };
+  const exported = await call<{ name: string }>("trace.export", { name: "terrain-deform" });
+  const trace = `${traceDir()}/${exported.name}`;
+  const events = readTrace(trace);
+  assert(!JSON.stringify(events).includes(String(s.terrain.region!.heights[1000])), "the log holds parameters, never heights");
+  const checkpoint = events.filter((e) => e.type === "world.checkpoint").at(-1)!.payload;
+  assertEquals(checkpoint, atExport);
+  const run = await Limina.run({ cmd: Limina.execPath, args: ["replay", trace] });
+  assertEquals(run.code, 0, run.stdout + run.stderr);
+  assert(run.stdout.includes(`digest ${atExport.digest}`), `${run.stdout}\nexpected ${atExport.digest}`);
+  // The digest covers the heights: one sample changed behind the log's back is a divergence.
+  s.terrain.region!.heights[500] += 1;
+  s.terrain.deform([0, 0], 1, 0, "raise");
+  assertNotEquals(s.digest(), atExport.digest);
+  await Limina.run({ cmd: "rm", args: [trace] });
+  s.dispose();
+});
+
+test("a world file restores the terrain exactly: heights regenerated, edits re-applied, colliders and digest the same", async () => {
+  const { s, call } = await builderSession();
+  await call("world.generateRegion", { seed: 3, size: 256, resolution: 33, tileSize: 64, preset: "island" });
+  await call("terrain.deform", { center: [10, 10], radius: 30, delta: 9, mode: "flatten" });
+  await call("world.addWater", { level: 1.5 });
+  await call("world.populateBiome", { density: 0.5, kinds: ["tree", "rock"] });
+  await call("terrain.paint", { center: [0, 0], radius: 12, biome: "rock" });
+  const path = tmp("world");
+  await saveWorld(s, path);
+  const t = createWorldSession();
+  assert(await loadWorld(t, path), "restored");
+  assertEquals(t.digest(), s.digest());
+  assertEquals(heightsDigest(t.terrain.region!.heights), heightsDigest(s.terrain.region!.heights));
+  assertEquals(t.terrain.biomeAt(0, 0)!.biome, "rock");
+  for (const [x, z] of POINTS) {
+    const h = s.terrain.heightAt(x * 0.9, z * 0.9);
+    assertEquals(t.terrain.heightAt(x * 0.9, z * 0.9), h);
+    assertEquals(t.physics.raycast([x * 0.9, 2000, z * 0.9], [0, -1, 0], 5000), s.physics.raycast([x * 0.9, 2000, z * 0.9], [0, -1, 0], 5000));
+  }
+  assertEquals(t.terrain.vegetation!.instances.tree, s.terrain.vegetation!.instances.tree);
+  await Limina.run({ cmd: "rm", args: ["-f", path] });
+  s.dispose();
+  t.dispose();
+});
+
+test("the tile cache: a directory it cannot create is a clear io_error that changes nothing", async () => {
+  const file = tmp("not-a-dir");
+  await Limina.run({ cmd: "sh", args: ["-c", `echo x > ${file}`] });
+  const out = await Limina.run({
+    cmd: Limina.execPath,
+    args: ["--mcp-stdio"],
+    stdin: [INIT, rpc(2, "tools/call", { name: "world.generateRegion", arguments: { seed: 1, size: 64, resolution: 17, tileSize: 32 } }), rpc(3, "tools/call", { name: "terrain.sampleHeight", arguments: { x: 0, z: 0 } }), rpc(4, "tools/call", { name: "inspector.snapshot", arguments: {} })].join("\n") + "\n",
+    env: { LIMINA_TERRAIN_CACHE: `${file}/cache` },
+  });
+  assertEquals(out.code, 0, out.stderr);
+  const byId = new Map(out.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((r: { id: number }) => [r.id, r]));
+  const failed = byId.get(2).error.data;
+  assertEquals([failed.success, failed.error.code], [false, "io_error"], JSON.stringify(byId.get(2)));
+  assert(failed.error.message.includes(`terrain tile cache: cannot write ${file}/cache`) && failed.error.message.includes("Not a directory"), failed.error.message);
+  assertEquals(byId.get(3).error.data.error.code, "not_found", "no terrain was made");
+  assertEquals(byId.get(4).result.result.resources.counts.physicsBodies, 0, "no collider was made");
+  await Limina.run({ cmd: "rm", args: ["-f", file] });
+});
+
+test("the heights are a Float32Array view of the region; the native generator matches the TypeScript oracle bit for bit", async () => {
+  const { s, call } = await builderSession();
+  const r = await call<{ samples: number; digest: string }>("world.generateRegion", { seed: 8, size: 128, resolution: 65, tileSize: 64, preset: "hills" });
+  const region = s.terrain.region!;
+  assert(region.heights instanceof Float32Array && region.heights.length === r.samples ** 2);
+  assertEquals(heightsDigest(region.heights), r.digest);
+  const native = generateHeightsNow(ORACLE_PARAMS);
+  const oracle = oracleHeights(ORACLE_PARAMS);
+  assertEquals(native.length, oracle.length);
+  const differ = native.findIndex((v, i) => !Object.is(v, oracle[i]));
+  assertEquals(differ, -1, `first differing sample ${differ}: ${native[differ]} vs ${oracle[differ]}`);
+  assertEquals(heightsDigest(generateHeightsNow(ORACLE_PARAMS, 1)), heightsDigest(native), "one thread or the pool: the same heights");
+  s.dispose();
+});
+
+test("water floats a body and slows it; vegetation is deterministic and its trunks and rocks collide", async () => {
+  const { s, call } = await builderSession();
+  await call("world.generateRegion", { seed: 21, size: 256, resolution: 65, tileSize: 128, preset: "island" });
+  const lake = await call<{ water: string; level: number }>("world.addWater", { level: 4 });
+  assertEquals(lake.water, "wat_1");
+  // A point of open sea, well under the surface.
+  let sea: [number, number] = [0, 0];
+  for (let x = -125; x < 125 && s.terrain.heightAt(...sea)! > -5; x += 5) sea = [x, -125];
+  assert(s.terrain.heightAt(...sea)! < 0, `found deep water at ${sea}`);
+  const { entity } = await call<{ entity: string }>("scene.createEntity", { shape: "sphere", size: 1, position: [sea[0], 12, sea[1]], dynamic: true });
+  await waitSteps(420);
+  const body = s.physics.bodyState(s.world.entities.get(entity)!.body!);
+  assert(Math.abs(body.position[1] - 4) < 1, `floating at the surface (level 4): y ${body.position[1]}`);
+  const first = await call<{ counts: Record<string, number>; colliders: number }>("world.populateBiome", { density: 0.8, kinds: ["tree", "rock", "grass"] });
+  assert(first.counts.tree > 5 && first.counts.grass > first.counts.tree, JSON.stringify(first));
+  const trees = s.terrain.vegetation!.instances.tree!;
+  const again = await call<{ counts: Record<string, number> }>("world.populateBiome", { density: 0.8, kinds: ["tree", "rock", "grass"] });
+  assertEquals(again.counts, first.counts);
+  assertEquals(s.terrain.vegetation!.instances.tree, trees, "the same scatter again");
+  const [x, y, z, scale] = trees.subarray(0, 4);
+  const hit = s.physics.raycast([x, y + 40, z], [0, -1, 0], 100)!;
+  assert(hit.point[1] > y + 2, `a ray down the first tree meets its trunk above the ground: ${hit.point[1]} vs ground ${y} (scale ${scale})`);
+  s.dispose();
+});
+
+test("world.write guards every terrain change; a denied call changes nothing; reads need scene.read", async () => {
+  const s = createWorldSession({ simulate: false });
+  const as = (profile: string) => ({ agentId: "a", sessionId: "s", permissions: resolveProfile(profile), profile });
+  const calls: [string, Record<string, unknown>][] = [
+    ["world.generateRegion", { seed: 1, size: 64, resolution: 17, tileSize: 32 }],
+    ["terrain.deform", { center: [0, 0], radius: 5, delta: 1 }],
+    ["terrain.paint", { center: [0, 0], radius: 5, biome: "snow" }],
+    ["world.addWater", { level: 1 }],
+    ["world.populateBiome", { density: 0.5 }],
+    ["world.streamFollow", { entityId: null }],
+  ];
+  const before = s.digest();
+  for (const profile of ["player.limited", "social.actor", "system.readonly"]) {
+    for (const [tool, input] of calls) refused(await s.registry.invoke(tool, input, as(profile)), "forbidden", "world.write");
+  }
+  assertEquals(s.digest(), before);
+  assertEquals(s.physics.bodyCount(), 0);
+  value(await s.registry.invoke("world.generateRegion", calls[0][1], as("builder.readWrite")));
+  const r: InvokeResult = await s.registry.invoke("terrain.sampleBiome", { x: 0, z: 0 }, as("system.readonly"));
+  assert(value<{ inside: boolean }>(r).inside);
+  refused(await s.registry.invoke("terrain.paint", { center: [0, 0], radius: 5, biome: "lava" }, as("builder.readWrite")), "invalid_input", "biome");
+  refused(await s.registry.invoke("world.generateRegion", { seed: 1, resolution: 100 }, as("builder.readWrite")), "invalid_input", "resolution");
+  s.dispose();
+});
