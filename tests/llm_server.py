@@ -15,6 +15,8 @@ The request's model name picks the behaviour:
   discover:SKILL[:JSON] - progressive discovery as a model does it: a tool
       call to SKILL when the request offers it as a tool, else read_skill
   grammar:SKILL[:JSON] - SKILL in the JSON action grammar, as message text
+  play:SKILL[:JSON] - like discover, but in a conversation's turn (end_conversation
+      is offered) a line said with social.say
   status:CODE:N[:RETRY-AFTER][:tag] - the first N requests of this model name
       are answered HTTP CODE (with that Retry-After), then like `tool`
   huge-json - a well-formed reply padded to 40 MiB
@@ -183,10 +185,13 @@ class Handler(BaseHTTPRequestHandler):
         elif mode.startswith("grammar:"):
             skill, arguments = skill_and_args(mode[len("grammar:"):])
             message = {"role": "assistant", "content": json.dumps({"actions": [{"tool": skill, "input": arguments}]})}
-        elif mode.startswith("discover:"):
-            skill, arguments = skill_and_args(mode[len("discover:"):])
+        elif mode.startswith("discover:") or mode.startswith("play:"):
+            skill, arguments = skill_and_args(mode.partition(":")[2])
             offered = {t["function"]["name"] for t in body.get("tools", [])}
-            message = call(skill, arguments) if skill.replace(".", "__") in offered else call("read_skill", {"id": skill})
+            if mode.startswith("play:") and "end_conversation" in offered:
+                message = call("social.say", {"text": "Well met; tell me of these ruins."})
+            else:
+                message = call(skill, arguments) if skill.replace(".", "__") in offered else call("read_skill", {"id": skill})
         else:
             name, arguments = first_tool_call(body)
             if mode == "text":

@@ -1,5 +1,5 @@
 // The straightforward TypeScript implementation of limina-terrain's region
-// generation (crates/limina-terrain/src/{noise,region,erosion}.rs): the same
+// generation (limina-terrain's noise, region and erosion sources): the same
 // integer-hash gradient noise, presets, droplet erosion (in the same blocks
 // and colours, run one after another here) and thermal erosion, with
 // Math.fround after every float32 operation so its heights are the native

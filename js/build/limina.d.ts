@@ -18,6 +18,8 @@ interface LiminaLoopStats {
   simTime: number;
   fixedDt: number;
   clock: "realtime" | "virtual";
+  /** CPU time the loop's thread has used so far, in ms: unlike the wall clock, it does not grow while the process waits for a busy machine. */
+  cpuMs: number;
 }
 
 interface LiminaRunResult {
@@ -2852,6 +2854,8 @@ declare module "limina/internal/engine/ui/layer" {
     import { type UiStyleInput } from "limina/internal/engine/ui/style";
     /** Live containers a world holds at most (queued ones count). */
     export const MAX_CONTAINERS = 4096;
+    /** Of those, what one owner (a session) may hold, so one client cannot take every place. */
+    export const MAX_CONTAINERS_PER_OWNER: number;
     export interface ContainerInfo {
         handle: string;
         kind: string;
@@ -2876,15 +2880,18 @@ declare module "limina/internal/engine/ui/layer" {
         private readonly entities;
         private readonly live;
         private readonly queues;
+        /** Live containers per owner. */
+        private readonly owned;
         private next;
         /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
         readonly overlay: THREE.Scene<THREE.Object3DEventMap>;
         constructor(scene: THREE.Scene, entities: Entities);
         /**
-         * Creates a container (input as ui.panel takes it) and returns its handle.
+         * Creates a container (input as ui.panel takes it) for `owner` (a session,
+         * which may hold 1/8 of the world's places) and returns its handle.
          * Everything is checked before anything is added: bad input changes nothing.
          */
-        create(input: PanelSpecInput | PanelSpecParsed): string;
+        create(input: PanelSpecInput | PanelSpecParsed, owner?: string | null): string;
         /** A locator for entity `id`, which must exist now (not_found otherwise). */
         private entityLocator;
         /** Changes a container's words or style and re-composites it; false for an unknown handle. */
@@ -3928,9 +3935,10 @@ declare module "limina/internal/engine/skills/social" {
     /**
      * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
      * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
-     * NPC lines share; returns what the social.said event reports.
+     * NPC lines share; returns what the social.said event reports. The bubble counts against `owner`'s
+     * share of the world's UI places (a session's; null: the world's own).
      */
-    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string): {
+    export function speak({ entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">, speaker: string, entity: string, text: string, owner?: string | null): {
         handle: string;
         entity: string;
         position: Vec3;
@@ -5172,6 +5180,38 @@ declare module "limina/internal/limina-sandbox/js/sandbox" {
     /** The installed package `ref` (`name@version`); `not_found` when there is none. */
     export function openPackage(ref: string, install?: InstallConfig): OpenedPackage;
 }
+declare module "limina/internal/engine/policy/identity" {
+    /** Agent ids no client may take: the engine's own actor, and the operator's. */
+    export const RESERVED_AGENT_IDS: readonly string[];
+    /** The form two ids are compared in: NFKC, invisible characters removed, case-folded. */
+    export function canonicalId(id: string): string;
+    /** Whether `a` and `b` name the same identity. */
+    export function sameId(a: string, b: string): boolean;
+    /**
+     * Why a client may not name `id` (null: it may): an id with invisible or
+     * control characters, or one that is, or reads as, a reserved id.
+     */
+    export function refusedId(id: string): string | null;
+    /** `id` with invisible and control characters removed (what a standard client's software name becomes). */
+    export function visibleId(id: string): string;
+    /** Who holds a live identity: an agent id and the session it acts in. */
+    export interface Holder {
+        agentId: string;
+        sessionId: string;
+    }
+    /**
+     * The agent ids live in a world — MCP sessions' and loaded packages' — and
+     * the sessions holding them, compared in canonical form: no one may take an
+     * id another live session holds, or one that reads as it.
+     */
+    export class LiveIdentities {
+        private readonly held;
+        /** The live holder of `agentId`, or of an id that reads as it (null: none). */
+        holderOf(agentId: string): Holder | null;
+        /** Claims `agentId` for `sessionId`; returns the function that releases it. Throws when it is held. */
+        claim(agentId: string, sessionId: string): () => void;
+    }
+}
 declare module "limina/internal/engine/packages/bridge" {
     import type { Outcome, Sandbox, SandboxStatus } from "limina/internal/limina-sandbox/js/sandbox";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
@@ -5193,6 +5233,8 @@ declare module "limina/internal/engine/packages/bridge" {
         cpuMs: number;
         /** Most `host.invoke` calls one entry may make. */
         maxIntents: number;
+        /** Told the CPU each round used, as it is used (the world's per-tick budget counts it). */
+        spend?: (cpuMs: number) => void;
     }
     export interface RunResult {
         status: SandboxStatus | "intent_budget";
@@ -5240,6 +5282,10 @@ declare module "limina/internal/engine/packages/limits" {
         loadCpuMs: number;
         /** Sandbox CPU time per `host.onTick` call. */
         tickCpuMs: number;
+        /** Sandbox CPU time per fixed step for all ticking packages of the world together, shared fairly across sessions (at least one tick's budget). */
+        worldTickCpuMs: number;
+        /** Packages one session may have loaded at once. */
+        maxPackagesPerSession: number;
         /** Sandbox CPU time per `decide` of an agent package. */
         decideCpuMs: number;
         /** Ticks over budget before the package is unloaded. */
@@ -5272,8 +5318,11 @@ declare module "limina/internal/engine/packages/loaded" {
         constructor(info: PackageInfo, who: Attribution, sandbox: Sandbox, bridge: HostBridge, tracer: Tracer, limits: PackageLimits, onUnload: (pkg: LoadedPackage) => void);
         get ref(): string;
         private emit;
-        /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
-        tick(step: number): Promise<void>;
+        get sessionId(): string;
+        /** Whether a tick can start now: loaded, with an onTick handler, and not still waiting on the host. */
+        get canTick(): boolean;
+        /** One fixed step: the onTick handler within the per-tick budget; `spend` is told the CPU it uses as it runs. */
+        tick(step: number, spend?: (cpuMs: number) => void): Promise<void>;
         /** Calls a global function of the package (an agent's `decide`) within the decision budget; `perception` is what it reads meanwhile. */
         callFunction(name: string, arg: unknown, perception?: unknown): Promise<RunResult>;
         private enter;
@@ -5281,19 +5330,76 @@ declare module "limina/internal/engine/packages/loaded" {
         unload(rejectReason: string, reason: string): string | null;
     }
 }
+declare module "limina/internal/engine/packages/tick-budget" {
+    /** What the scheduler needs of a ticking package. */
+    export interface Ticking {
+        readonly sessionId: string;
+        /** Whether it can start a tick now (loaded, with an onTick handler, not still waiting on the host). */
+        readonly canTick: boolean;
+    }
+    export interface OverBudget {
+        fromTick: number;
+        toTick: number;
+        ticksOverBudget: number;
+        deferredRuns: number;
+        budgetMs: number;
+        /** Runs deferred per session. */
+        bySession: Record<string, number>;
+    }
+    export class TickBudget<P extends Ticking> {
+        /** CPU for all packages of one fixed step, in ms. */
+        readonly worldMs: number;
+        /** Each run's own budget, in ms: a run starts only if this much is left. */
+        readonly runMs: number;
+        private readonly report;
+        /** The clock the budget is earned by, in ms (a virtual clock advances one step's length per step). */
+        private readonly now;
+        /** One fixed step's length on that clock, in ms. */
+        private readonly stepMs;
+        /** Sessions in turn order, each with its packages in turn order. */
+        private readonly turns;
+        private episode;
+        /** Budget earned and not spent, in ms, as of `earnedAt` on the clock. */
+        private earned;
+        private earnedAt;
+        constructor(
+        /** CPU for all packages of one fixed step, in ms. */
+        worldMs: number, 
+        /** Each run's own budget, in ms: a run starts only if this much is left. */
+        runMs: number, report: (overBudget: OverBudget) => void, 
+        /** The clock the budget is earned by, in ms (a virtual clock advances one step's length per step). */
+        now: () => number, 
+        /** One fixed step's length on that clock, in ms. */
+        stepMs?: number);
+        add(pkg: P): void;
+        remove(pkg: P): void;
+        /**
+         * Runs this step's packages with `run(pkg, spend)`; `spend(ms)` charges
+         * CPU as the run uses it (synchronously, so the next decision sees it).
+         */
+        tick(step: number, run: (pkg: P, spend: (cpuMs: number) => void) => void): void;
+        private rotateTo;
+        private record;
+    }
+}
 declare module "limina/internal/engine/packages/host" {
     import { type InstallConfig } from "limina/internal/limina-sandbox/js/sandbox";
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import { LiveIdentities } from "limina/internal/engine/policy/identity";
     import type { SkillRegistry } from "limina/internal/engine/skills/registry";
     import { LoadedPackage } from "limina/internal/engine/packages/loaded";
     import { type PackageLimits } from "limina/internal/engine/packages/limits";
-    export type RejectReason = "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
+    export type RejectReason = "reserved_id" | "id_in_use" | "session_package_cap" | "not_found" | "invalid_manifest" | "engine_incompatible" | "hash_mismatch" | "bad_signature" | "untrusted_key" | "unsigned" | "unknown_profile" | "profile_exceeds_caller" | "capability_overclaim" | "already_loaded" | "entry_threw" | "cpu_budget" | "memory_budget" | "stack_overflow" | "intent_budget";
     export interface LoadRequest {
         ref: string;
+        /** Who the package acts as: a new agent id, or its caller's own. */
         agentId: string;
+        /** The session it acts in (a package a client loads acts in the client's session). */
         sessionId: string;
+        /** What the caller called the package's session, recorded with the load. */
+        label?: string;
         profile: string;
         /** The caller's own permissions: the named profile must be within them. */
         callerPermissions: ReadonlySet<string>;
@@ -5326,6 +5432,8 @@ declare module "limina/internal/engine/packages/host" {
         registry: SkillRegistry;
         /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
         agents?: AgentDirectory;
+        /** The agent ids live sessions hold (default: a registry of this host's own). */
+        identities?: LiveIdentities;
         tracer: Tracer;
         /** Decides loads and crossings and holds the sandboxes' budgets. */
         policy: PolicyEngine;
@@ -5346,13 +5454,15 @@ declare module "limina/internal/engine/packages/host" {
         private readonly tracer;
         private readonly policy;
         private readonly install;
+        private readonly identities;
+        private readonly budget;
         constructor(services: PackageHostServices);
         /** The usable installed packages (optionally one name), as `package.list` shows them. */
         list(name?: string): ListedPackage[];
         /** The package loaded as `agentId`, if any. */
         get(agentId: string): LoadedPackage | undefined;
         loaded(): LoadedPackage[];
-        /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+        /** Runs this step's ticking packages, each within its own budget and all within the world's; nothing to do costs nothing. */
         tick(step: number): void;
         load(req: LoadRequest): Promise<LoadDecision>;
         /** Unloads the package running as `agentId`; returns whether there was one. */
@@ -6112,6 +6222,7 @@ declare module "limina/internal/engine/world-session" {
     import { Game } from "limina/internal/engine/game/game";
     import { PackageHost, type PackageHostServices } from "limina/internal/engine/packages/host";
     import { PolicyEngine } from "limina/internal/engine/policy/engine";
+    import { LiveIdentities } from "limina/internal/engine/policy/identity";
     import { Capturer } from "limina/internal/engine/render/capture";
     import { Look } from "limina/internal/engine/render/look";
     import type { QualityTier } from "limina/internal/engine/render/quality";
@@ -6190,6 +6301,8 @@ declare module "limina/internal/engine/world-session" {
         readonly policy: PolicyEngine | null;
         /** Packages loaded into sandboxes in this world. */
         readonly packages: PackageHost;
+        /** The agent ids live MCP sessions and packages hold: no one may take one, or one that reads as it. */
+        readonly identities: LiveIdentities;
         /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
         tick: number;
         /**
@@ -6299,8 +6412,20 @@ declare module "limina/internal/engine/skills/compact-schema" {
     }
     /** `schema` compacted; the input is not modified. */
     export function compactSchema(schema: unknown, options?: CompactOptions): unknown;
-    /** A description's first sentence (detail stays in the full contract). */
-    export function oneLine(description: string): string;
+    /**
+     * A description's first sentence (detail stays in the full contract); past
+     * `max` characters, cut at the last clause break (" — ", ": ", " (", ", ")
+     * or word before it, ending in "…".
+     */
+    export function oneLine(description: string, max?: number): string;
+    /**
+     * An outline of an object schema: every top-level property with its type
+     * (and its enum or const) and what is required — nothing nested. It accepts everything `schema` accepts (a superset: no
+     * valid input is refused by it) and says at a glance what to send; the
+     * skill still validates every call exactly, and its full schema is one
+     * `skills.describe` away.
+     */
+    export function outlineSchema(schema: unknown): unknown;
 }
 declare module "limina/internal/engine/agents/action-grammar" {
     import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
@@ -6389,6 +6514,27 @@ declare module "limina/internal/engine/agents/discovery" {
     /** Rough tokens of a prompt text: 4 characters a token, the usual estimate for English and JSON. */
     export const estimateTokens: (chars: number) => number;
     type AnySkill = SkillDefinition<any, any>;
+    /** A decision narrowed to one purpose (a conversation's turn): only these skills and tools, and what the agent must know for it. */
+    export interface Focus {
+        /** What it is for, in rejections ("conversation"). */
+        purpose: string;
+        skills: string[];
+        /** Tools the focus's owner answers itself (like the discovery tools). */
+        tools: SkillTool[];
+        /** Follows the agent's own prompt in the system message. */
+        context: string;
+        /** Told how the decision went: its calls (to the focus's tools among them) once made, or why it failed. */
+        settled(outcome: {
+            decisionId: string;
+            calls: {
+                tool: string;
+                input: unknown;
+            }[];
+        } | {
+            decisionId: string;
+            error: string;
+        }): void;
+    }
     /** What one decision offers an agent. */
     export interface Offer {
         /** Offered as function tools. */
@@ -6418,8 +6564,12 @@ declare module "limina/internal/engine/agents/discovery" {
         mayCall(agent: AgentRecord, name: string): boolean;
         /** The agent's core set: its own, else its profile's by CORE_PURPOSES; only skills it may call. */
         core(agent: AgentRecord): string[];
-        /** What the next decision offers `agent`, each skill by its surface mode. */
-        offer(agent: AgentRecord, provider: LLMProvider): Offer;
+        /**
+         * What the next decision offers `agent`, each skill by its surface mode.
+         * With a `focus` (a conversation's turn), only its skills and extra tools
+         * are offered and its context follows the agent's prompt.
+         */
+        offer(agent: AgentRecord, provider: LLMProvider, focus?: Focus): Offer;
         /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
         isDiscoveryTool(name: string): boolean;
         /** `list_skills`: the skills the agent may call beyond its core, optionally one family's or matching words. */
@@ -6521,6 +6671,8 @@ declare module "limina/internal/engine/agents/registry" {
         }[];
         /** Held back by its rate limit since this tick; null when not. */
         heldSince: number | null;
+        /** The conversation it is in (it makes no other decisions meanwhile); null when none. */
+        conversation: string | null;
         usage: AgentUsage;
     }
     /** What an agent's decisions cost, summed over its life. */
@@ -6675,6 +6827,84 @@ declare module "limina/internal/engine/packages/provider" {
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
+declare module "limina/internal/engine/mcp/jsonrpc" {
+    /** A request id as sent: a number beyond what a double holds exactly is kept as its raw JSON text. */
+    export type Id = string | number | null | RawJson;
+    /** `JSON.rawJSON`'s result: serialised by JSON.stringify as the text it holds. */
+    interface RawJson {
+        readonly rawJSON: string;
+    }
+    export interface Request {
+        id: Id;
+        /** False for a notification (no `id` member): it runs but gets no reply. */
+        hasId: boolean;
+        method: string;
+        params: unknown;
+    }
+    export class RpcError extends Error {
+        readonly code: number;
+        readonly data?: unknown | undefined;
+        readonly id: Id;
+        constructor(code: number, message: string, data?: unknown | undefined, id?: Id);
+    }
+    /** Parses one message; throws RpcError (-32700 / -32600) for what is not a valid request. */
+    export function parseRequest(text: string): Request;
+    export function result(id: Id, value: unknown): string;
+    export function error(id: Id, code: number, message: string, data?: unknown): string;
+    export function notification(method: string, params: unknown): string;
+}
+declare module "limina/internal/engine/mcp/listing" {
+    import { type SkillRegistry } from "limina/internal/engine/skills/registry";
+    /** The `_meta` keys a `tools/list` request may carry. */
+    export const LISTING_KEY = "io.limina/listing";
+    export const SCHEMAS_KEY = "io.limina/schemas";
+    export type Listing = "full" | "core";
+    /** `compact` (default): exact when small, else an outline; `exact`: every schema compact but exact; `full`: the skills' own schemas and descriptions. */
+    export type SchemaDetail = "compact" | "exact" | "full";
+    /** A compact tool entry past this many bytes is listed with its outline. */
+    export const OUTLINE_ABOVE = 300;
+    /** The longest listed description (the whole one: skills.describe). */
+    export const DESCRIPTION_MAX = 100;
+    export const DEFAULT_PAGE_SIZE = 100;
+    /**
+     * The core listing: what an external builder with a small context window
+     * starts from — finding and reading skills, then building and looking.
+     */
+    export const CORE_TOOLS: readonly string[];
+    export interface McpTool {
+        name: string;
+        description: string;
+        inputSchema: unknown;
+    }
+    export interface ListingOptions {
+        /** Tools per page (0: all on one page). */
+        pageSize: number;
+        /** The listing a request gets when it asks for none. */
+        listing: Listing;
+    }
+    export class ToolListing {
+        private readonly registry;
+        readonly options: ListingOptions;
+        /** Entries by skill, then detail, and each skill's 2020-12 input schema: built when first listed (Zod can take a while to convert a large schema). */
+        private readonly entries;
+        private readonly schemas;
+        /** Bumped whenever the skills change: cursors of older listings are stale. */
+        private version;
+        constructor(registry: SkillRegistry, options: ListingOptions);
+        /** `name`'s entry at `detail`. */
+        private entry;
+        /** Every tool at `detail`, in registration order. */
+        tools(detail?: SchemaDetail): McpTool[];
+        /** A `tools/list` result for `params` (`cursor`, `_meta`). Throws INVALID_PARAMS for a bad or stale cursor or option. */
+        page(params: Record<string, unknown>): {
+            tools: McpTool[];
+            nextCursor?: string;
+        };
+        /** Opaque to clients: the listing's version, where the next page starts, and the listing it belongs to. */
+        private encode;
+        private decode;
+    }
+}
 declare module "limina/internal/engine/agents/scheduler" {
     import type { AgentRecord } from "limina/internal/engine/agents/registry";
     export interface AgentBudget {
@@ -6704,7 +6934,7 @@ declare module "limina/internal/engine/agents/scheduler" {
         private virtualTime;
         constructor(budget?: SchedulerBudget);
         budgetOf(agentId: string): AgentBudget;
-        /** Agents whose decision is due and may start this tick, longest-waiting first. */
+        /** Agents whose decision is due and may start this tick (none in a conversation: it paces them), longest-waiting first. */
         dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[];
         /** Whether the agent's rate limits let a decision start at `tick`; sets `heldSince` while they do not. */
         withinRate(agent: AgentRecord, tick: number): boolean;
@@ -6730,187 +6960,6 @@ declare module "limina/internal/engine/agents/action" {
          * scheduler's order); they complete before the next fixed step.
          */
         run(agents: AgentRecord[]): Promise<void>;
-    }
-}
-declare module "limina/internal/engine/agents/decision" {
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
-    import { type Offer, SkillSurface } from "limina/internal/engine/agents/discovery";
-    import { type DecideRequest, type ProviderMap } from "limina/internal/engine/agents/providers/provider";
-    import type { AgentRecord } from "limina/internal/engine/agents/registry";
-    import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
-    /** A decision's prompt as sent: what it cost and what it offered. */
-    export interface PromptStats {
-        chars: number;
-        /** Estimated: 4 characters a token. */
-        tokens: number;
-        /** Function tools offered. */
-        tools: number;
-        /** Skills offered in the system message. */
-        prompted: number;
-        activeSkills: string[];
-    }
-    /** The size of a request as a provider sends it: its messages and function tools. */
-    export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats;
-    export class DecisionSystem {
-        private readonly registry;
-        private readonly tracer;
-        private readonly providers;
-        private readonly scheduler;
-        readonly surface: SkillSurface;
-        private readonly timeouts;
-        private disposed;
-        constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
-        /** Starts a decision for each agent (perception already built); never waits for one. */
-        start(agents: AgentRecord[], tick: number): void;
-        /** Abandons every decision in flight and starts no more. */
-        dispose(): void;
-        /** Records that the agent's rate limit holds its decisions back. */
-        deferred(agent: AgentRecord, tick: number): void;
-        private emit;
-        private startOne;
-        /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
-        private accept;
-        /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
-        private discover;
-    }
-}
-declare module "limina/internal/engine/agents/observability" {
-    import type { EngineEvent, Tracer } from "limina/internal/engine/observability/tracer";
-    import type { AgentRegistry } from "limina/internal/engine/agents/registry";
-    export class ObservabilitySystem {
-        private readonly agents;
-        private readonly keep;
-        private readonly traces;
-        constructor(tracer: Tracer, agents: AgentRegistry, keep?: number);
-        /** An agent's most recent events, oldest first. */
-        traceOf(agentId: string): readonly EngineEvent[];
-    }
-}
-declare module "limina/internal/engine/agents/perception" {
-    import type { Navigation } from "limina/internal/limina-nav/js/nav";
-    import type { World } from "limina/internal/engine/ecs/world";
-    import type { Tracer } from "limina/internal/engine/observability/tracer";
-    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
-    import type { AgentRecord } from "limina/internal/engine/agents/registry";
-    export class PerceptionSystem {
-        private readonly world;
-        private readonly spatial;
-        private readonly tracer;
-        private readonly nav?;
-        constructor(world: World, spatial: SpatialIndex, tracer: Tracer, nav?: Navigation | undefined);
-        /** Fills `perception` for each agent and emits `agent.perception.updated`. */
-        build(agents: AgentRecord[], tick: number, options?: {
-            forceOracle?: boolean;
-        }): void;
-        private recentEvents;
-        /** The one place a Perception envelope is assembled, whichever path found the hits. */
-        private assemble;
-        private publish;
-    }
-}
-declare module "limina/internal/engine/agents/systems" {
-    import type { WorldSession } from "limina/internal/engine/world-session";
-    import { ActionSystem } from "limina/internal/engine/agents/action";
-    import { DecisionSystem } from "limina/internal/engine/agents/decision";
-    import { ObservabilitySystem } from "limina/internal/engine/agents/observability";
-    import { PerceptionSystem } from "limina/internal/engine/agents/perception";
-    import type { ProviderMap } from "limina/internal/engine/agents/providers/provider";
-    import { AgentRegistry } from "limina/internal/engine/agents/registry";
-    import { AgentScheduler, type SchedulerBudget } from "limina/internal/engine/agents/scheduler";
-    export interface AgentSystems {
-        agents: AgentRegistry;
-        scheduler: AgentScheduler;
-        perception: PerceptionSystem;
-        decision: DecisionSystem;
-        action: ActionSystem;
-        observability: ObservabilitySystem;
-        /** One tick of the agent pipeline (registered on the fixed step unless `manual`). */
-        tick(step: number): Promise<void>;
-        /** Stops the systems on the loop. */
-        dispose(): void;
-    }
-    export function createAgentSystems(session: WorldSession, providers: ProviderMap, options?: {
-        budget?: SchedulerBudget;
-        manual?: boolean;
-    }): AgentSystems;
-}
-declare module "limina/internal/engine/agents/policies" {
-    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
-    import type { DecideRequest } from "limina/internal/engine/agents/providers/provider";
-    /**
-     * Pursue the nearest perceived entity (other than those in `ignore`) by
-     * pushing the agent's own body toward it with a horizontal impulse.
-     */
-    export function pursueNearest(strength?: number, ignore?: (entityId: string) => boolean): (req: DecideRequest) => MCPRequest[];
-}
-declare module "limina/internal/engine/agents/providers/scripted" {
-    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
-    import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
-    export class ScriptedProvider implements LLMProvider {
-        private readonly policy;
-        readonly name = "scripted";
-        constructor(policy: (req: DecideRequest) => MCPRequest[] | Promise<MCPRequest[]>);
-        decide(req: DecideRequest): Promise<DecideResult>;
-    }
-}
-declare module "limina/internal/engine/agents/providers/ollama" {
-    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
-    export interface OllamaOptions {
-        baseUrl?: string;
-        model: string;
-        /** The whole request, retries included (default 30 000). */
-        timeoutMs?: number;
-        /** Connecting, then the TLS handshake, each (default 10 000). */
-        connectTimeoutMs?: number;
-        retry?: RetryPolicy;
-    }
-    export class OllamaProvider implements LLMProvider {
-        private readonly options;
-        readonly name = "ollama";
-        readonly model: string;
-        private readonly url;
-        private readonly timeoutMs;
-        constructor(options: OllamaOptions);
-        decide(req: DecideRequest): Promise<DecideResult>;
-    }
-    export class OllamaChat {
-        private readonly options;
-        private readonly url;
-        private readonly timeoutMs;
-        constructor(options: OllamaOptions);
-        /** One free-form reply to a conversation. */
-        chat(messages: {
-            role: "system" | "user" | "assistant";
-            content: string;
-        }[]): Promise<string>;
-    }
-}
-declare module "limina/internal/engine/agents/providers/gateway" {
-    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
-    export interface GatewayOptions {
-        baseUrl?: string;
-        apiKey?: string;
-        model?: string;
-        /** The whole request, retries included (default 30 000). */
-        timeoutMs?: number;
-        /** Connecting, then the TLS handshake, each (default 10 000). */
-        connectTimeoutMs?: number;
-        retry?: RetryPolicy;
-    }
-    /** The error every decision of an unconfigured gateway fails with. */
-    export const GATEWAY_UNCONFIGURED = "GatewayProvider is not configured: set LIMINA_GATEWAY_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)";
-    export class GatewayProvider implements LLMProvider {
-        private readonly options;
-        readonly name = "gateway";
-        readonly model?: string;
-        private readonly baseUrl?;
-        private readonly apiKey?;
-        private readonly timeoutMs;
-        constructor(options?: GatewayOptions);
-        /** Whether the URL and model are set (else every decision fails naming the variables). */
-        get configured(): boolean;
-        decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
 declare module "limina/internal/engine/game/api" {
@@ -7256,6 +7305,263 @@ declare module "limina/internal/engine/game/api" {
         unlocked: (s: WorldSession, entity: Entity, unlock: string) => boolean;
     };
 }
+declare module "limina/internal/engine/agents/decision" {
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { SkillRegistry } from "limina/internal/engine/skills/registry";
+    import { type Focus, type Offer, SkillSurface } from "limina/internal/engine/agents/discovery";
+    import { type DecideRequest, type ProviderMap } from "limina/internal/engine/agents/providers/provider";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    import type { AgentScheduler } from "limina/internal/engine/agents/scheduler";
+    /** A decision's prompt as sent: what it cost and what it offered. */
+    export interface PromptStats {
+        chars: number;
+        /** Estimated: 4 characters a token. */
+        tokens: number;
+        /** Function tools offered. */
+        tools: number;
+        /** Skills offered in the system message. */
+        prompted: number;
+        activeSkills: string[];
+    }
+    /** The size of a request as a provider sends it: its messages and function tools. */
+    export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats;
+    export class DecisionSystem {
+        private readonly registry;
+        private readonly tracer;
+        private readonly providers;
+        private readonly scheduler;
+        readonly surface: SkillSurface;
+        private readonly timeouts;
+        private disposed;
+        constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
+        /** Starts a decision for each agent (perception already built); never waits for one. */
+        start(agents: AgentRecord[], tick: number): void;
+        /**
+         * Starts one decision narrowed to `focus` (perception already built): a
+         * conversation's turn. Calls to the focus's own tools are handed to it,
+         * not queued. Returns the decision's id, or null when none could start.
+         */
+        startFocused(agent: AgentRecord, tick: number, focus: Focus): string | null;
+        /** Abandons every decision in flight and starts no more. */
+        dispose(): void;
+        /** Records that the agent's rate limit holds its decisions back. */
+        deferred(agent: AgentRecord, tick: number): void;
+        private emit;
+        private startOne;
+        /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
+        private accept;
+        /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */
+        private discover;
+    }
+}
+declare module "limina/internal/engine/agents/perception" {
+    import type { Navigation } from "limina/internal/limina-nav/js/nav";
+    import type { World } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import type { AgentRecord } from "limina/internal/engine/agents/registry";
+    export class PerceptionSystem {
+        private readonly world;
+        private readonly spatial;
+        private readonly tracer;
+        private readonly nav?;
+        constructor(world: World, spatial: SpatialIndex, tracer: Tracer, nav?: Navigation | undefined);
+        /** Fills `perception` for each agent and emits `agent.perception.updated`. */
+        build(agents: AgentRecord[], tick: number, options?: {
+            forceOracle?: boolean;
+        }): void;
+        private recentEvents;
+        /** The one place a Perception envelope is assembled, whichever path found the hits. */
+        private assemble;
+        private publish;
+    }
+}
+declare module "limina/internal/engine/agents/conversation" {
+    import { z } from "zod";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    import type { DecisionSystem } from "limina/internal/engine/agents/decision";
+    import type { PerceptionSystem } from "limina/internal/engine/agents/perception";
+    import type { AgentRegistry } from "limina/internal/engine/agents/registry";
+    export const END_CONVERSATION = "end_conversation";
+    export const ConversationSpec: z.ZodObject<{
+        participants: z.ZodArray<z.ZodString>;
+        topic: z.ZodDefault<z.ZodString>;
+        maxTurns: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type ConversationSpec = z.input<typeof ConversationSpec>;
+    export interface Line {
+        tick: number;
+        speaker: string;
+        text: string;
+    }
+    export type ConversationState = "talking" | "ended";
+    export interface Conversation {
+        id: string;
+        participants: string[];
+        topic: string;
+        maxTurns: number;
+        lines: Line[];
+        state: ConversationState;
+        /** Why it ended: "turns", "ended by agt_…", "failed: …", "participant left". */
+        endReason: string | null;
+    }
+    /** How long a line stays up before the next speaker begins: about 15 characters a second, 1.5–6 s. */
+    export const readingTicks: (text: string) => number;
+    export class Conversations {
+        private readonly session;
+        private readonly agents;
+        private readonly perception;
+        private readonly decision;
+        private readonly tracer;
+        private readonly live;
+        private readonly ended;
+        private readonly toRemember;
+        private disposed;
+        constructor(session: WorldSession, agents: AgentRegistry, perception: PerceptionSystem, decision: DecisionSystem, tracer: Tracer);
+        /** Starts a conversation; its first speaker begins on the next tick. */
+        start(spec: ConversationSpec): Conversation;
+        /** A conversation by id, live or ended. */
+        get(id: string): Conversation | undefined;
+        /** Ends a conversation now. */
+        end(id: string, reason: string): void;
+        /** Stops pacing: conversations in progress go no further, and nothing more is remembered (the world is closing). */
+        dispose(): void;
+        /** On the fixed step: the NPCs remember the lines said since the last, then the turns that are due start. */
+        tick(tick: number): Promise<void>;
+        private focus;
+        /** The speaker's situation: the others, its memories of them (an NPC's), the conversation so far. */
+        private context;
+        /** An NPC speaker's memories of the others, newest first, bounded in count and length; null for others. */
+        private memorySummary;
+        private nameOf;
+        /** The turn's line was said: record it, let the NPCs remember it, schedule the next speaker. */
+        private said;
+        /** Each NPC participant remembers the line (through the npc.remember skill: world state, in the world log). */
+        private remember;
+        /** A turn that failed is tried again a little later, up to TURN_RETRIES times in a row; then the conversation ends. */
+        private failed;
+    }
+}
+declare module "limina/internal/engine/agents/observability" {
+    import type { EngineEvent, Tracer } from "limina/internal/engine/observability/tracer";
+    import type { AgentRegistry } from "limina/internal/engine/agents/registry";
+    export class ObservabilitySystem {
+        private readonly agents;
+        private readonly keep;
+        private readonly traces;
+        constructor(tracer: Tracer, agents: AgentRegistry, keep?: number);
+        /** An agent's most recent events, oldest first. */
+        traceOf(agentId: string): readonly EngineEvent[];
+    }
+}
+declare module "limina/internal/engine/agents/systems" {
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    import { ActionSystem } from "limina/internal/engine/agents/action";
+    import { Conversations } from "limina/internal/engine/agents/conversation";
+    import { DecisionSystem } from "limina/internal/engine/agents/decision";
+    import { ObservabilitySystem } from "limina/internal/engine/agents/observability";
+    import { PerceptionSystem } from "limina/internal/engine/agents/perception";
+    import type { ProviderMap } from "limina/internal/engine/agents/providers/provider";
+    import { AgentRegistry } from "limina/internal/engine/agents/registry";
+    import { AgentScheduler, type SchedulerBudget } from "limina/internal/engine/agents/scheduler";
+    export interface AgentSystems {
+        agents: AgentRegistry;
+        scheduler: AgentScheduler;
+        perception: PerceptionSystem;
+        decision: DecisionSystem;
+        action: ActionSystem;
+        observability: ObservabilitySystem;
+        /** Conversations between these agents (turns paced on the fixed step). */
+        conversations: Conversations;
+        /** One tick of the agent pipeline (registered on the fixed step unless `manual`). */
+        tick(step: number): Promise<void>;
+        /** Stops the systems on the loop. */
+        dispose(): void;
+    }
+    export function createAgentSystems(session: WorldSession, providers: ProviderMap, options?: {
+        budget?: SchedulerBudget;
+        manual?: boolean;
+    }): AgentSystems;
+}
+declare module "limina/internal/engine/agents/policies" {
+    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    import type { DecideRequest } from "limina/internal/engine/agents/providers/provider";
+    /**
+     * Pursue the nearest perceived entity (other than those in `ignore`) by
+     * pushing the agent's own body toward it with a horizontal impulse.
+     */
+    export function pursueNearest(strength?: number, ignore?: (entityId: string) => boolean): (req: DecideRequest) => MCPRequest[];
+}
+declare module "limina/internal/engine/agents/providers/scripted" {
+    import type { MCPRequest } from "limina/internal/engine/mcp/protocol";
+    import type { DecideRequest, DecideResult, LLMProvider } from "limina/internal/engine/agents/providers/provider";
+    export class ScriptedProvider implements LLMProvider {
+        private readonly policy;
+        readonly name = "scripted";
+        constructor(policy: (req: DecideRequest) => MCPRequest[] | Promise<MCPRequest[]>);
+        decide(req: DecideRequest): Promise<DecideResult>;
+    }
+}
+declare module "limina/internal/engine/agents/providers/ollama" {
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
+    export interface OllamaOptions {
+        baseUrl?: string;
+        model: string;
+        /** The whole request, retries included (default 30 000). */
+        timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
+    }
+    export class OllamaProvider implements LLMProvider {
+        private readonly options;
+        readonly name = "ollama";
+        readonly model: string;
+        private readonly url;
+        private readonly timeoutMs;
+        constructor(options: OllamaOptions);
+        decide(req: DecideRequest): Promise<DecideResult>;
+    }
+    export class OllamaChat {
+        private readonly options;
+        private readonly url;
+        private readonly timeoutMs;
+        constructor(options: OllamaOptions);
+        /** One free-form reply to a conversation. */
+        chat(messages: {
+            role: "system" | "user" | "assistant";
+            content: string;
+        }[]): Promise<string>;
+    }
+}
+declare module "limina/internal/engine/agents/providers/gateway" {
+    import { type DecideRequest, type DecideResult, type LLMProvider, type RetryPolicy } from "limina/internal/engine/agents/providers/provider";
+    export interface GatewayOptions {
+        baseUrl?: string;
+        apiKey?: string;
+        model?: string;
+        /** The whole request, retries included (default 30 000). */
+        timeoutMs?: number;
+        /** Connecting, then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+        retry?: RetryPolicy;
+    }
+    /** The error every decision of an unconfigured gateway fails with. */
+    export const GATEWAY_UNCONFIGURED = "GatewayProvider is not configured: set LIMINA_GATEWAY_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and LIMINA_GATEWAY_MODEL (and LIMINA_GATEWAY_KEY if the gateway needs one)";
+    export class GatewayProvider implements LLMProvider {
+        private readonly options;
+        readonly name = "gateway";
+        readonly model?: string;
+        private readonly baseUrl?;
+        private readonly apiKey?;
+        private readonly timeoutMs;
+        constructor(options?: GatewayOptions);
+        /** Whether the URL and model are set (else every decision fails naming the variables). */
+        get configured(): boolean;
+        decide(req: DecideRequest): Promise<DecideResult>;
+    }
+}
 declare module "limina/internal/engine/persistence/world-file" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     /** The session's snapshot as bytes (what a world file holds). */
@@ -7550,7 +7856,7 @@ declare module "limina" {
     export { Lifecycle as UiLifecycle } from "limina/internal/engine/ui/lifecycle";
     export { CONTAINER_KINDS, type ContainerKind, UiStyle } from "limina/internal/engine/ui/style";
     export { type ExecutionContext, type InvokeBase, type InvokeMetadata, type InvokeResult, inputSchema, type SkillCategory, type SkillDefinition, type SkillFactory, SkillRegistry, type SkillTool, type SurfaceMode, } from "limina/internal/engine/skills/registry";
-    export { compactSchema, type CompactOptions, oneLine } from "limina/internal/engine/skills/compact-schema";
+    export { compactSchema, type CompactOptions, oneLine, outlineSchema } from "limina/internal/engine/skills/compact-schema";
     export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "limina/internal/engine/skills/profiles";
     export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "limina/internal/engine/skills/schemas";
     export { type GltfResource, loadGltf } from "limina/internal/engine/skills/three";
@@ -7562,10 +7868,12 @@ declare module "limina" {
     export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "limina/internal/engine/packages/host";
     export { LoadedPackage } from "limina/internal/engine/packages/loaded";
     export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "limina/internal/engine/packages/limits";
+    export { type OverBudget, TickBudget, type Ticking } from "limina/internal/engine/packages/tick-budget";
     export { PackageProvider } from "limina/internal/engine/packages/provider";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
     export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
+    export { CORE_TOOLS, type Listing, LISTING_KEY, type McpTool, type SchemaDetail, SCHEMAS_KEY, ToolListing } from "limina/internal/engine/mcp/listing";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";
     export { AgentDirectory, type AgentSource, type AgentSummary } from "limina/internal/engine/agents/directory";
     export { type AgentRecord, AgentRegistry, type AgentSpec, type AgentUsage, type PerceivedEntity, type Perception, type QueuedAction } from "limina/internal/engine/agents/registry";
@@ -7577,9 +7885,10 @@ declare module "limina" {
     export { OllamaChat, type OllamaOptions, OllamaProvider } from "limina/internal/engine/agents/providers/ollama";
     export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "limina/internal/engine/agents/providers/gateway";
     export { ACTION_GRAMMAR, parseActions } from "limina/internal/engine/agents/action-grammar";
-    export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
+    export { CORE_PURPOSES, type DiscoveryMode, type Focus, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "limina/internal/engine/agents/discovery";
     export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "limina/internal/engine/agents/surface-modes";
     export { type PromptStats, promptStats } from "limina/internal/engine/agents/decision";
+    export { type Conversation, Conversations, ConversationSpec, END_CONVERSATION, type Line, readingTicks } from "limina/internal/engine/agents/conversation";
     export { abilities, type As, callSkill, checkpoints, combat, damage, dialogue, events, game, interaction, inventory, items, npcs, progression, quests, saves, stats, status, triggers, } from "limina/internal/engine/game/api";
     export { Game, type RuleContext } from "limina/internal/engine/game/game";
     export type { Condition, Effect, Who } from "limina/internal/engine/game/rules/schemas";

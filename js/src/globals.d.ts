@@ -9,6 +9,8 @@ interface LiminaLoopStats {
   simTime: number;
   fixedDt: number;
   clock: "realtime" | "virtual";
+  /** CPU time the loop's thread has used so far, in ms: unlike the wall clock, it does not grow while the process waits for a busy machine. */
+  cpuMs: number;
 }
 
 interface LiminaRunResult {

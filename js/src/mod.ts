@@ -98,7 +98,7 @@ export {
   type SkillTool,
   type SurfaceMode,
 } from "./skills/registry.ts";
-export { compactSchema, type CompactOptions, oneLine } from "./skills/compact-schema.ts";
+export { compactSchema, type CompactOptions, oneLine, outlineSchema } from "./skills/compact-schema.ts";
 export { type Permission, PERMISSIONS, PROFILES, resolveProfile } from "./skills/profiles.ts";
 export { EventSchema, Quat as QuatSchema, Vec3 as Vec3Schema } from "./skills/schemas.ts";
 export { type GltfResource, loadGltf } from "./skills/three.ts";
@@ -134,6 +134,7 @@ export { type Attribution, HostBridge, type RunBudget, type RunResult } from "./
 export { type ListedPackage, type LoadDecision, type LoadRequest, PackageHost, type PackageHostServices, type RejectReason } from "./packages/host.ts";
 export { LoadedPackage } from "./packages/loaded.ts";
 export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./packages/limits.ts";
+export { type OverBudget, TickBudget, type Ticking } from "./packages/tick-budget.ts";
 export { PackageProvider } from "./packages/provider.ts";
 
 // The world log.
@@ -161,6 +162,7 @@ export {
 
 // MCP.
 export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "./mcp/mcp.ts";
+export { CORE_TOOLS, type Listing, LISTING_KEY, type McpTool, type SchemaDetail, SCHEMAS_KEY, ToolListing } from "./mcp/listing.ts";
 export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "./mcp/protocol.ts";
 
 // Agents.
@@ -193,9 +195,10 @@ export { ScriptedProvider } from "./agents/providers/scripted.ts";
 export { OllamaChat, type OllamaOptions, OllamaProvider } from "./agents/providers/ollama.ts";
 export { GATEWAY_UNCONFIGURED, type GatewayOptions, GatewayProvider } from "./agents/providers/gateway.ts";
 export { ACTION_GRAMMAR, parseActions } from "./agents/action-grammar.ts";
-export { CORE_PURPOSES, type DiscoveryMode, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "./agents/discovery.ts";
+export { CORE_PURPOSES, type DiscoveryMode, type Focus, type DiscoveryOptions, estimateTokens, LIST_SKILLS, MAX_CORE, READ_SKILL, SkillSurface } from "./agents/discovery.ts";
 export { composeSystemPrompt, resolveSurfaceMode, SURFACE_MODES, SURFACE_RULES, type SurfaceRule } from "./agents/surface-modes.ts";
 export { type PromptStats, promptStats } from "./agents/decision.ts";
+export { type Conversation, Conversations, ConversationSpec, END_CONVERSATION, type Line, readingTicks } from "./agents/conversation.ts";
 
 // Gameplay: the game families' module API (changes go through their skills, so the world log records them).
 export {

@@ -23,6 +23,7 @@ import { worldDigest, worldState } from "./persistence/digest.ts";
 import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
+import { LiveIdentities } from "./policy/identity.ts";
 import { Capturer } from "./render/capture.ts";
 import { loadHdriAsset } from "./render/hdri.ts";
 import { attachLook, Look } from "./render/look.ts";
@@ -106,6 +107,8 @@ export class WorldSession {
   readonly policy: PolicyEngine | null;
   /** Packages loaded into sandboxes in this world. */
   readonly packages: PackageHost;
+  /** The agent ids live MCP sessions and packages hold: no one may take one, or one that reads as it. */
+  readonly identities = new LiveIdentities();
   /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
   tick = 0;
   /**
@@ -163,7 +166,7 @@ export class WorldSession {
     this.registry.attachPolicy(this.policy);
     // Without the dynamic engine, packages still get one: it decides their loads and crossings and keeps their budgets.
     this.paused = options.paused ?? false;
-    this.packages = new PackageHost({ ...options.packages, registry: this.registry, agents: this.agents, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true, paused: () => this.paused });
+    this.packages = new PackageHost({ ...options.packages, registry: this.registry, agents: this.agents, identities: this.identities, tracer: this.tracer, policy: this.policy ?? new PolicyEngine(this.tracer), simulate: options.simulate ?? true, paused: () => this.paused });
     registerCoreSkills(this);
     this.stopStepping = options.simulate ?? true ? onFixedStep((dt) => {
       if (!this.paused) this.step(dt);

@@ -1,7 +1,7 @@
 // limina: --deterministic
 // Agent players: perception → off-loop decision → action, the scheduler, timeouts.
 import { assert, assertEquals, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
+import { AgentScheduler, type AgentRecord, createAgentSystems, createWorldSession, DEFAULT_BUDGET, type MCPRequest, pursueNearest, ScriptedProvider, waitSteps } from "limina";
 import { z } from "zod";
 
 function world() {
@@ -253,6 +253,15 @@ test("perception: the native batch and the JS oracle give byte-identical envelop
   assert(agents.every((a) => a.perception!.nearby.every((n) => n.id !== a.entityId)), "an agent never perceives itself");
   sys.dispose();
   session.dispose();
+});
+
+test("the scheduler starts the longest-waiting decisions first when the per-tick cap binds", () => {
+  const scheduler = new AgentScheduler({ ...DEFAULT_BUDGET, maxDecisionStartsPerTick: 2 });
+  const agent = (id: string, lastDecisionTick: number, inFlight = false) => ({ id, lastDecisionTick, decisionIntervalTicks: 10, inFlight }) as unknown as AgentRecord;
+  // Listed in an order that is not the waiting order: the last decided come first.
+  const agents = [agent("agt_c", 50), agent("agt_b", 30), agent("agt_late", 95), agent("agt_busy", 0, true), agent("agt_d", 10), agent("agt_a", 10)];
+  assertEquals(scheduler.dueForDecision(agents, 100).map((a) => a.id), ["agt_a", "agt_d"]);
+  assertEquals(new AgentScheduler({ ...DEFAULT_BUDGET, maxDecisionStartsPerTick: 8 }).dueForDecision(agents, 100).map((a) => a.id), ["agt_a", "agt_d", "agt_b", "agt_c"]);
 });
 
 test("agent records: defaults, ids, validation", () => {

@@ -20,7 +20,8 @@ test("a 500 ms provider does not slow the tick rate", async () => {
   await new Promise((r) => setTimeout(r, 1200));
   const rate = (Limina.loop.steps() - s0) / ((performance.now() - t0) / 1000);
   assert(thinking >= 20, `every agent had a decision in flight (${thinking})`);
-  assert(rate > 55, `${rate.toFixed(1)} steps/s while the provider thinks`);
+  // A loop that waited on the provider would manage a few steps a second; the margin is for a busy machine.
+  assert(rate > 30, `${rate.toFixed(1)} steps/s while the provider thinks`);
   const done = session.tracer.history().filter((e) => e.type === "agent.signal.thought").length;
   assert(done >= 20, `the slow decisions still landed and acted (${done})`);
   sys.dispose();

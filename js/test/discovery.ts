@@ -11,8 +11,10 @@ import {
   type DecideRequest,
   GatewayProvider,
   LIST_SKILLS,
+  type LLMProvider,
   MAX_CORE,
   type MCPRequest,
+  OllamaProvider,
   parseActions,
   READ_SKILL,
   resolveSurfaceMode,
@@ -28,9 +30,9 @@ const gateway = (model: string) => new GatewayProvider({ baseUrl: `http://127.0.
 type Session = ReturnType<typeof createWorldSession>;
 
 /** A world with one player agent deciding through `provider` every 5 ticks. */
-function world(provider: ConstructorParameters<typeof ScriptedProvider>[0] | GatewayProvider, spec: Partial<AgentSpec> = {}) {
+function world(provider: ConstructorParameters<typeof ScriptedProvider>[0] | LLMProvider, spec: Partial<AgentSpec> = {}) {
   const session = createWorldSession();
-  const sys = createAgentSystems(session, { p: provider instanceof GatewayProvider ? provider : new ScriptedProvider(provider) });
+  const sys = createAgentSystems(session, { p: typeof provider === "function" ? new ScriptedProvider(provider) : provider });
   const agent = sys.agents.add({
     id: "agt_p",
     type: "player",
@@ -68,7 +70,7 @@ test("progressive: the first request offers ≤ 16 core tools plus list_skills a
   assert(offered.includes(LIST_SKILLS) && offered.includes(READ_SKILL), `the discovery tools are offered: ${offered}`);
   const core = offered.filter((n) => n !== LIST_SKILLS && n !== READ_SKILL);
   assert(core.length >= 1 && core.length <= MAX_CORE, `${core.length} core tools`);
-  assertEquals(core, ["agent__getPerception", "scene__queryEntities", "physics__raycast", "physics__applyImpulse", "agent__emitEvent"], "player.limited's core set, by purpose");
+  assertEquals(core, ["agent__getPerception", "scene__queryEntities", "physics__raycast", "physics__applyImpulse", "agent__emitEvent", "interaction__list", "interaction__interact", "interaction__pickup", "inventory__list", "game__status"], "player.limited's core set, by purpose");
   assert(!offered.includes("camera__get"), "camera.get is not offered before it is read");
   assert(toolNames(second).includes("camera__get"), `the next request carries it: ${toolNames(second)}`);
   // The contract read_skill returned reaches the next decision, once.
@@ -135,6 +137,24 @@ test("system-prompt mode: the skills go into the system message instead of the t
   assertEquals(made.prompt.tools, 0);
   assert(made.prompt.prompted >= 7, `prompted ${made.prompt.prompted}`);
   await w.close();
+});
+
+test("Ollama too: progressive discovery over /api/chat, and system-prompt mode answered in the grammar", async () => {
+  const ollama = (model: string) => new OllamaProvider({ baseUrl: `http://127.0.0.1:${server.port}`, model, timeoutMs: 20_000 });
+  const discover = world(ollama("discover:camera.get"));
+  await until(() => discover.events("skill.executed").some((e) => (e.payload as { skill: string }).skill === "camera.get"), "camera.get to run over Ollama");
+  const [first, second] = (await sent("discover:camera.get")).filter((r) => r.path === "/api/chat");
+  assert(toolNames(first).includes(READ_SKILL) && toolNames(first).length <= MAX_CORE + 2 && !toolNames(first).includes("camera__get"), toolNames(first).join(" "));
+  assert(toolNames(second).includes("camera__get"), "the next request carries the skill read");
+  await discover.close();
+  const model = "grammar:agent.emitEvent:{\"type\":\"ollama\"}";
+  const prompted = world(ollama(model), { discovery: { surfaceRules: [{ provider: "ollama", model: "grammar:*", mode: "system-prompt" }] } });
+  await until(() => prompted.events("skill.executed").length >= 1, "the grammar action to run over Ollama");
+  const [req] = (await sent(model)).filter((r) => r.path === "/api/chat");
+  assertEquals(req.body.tools, undefined);
+  assert(req.body.messages[0].content.includes("- agent.emitEvent: "), "the contract is in the system message");
+  assertEquals((prompted.events("skill.executed")[0].payload as { input: { type: string } }).input.type, "ollama");
+  await prompted.close();
 });
 
 test("both: a skill whose own surfaceMode is `both` is in the tools and the system message", async () => {

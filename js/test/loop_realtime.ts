@@ -14,10 +14,12 @@ test("fixed steps follow wall-clock time at 60 per second", async () => {
   const elapsed = (performance.now() - t0) / 1000;
   assertEquals(s1.clock, "realtime");
   const steps = s1.steps - s0.steps;
-  // The accumulator turns elapsed time into whole steps; allow for the
-  // partial steps at either end and scheduler jitter.
+  // The accumulator turns elapsed time into whole steps: never more than
+  // elapsed time allows (plus the partial steps at either end); fewer only
+  // when a busy machine stalls the process past the catch-up limit, so the
+  // lower bound is wide.
   const expected = elapsed / FIXED_DT;
-  assert(Math.abs(steps - expected) <= 3, `${steps} steps in ${elapsed.toFixed(3)} s (expected ≈ ${expected.toFixed(1)})`);
+  assert(steps <= expected + 3 && steps >= expected / 2, `${steps} steps in ${elapsed.toFixed(3)} s (expected ≈ ${expected.toFixed(1)})`);
   assertAlmostEquals(s1.simTime - s0.simTime, steps * FIXED_DT, 1e-9);
   assert(stepsRun() >= steps);
 });

@@ -125,11 +125,18 @@ test("stdio: a line over the size limit is refused precisely; the next line is s
 });
 
 test("stdio: the world keeps stepping while serving", async () => {
-  // A ball dropped at y = 10 falls between two calls that come a while apart.
-  const r = await Limina.run({
-    cmd: "bash",
-    args: ["-c", `( printf '%s\\n' '${INIT}' '${rpc(2, "tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 10, 0], dynamic: true } })}'; sleep 1; printf '%s\\n' '${rpc(3, "tools/call", { name: "inspector.snapshot", arguments: {} })}' ) | '${Limina.execPath}' --mcp-stdio`],
-  });
+  // A ball dropped at y = 10 falls between two calls that come a second apart
+  // (counted from the reply that created it, so a slow start-up takes none of it).
+  const script = [
+    `coproc L { '${Limina.execPath}' --mcp-stdio; }`,
+    `printf '%s\\n' '${INIT}' '${rpc(2, "tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 10, 0], dynamic: true } })}' >&"\${L[1]}"`,
+    `read -r one <&"\${L[0]}"; read -r two <&"\${L[0]}"; printf '%s\\n%s\\n' "$one" "$two"`,
+    "sleep 1",
+    `printf '%s\\n' '${rpc(3, "tools/call", { name: "inspector.snapshot", arguments: {} })}' >&"\${L[1]}"`,
+    `read -r three <&"\${L[0]}"; printf '%s\\n' "$three"`,
+    `eval "exec \${L[1]}>&-"; wait "$L_PID"`,
+  ].join("\n");
+  const r = await Limina.run({ cmd: "bash", args: ["-c", script] });
   assertEquals(r.code, 0, r.stderr);
   const snap = JSON.parse(r.stdout.trim().split("\n")[2]).result.result;
   assert(snap.world.tick > 30, `ticks advanced while no request came (${snap.world.tick})`);

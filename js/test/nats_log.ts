@@ -14,3 +14,10 @@ test("--log-sink takes only nats://HOST:PORT/SUBJECT", async () => {
   assertEquals(r.code, 1);
   assert(r.stderr.includes("only nats://HOST:PORT/SUBJECT"), r.stderr);
 });
+
+test("--log-sink to a port that accepts and never answers fails start-up clearly after its connect timeout, instead of hanging", async () => {
+  const r = await Limina.run({ cmd: "node", args: ["js/test/node/silent_nats.mjs", Limina.execPath] });
+  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assert(out.ok === true, r.stdout + r.stderr);
+  assert(out.ms >= 9_000, `it waited for the timeout (${out.ms} ms)`);
+});

@@ -125,7 +125,8 @@ test("package.load: a signed package under a granting profile drives the world t
   assertEquals([p.attested, p.key, p.invoked, p.resident, p.by], [true, trustedKey, 2, false, "agt_builder"]);
   assertEquals(s.world.entities.size, 1);
   const created = s.tracer.history().find((e) => e.type === "skill.executed" && (e.payload as { skill: string }).skill === "scene.createEntity")!;
-  assertEquals([created.actorId, created.threadId, (created.payload as { pkg: string }).pkg], ["agt_pkg", "sess_pkg", "builder@1.0.0"]);
+  // The package acts in its caller's session ("sess_pkg" is the label the caller gave).
+  assertEquals([created.actorId, created.threadId, (created.payload as { pkg: string }).pkg], ["agt_pkg", "sess_op", "builder@1.0.0"]);
   const built = s.tracer.history().find((e) => e.type === "agent.signal.built")!;
   assertEquals(built.payload, { entity: "ent_1" });
   // The skill call is caused by the load's allow decision and its own crossing's.

@@ -118,9 +118,13 @@ test("an agent whose provider is hostile: that decision fails with a clear event
     sys.agents.add({ id: `agt_${name}`, type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 6, profile: "player.limited", sessionId: `s_${name}`, llm: { provider: name, model: "", systemPrompt: "" } });
   }
   const s0 = Limina.loop.steps();
+  // Waits for the events (a loaded machine answers in fewer steps' time), up to a minute of steps.
+  const failures = () => session.tracer.history().filter((e) => e.type === "agent.decision.failed" && e.actorId === "agt_hostile");
+  const healthyActed = () => session.tracer.history().some((e) => e.type === "skill.executed" && e.actorId === "agt_healthy");
   await waitSteps(30);
+  while ((failures().length < 2 || !healthyActed()) && Limina.loop.steps() - s0 < 3600) await waitSteps(1);
   const events = session.tracer.history();
-  const failed = events.filter((e) => e.type === "agent.decision.failed" && e.actorId === "agt_hostile");
+  const failed = failures();
   assert(failed.length >= 2, `the hostile provider's decisions failed (${failed.length})`);
   const payload = failed[0].payload as { provider: string; error: string };
   assertEquals(payload.provider, "ollama");

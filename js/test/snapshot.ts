@@ -55,6 +55,20 @@ test("the digest covers identity, tags, transforms and physics, and inspector.sn
   s.dispose();
 });
 
+test("the digest changes when only a rotation does: a transform without a physics body, turned a quarter", () => {
+  const s = session();
+  // No physics body: the SoA transform is the only place its rotation is kept.
+  const { eid } = s.world.spawn({ position: [1, 2, 3] });
+  const before = s.digest();
+  const r = s.world.Rotation;
+  [r.x[eid], r.y[eid], r.z[eid], r.w[eid]] = [0, Math.SQRT1_2, 0, Math.SQRT1_2];
+  const turned = s.digest();
+  assert(turned !== before, "a rotation alone changes the digest");
+  [r.x[eid], r.y[eid], r.z[eid], r.w[eid]] = [0, 0, 0, 1];
+  assertEquals(s.digest(), before, "and turning it back restores it");
+  s.dispose();
+});
+
 test("snapshot → world file → restore → continue gives the uninterrupted run's digest at every step, and the same next ids", async () => {
   const original = session();
   await build(original);

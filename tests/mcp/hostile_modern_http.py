@@ -132,7 +132,7 @@ def ladder(ep):
     check("logging" not in res["capabilities"] and "tools" in res["capabilities"], f"discover's capabilities: {res['capabilities']}")
     s, h, body = ep.modern(21, "tools/list", {"_meta": ENVELOPE})
     check(s == 200 and "mcp-session-id" not in h and body["result"]["cacheScope"] == "private" and body["result"]["ttlMs"] == 0, f"tools/list: {s} {h}")
-    check(all(t["inputSchema"]["$schema"].endswith("2020-12/schema") for t in body["result"]["tools"]), "tools/list gives 2020-12 inputSchema")
+    check(all(t["inputSchema"]["type"] == "object" and "$schema" not in t["inputSchema"] for t in body["result"]["tools"]), "tools/list gives 2020-12 inputSchema (MCP's default dialect)")
     r = ep.send({"jsonrpc": "2.0", "id": 22, "method": "tools/call", "params": {**create, "_meta": ENVELOPE}}, [("mcp-protocol-version", MODERN), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?c2NlbmUuY3JlYXRlRW50aXR5?=")])
     check(r[0] == 200 and r[2]["result"]["isError"] is False and "mcp-session-id" not in r[1], f"tools/call with a base64-wrapped Mcp-Name: {r}")
     made = r[2]["result"]["structuredContent"]["entity"]

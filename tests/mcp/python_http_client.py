@@ -12,6 +12,7 @@ import sys
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from paging import all_tools
 
 
 def fail(msg):
@@ -36,7 +37,7 @@ async def main(limina):
                 init = await session.initialize()
                 if init.server_info.name != "limina":
                     fail(f"server {init.server_info}")
-                tools = (await session.list_tools()).tools
+                tools = await all_tools(session)
                 names = {t.name for t in tools}
                 if not {"scene.createEntity", "render.capture"} <= names:
                     fail(f"tools {sorted(names)}")

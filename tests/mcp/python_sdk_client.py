@@ -10,6 +10,7 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from paging import all_tools
 
 
 def fail(msg):
@@ -24,7 +25,8 @@ async def main(limina, expected):
             init = await session.initialize()
             if init.server_info.name != "limina":
                 fail(f"server {init.server_info}")
-            tools = (await session.list_tools()).tools
+            # Every registered skill, page by page (100 a page).
+            tools = await all_tools(session)
             if len(tools) != expected:
                 fail(f"{len(tools)} tools, expected the {expected} registered skills")
             create = next(t for t in tools if t.name == "scene.createEntity")

@@ -49,6 +49,10 @@ export interface ServeConfig {
   saveEvery: number;
   /** `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`). */
   logSink: string | null;
+  /** `--tools-page-size`: tools per page of a standard `tools/list` (0: one page). */
+  toolsPageSize: number;
+  /** `--tools-listing`: the listing standard clients get by default. */
+  toolsListing: "full" | "core";
 }
 
 /** What queuing a message did: sent, dropped (droppable — a state delta — and the client is behind), or the connection is closed. */

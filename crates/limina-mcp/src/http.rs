@@ -19,13 +19,24 @@
 //! Every request is checked before it reaches the world: the bearer token
 //! when one is set, Host and Origin against DNS rebinding, the content
 //! type, `MCP-Protocol-Version`, the body size, and the envelope itself.
-//! Sessions, TCP connections and idle time are bounded.
+//!
+//! Every resource a client can hold is bounded: a request's headers and
+//! then its body must each arrive within the request timeout (10 s, or the
+//! idle timeout when shorter; 408 for a body); connections that have not
+//! finished their first request have a cap of their own and a cap per peer
+//! address (see `limits.rs`); when every connection slot is taken the
+//! longest-idle keep-alive connection is closed to make room, and only then
+//! is a client refused, with a 503 it can read; sessions are counted when
+//! granted, so concurrent `initialize`s cannot overshoot `--max-clients`;
+//! open streams (GET and stateless listen) may take at most half of the
+//! connection slots.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Read;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,14 +53,16 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox};
+use super::limits::{Admitted, Gate, GateLimits, InFlight};
+use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox, Refusals};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
-/// A client has this long to send its request headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A client has this long to send a request's headers, and then its body
+/// (the idle timeout when that is shorter).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// Open GET streams per session; each message goes to one of them.
 const MAX_STREAMS: usize = 8;
 /// Notifications buffered for a stream whose client is not reading; beyond
@@ -112,8 +125,10 @@ struct Session {
   id: String,
   conn: u32,
   inbox: Inbox,
-  /// POSTs waiting for their reply, by request id.
-  pending: RefCell<HashMap<String, oneshot::Sender<Arc<str>>>>,
+  /// POSTs waiting for their reply, by request id (each with its own serial).
+  pending: RefCell<HashMap<String, (u64, oneshot::Sender<Arc<str>>)>>,
+  /// The serial of the last POST that waited.
+  posts: Cell<u64>,
   /// Open GET streams.
   streams: RefCell<Vec<mpsc::Sender<Bytes>>>,
   turn: Cell<usize>,
@@ -139,7 +154,7 @@ impl Session {
     }
     let peek: Option<Peek> = serde_json::from_str(&text).ok();
     if let Some(Peek { id: Some(id), method: None }) = &peek {
-      if let Some(waiter) = id_key(id).and_then(|key| self.pending.borrow_mut().remove(&key)) {
+      if let Some((_, waiter)) = id_key(id).and_then(|key| self.pending.borrow_mut().remove(&key)) {
         let _ = waiter.send(text);
         return;
       }
@@ -172,7 +187,12 @@ struct Server {
   /// loopback name (DNS rebinding protection).
   loopback: bool,
   sessions: RefCell<HashMap<String, Rc<Session>>>,
-  connections: Cell<usize>,
+  /// Sessions granted whose `initialize` has not been answered yet: they count against the cap.
+  opening: Cell<usize>,
+  /// Open streams: GET streams and stateless listen streams (shared with their bodies, which must be `Send`).
+  streams: Arc<AtomicUsize>,
+  gate: Rc<Gate>,
+  request_timeout: Duration,
 }
 
 /// Binds and starts serving; returns the bound port.
@@ -181,30 +201,112 @@ pub async fn listen(config: Config, registry: ConnRegistry) -> Result<u16, OpErr
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {}:{}", config.host, config.port), e))?;
   let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
-  let server = Rc::new(Server { registry, loopback: local.ip().is_loopback(), config, sessions: RefCell::default(), connections: Cell::new(0) });
+  let connections = config.max_sessions.saturating_mul(CONNECTIONS_PER_SESSION).max(2);
+  let unfinished = connections / 2;
+  let gate = Gate::new(GateLimits::new(connections, unfinished));
+  let request_timeout = REQUEST_TIMEOUT.min(config.idle);
+  let server = Rc::new(Server {
+    registry,
+    loopback: local.ip().is_loopback(),
+    config,
+    sessions: RefCell::default(),
+    opening: Cell::new(0),
+    streams: Arc::default(),
+    gate,
+    request_timeout,
+  });
   tokio::task::spawn_local(sweep(server.clone()));
+  let refusals = Refusals::default();
   tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
-    if server.connections.get() >= server.config.max_sessions * CONNECTIONS_PER_SESSION {
-      return; // dropping the stream closes it
-    }
-    server.connections.set(server.connections.get() + 1);
-    let server = server.clone();
-    tokio::task::spawn_local(async move {
-      let peer = peer.to_string();
-      let service = hyper::service::service_fn(|req| {
-        let server = server.clone();
-        let peer = peer.clone();
-        async move { Ok::<_, Infallible>(server.handle(req, peer).await) }
-      });
-      let _ = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
-      server.connections.set(server.connections.get() - 1);
-    });
+    let admitted = match server.gate.admit(peer.ip()) {
+      Ok(admitted) => Rc::new(admitted),
+      Err(why) => {
+        refusals.refuse(stream, &why.to_string());
+        return;
+      }
+    };
+    tokio::task::spawn_local(serve_connection(server.clone(), stream, peer.to_string(), admitted));
   }));
   Ok(local.port())
+}
+
+/// Serves one TCP connection until it closes, or until the gate asks for
+/// its slot while it is idle.
+async fn serve_connection(server: Rc<Server>, stream: tokio::net::TcpStream, peer: String, admitted: Rc<Admitted>) {
+  let service = hyper::service::service_fn(|req| {
+    let server = server.clone();
+    let peer = peer.clone();
+    let admitted = admitted.clone();
+    async move {
+      let in_flight = admitted.request();
+      let response = server.handle(req, peer, &admitted).await;
+      Ok::<_, Infallible>(response.map(|body| Tracked { body, _in_flight: in_flight }))
+    }
+  });
+  let conn = hyper::server::conn::http1::Builder::new()
+    .timer(TokioTimer::new())
+    .header_read_timeout(server.request_timeout)
+    .serve_connection(TokioIo::new(stream), service);
+  tokio::pin!(conn);
+  let evicted = admitted.evicted.clone();
+  tokio::select! {
+    _ = conn.as_mut() => {}
+    () = evicted.notified() => {
+      // Idle: closes now (a request that just started still gets its response).
+      conn.as_mut().graceful_shutdown();
+      let _ = conn.await;
+    }
+  }
+}
+
+/// A response body that keeps its connection counted busy until it is
+/// written whole (or the client goes away).
+struct Tracked {
+  body: Body,
+  _in_flight: InFlight,
+}
+
+impl hyper::body::Body for Tracked {
+  type Data = Bytes;
+  type Error = Infallible;
+
+  fn poll_frame(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    std::pin::Pin::new(&mut self.body).poll_frame(cx)
+  }
+
+  fn is_end_stream(&self) -> bool {
+    self.body.is_end_stream()
+  }
+
+  fn size_hint(&self) -> hyper::body::SizeHint {
+    self.body.size_hint()
+  }
+}
+
+/// Keeps a session counted from the moment it is granted until its
+/// `initialize` is answered; a session whose initialize failed, or whose
+/// client hung up first, is ended.
+struct Opening<'a> {
+  server: &'a Server,
+  session: Rc<Session>,
+}
+
+impl Drop for Opening<'_> {
+  fn drop(&mut self) {
+    self.server.opening.set(self.server.opening.get() - 1);
+    if !self.server.sessions.borrow().contains_key(&self.session.id) {
+      self.server.end(&self.session, "initialize refused or abandoned".to_owned());
+    }
+  }
+}
+
+/// One open stream (GET or listen): counted until its body is dropped.
+struct StreamSlot(Arc<AtomicUsize>);
+
+impl Drop for StreamSlot {
+  fn drop(&mut self) {
+    self.0.fetch_sub(1, Ordering::Relaxed);
+  }
 }
 
 /// Ends idle sessions and keeps open streams alive (a comment line every
@@ -228,7 +330,11 @@ async fn sweep(server: Rc<Server>) {
 }
 
 impl Server {
-  async fn handle(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+  async fn handle(self: &Rc<Self>, req: Request<Incoming>, peer: String, conn: &Admitted) -> Response<Body> {
+    // Only a POST carries a body the connection has yet to send.
+    if req.method() != Method::POST {
+      conn.finished();
+    }
     if req.uri().path() != self.config.path {
       return status_text(StatusCode::NOT_FOUND, &format!("not found: the MCP endpoint is {}", self.config.path));
     }
@@ -245,7 +351,7 @@ impl Server {
     if let Some(v) = req.headers().get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("").to_owned()) {
       let session_revision = self.config.versions.contains(&v);
       if !session_revision && req.method() == Method::POST && !req.headers().contains_key(SESSION_HEADER) {
-        return self.exchange(req, peer).await;
+        return self.exchange(req, peer, conn).await;
       }
       if self.config.modern_versions.contains(&v) && req.method() != Method::POST {
         let mut r = rpc_error(StatusCode::METHOD_NOT_ALLOWED, INVALID_REQUEST, &format!("Method Not Allowed: protocol {v} is stateless; its endpoint takes POST only"));
@@ -258,7 +364,7 @@ impl Server {
       }
     }
     match *req.method() {
-      Method::POST => self.post(req, peer).await,
+      Method::POST => self.post(req, peer, conn).await,
       Method::GET => self.get(req.headers()),
       Method::DELETE => self.delete(req.headers()),
       _ => {
@@ -302,7 +408,7 @@ impl Server {
     }
   }
 
-  async fn post(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+  async fn post(self: &Rc<Self>, req: Request<Incoming>, peer: String, conn: &Admitted) -> Response<Body> {
     let headers = req.headers().clone();
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !media_type_is(content_type, "application/json") {
@@ -312,12 +418,13 @@ impl Server {
     if !json_ok && !sse_ok {
       return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: Accept must allow application/json or text/event-stream");
     }
-    let (message, text) = match self.read_message(req).await {
+    let (message, text) = match self.read_message(req, conn).await {
       Ok(m) => m,
       Err(r) => return r,
     };
+    let mut opening = None;
     let session = if message.initialize && !headers.contains_key(SESSION_HEADER) {
-      if self.sessions.borrow().len() >= self.config.max_sessions {
+      if self.sessions.borrow().len() + self.opening.get() >= self.config.max_sessions {
         let mut r = rpc_error(
           StatusCode::SERVICE_UNAVAILABLE,
           CAPACITY_EXCEEDED,
@@ -326,7 +433,11 @@ impl Server {
         r.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
         return r;
       }
-      self.open(peer)
+      // Counted from now: the check and the grant happen in one turn of the loop.
+      self.opening.set(self.opening.get() + 1);
+      let session = self.open(peer);
+      opening = Some(Opening { server: self, session: session.clone() });
+      session
     } else {
       match self.session_of(&headers) {
         Ok(s) => s,
@@ -345,21 +456,20 @@ impl Server {
       return rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, "Bad Request: a request with this id is already in flight in this session");
     }
     let (tx, rx) = oneshot::channel();
-    session.pending.borrow_mut().insert(key.clone(), tx);
+    let serial = session.posts.get() + 1;
+    session.posts.set(serial);
+    session.pending.borrow_mut().insert(key.clone(), (serial, tx));
     // A client that hangs up stops waiting; the call still applies.
-    let _forget = Forget { session: &session, key: &key };
+    let _forget = Forget { session: &session, key: &key, serial };
     session.inbox.room().await;
     session.inbox.push(HubEvent::Message { conn: session.conn, text });
     let Ok(reply) = rx.await else {
       return rpc_error(StatusCode::NOT_FOUND, UNAVAILABLE, "Not Found: the session ended before the reply");
     };
-    if message.initialize && !self.sessions.borrow().contains_key(&session.id) {
-      if is_error_reply(&reply) {
-        self.end(&session, "initialize refused".to_owned());
-      } else {
-        self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
-      }
+    if opening.is_some() && !is_error_reply(&reply) {
+      self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
     }
+    drop(opening);
     let mut response = if json_ok {
       full(StatusCode::OK, "application/json", Bytes::from(reply.as_bytes().to_vec()))
     } else {
@@ -371,18 +481,27 @@ impl Server {
     response
   }
 
-  /// Reads and frames a POST's body: the message and its text.
-  async fn read_message(&self, req: Request<Incoming>) -> Result<(Message, String), Response<Body>> {
+  /// Reads and frames a POST's body, which must arrive within the request
+  /// timeout: the message and its text.
+  async fn read_message(&self, req: Request<Incoming>, conn: &Admitted) -> Result<(Message, String), Response<Body>> {
     let max = self.config.max_bytes;
     let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
       return Err(too_large(max));
     }
-    let body = match Limited::new(req.into_body(), max).collect().await {
-      Ok(b) => b.to_bytes(),
-      Err(e) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large(max)),
-      Err(e) => return Err(rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: cannot read the body: {e}"))),
+    let read = tokio::time::timeout(self.request_timeout, Limited::new(req.into_body(), max).collect()).await;
+    let body = match read {
+      Ok(Ok(b)) => b.to_bytes(),
+      Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large(max)),
+      Ok(Err(e)) => return Err(rpc_error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Bad Request: cannot read the body: {e}"))),
+      Err(_elapsed) => {
+        let secs = self.request_timeout.as_secs_f64();
+        let mut r = rpc_error(StatusCode::REQUEST_TIMEOUT, INVALID_REQUEST, &format!("Request Timeout: the body did not arrive within {secs} s"));
+        r.headers_mut().insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+        return Err(r);
+      }
     };
+    conn.finished();
     let message = Message::parse(&body).map_err(|(code, why)| rpc_error(StatusCode::BAD_REQUEST, code, &why))?;
     // The body is valid JSON, hence UTF-8.
     Ok((message, String::from_utf8(body.to_vec()).unwrap_or_default()))
@@ -394,7 +513,7 @@ impl Server {
   /// stream instead. A notification is acknowledged and dropped (the
   /// revision gives a client notification nothing to act on here: a client
   /// cancels by closing its request).
-  async fn exchange(self: &Rc<Self>, req: Request<Incoming>, peer: String) -> Response<Body> {
+  async fn exchange(self: &Rc<Self>, req: Request<Incoming>, peer: String, conn: &Admitted) -> Response<Body> {
     let content_type = req.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !media_type_is(content_type, "application/json") {
       return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, INVALID_REQUEST, &format!("Unsupported Media Type: POST a JSON-RPC message as application/json, not {content_type:?}"));
@@ -404,7 +523,7 @@ impl Server {
       return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: a stateless request is answered as application/json");
     }
     let routing = RoutingHeaders::of(req.headers());
-    let (message, text) = match self.read_message(req).await {
+    let (message, text) = match self.read_message(req, conn).await {
       Ok(m) => m,
       Err(r) => return r,
     };
@@ -422,6 +541,11 @@ impl Server {
     if message.listen && !sse_ok {
       return rpc_error(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, "Not Acceptable: a listen stream is text/event-stream");
     }
+    // Held from here: a listen stream counts while it may become one.
+    let slot = match message.listen.then(|| self.stream_slot()).transpose() {
+      Ok(slot) => slot,
+      Err(r) => return r,
+    };
     let io = self.registry.open();
     let conn = ExchangeConn { registry: self.registry.clone(), conn: io.conn, inbox: io.inbox, streaming: message.listen };
     let mut outbound = io.outbound;
@@ -438,8 +562,7 @@ impl Server {
     let _ = tx.try_send(sse_event(&first));
     let keep_alive = (self.config.idle / 3).max(Duration::from_millis(100));
     tokio::task::spawn_local(pump_listen(outbound, conn, tx, keep_alive));
-    let frames = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx)) });
-    let mut r = Response::new(UnsyncBoxBody::new(StreamBody::new(frames)));
+    let mut r = Response::new(stream_body(rx, slot));
     r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     r.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
@@ -454,6 +577,7 @@ impl Server {
       conn: io.conn,
       inbox: io.inbox,
       pending: RefCell::default(),
+      posts: Cell::new(0),
       streams: RefCell::default(),
       turn: Cell::new(0),
       last_active: Cell::new(Instant::now()),
@@ -462,6 +586,19 @@ impl Server {
     session.inbox.push(HubEvent::Open { conn: io.conn, peer, transport: "http" });
     tokio::task::spawn_local(route(self.clone(), session.clone(), io.outbound));
     session
+  }
+
+  /// A place for one more open stream, while they take at most half of
+  /// the connection slots (requests always keep the other half).
+  fn stream_slot(&self) -> Result<StreamSlot, Response<Body>> {
+    let max = self.gate.limits().connections / 2;
+    if self.streams.load(Ordering::Relaxed) >= max {
+      let mut r = rpc_error(StatusCode::SERVICE_UNAVAILABLE, CAPACITY_EXCEEDED, &format!("Service Unavailable: the server holds {max} open streams, its most; close one or retry later"));
+      r.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+      return Err(r);
+    }
+    self.streams.fetch_add(1, Ordering::Relaxed);
+    Ok(StreamSlot(self.streams.clone()))
   }
 
   fn get(&self, headers: &HeaderMap) -> Response<Body> {
@@ -475,10 +612,13 @@ impl Server {
     if session.live_streams() >= MAX_STREAMS {
       return rpc_error(StatusCode::TOO_MANY_REQUESTS, CAPACITY_EXCEEDED, &format!("Too Many Requests: at most {MAX_STREAMS} open streams per session"));
     }
+    let slot = match self.stream_slot() {
+      Ok(slot) => slot,
+      Err(r) => return r,
+    };
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
     session.streams.borrow_mut().push(tx);
-    let frames = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx)) });
-    let mut r = Response::new(UnsyncBoxBody::new(StreamBody::new(frames)));
+    let mut r = Response::new(stream_body(rx, Some(slot)));
     let h = r.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -526,11 +666,16 @@ async fn route(server: Rc<Server>, session: Rc<Session>, mut outbound: Outbox) {
 struct Forget<'a> {
   session: &'a Session,
   key: &'a str,
+  serial: u64,
 }
 
 impl Drop for Forget<'_> {
   fn drop(&mut self) {
-    self.session.pending.borrow_mut().remove(self.key);
+    // Once answered, its id may already be a later request's: remove only this request's waiter.
+    let mut pending = self.session.pending.borrow_mut();
+    if pending.get(self.key).is_some_and(|(serial, _)| *serial == self.serial) {
+      pending.remove(self.key);
+    }
   }
 }
 
@@ -574,6 +719,12 @@ async fn pump_listen(mut outbound: Outbox, _conn: ExchangeConn, tx: mpsc::Sender
       return;
     }
   }
+}
+
+/// An SSE response body fed by `rx`; `slot` is held until the body is dropped.
+fn stream_body(rx: mpsc::Receiver<Bytes>, slot: Option<StreamSlot>) -> Body {
+  let frames = futures_util::stream::unfold((rx, slot), |(mut rx, slot)| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), (rx, slot))) });
+  UnsyncBoxBody::new(StreamBody::new(frames))
 }
 
 /// Whether an outbound message is a response (it has an id and no method).

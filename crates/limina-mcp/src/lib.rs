@@ -13,12 +13,14 @@
 //! against itself (its socket fills) and the server's memory stays bounded.
 
 pub mod http;
+mod limits;
 mod pipe;
 pub mod stdio;
+mod turns;
 pub mod ws;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -107,35 +109,17 @@ pub struct ConnRegistry {
   arrivals: Arrivals,
 }
 
-/// Events waiting to be applied, per connection, and the connections that
-/// have any, in turn order.
+/// Events waiting to be applied, in round-robin turns across connections.
 #[derive(Default)]
-struct Inbound {
-  queues: HashMap<u32, VecDeque<HubEvent>>,
-  turns: VecDeque<u32>,
-}
+struct Inbound(turns::Turns<HubEvent>);
 
 impl Inbound {
   fn push(&mut self, event: HubEvent) {
-    let conn = event.conn();
-    let queue = self.queues.entry(conn).or_default();
-    if queue.is_empty() {
-      self.turns.push_back(conn);
-    }
-    queue.push_back(event);
+    self.0.push(event.conn(), event);
   }
 
-  /// The next event in round-robin order.
   fn pop(&mut self) -> Option<HubEvent> {
-    let conn = self.turns.pop_front()?;
-    let queue = self.queues.get_mut(&conn)?;
-    let event = queue.pop_front();
-    if queue.is_empty() {
-      self.queues.remove(&conn);
-    } else {
-      self.turns.push_back(conn);
-    }
-    event
+    self.0.pop().map(|(_, event)| event)
   }
 }
 
@@ -295,6 +279,10 @@ pub struct ServeConfig {
   pub save_every: u32,
   /// `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`).
   pub log_sink: Option<String>,
+  /// `--tools-page-size`: tools per page of a standard `tools/list` (0: one page).
+  pub tools_page_size: u32,
+  /// `--tools-listing`: `full` or `core`, the listing standard clients get by default.
+  pub tools_listing: String,
 }
 
 /// The serve configuration, or null when not serving.
@@ -341,6 +329,44 @@ pub(crate) async fn accept_loop(listener: tokio::net::TcpListener, mut on_accept
         backoff = (backoff * 2).min(MAX_BACKOFF);
       }
     }
+  }
+}
+
+/// Connections being refused: each is answered with a short HTTP error and
+/// drained for a moment, so its client reads the answer instead of a reset;
+/// past `MAX_REFUSING` at once, further ones are just closed.
+#[derive(Clone, Default)]
+pub(crate) struct Refusals(Rc<Cell<usize>>);
+
+impl Refusals {
+  const MAX_REFUSING: usize = 64;
+  const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+  /// Answers `stream` with 503 and a JSON-RPC `capacity_exceeded` error saying `why`, then closes it.
+  pub(crate) fn refuse(&self, stream: tokio::net::TcpStream, why: &str) {
+    if self.0.get() >= Self::MAX_REFUSING {
+      return; // dropping the stream closes it
+    }
+    self.0.set(self.0.get() + 1);
+    let count = self.0.clone();
+    let json = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32002, "message": format!("Service Unavailable: {why}; retry later") } }).to_string();
+    let response = format!(
+      "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{json}",
+      json.len()
+    );
+    tokio::task::spawn_local(async move {
+      use tokio::io::{AsyncReadExt, AsyncWriteExt};
+      let mut stream = stream;
+      let answer = async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut buf = [0u8; 4096];
+        while stream.read(&mut buf).await? > 0 {}
+        Ok::<_, std::io::Error>(())
+      };
+      let _ = tokio::time::timeout(Self::LINGER, answer).await;
+      count.set(count.get() - 1);
+    });
   }
 }
 

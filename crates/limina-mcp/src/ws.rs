@@ -1,12 +1,16 @@
 //! MCP over WebSocket: one session per connection. Text frames carry
 //! JSON-RPC. The connection's life is bounded on every side: the opening
-//! handshake must finish within `HANDSHAKE_TIMEOUT`, a client silent for
-//! the idle timeout is closed (the server pings it three times first), at most
-//! `max_clients` connections live at once, and protocol faults get their
-//! RFC 6455 close codes — 1009 for a message over the size limit, 1007 for
-//! text that is not UTF-8, 1002 for a broken frame, 1013 when the server is
-//! full. Binary frames are refused with a JSON-RPC error. With a serve
-//! token, a handshake without it is refused with 401.
+//! handshake must finish within `HANDSHAKE_TIMEOUT` (or the idle timeout,
+//! when shorter), and connections still in their handshake have a cap of
+//! their own and one per peer address (see `limits.rs`; beyond it a client
+//! gets a 503), so they never take the places of served clients; a client
+//! silent for the idle timeout is closed (the server pings it three times
+//! first); at most `max_clients` connections are served at once, counted
+//! when the handshake completes; and protocol faults get their RFC 6455
+//! close codes — 1009 for a message over the size limit, 1007 for text that
+//! is not UTF-8, 1002 for a broken frame, 1013 when the server is full.
+//! Binary frames are refused with a JSON-RPC error. With a serve token, a
+//! handshake without it is refused with 401.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -23,7 +27,8 @@ use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
-use super::{accept_loop, bearer_matches, ConnIo, ConnRegistry, HubEvent};
+use super::limits::{Admitted, Gate, GateLimits};
+use super::{accept_loop, bearer_matches, ConnIo, ConnRegistry, HubEvent, Refusals};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -48,13 +53,19 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {host}:{port}"), e))?;
   let bound = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?.port();
+  // Handshakes in progress: at least 16, and as many as there are client places.
+  let handshakes = limits.max_clients.max(16);
+  let gate = Gate::new(GateLimits::new(usize::MAX, handshakes));
+  let refusals = Refusals::default();
   tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
-    if registry.live() >= limits.max_clients {
-      tokio::task::spawn_local(refuse_full(stream, limits, token.clone()));
-      return;
-    }
-    let io = registry.open();
-    tokio::task::spawn_local(serve(stream, peer.to_string(), io, limits, token.clone(), registry.clone()));
+    let admitted = match gate.admit(peer.ip()) {
+      Ok(admitted) => admitted,
+      Err(why) => {
+        refusals.refuse(stream, &why.to_string());
+        return;
+      }
+    };
+    tokio::task::spawn_local(serve(stream, peer.to_string(), admitted, limits, token.clone(), registry.clone()));
   }));
   Ok(bound)
 }
@@ -71,15 +82,8 @@ async fn handshake(stream: TcpStream, limits: Limits, token: Option<Rc<str>>) ->
     }
     _ => Ok(resp),
   };
-  tokio::time::timeout(HANDSHAKE_TIMEOUT, tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))).await.ok()?.ok()
-}
-
-/// Completes the handshake only to say why the connection cannot stay.
-async fn refuse_full(stream: TcpStream, limits: Limits, token: Option<Rc<str>>) {
-  if let Some(socket) = handshake(stream, limits, token).await {
-    let (sink, source) = socket.split();
-    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
-  }
+  let timeout = HANDSHAKE_TIMEOUT.min(limits.idle);
+  tokio::time::timeout(timeout, tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))).await.ok()?.ok()
 }
 
 /// Sends a close frame, then drains what the client still sends for a while.
@@ -93,14 +97,18 @@ async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>
   let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
-async fn serve(stream: TcpStream, peer: String, io: ConnIo, limits: Limits, token: Option<Rc<str>>, registry: ConnRegistry) {
-  let ConnIo { conn, inbox, mut outbound } = io;
-  let Some(socket) = handshake(stream, limits, token).await else {
-    registry.forget(conn);
-    return;
-  };
-  inbox.push(HubEvent::Open { conn, peer, transport: "ws" });
+async fn serve(stream: TcpStream, peer: String, admitted: Admitted, limits: Limits, token: Option<Rc<str>>, registry: ConnRegistry) {
+  let socket = handshake(stream, limits, token).await;
+  drop(admitted);
+  let Some(socket) = socket else { return };
   let (mut sink, mut source) = socket.split();
+  // Counted now, when the place is granted: the check and the grant happen in one turn of the loop.
+  if registry.live() >= limits.max_clients {
+    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
+    return;
+  }
+  let ConnIo { conn, inbox, mut outbound } = registry.open();
+  inbox.push(HubEvent::Open { conn, peer, transport: "ws" });
   let ping_every = limits.idle / 3;
   let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
   let idle = tokio::time::sleep(limits.idle);

@@ -14,12 +14,14 @@
 pub mod arrivals;
 pub mod error;
 pub mod resources;
+pub mod work;
 
 mod bench;
 mod ops;
 
 pub use arrivals::Arrivals;
 pub use error::{ErrorCode, OpError};
+pub use work::Work;
 
 deno_core::extension!(
   limina_ops,
@@ -28,6 +30,7 @@ deno_core::extension!(
   esm = [dir "js", "00_ops.js"],
   state = |state| {
     state.put(Arrivals::default());
+    state.put(Work::default());
   },
 );
 

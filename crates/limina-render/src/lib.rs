@@ -8,7 +8,9 @@ pub mod gpu;
 pub mod text;
 pub mod window;
 
+use std::cell::RefCell;
 use std::io::BufWriter;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use deno_core::{op2, Extension, OpState};
@@ -51,7 +53,8 @@ pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(),
 /// the loop thread must not spend.
 #[op2]
 #[buffer]
-pub async fn op_render_encode_png(width: u32, height: u32, #[buffer(copy)] rgba: Vec<u8>) -> Result<Vec<u8>, OpError> {
+pub async fn op_render_encode_png(state: Rc<RefCell<OpState>>, width: u32, height: u32, #[buffer(copy)] rgba: Vec<u8>) -> Result<Vec<u8>, OpError> {
+  let _busy = limina_ops::Work::begin(&state.borrow());
   tokio::task::spawn_blocking(move || encode_png(width, height, &rgba))
     .await
     .map_err(|e| OpError::internal(format!("PNG encoding failed: {e}")))?

@@ -4,10 +4,12 @@
 //! then among the built-in assets embedded in the binary (what the demos use).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
-use deno_core::op2;
-use limina_ops::OpError;
+use deno_core::{op2, OpState};
+use limina_ops::{OpError, Work};
 
 use crate::embedded;
 
@@ -123,7 +125,8 @@ pub struct ResolvedAsset {
 /// An asset's manifest entry, read off the loop thread.
 #[op2]
 #[serde]
-pub async fn op_assets_resolve(#[string] id: String) -> Result<ResolvedAsset, OpError> {
+pub async fn op_assets_resolve(state: Rc<RefCell<OpState>>, #[string] id: String) -> Result<ResolvedAsset, OpError> {
+  let _busy = Work::begin(&state.borrow());
   tokio::task::spawn_blocking(move || {
     let (entry, _) = find(&asset_root()?, &id)?;
     Ok(ResolvedAsset { id, kind: entry.kind, source: entry.path, description: entry.description })
@@ -182,7 +185,8 @@ fn read(id: &str) -> Result<Vec<u8>, OpError> {
 /// An asset's bytes, read off the loop thread.
 #[op2]
 #[buffer]
-pub async fn op_assets_read(#[string] id: String) -> Result<Vec<u8>, OpError> {
+pub async fn op_assets_read(state: Rc<RefCell<OpState>>, #[string] id: String) -> Result<Vec<u8>, OpError> {
+  let _busy = Work::begin(&state.borrow());
   tokio::task::spawn_blocking(move || read(&id)).await.map_err(|e| OpError::internal(format!("asset read failed: {e}")))?
 }
 

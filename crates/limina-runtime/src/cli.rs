@@ -138,6 +138,17 @@ pub struct Cli {
   #[arg(long, value_name = "URL", requires = "network")]
   pub log_sink: Option<String>,
 
+  /// Tools per page of a standard client's `tools/list` (`nextCursor` leads
+  /// to the next); 0 lists every tool on one page.
+  #[arg(long, value_name = "N", default_value_t = 100)]
+  pub tools_page_size: u32,
+
+  /// The tool listing standard clients get unless a request asks for the
+  /// other (`_meta["io.limina/listing"]`): `full`, or `core` — a builder's
+  /// core set with skills.search and skills.describe, for small context windows.
+  #[arg(long, value_name = "LISTING", default_value = "full", value_parser = ["full", "core"])]
+  pub tools_listing: String,
+
   /// Development server: lets `dev.reload` swap skill handlers (each reload
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]

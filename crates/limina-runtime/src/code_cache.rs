@@ -3,7 +3,8 @@
 //! before — the three.js bundle above all) and TypeScript transpiled to
 //! JavaScript with its source map. Entries are keyed by module and checked
 //! against a hash of the exact source; V8 itself rejects code made by
-//! another V8 build, and a rejected or missing entry is simply made again.
+//! another V8 build, and a rejected, damaged (see `cache_file.rs`) or
+//! missing entry is simply made again.
 //! Where the cache directory cannot be written, nothing is cached and
 //! nothing fails.
 //!
@@ -11,10 +12,17 @@
 //! `~/.cache/limina`, under `code-<version>/` (start-up snapshots live there
 //! too, see `snapshot.rs`). `LIMINA_CACHE_DIR=off` disables it.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use deno_core::SourceCodeCacheInfo;
+
+use crate::cache_file;
+
+/// Entry kinds, named by extension: V8's code for a module, and transpiled
+/// TypeScript. Named apart from the headerless entries of older builds
+/// (`.v8`, `.js`), so those are never taken for damaged ones.
+const CODE: &str = "v8c";
+const TRANSPILED: &str = "tjs";
 
 /// Sources below this many bytes are compiled afresh each run.
 const MIN_CACHED_SOURCE: usize = 64 << 10;
@@ -57,25 +65,30 @@ impl CodeCache {
     Some(self.dir.as_ref()?.join(format!("{:016x}.{kind}", source_hash(specifier.as_bytes()))))
   }
 
-  /// The entry of `kind` for `specifier`, when it was made from source with hash `hash`.
+  /// The entry of `kind` for `specifier`, when it is intact and was made
+  /// from source with hash `hash`. A damaged one is reported and taken as
+  /// missing: the entry made in its place replaces it.
   fn get(&self, specifier: &str, kind: &str, hash: u64) -> Option<Vec<u8>> {
-    let mut bytes = std::fs::read(self.entry(specifier, kind)?).ok()?;
-    let stored = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
-    (stored == hash).then(|| bytes.split_off(8))
+    let path = self.entry(specifier, kind)?;
+    let bytes = std::fs::read(&path).ok()?;
+    let payload = match cache_file::payload(&bytes) {
+      Ok(payload) => payload,
+      Err(damage) => {
+        cache_file::report(&path, &damage);
+        let _ = std::fs::remove_file(&path);
+        return None;
+      }
+    };
+    let stored = u64::from_le_bytes(payload.get(..8)?.try_into().ok()?);
+    (stored == hash).then(|| payload[8..].to_vec())
   }
 
   /// Writes an entry whole, then renames it into place.
   fn put(&self, specifier: &str, kind: &str, hash: u64, parts: &[&[u8]]) {
     let (Some(dir), Some(path)) = (self.dir.as_ref(), self.entry(specifier, kind)) else { return };
-    let tmp = path.with_extension(format!("{kind}.tmp{}", std::process::id()));
-    let written = std::fs::create_dir_all(dir).and_then(|()| {
-      let mut f = std::fs::File::create(&tmp)?;
-      f.write_all(&hash.to_le_bytes())?;
-      parts.iter().try_for_each(|p| f.write_all(p))
-    });
-    if written.and_then(|()| std::fs::rename(&tmp, &path)).is_err() {
-      let _ = std::fs::remove_file(&tmp);
-    }
+    let hash = hash.to_le_bytes();
+    let all: Vec<&[u8]> = std::iter::once(&hash[..]).chain(parts.iter().copied()).collect();
+    let _ = std::fs::create_dir_all(dir).and_then(|()| cache_file::write(&path, &all));
   }
 
   /// What to tell V8 about `specifier` with source `code`: its cached code when
@@ -87,23 +100,23 @@ impl CodeCache {
       return None;
     }
     let hash = source_hash(code);
-    Some(SourceCodeCacheInfo { hash, data: self.get(specifier, "v8", hash).map(Into::into) })
+    Some(SourceCodeCacheInfo { hash, data: self.get(specifier, CODE, hash).map(Into::into) })
   }
 
   /// Stores V8's code for `specifier`.
   pub fn store(&self, specifier: &str, hash: u64, code_cache: &[u8]) {
-    self.put(specifier, "v8", hash, &[code_cache]);
+    self.put(specifier, CODE, hash, &[code_cache]);
   }
 
   /// The JavaScript and source map `source` (TypeScript) was transpiled to before.
   pub fn transpiled(&self, specifier: &str, source: &str) -> Option<(String, Vec<u8>)> {
-    let bytes = self.get(specifier, "js", source_hash(source.as_bytes()))?;
+    let bytes = self.get(specifier, TRANSPILED, source_hash(source.as_bytes()))?;
     let len = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize;
     let js = String::from_utf8(bytes.get(8..8 + len)?.to_vec()).ok()?;
     Some((js, bytes[8 + len..].to_vec()))
   }
 
   pub fn store_transpiled(&self, specifier: &str, source: &str, js: &str, map: &[u8]) {
-    self.put(specifier, "js", source_hash(source.as_bytes()), &[&(js.len() as u64).to_le_bytes(), js.as_bytes(), map]);
+    self.put(specifier, TRANSPILED, source_hash(source.as_bytes()), &[&(js.len() as u64).to_le_bytes(), js.as_bytes(), map]);
   }
 }

@@ -10,6 +10,11 @@
 //! left over rings the doorbell again and continues after the loop has
 //! checked for a due frame, so a flood of input delays a fixed step by at
 //! most one budget (plus the one request running when it expires).
+//!
+//! Under the virtual clock no frame runs while bounded async work is in
+//! flight (an asset read, a file written, a provider's HTTP call: see
+//! `limina_ops::Work`), so that work completes at the same tick on every
+//! run, however slow or loaded the machine.
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
@@ -18,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use deno_core::error::{CoreError, JsError};
 use deno_core::{op2, v8, JsRuntime, OpState, PollEventLoopOptions};
-use limina_ops::Arrivals;
+use limina_ops::{Arrivals, Work};
 
 use crate::fixed_step::{FixedStepAccumulator, FIXED_DT};
 
@@ -143,6 +148,8 @@ pub struct LoopStats {
   sim_time: f64,
   fixed_dt: f64,
   clock: &'static str,
+  /// CPU time the loop's thread has used, in ms.
+  cpu_ms: f64,
 }
 
 #[op2]
@@ -155,7 +162,15 @@ pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
     sim_time: host.steps as f64 * FIXED_DT,
     fixed_dt: FIXED_DT,
     clock: host.clock.unwrap_or(ClockMode::RealTime).as_str(),
+    cpu_ms: thread_cpu_ms(),
   }
+}
+
+fn thread_cpu_ms() -> f64 {
+  let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+  // SAFETY: a valid pointer to a timespec; CLOCK_THREAD_CPUTIME_ID always exists on Linux.
+  unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+  ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
 }
 
 /// Calls a loop callback with one number; a throw becomes the run's error.
@@ -246,6 +261,7 @@ pub async fn run_main_module(
 ) -> Result<(), CoreError> {
   rt.op_state().borrow_mut().borrow_mut::<HostLoop>().clock = Some(config.clock);
   let arrivals = rt.op_state().borrow().borrow::<Arrivals>().clone();
+  let work = rt.op_state().borrow().borrow::<Work>().clone();
   let id = rt.load_main_es_module(main).await?;
   let mut evaluation = Box::pin(rt.mod_evaluate(id));
   let mut evaluated = false;
@@ -296,7 +312,16 @@ pub async fn run_main_module(
     // ahead of the next step, and its replies precede that step's output.
     let more = apply_arrivals(rt, &arrivals, cx)?;
     let elapsed = match config.clock {
-      ClockMode::Virtual => FIXED_DT,
+      ClockMode::Virtual => {
+        if work.in_flight() > 0 {
+          // Its completion wakes the loop.
+          if more {
+            cx.waker().wake_by_ref();
+          }
+          return Poll::Pending;
+        }
+        FIXED_DT
+      }
       ClockMode::RealTime => {
         if pacer.as_mut().poll(cx).is_pending() {
           if more {

@@ -10,20 +10,22 @@
 //! Redirects are refused, not followed. Whatever goes wrong fails this one
 //! request with a `LiminaError`; it never panics through the op runtime.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
+use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::Duration;
 
-use deno_core::op2;
+use deno_core::{op2, OpState};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes};
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
-use limina_ops::{ErrorCode, OpError};
+use limina_ops::{ErrorCode, OpError, Work};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -272,7 +274,8 @@ async fn panic_free<T>(fut: impl Future<Output = Result<T, OpError>>) -> Result<
 /// an oversized body, `io_error` for everything the server or network did.
 #[op2]
 #[serde]
-pub async fn op_http_post(#[serde] req: PostRequest) -> Result<PostResponse, OpError> {
+pub async fn op_http_post(state: Rc<RefCell<OpState>>, #[serde] req: PostRequest) -> Result<PostResponse, OpError> {
+  let _busy = Work::begin(&state.borrow());
   let target = parse_url(&req.url)?;
   if !(req.timeout_ms.is_finite() && req.timeout_ms >= 1.0) {
     return Err(OpError::invalid_input(format!("timeoutMs must be a number of milliseconds ≥ 1, not {}", req.timeout_ms)));

@@ -2,6 +2,7 @@
 //! event loop and the fixed-timestep loop until the program is done.
 
 mod assets;
+mod cache_file;
 mod cli;
 mod code_cache;
 mod embedded;
@@ -102,6 +103,8 @@ fn main() -> ExitCode {
     world_file: cli.world_file.clone(),
     save_every: cli.save_every,
     log_sink: cli.log_sink.clone(),
+    tools_page_size: cli.tools_page_size,
+    tools_listing: cli.tools_listing.clone(),
   });
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);
   let main_module = match (command_module, &serve, user_module) {

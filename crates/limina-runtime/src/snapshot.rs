@@ -3,8 +3,10 @@
 //! program starts from a ready heap instead of parsing and evaluating them.
 //! A snapshot is made by the binary itself (in the background, by a child
 //! process, the first time a kind is missing) and kept in the start-up
-//! cache directory under a name tied to this exact binary. A run never
-//! waits for one; without it, it starts the slow way.
+//! cache directory under a name tied to this exact binary, in the cache's
+//! checked format (`cache_file.rs`): a damaged snapshot is reported once,
+//! ignored and made again. A run never waits for one; without it, it starts
+//! the slow way.
 //!
 //! Whatever a snapshot evaluates must not capture the process: engine
 //! modules read the environment, the clock and the op table when called,
@@ -16,7 +18,7 @@ use std::time::{Duration, SystemTime};
 
 use deno_core::ModuleSpecifier;
 
-use crate::{code_cache, embedded};
+use crate::{cache_file, code_cache, embedded};
 
 /// Set in the child that makes a snapshot: where to write it, and its kind.
 const PATH_ENV: &str = "LIMINA_INTERNAL_SNAPSHOT_PATH";
@@ -110,8 +112,18 @@ pub fn ready(kind: Kind) -> Option<&'static [u8]> {
   let dir = dir()?;
   let path = path(&dir, kind)?;
   if let Ok(file) = std::fs::File::open(&path) {
-    // An empty file marks a kind this build failed to make: do not try again.
-    return map(&file);
+    match map(&file).map(|bytes| (bytes, cache_file::payload(bytes))) {
+      // An empty snapshot marks a kind this build failed to make: do not try again.
+      Some((_, Ok([]))) => return None,
+      Some((_, Ok(snapshot))) => return Some(snapshot),
+      Some((bytes, Err(damage))) => {
+        cache_file::report(&path, &damage);
+        unmap(bytes);
+      }
+      None => cache_file::report(&path, &cache_file::Damage::Short(0)),
+    }
+    // Made again below, in the background: this run starts the slow way.
+    let _ = std::fs::remove_file(&path);
   }
   let lock = path.with_extension("lock");
   let stale = std::fs::metadata(&lock).and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().unwrap_or_default() > STALE_LOCK);
@@ -150,9 +162,7 @@ pub fn requested() -> Option<(Kind, PathBuf)> {
 /// (another binary may be running beside this one). When the file cannot be
 /// written (a full disk), the lock stays: it holds retries off until stale.
 pub fn store(path: &Path, bytes: &[u8]) {
-  let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-  if std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).is_err() {
-    let _ = std::fs::remove_file(&tmp);
+  if cache_file::write(path, &[bytes]).is_err() {
     return;
   }
   let _ = std::fs::remove_file(path.with_extension("lock"));
@@ -181,4 +191,10 @@ fn map(file: &std::fs::File) -> Option<&'static [u8]> {
   }
   // SAFETY: the mapping is `len` readable bytes that live until the process ends.
   Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// Unmaps what [`map`] mapped, when it turned out unusable.
+fn unmap(bytes: &'static [u8]) {
+  // SAFETY: `bytes` is a whole mapping made by `map` and nothing refers to it any more.
+  unsafe { libc::munmap(bytes.as_ptr().cast_mut().cast(), bytes.len()) };
 }

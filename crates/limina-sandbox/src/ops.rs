@@ -216,7 +216,8 @@ pub fn op_package_open(#[string] reference: &str, #[string] engine_version: &str
     Err(invalid) => invalid.reference.as_deref() == Some(reference),
   });
   let Some((dir, read)) = found else {
-    return Err(OpError::not_found(format!("no package {reference} is installed in {}", root.display())));
+    // The install directory is the server's business: a player is told the package is not there.
+    return Err(OpError::not_found(format!("no package {reference} is installed")));
   };
   let mut info = PackageInfo::of(&dir, &read, engine_version);
   let source = match read.as_ref().map(Package::entry_source) {

@@ -134,17 +134,21 @@ pub struct Package {
 }
 
 impl Package {
-  /// Reads `dir` and checks its manifest, hash and signature against `trusted`.
+  /// Reads `dir` and checks its manifest, hash and signature against
+  /// `trusted`. The manifest is read first, so a package that is refused
+  /// for its other files (a link, a special file) is still named, and its
+  /// load says why instead of finding nothing. Messages name files within
+  /// the package, never the server's paths.
   pub fn read(dir: &Path, trusted: &TrustedKeys) -> Result<Self, Invalid> {
     let invalid = |reference: Option<String>, why: String| Invalid { reference, why };
-    let files = read_files(dir).map_err(|why| invalid(None, why))?;
-    let raw = files.get(MANIFEST).ok_or_else(|| invalid(None, format!("{} has no {MANIFEST}", dir.display())))?;
-    let value: serde_json::Value = serde_json::from_slice(raw).map_err(|e| invalid(None, format!("{MANIFEST} is not JSON: {e}")))?;
+    let raw = read_manifest(dir).map_err(|why| invalid(None, why))?;
+    let value: serde_json::Value = serde_json::from_slice(&raw).map_err(|e| invalid(None, format!("{MANIFEST} is not JSON: {e}")))?;
     // Enough of a manifest to be named, so loading it can say what is wrong.
     let reference = match (value.get("name").and_then(|v| v.as_str()), value.get("version").and_then(|v| v.as_str())) {
       (Some(n), Some(v)) => Some(format!("{n}@{v}")),
       _ => None,
     };
+    let files = read_files(dir).map_err(|why| invalid(reference.clone(), why))?;
     let manifest: Manifest = serde_json::from_value(value.clone()).map_err(|e| invalid(reference.clone(), format!("{MANIFEST}: {e}")))?;
     manifest.check().map_err(|e| invalid(reference.clone(), format!("{MANIFEST}: {e}")))?;
     let entry = relative_path(&manifest.entry).expect("checked");
@@ -168,32 +172,45 @@ fn slash_path(p: &Path) -> String {
   p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
+/// The manifest's bytes: a regular file, not a link.
+fn read_manifest(dir: &Path) -> Result<Vec<u8>, String> {
+  let path = dir.join(MANIFEST);
+  match std::fs::symlink_metadata(&path) {
+    Ok(meta) if meta.file_type().is_file() => std::fs::read(&path).map_err(|e| format!("cannot read {MANIFEST}: {e}")),
+    Ok(_) => Err(format!("{MANIFEST} is not a regular file (links are refused)")),
+    Err(e) => Err(format!("cannot read {MANIFEST}: {e}")),
+  }
+}
+
 /// Every regular file under `dir`, by '/'-separated relative path. Links and
-/// special files are refused: what is hashed is what is loaded.
+/// special files are refused: what is hashed is what is loaded. Messages
+/// name paths within the package.
 fn read_files(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, String> {
   let mut files = BTreeMap::new();
   let mut total = 0u64;
   let mut stack = vec![PathBuf::new()];
+  let shown = |rel: &Path| if rel.as_os_str().is_empty() { "the package directory".to_owned() } else { slash_path(rel) };
   while let Some(rel) = stack.pop() {
     let here = dir.join(&rel);
-    let entries = std::fs::read_dir(&here).map_err(|e| format!("cannot read {}: {e}", here.display()))?;
+    let entries = std::fs::read_dir(&here).map_err(|e| format!("cannot read {}: {e}", shown(&rel)))?;
     for entry in entries {
-      let entry = entry.map_err(|e| format!("cannot read {}: {e}", here.display()))?;
+      let entry = entry.map_err(|e| format!("cannot read {}: {e}", shown(&rel)))?;
       let name = entry.file_name();
-      let name = name.to_str().ok_or_else(|| format!("{}: file names must be UTF-8", here.display()))?;
+      let name = name.to_str().ok_or_else(|| format!("{}: file names must be UTF-8", shown(&rel)))?;
       let path = rel.join(name);
-      let kind = entry.file_type().map_err(|e| format!("cannot stat {}: {e}", entry.path().display()))?;
+      let kind = entry.file_type().map_err(|e| format!("cannot stat {}: {e}", slash_path(&path)))?;
       if kind.is_dir() {
         stack.push(path);
       } else if kind.is_file() {
-        let bytes = std::fs::read(entry.path()).map_err(|e| format!("cannot read {}: {e}", entry.path().display()))?;
+        let bytes = std::fs::read(entry.path()).map_err(|e| format!("cannot read {}: {e}", slash_path(&path)))?;
         total += bytes.len() as u64;
         if total > MAX_PACKAGE_BYTES || files.len() >= MAX_FILES {
-          return Err(format!("{} is over the package limits ({} MiB, {MAX_FILES} files)", dir.display(), MAX_PACKAGE_BYTES >> 20));
+          return Err(format!("the package is over the limits ({} MiB, {MAX_FILES} files)", MAX_PACKAGE_BYTES >> 20));
         }
         files.insert(slash_path(&path), bytes);
       } else {
-        return Err(format!("{} is not a regular file or directory (links are refused)", entry.path().display()));
+        let what = if kind.is_symlink() { "a link" } else { "not a regular file or directory" };
+        return Err(format!("{} is {what}: links and special files are refused", slash_path(&path)));
       }
     }
   }

@@ -399,6 +399,7 @@ fn export(snapshot: mpsc::Receiver<Result<Snapshot, OpError>>, dir: PathBuf, nam
 #[op2]
 #[serde]
 pub async fn op_trace_log_export(state: Rc<RefCell<OpState>>, id: u32, #[string] name: String) -> Result<Exported, OpError> {
+  let _busy = limina_ops::Work::begin(&state.borrow());
   let (reserved, done) = {
     let mut state = state.borrow_mut();
     let spool = spool(&mut state, id)?;

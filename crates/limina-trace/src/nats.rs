@@ -50,13 +50,27 @@ fn unavailable(what: &str, target: &NatsTarget, e: impl std::fmt::Display) -> Op
   OpError::unavailable(format!("NATS {what} at {} failed: {e}", target.server))
 }
 
-async fn jetstream_for(target: &NatsTarget) -> Result<jetstream::Context, OpError> {
-  let client = async_nats::ConnectOptions::new()
-    .connection_timeout(std::time::Duration::from_secs(5))
-    .connect(target.server.as_str())
+/// How long connecting (TCP, the server's INFO, the client's CONNECT) and
+/// then each JetStream request at start may take: a port that accepts and
+/// never answers is an error, not a hang.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `step` within [`CONNECT_TIMEOUT`], or a clear error naming `what`.
+async fn bounded<T>(what: &str, target: &NatsTarget, step: impl std::future::Future<Output = Result<T, OpError>>) -> Result<T, OpError> {
+  tokio::time::timeout(CONNECT_TIMEOUT, step)
     .await
-    .map_err(|e| unavailable("connecting", target, e))?;
-  Ok(jetstream::new(client))
+    .unwrap_or_else(|_| Err(unavailable(what, target, format!("no answer within {} s (is it a NATS server?)", CONNECT_TIMEOUT.as_secs()))))
+}
+
+async fn jetstream_for(target: &NatsTarget) -> Result<jetstream::Context, OpError> {
+  let connect = async {
+    async_nats::ConnectOptions::new()
+      .connection_timeout(CONNECT_TIMEOUT)
+      .connect(target.server.as_str())
+      .await
+      .map_err(|e| unavailable("connecting", target, e))
+  };
+  Ok(jetstream::new(bounded("connecting", target, connect).await?))
 }
 
 enum Command {
@@ -113,7 +127,7 @@ pub async fn op_nats_sink_open(state: Rc<RefCell<OpState>>, #[string] url: Strin
     storage: stream::StorageType::File,
     ..Default::default()
   };
-  js.get_or_create_stream(config).await.map_err(|e| unavailable("creating the stream", &target, e))?;
+  bounded("creating the stream", &target, async { js.get_or_create_stream(config).await.map_err(|e| unavailable("creating the stream", &target, e)) }).await?;
   let (tx, rx) = mpsc::unbounded_channel();
   tokio::spawn(run_sink(js, target, rx));
   Ok(resource_mut::<Handles<Sink>>(&mut state.borrow_mut()).insert(Sink { tx }))
@@ -145,7 +159,8 @@ pub async fn op_nats_sink_flush(state: Rc<RefCell<OpState>>, id: u32) -> Result<
 pub async fn op_nats_log_read(#[string] url: String) -> Result<String, OpError> {
   let target = NatsTarget::parse(&url)?;
   let js = jetstream_for(&target).await?;
-  let mut stream = js.get_stream(target.stream()).await.map_err(|e| match e.kind() {
+  let found = bounded("reading the stream", &target, async { Ok(js.get_stream(target.stream()).await) }).await?;
+  let mut stream = found.map_err(|e| match e.kind() {
     jetstream::context::GetStreamErrorKind::JetStream(j) if j.error_code() == jetstream::ErrorCode::STREAM_NOT_FOUND => {
       OpError::not_found(format!("NATS server {} has no stream {} (nothing was logged to {})", target.server, target.stream(), target.subject))
     }

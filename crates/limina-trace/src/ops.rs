@@ -2,10 +2,12 @@
 //! (text, or a file off the loop), and trace files confined to the trace
 //! directory.
 
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
 
 use deno_core::futures::channel::oneshot;
-use deno_core::op2;
+use deno_core::{op2, OpState};
 use limina_ops::OpError;
 
 use crate::chain::{self, Hash, IntegrityError, Sealer, VerifiedTrace};
@@ -58,7 +60,8 @@ pub fn op_trace_verify(#[string] text: &str, open: bool) -> Verification {
 /// Verifies a trace file on its own thread, reading it a line at a time.
 #[op2]
 #[serde]
-pub async fn op_trace_verify_file(#[string] path: String, open: bool) -> Result<Verification, OpError> {
+pub async fn op_trace_verify_file(state: Rc<RefCell<OpState>>, #[string] path: String, open: bool) -> Result<Verification, OpError> {
+  let _busy = limina_ops::Work::begin(&state.borrow());
   let (tx, rx) = oneshot::channel();
   std::thread::Builder::new()
     .name("limina-trace-verify".into())

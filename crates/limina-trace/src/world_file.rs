@@ -6,11 +6,13 @@
 //! Layout: the line `LIMINA-WORLD`, a JSON header line
 //! `{"version":1,"bytes":N,"contentHash":"sha256:…"}`, then N bytes of body.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use deno_core::futures::channel::oneshot;
-use deno_core::op2;
+use deno_core::{op2, OpState};
 use limina_ops::OpError;
 use sha2::{Digest, Sha256};
 
@@ -88,7 +90,21 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OpError> {
     let _ = std::fs::remove_file(&temp);
     return Err(OpError::io(format!("cannot save the world file {}", path.display()), e));
   }
+  remove_stale_parts(&dir, &file_name.to_string_lossy());
   Ok(())
+}
+
+/// Removes partial saves of `file_name` left by processes that died while
+/// saving (a SIGKILL mid-save): `.NAME.PID.part` whose PID is gone.
+fn remove_stale_parts(dir: &Path, file_name: &str) {
+  let prefix = format!(".{file_name}.");
+  for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+    let name = entry.file_name().to_string_lossy().into_owned();
+    let Some(pid) = name.strip_prefix(&prefix).and_then(|rest| rest.strip_suffix(".part")).and_then(|p| p.parse::<u32>().ok()) else { continue };
+    if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+      let _ = std::fs::remove_file(entry.path());
+    }
+  }
 }
 
 /// sha256 of `bytes` as `"sha256:…"`: what the world digest is made of.
@@ -102,7 +118,8 @@ pub fn op_world_sha256(#[buffer] bytes: &[u8]) -> String {
 /// resolves to the file's size.
 #[op2]
 #[number]
-pub async fn op_world_file_write(#[string] path: String, #[buffer(copy)] body: Vec<u8>) -> Result<u64, OpError> {
+pub async fn op_world_file_write(state: Rc<RefCell<OpState>>, #[string] path: String, #[buffer(copy)] body: Vec<u8>) -> Result<u64, OpError> {
+  let _busy = limina_ops::Work::begin(&state.borrow());
   let (tx, rx) = oneshot::channel();
   std::thread::Builder::new()
     .name("limina-world-save".into())

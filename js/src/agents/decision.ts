@@ -14,7 +14,7 @@
 import type { Tracer } from "../observability/tracer.ts";
 import { resolveProfile } from "../skills/profiles.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
-import { estimateTokens, LIST_SKILLS, type Offer, READ_SKILL, SkillSurface } from "./discovery.ts";
+import { estimateTokens, type Focus, LIST_SKILLS, type Offer, READ_SKILL, SkillSurface } from "./discovery.ts";
 import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, type ProviderMap } from "./providers/provider.ts";
 import type { AgentRecord, QueuedAction } from "./registry.ts";
 import type { AgentScheduler } from "./scheduler.ts";
@@ -61,6 +61,16 @@ export class DecisionSystem {
     for (const agent of agents) this.startOne(agent, tick);
   }
 
+  /**
+   * Starts one decision narrowed to `focus` (perception already built): a
+   * conversation's turn. Calls to the focus's own tools are handed to it,
+   * not queued. Returns the decision's id, or null when none could start.
+   */
+  startFocused(agent: AgentRecord, tick: number, focus: Focus): string | null {
+    if (this.disposed || agent.inFlight) return null;
+    return this.startOne(agent, tick, focus);
+  }
+
   /** Abandons every decision in flight and starts no more. */
   dispose(): void {
     this.disposed = true;
@@ -78,16 +88,18 @@ export class DecisionSystem {
     return this.tracer.emit(type, payload, { actorId: agent.id, threadId: agent.sessionId, causedBy });
   }
 
-  private startOne(agent: AgentRecord, tick: number): void {
+  private startOne(agent: AgentRecord, tick: number, focus?: Focus): string {
     const provider: LLMProvider | undefined = this.providers[agent.llm.provider];
     const decisionId = `dec_${++decisions}`;
     const cause = agent.perceptionEventId ? [agent.perceptionEventId] : [];
     agent.lastDecisionTick = tick;
     if (!provider) {
-      this.emit(agent, "agent.decision.failed", { agentId: agent.id, decisionId, provider: agent.llm.provider, error: `no provider named ${agent.llm.provider}` }, cause);
-      return;
+      const error = `no provider named ${agent.llm.provider}`;
+      this.emit(agent, "agent.decision.failed", { agentId: agent.id, decisionId, provider: agent.llm.provider, error }, cause);
+      focus?.settled({ decisionId, error });
+      return decisionId;
     }
-    const offer = this.surface.offer(agent, provider);
+    const offer = this.surface.offer(agent, provider, focus);
     const req: DecideRequest = {
       systemPrompt: offer.systemPrompt,
       perception: agent.perception!,
@@ -114,6 +126,7 @@ export class DecisionSystem {
       agent.inFlight = false;
       agent.generation++;
       this.emit(agent, "agent.decision.timeout", { agentId: agent.id, decisionId, timeoutMs: budget.decisionTimeoutMs, prompt }, cause);
+      focus?.settled({ decisionId, error: `no answer within ${budget.decisionTimeoutMs} ms` });
     }, budget.decisionTimeoutMs);
     this.timeouts.add(timer);
     const settled = () => {
@@ -137,7 +150,7 @@ export class DecisionSystem {
         agent.inFlight = false;
         u.promptTokens += result?.usage?.promptTokens ?? 0;
         u.completionTokens += result?.usage?.completionTokens ?? 0;
-        this.accept(agent, decisionId, result, performance.now() - started, prompt, cause);
+        this.accept(agent, decisionId, result, performance.now() - started, prompt, cause, focus);
       },
       (e) => {
         if (!settled()) return;
@@ -152,12 +165,14 @@ export class DecisionSystem {
         }
         if (Array.isArray(err?.retries) && err.retries.length > 0) payload.retries = err.retries;
         this.emit(agent, "agent.decision.failed", payload, cause);
+        focus?.settled({ decisionId, error: payload.error as string });
       },
     );
+    return decisionId;
   }
 
   /** Answers discovery calls, validates the rest and queues the valid ones, within the agent's budget. */
-  private accept(agent: AgentRecord, decisionId: string, result: DecideResult, latencyMs: number, prompt: PromptStats, cause: string[]): void {
+  private accept(agent: AgentRecord, decisionId: string, result: DecideResult, latencyMs: number, prompt: PromptStats, cause: string[], focus?: Focus): void {
     const budget = this.scheduler.budgetOf(agent.id);
     const candidates: unknown = result?.toolCalls;
     const made: Record<string, unknown> = {
@@ -175,12 +190,19 @@ export class DecisionSystem {
       this.emit(agent, "agent.toolcall.rejected", { agentId: agent.id, decisionId, tool: typeof tool === "string" ? tool : null, reason, ...(code ? { code } : {}) }, [decisionEventId]);
     if (!Array.isArray(candidates)) {
       reject(null, "the provider returned no list of tool calls");
+      focus?.settled({ decisionId, calls: [] });
       return;
     }
+    const taken: { tool: string; input: unknown }[] = [];
     candidates.forEach((raw, i) => {
       const call = raw as { tool?: unknown; input?: unknown };
       if (i >= budget.maxToolCallsPerDecision) return reject(call?.tool, `over the cap of ${budget.maxToolCallsPerDecision} tool calls per decision`);
       if (typeof call?.tool !== "string") return reject(null, "a tool call needs a tool name");
+      if (focus) {
+        // A focused decision may call its focus's skills and tools, nothing else.
+        if (focus.tools.some((t) => t.name === call.tool)) return void taken.push({ tool: call.tool, input: call.input ?? {} });
+        if (!focus.skills.includes(call.tool)) return reject(call.tool, `not offered in this ${focus.purpose}: ${focus.skills.concat(focus.tools.map((t) => t.name)).join(", ")}`, "forbidden");
+      }
       if (this.surface.isDiscoveryTool(call.tool) && agent.discovery.mode === "progressive") return this.discover(agent, decisionId, call.tool, call.input, decisionEventId, reject);
       const skill = this.registry.get(call.tool);
       if (!skill) return reject(call.tool, `no such skill: ${call.tool}`, "not_found");
@@ -198,7 +220,9 @@ export class DecisionSystem {
       if (dropped.length > 0) this.emit(agent, "agent.skill.dropped", { agentId: agent.id, decisionId, skills: dropped, active: [...agent.active] }, [decisionEventId]);
       const action: QueuedAction = { tool: call.tool, input: (call.input ?? {}) as Record<string, unknown>, decisionId, decisionEventId };
       agent.queue.push(action);
+      taken.push({ tool: call.tool, input: action.input });
     });
+    focus?.settled({ decisionId, calls: taken });
   }
 
   /** `list_skills` / `read_skill`: answered now, seen by the next decision, traced. */

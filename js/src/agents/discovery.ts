@@ -55,6 +55,7 @@ export const CORE_PURPOSES: readonly { purpose: string; skills: readonly string[
   { purpose: "perceive: its own view, what is where, what a ray hits", skills: ["agent.getPerception", "scene.queryEntities", "physics.raycast"] },
   { purpose: "move its body: walk to someone or something, or push", skills: ["social.approach", "physics.applyImpulse"] },
   { purpose: "speak and signal", skills: ["social.say", "agent.emitEvent"] },
+  { purpose: "play: what is within reach, use it, pick it up, what it holds, how the game stands", skills: ["interaction.list", "interaction.interact", "interaction.pickup", "inventory.list", "game.status"] },
   { purpose: "build: make, place, colour and remove things", skills: ["scene.createEntity", "three.setTransform", "three.setMaterial", "scene.destroyEntity"] },
 ]);
 
@@ -63,6 +64,19 @@ export const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
 // deno-lint-ignore no-explicit-any
 type AnySkill = SkillDefinition<any, any>;
+
+/** A decision narrowed to one purpose (a conversation's turn): only these skills and tools, and what the agent must know for it. */
+export interface Focus {
+  /** What it is for, in rejections ("conversation"). */
+  purpose: string;
+  skills: string[];
+  /** Tools the focus's owner answers itself (like the discovery tools). */
+  tools: SkillTool[];
+  /** Follows the agent's own prompt in the system message. */
+  context: string;
+  /** Told how the decision went: its calls (to the focus's tools among them) once made, or why it failed. */
+  settled(outcome: { decisionId: string; calls: { tool: string; input: unknown }[] } | { decisionId: string; error: string }): void;
+}
 
 /** What one decision offers an agent. */
 export interface Offer {
@@ -169,8 +183,12 @@ export class SkillSurface {
     return core;
   }
 
-  /** What the next decision offers `agent`, each skill by its surface mode. */
-  offer(agent: AgentRecord, provider: LLMProvider): Offer {
+  /**
+   * What the next decision offers `agent`, each skill by its surface mode.
+   * With a `focus` (a conversation's turn), only its skills and extra tools
+   * are offered and its context follows the agent's prompt.
+   */
+  offer(agent: AgentRecord, provider: LLMProvider, focus?: Focus): Offer {
     const model = agent.llm.model || provider.model || "";
     const rules = agent.discovery.surfaceRules;
     const fallback = this.registry.defaultSurfaceMode;
@@ -182,14 +200,17 @@ export class SkillSurface {
       if (mode !== "tool-only") prompted.push(tool);
     };
     let skills: AnySkill[];
-    if (agent.discovery.mode === "full") skills = this.permitted(agent.profile);
+    if (focus) skills = focus.skills.map((n) => this.registry.get(n)).filter((s): s is AnySkill => s !== undefined && this.mayCall(agent, s.name));
+    else if (agent.discovery.mode === "full") skills = this.permitted(agent.profile);
     else {
       const names = [...new Set([...this.core(agent), ...agent.active])];
       skills = names.map((n) => this.registry.get(n)).filter((s): s is AnySkill => s !== undefined && this.mayCall(agent, s.name));
     }
     for (const s of skills) place(this.form(s).tool, s);
-    if (agent.discovery.mode === "progressive") for (const t of DISCOVERY_TOOLS) place(t, null);
-    return { tools, prompted, systemPrompt: composeSystemPrompt(agent.llm.systemPrompt, prompted), active: [...agent.active] };
+    if (focus) for (const t of focus.tools) place(t, null);
+    else if (agent.discovery.mode === "progressive") for (const t of DISCOVERY_TOOLS) place(t, null);
+    const persona = focus ? `${agent.llm.systemPrompt}\n\n${focus.context}` : agent.llm.systemPrompt;
+    return { tools, prompted, systemPrompt: composeSystemPrompt(persona, prompted), active: [...agent.active] };
   }
 
   /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */

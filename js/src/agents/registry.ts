@@ -65,6 +65,8 @@ export interface AgentRecord {
   recentDecisions: { tick: number; tokens: number }[];
   /** Held back by its rate limit since this tick; null when not. */
   heldSince: number | null;
+  /** The conversation it is in (it makes no other decisions meanwhile); null when none. */
+  conversation: string | null;
   usage: AgentUsage;
 }
 
@@ -123,6 +125,7 @@ export class AgentRegistry {
       pendingDiscovery: [],
       recentDecisions: [],
       heldSince: null,
+      conversation: null,
       usage: { decisions: 0, promptChars: 0, estimatedPromptTokens: 0, promptTokens: 0, completionTokens: 0 },
     };
     this.agents.set(id, record);
@@ -159,6 +162,7 @@ export class AgentRegistry {
       queued: a.queue.length,
       discovery: a.discovery.mode,
       activeSkills: [...a.active],
+      conversation: a.conversation,
       usage: { ...a.usage },
     }));
   }

@@ -53,10 +53,10 @@ export class AgentScheduler {
     return b;
   }
 
-  /** Agents whose decision is due and may start this tick, longest-waiting first. */
+  /** Agents whose decision is due and may start this tick (none in a conversation: it paces them), longest-waiting first. */
   dueForDecision(agents: AgentRecord[], tick: number): AgentRecord[] {
     return agents
-      .filter((a) => !a.inFlight && tick - a.lastDecisionTick >= a.decisionIntervalTicks && this.withinRate(a, tick))
+      .filter((a) => !a.inFlight && a.conversation === null && tick - a.lastDecisionTick >= a.decisionIntervalTicks && this.withinRate(a, tick))
       .sort((a, b) => a.lastDecisionTick - b.lastDecisionTick || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, this.budget.maxDecisionStartsPerTick);
   }

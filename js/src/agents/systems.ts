@@ -1,10 +1,11 @@
-// The agent systems on the fixed step: act on queued decisions, then build
-// perception for the agents due to decide and start their decisions (which
-// resolve later, off the frame path).
+// The agent systems on the fixed step: act on queued decisions, pace the
+// conversations' turns, then build perception for the agents due to decide
+// and start their decisions (which resolve later, off the frame path).
 
 import { onFixedStep } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
 import { ActionSystem } from "./action.ts";
+import { Conversations } from "./conversation.ts";
 import { DecisionSystem } from "./decision.ts";
 import { ObservabilitySystem } from "./observability.ts";
 import { PerceptionSystem } from "./perception.ts";
@@ -19,6 +20,8 @@ export interface AgentSystems {
   decision: DecisionSystem;
   action: ActionSystem;
   observability: ObservabilitySystem;
+  /** Conversations between these agents (turns paced on the fixed step). */
+  conversations: Conversations;
   /** One tick of the agent pipeline (registered on the fixed step unless `manual`). */
   tick(step: number): Promise<void>;
   /** Stops the systems on the loop. */
@@ -32,6 +35,7 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
   const decision = new DecisionSystem(session.registry, session.tracer, providers, scheduler);
   const action = new ActionSystem(session.registry, scheduler);
   const observability = new ObservabilitySystem(session.tracer, agents);
+  const conversations = new Conversations(session, agents, perception, decision, session.tracer);
   const withdraw = session.agents.publish({
     list: () => agents.summaries(),
     perceptionOf: (agentId) => agents.get(agentId)?.perception ?? null,
@@ -41,17 +45,19 @@ export function createAgentSystems(session: WorldSession, providers: ProviderMap
     if (session.paused) return Promise.resolve();
     const all = agents.all();
     const acted = action.run(all);
+    const talked = conversations.tick(step);
     const due = scheduler.dueForDecision(all, step);
     for (const a of all) if (a.heldSince === step) decision.deferred(a, step);
     perception.build(due, step);
     decision.start(due, step);
-    return acted;
+    return Promise.all([acted, talked]).then(() => {});
   };
   const off = options.manual ? () => {} : onFixedStep((_dt, step) => void tick(step));
   const dispose = () => {
     off();
     decision.dispose();
+    conversations.dispose();
     withdraw();
   };
-  return { agents, scheduler, perception, decision, action, observability, tick, dispose };
+  return { agents, scheduler, perception, decision, action, observability, conversations, tick, dispose };
 }

@@ -18,7 +18,7 @@ const json = JSON as JSON & {
 /** The top-level `id` of `text` exactly as written (the parse rounded it). */
 function rawId(text: string): RawJson {
   const ids: [unknown, string][] = [];
-  const root = json.parse(text, function (key, value, context) {
+  const root = json.parse(text, function (this: unknown, key: string, value: unknown, context: { source?: string }) {
     if (key === "id" && context.source !== undefined) ids.push([this, context.source]);
     return value;
   });

@@ -43,6 +43,8 @@ if (config.worldModule) {
 let stdioConn = -1;
 new McpServer(session, {
   profile: config.profile,
+  toolsPageSize: config.toolsPageSize,
+  toolsListing: config.toolsListing,
   onClose: (conn) => {
     if (conn !== stdioConn) return;
     // End of input: exit once every reply has been written.

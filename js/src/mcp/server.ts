@@ -23,10 +23,12 @@ import type { EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
 import { type Id, RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
 import { ListenStreams } from "./listen.ts";
+import { DEFAULT_PAGE_SIZE, type Listing, ToolListing } from "./listing.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import type { Mcp } from "./mcp.ts";
 import { checkRequest, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
+import { refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
@@ -35,9 +37,7 @@ import { StateSync } from "./state-sync.ts";
 export const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /** Who stateless requests act as: the operator that started the server (and holds its token). */
 const OPERATOR = "operator";
-/** Agent ids no client may take: the engine's own actor, and the operator's. */
-const RESERVED_AGENT_IDS = new Set(["system", OPERATOR]);
-const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, traced skill. Search with skills.search before pulling every schema.";
+const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, traced skill. Listed schemas are compact (large ones outlined): skills.describe gives a skill's whole contract, skills.search finds skills by words.";
 /** A request answered later, by a stream (`subscriptions/listen`), not by a reply now. */
 const STREAMING = Symbol("streaming");
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
@@ -54,7 +54,10 @@ interface Connection {
   era: "legacy" | "modern" | null;
   /** A stateless HTTP POST's routing headers, checked against its body. */
   routing: RoutingHeaders | null;
-  sessions: number;
+  /** What a Limina-dialect client called its session (the id is the server's). */
+  label: string | null;
+  /** Releases the agent id its session holds. */
+  release: (() => void) | null;
   /** The least severe log level the client asked for with `logging/setLevel`; -1: no log messages. */
   logRank: number;
 }
@@ -69,6 +72,10 @@ export interface McpServerOptions {
   profile: string;
   /** Called when a connection ends (stdio uses it to exit). */
   onClose?: (conn: number, reason: string) => void;
+  /** Standard `tools/list` pages hold this many tools (0: all; default 100). */
+  toolsPageSize?: number;
+  /** The listing standard clients get when they ask for none (default `full`). */
+  toolsListing?: Listing;
 }
 
 export class McpServer {
@@ -85,10 +92,14 @@ export class McpServer {
   /** Per transport, the operator's session that stateless requests run under. */
   private readonly operator = new Map<Transport, Mcp>();
   private readonly listens = new ListenStreams();
+  /** Session ids issued so far: every session's id is the server's, and none is ever issued twice. */
+  private issued = 0;
   readonly sync: StateSync;
+  readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
     this.sync = new StateSync(session.world, session.spatial);
+    this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
@@ -156,7 +167,7 @@ export class McpServer {
 
   /** One stateless HTTP request: answered, then forgotten (the transport ends the connection with the reply). */
   private async exchange(e: Extract<HubEvent, { kind: "exchange" }>): Promise<void> {
-    const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, sessions: 0, logRank: -1 };
+    const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, label: null, release: null, logRank: -1 };
     const reply = await this.handle(c, e.text);
     if (reply !== null) send(e.conn, reply, false);
   }
@@ -176,7 +187,7 @@ export class McpServer {
   private control(e: Exclude<HubEvent, { kind: "message" | "exchange" }>): void {
     switch (e.kind) {
       case "open":
-        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, era: null, routing: null, sessions: 0, logRank: -1 });
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
         this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport });
         break;
       case "rejected":
@@ -193,6 +204,7 @@ export class McpServer {
     const c = this.conns.get(conn);
     if (!c) return; // a stateless exchange (its listen stream ended): it left no session behind
     if (c.logRank >= 0) this.logListeners--;
+    c.release?.();
     this.conns.delete(conn);
     this.sync.unsubscribe(conn);
     this.session.tracer.emit("mcp.connection.closed", {
@@ -264,7 +276,7 @@ export class McpServer {
       case "server/discover":
         return modernResult({ supportedVersions: MODERN_VERSIONS, capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, ttlMs: 0, cacheScope: "private" });
       case "tools/list":
-        return modernResult({ tools: c.mcp.registry.listTools("draft-2020-12"), ttlMs: 0, cacheScope: "private" });
+        return modernResult({ ...this.listing.page(p), ttlMs: 0, cacheScope: "private" });
       case "tools/call":
         return modernResult((await this.callTool(c, p)) as Record<string, unknown>);
       case "subscriptions/listen":
@@ -292,11 +304,13 @@ export class McpServer {
         return this.setLogLevel(c, p);
       case "tools/list":
       case "listTools":
-        return this.listTools(c);
+        return this.listTools(c, p);
       case "tools/call":
       case "callTool":
         return this.callTool(c, p, true);
       case "shutdown":
+        c.release?.();
+        c.release = null;
         c.mcp.shutdown();
         this.sync.unsubscribe(c.conn);
         return { ok: true };
@@ -320,7 +334,8 @@ export class McpServer {
           throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: initialize needs a non-empty string ${key}`);
         }
       }
-      const [agentId, sessionId, profile] = [p.agentId, p.sessionId, p.profile] as string[];
+      // The client's sessionId is a label: the id is issued here, so no client can take another's (or the operator's).
+      const [agentId, label, profile] = [p.agentId, p.sessionId, p.profile] as string[];
       if (!Object.hasOwn(PROFILES, profile)) {
         throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: unknown profile ${profile} (known: ${Object.keys(PROFILES).join(", ")})`);
       }
@@ -332,23 +347,33 @@ export class McpServer {
           this.refuse(c, "profile", `profile ${profile} grants ${above.join(", ")}, above this server's ceiling ${this.options.profile}`, { agentId, profile });
         }
       }
-      if (RESERVED_AGENT_IDS.has(agentId)) this.refuse(c, "agentId", `agent id ${agentId} is reserved for the engine`, { agentId });
-      if (this.agentInUse(agentId)) this.refuse(c, "agentId", `agent id ${agentId} is in use by another live session`, { agentId });
+      const badAgent = refusedId(agentId);
+      if (badAgent !== null) this.refuse(c, "agentId", `agent id ${badAgent}`, { agentId });
+      const badLabel = refusedId(label);
+      if (badLabel !== null) this.refuse(c, "sessionId", `session label ${badLabel}`, { sessionId: label });
+      const holder = this.session.identities.holderOf(agentId)?.agentId;
+      if (holder !== undefined) this.refuse(c, "agentId", `agent id ${agentId} ${holder === agentId ? "is" : `reads as ${holder}, which is`} in use by another live session`, { agentId });
       c.mode = "limina";
-      const r = c.mcp.initialize({ agentId, sessionId, profile });
+      c.label = label;
+      const r = c.mcp.initialize({ agentId, sessionId: this.issueSessionId(), profile });
+      c.release = this.session.identities.claim(agentId, r.session.sessionId);
       this.opened(c);
-      return r;
+      return { ...r, session: { ...r.session, label } };
     }
     if (typeof p.protocolVersion !== "string") {
       throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: initialize needs {agentId, sessionId, profile} or a standard MCP {protocolVersion, capabilities, clientInfo}");
     }
     this.refuseLive(c);
     const client = (p.clientInfo ?? {}) as { name?: unknown };
-    const named = typeof client.name === "string" && client.name.length > 0 ? client.name : "mcp-client";
-    // A standard client only names its software: the server makes the id unique.
-    const agentId = this.agentInUse(named) || RESERVED_AGENT_IDS.has(named) ? `${named}#${c.conn}` : named;
+    const software = typeof client.name === "string" ? visibleId(client.name) : "";
+    const named = software.length > 0 ? software : "mcp-client";
+    // A standard client only names its software: the server makes the id unique, and never a reserved one.
+    const taken = (id: string) => this.session.identities.holderOf(id) !== null || refusedId(id) !== null;
+    let agentId = named;
+    for (let k = 0; taken(agentId); k++) agentId = `${named}#${c.conn}${k > 0 ? `.${k}` : ""}`;
     c.mode = "standard";
-    const r = c.mcp.initialize({ agentId, sessionId: `sess_${c.conn}_${++c.sessions}`, profile: this.options.profile });
+    const r = c.mcp.initialize({ agentId, sessionId: this.issueSessionId(), profile: this.options.profile });
+    c.release = this.session.identities.claim(agentId, r.session.sessionId);
     this.opened(c);
     const version = STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0];
     return {
@@ -360,9 +385,8 @@ export class McpServer {
     };
   }
 
-  private agentInUse(agentId: string): boolean {
-    for (const other of this.conns.values()) if (other.mcp.currentSession?.agentId === agentId) return true;
-    return false;
+  private issueSessionId(): string {
+    return `mcp-${++this.issued}`;
   }
 
   /** Identity and permissions are bound for a session's life: no second initialize while it lives. */
@@ -381,11 +405,11 @@ export class McpServer {
 
   private opened(c: Connection): void {
     const s = c.mcp.currentSession!;
-    this.session.tracer.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
+    this.session.tracer.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, label: c.label, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
   }
 
-  private listTools(c: Connection): unknown {
-    if (c.mode === "standard") return { tools: c.mcp.registry.listTools("draft-2020-12") };
+  private listTools(c: Connection, p: Record<string, unknown>): unknown {
+    if (c.mode === "standard") return this.listing.page(p);
     return { tools: c.mcp.listTools() };
   }
 
@@ -402,8 +426,9 @@ export class McpServer {
   /**
    * A call's optional `context`: `causedBy` (event ids) links the call into
    * the caller's causal chain; `agentId`/`sessionId` may only restate the
-   * session's own (identity is bound at initialize); `previousResults` is
-   * the caller's own bookkeeping and is accepted as is.
+   * session's own (identity is bound at initialize; the session may be named
+   * by its id or its label); `previousResults` is the caller's own
+   * bookkeeping and is accepted as is.
    */
   private callContext(c: Connection, raw: unknown): { causedBy?: string[] } | undefined {
     if (raw === undefined) return undefined;
@@ -411,7 +436,7 @@ export class McpServer {
     const ctx = raw as Record<string, unknown>;
     const s = c.mcp.currentSession;
     for (const key of ["agentId", "sessionId"] as const) {
-      if (ctx[key] !== undefined && ctx[key] !== s?.[key]) {
+      if (ctx[key] !== undefined && ctx[key] !== s?.[key] && !(key === "sessionId" && c.label !== null && ctx[key] === c.label)) {
         throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: context.${key} cannot differ from the session's (identity is bound at initialize)`);
       }
     }

@@ -31,6 +31,8 @@ export interface RunBudget {
   cpuMs: number;
   /** Most `host.invoke` calls one entry may make. */
   maxIntents: number;
+  /** Told the CPU each round used, as it is used (the world's per-tick budget counts it). */
+  spend?: (cpuMs: number) => void;
 }
 
 export interface RunResult {
@@ -77,6 +79,7 @@ export class HostBridge {
     }
     let outcome = enter(budget.cpuMs);
     let cpuMs = outcome.cpuMs;
+    budget.spend?.(outcome.cpuMs);
     let invoked = 0;
     let stopped: { status: RunResult["status"]; error: string } | null = null;
     while (outcome.status === "ok" && outcome.intents.length > 0) {
@@ -96,6 +99,7 @@ export class HostBridge {
       }
       outcome = sandbox.settle(answers, left);
       cpuMs += outcome.cpuMs;
+      budget.spend?.(outcome.cpuMs);
     }
     this.charge(sandbox, who.sessionId, cpuMs, outcome.memBytes);
     const status = stopped?.status ?? outcome.status;

@@ -1,5 +1,8 @@
 // The PackageHost: a world's installed and loaded packages. Loading checks,
-// in order: the manifest → engine compatibility → the attestation (content
+// in order: the agent id the package acts as (never reserved or confusable
+// with a reserved id, never one another live session holds) and the
+// caller's session's package cap → the manifest → engine compatibility →
+// the attestation (content
 // hash and signature against the trusted keys; unsigned only when the host
 // allows it) → the profile named (known, and within the caller's own
 // permissions) → the declared capabilities against what the profile grants
@@ -7,21 +10,27 @@
 // top-level code in a fresh sandbox within its CPU budget. Every rejection
 // has a machine-readable `rejectReason` and a human `reason`, and is an
 // audited policy event; the load's own event (`package.loaded` or
-// `package.rejected`) is caused by that decision.
+// `package.rejected`) is caused by that decision. Ticking packages share
+// the world's per-tick CPU budget (tick-budget.ts).
 
 import { type InstallConfig, listPackages, openPackage, type PackageInfo, Sandbox } from "../../../crates/limina-sandbox/js/sandbox.ts";
 import { errorCodeOf } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentDirectory } from "../agents/directory.ts";
-import { onFixedStep } from "../loop.ts";
+import { FIXED_DT, onFixedStep } from "../loop.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { PolicyEngine, PolicyInput, PolicyRule } from "../policy/engine.ts";
+import { LiveIdentities, refusedId, sameId } from "../policy/identity.ts";
 import { PERMISSIONS, PROFILES, resolveProfile } from "../skills/profiles.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
 import { type Attribution, HostBridge } from "./bridge.ts";
 import { LoadedPackage } from "./loaded.ts";
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./limits.ts";
+import { TickBudget } from "./tick-budget.ts";
 
 export type RejectReason =
+  | "reserved_id"
+  | "id_in_use"
+  | "session_package_cap"
   | "not_found"
   | "invalid_manifest"
   | "engine_incompatible"
@@ -41,8 +50,12 @@ export type RejectReason =
 
 export interface LoadRequest {
   ref: string;
+  /** Who the package acts as: a new agent id, or its caller's own. */
   agentId: string;
+  /** The session it acts in (a package a client loads acts in the client's session). */
   sessionId: string;
+  /** What the caller called the package's session, recorded with the load. */
+  label?: string;
   profile: string;
   /** The caller's own permissions: the named profile must be within them. */
   callerPermissions: ReadonlySet<string>;
@@ -78,6 +91,8 @@ export interface PackageHostServices {
   registry: SkillRegistry;
   /** Where the perception snapshots packages read come from (default: none; their reads go through host.invoke). */
   agents?: AgentDirectory;
+  /** The agent ids live sessions hold (default: a registry of this host's own). */
+  identities?: LiveIdentities;
   tracer: Tracer;
   /** Decides loads and crossings and holds the sandboxes' budgets. */
   policy: PolicyEngine;
@@ -101,12 +116,21 @@ export class PackageHost {
   private readonly tracer: Tracer;
   private readonly policy: PolicyEngine;
   private readonly install: InstallConfig;
+  private readonly identities: LiveIdentities;
+  private readonly budget: TickBudget<LoadedPackage>;
 
   constructor(services: PackageHostServices) {
     this.tracer = services.tracer;
     this.policy = services.policy;
     this.install = { ...services.install };
+    this.identities = services.identities ?? new LiveIdentities();
     this.limits = { ...DEFAULT_PACKAGE_LIMITS, ...services.limits };
+    // The world's budget holds at least one whole run. It is earned by the loop's clock: the wall
+    // clock, or under --deterministic the virtual one, which advances a step's length per step.
+    const worldMs = Math.max(this.limits.worldTickCpuMs, this.limits.tickCpuMs);
+    const virtual = Limina.loop.stats().clock === "virtual";
+    const clock = () => (virtual ? Limina.loop.steps() * FIXED_DT * 1000 : performance.now());
+    this.budget = new TickBudget(worldMs, this.limits.tickCpuMs, (over) => this.tracer.emit("package.tick.overbudget", over), clock);
     const agents = services.agents;
     this.bridge = new HostBridge(services.registry, services.policy, agents ? (id) => agents.perceptionOf(id) : undefined);
     const paused = services.paused ?? (() => false);
@@ -140,12 +164,12 @@ export class PackageHost {
     return [...this.loadedByAgent.values()];
   }
 
-  /** Runs every ticking package's handler for this step, each within its own budget; nothing to do costs nothing. */
+  /** Runs this step's ticking packages, each within its own budget and all within the world's; nothing to do costs nothing. */
   tick(step: number): void {
     if (this.loadedByAgent.size === 0) return;
-    for (const pkg of this.loaded()) {
-      pkg.tick(step).catch((e) => pkg.unload("entry_threw", `its tick failed in the host: ${e instanceof Error ? e.message : String(e)}`));
-    }
+    this.budget.tick(step, (pkg, spend) => {
+      pkg.tick(step, spend).catch((e) => pkg.unload("entry_threw", `its tick failed in the host: ${e instanceof Error ? e.message : String(e)}`));
+    });
   }
 
   async load(req: LoadRequest): Promise<LoadDecision> {
@@ -165,14 +189,25 @@ export class PackageHost {
       const d = decision ?? this.policy.deny(input("package.load", [], new Set(), req.ref), "package.rejected", reason, causedBy);
       const loadEventId = this.tracer.emit(
         "package.rejected",
-        { ref: req.ref, agentId: req.agentId, sessionId: req.sessionId, profile: req.profile, rule: d.rule, rejectReason, reason, by: req.callerId },
+        { ref: req.ref, agentId: req.agentId, sessionId: req.sessionId, ...labelOf(req), profile: req.profile, rule: d.rule, rejectReason, reason, by: req.callerId },
         { actorId: req.agentId, threadId: req.sessionId, causedBy: [d.eventId] },
       );
       return { ok: false, ref: req.ref, agentId: req.agentId, rule: d.rule, rejectReason, reason, loadEventId };
     };
 
+    const badId = refusedId(req.agentId);
+    if (badId !== null) return reject("reserved_id", `agent id ${badId}`);
     if (this.loadedByAgent.has(req.agentId)) {
       return reject("already_loaded", `${req.agentId} already runs ${this.loadedByAgent.get(req.agentId)!.ref}; one package per agent`);
+    }
+    const holder = this.identities.holderOf(req.agentId);
+    if (holder !== null && !sameId(holder.agentId, req.callerId)) {
+      const as = holder.agentId === req.agentId ? "" : ` (it reads as ${holder.agentId})`;
+      return reject("id_in_use", `agent id ${req.agentId} is held by another live session${as}; a package acts as a new agent id or as its caller`);
+    }
+    const ofSession = this.loaded().filter((p) => p.who.sessionId === req.sessionId).length;
+    if (ofSession >= this.limits.maxPackagesPerSession) {
+      return reject("session_package_cap", `session ${req.sessionId} already has ${ofSession} packages loaded, its most; unload one first`);
     }
     let opened;
     try {
@@ -234,6 +269,7 @@ export class PackageHost {
       ref: req.ref,
       agentId: req.agentId,
       sessionId: req.sessionId,
+      ...labelOf(req),
       profile: req.profile,
       kind: info.kind,
       capabilities: info.capabilities,
@@ -248,8 +284,15 @@ export class PackageHost {
     const keeps = sandbox.hasTick || info.kind === "agent";
     const loadEventId = this.tracer.emit("package.loaded", { ...payload, resident: keeps }, { actorId: req.agentId, threadId: req.sessionId, causedBy: [caps.eventId] });
     if (keeps) {
-      const pkg = new LoadedPackage(info, who, sandbox, this.bridge, this.tracer, this.limits, (p) => this.loadedByAgent.delete(p.who.agentId));
+      // Held while it runs, unless it acts as its caller (who holds the id already).
+      const release = holder === null ? this.identities.claim(req.agentId, req.sessionId) : () => {};
+      const pkg = new LoadedPackage(info, who, sandbox, this.bridge, this.tracer, this.limits, (p) => {
+        this.loadedByAgent.delete(p.who.agentId);
+        this.budget.remove(p);
+        release();
+      });
       this.loadedByAgent.set(req.agentId, pkg);
+      this.budget.add(pkg);
     } else {
       // Its work is done: nothing of it stays.
       sandbox.dispose();
@@ -270,4 +313,9 @@ export class PackageHost {
     this.stopTicking();
     for (const pkg of this.loaded()) pkg.unload("unloaded", "the world was disposed");
   }
+}
+
+/** The caller's label for the package's session, when it gave one. */
+function labelOf(req: LoadRequest): { label?: string } {
+  return req.label === undefined ? {} : { label: req.label };
 }

@@ -9,6 +9,10 @@ export interface PackageLimits {
   loadCpuMs: number;
   /** Sandbox CPU time per `host.onTick` call. */
   tickCpuMs: number;
+  /** Sandbox CPU time per fixed step for all ticking packages of the world together, shared fairly across sessions (at least one tick's budget). */
+  worldTickCpuMs: number;
+  /** Packages one session may have loaded at once. */
+  maxPackagesPerSession: number;
   /** Sandbox CPU time per `decide` of an agent package. */
   decideCpuMs: number;
   /** Ticks over budget before the package is unloaded. */
@@ -22,6 +26,8 @@ export const DEFAULT_PACKAGE_LIMITS: Readonly<PackageLimits> = Object.freeze({
   stackBytes: 256 << 10,
   loadCpuMs: 100,
   tickCpuMs: 2,
+  worldTickCpuMs: 4,
+  maxPackagesPerSession: 8,
   decideCpuMs: 20,
   maxOverruns: 3,
   maxIntentsPerRun: 64,

@@ -1,7 +1,9 @@
 // A package that keeps working after its load: its sandbox, its identity,
-// and its per-tick CPU budget. Each fixed step calls its `host.onTick`
-// handler within that budget; a call that runs over is cut off and counted,
-// and too many overruns unload the package, with an event saying why.
+// and its per-tick CPU budget. Each fixed step the host may call its
+// `host.onTick` handler within that budget (when the world's budget for all
+// packages has room: see tick-budget.ts); a call that runs over is cut off
+// and counted, and too many overruns unload the package, with an event
+// saying why.
 
 import type { PackageInfo, Sandbox } from "../../../crates/limina-sandbox/js/sandbox.ts";
 import type { Tracer } from "../observability/tracer.ts";
@@ -35,10 +37,19 @@ export class LoadedPackage {
     return this.tracer.emit(type, { ref: this.ref, agentId: this.who.agentId, ...payload }, { actorId: this.who.agentId, threadId: this.who.sessionId, causedBy: this.who.causedBy });
   }
 
-  /** One fixed step: the onTick handler within the per-tick budget. Skipped while the last one still waits on the host. */
-  async tick(step: number): Promise<void> {
-    if (this.unloaded !== null || this.running !== null || !this.sandbox.hasTick) return;
-    const r = await this.enter(null, { tick: step }, this.limits.tickCpuMs);
+  get sessionId(): string {
+    return this.who.sessionId;
+  }
+
+  /** Whether a tick can start now: loaded, with an onTick handler, and not still waiting on the host. */
+  get canTick(): boolean {
+    return this.unloaded === null && this.running === null && this.sandbox.hasTick;
+  }
+
+  /** One fixed step: the onTick handler within the per-tick budget; `spend` is told the CPU it uses as it runs. */
+  async tick(step: number, spend?: (cpuMs: number) => void): Promise<void> {
+    if (!this.canTick) return;
+    const r = await this.enter(null, { tick: step }, this.limits.tickCpuMs, undefined, spend);
     if (this.unloaded !== null) return;
     this.ticks++;
     if (r.status === "ok") {
@@ -64,8 +75,8 @@ export class LoadedPackage {
     return await this.enter(name, arg, this.limits.decideCpuMs, perception);
   }
 
-  private async enter(name: string | null, arg: unknown, cpuMs: number, perception?: unknown): Promise<RunResult> {
-    const run = this.bridge.run(this.sandbox, (cpu) => this.sandbox.call(name, arg, cpu), this.who, { cpuMs, maxIntents: this.limits.maxIntentsPerRun }, perception);
+  private async enter(name: string | null, arg: unknown, cpuMs: number, perception?: unknown, spend?: (cpuMs: number) => void): Promise<RunResult> {
+    const run = this.bridge.run(this.sandbox, (cpu) => this.sandbox.call(name, arg, cpu), this.who, { cpuMs, maxIntents: this.limits.maxIntentsPerRun, spend }, perception);
     this.running = run;
     try {
       return await run;

@@ -263,7 +263,9 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
   const models = await loadModels(snapshot);
   // The look next (an HDRI it names must load): still before the world changes.
   if (snapshot.look) await session.look.restore(snapshot.look);
-  build(session, snap, models, []);
+  // World resources then: all or nothing, so a malformed one also refuses before the world changes.
+  session.resources.load(snapshot.resources);
+  build(session, snap, models);
   session.view.set(snapshot.view);
   session.resume(snapshot.tick, snapshot.agents);
   const digest = session.digest();
@@ -283,10 +285,8 @@ async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, Loaded
   return models;
 }
 
-/** Fills an empty world from a snapshot: world resources (but `keep`), ECS, physics, scene objects, lighting. */
-function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, Loaded>, keep: readonly string[]): void {
-  // World resources first: all or nothing, so a malformed one also refuses before the world changes.
-  session.resources.load(snapshot.resources, keep);
+/** Fills an empty world from a snapshot (its world resources already loaded): ECS, physics, scene objects, lighting. */
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, Loaded>): void {
   session.world.load(snapshot.world);
   session.physics.restore(physics);
   session.terrain.attach();
@@ -336,15 +336,21 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const models = await loadModels(snap.snapshot);
   const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
   const backupModels = await loadModels(backup.snapshot);
-  const putBack = async () => {
+  // The look, then the world (the world resources are loaded before: all or nothing).
+  const put = async (from: { snapshot: SessionSnapshot; physics: Uint8Array }, fromModels: Map<string, Loaded>) => {
+    if (from.snapshot.look) await session.look.restore(from.snapshot.look);
     clear(session);
-    build(session, backup, backupModels, keep);
-    if (backup.snapshot.look) await session.look.restore(backup.snapshot.look);
+    build(session, from, fromModels);
   };
+  const putBack = async () => {
+    session.resources.load(backup.snapshot.resources, keep);
+    await put(backup, backupModels);
+  };
+  // The world resources first: a snapshot holding state this build does not know, or malformed
+  // state, is refused before anything changes.
+  session.resources.load(snap.snapshot.resources, keep);
   try {
-    if (snap.snapshot.look) await session.look.restore(snap.snapshot.look);
-    clear(session);
-    build(session, snap, models, keep);
+    await put(snap, models);
   } catch (e) {
     await putBack();
     throw e;

@@ -71,9 +71,15 @@ function collapseTuple(s: Schema): Schema {
   if (!modern && !draft7) return s;
   const elements = (modern ? s.prefixItems : s.items) as Json[];
   const n = elements.length;
-  if (n === 0 || s.minItems !== n || s.maxItems !== n) return s;
+  if (n === 0 || s.maxItems !== n) return s;
   const first = JSON.stringify(elements[0]);
-  if (!elements.every((e) => JSON.stringify(e) === first)) return s;
+  if (s.minItems !== n || !elements.every((e) => JSON.stringify(e) === first)) {
+    // maxItems already ends the array after its last element: `items: false`
+    // adds nothing (and a draft-07 reader, ignoring prefixItems, would take it to forbid every item).
+    if (!modern) return s;
+    const { items: _, ...rest } = s;
+    return rest;
+  }
   const out: Schema = {};
   for (const [key, value] of Object.entries(s)) {
     if (key === "prefixItems" || key === "additionalItems") continue;
@@ -156,8 +162,90 @@ function mapSubs(s: Schema, fn: (sub: Schema) => Schema): Schema {
   return out;
 }
 
-/** A description's first sentence (detail stays in the full contract). */
-export function oneLine(description: string): string {
+/**
+ * A description's first sentence (detail stays in the full contract); past
+ * `max` characters, cut at the last clause break (" — ", ": ", " (", ", ")
+ * or word before it, ending in "…".
+ */
+export function oneLine(description: string, max = Infinity): string {
   const m = /^(.+?[.!?])(\s|$)/s.exec(description.trim());
-  return (m ? m[1] : description.trim()).replace(/\s+/g, " ");
+  const line = (m ? m[1] : description.trim()).replace(/\s+/g, " ");
+  if (line.length <= max) return line;
+  const head = line.slice(0, max - 1);
+  // Break only outside parentheses, so no "(" is left open.
+  let depth = 0;
+  let clause = -1;
+  let word = -1;
+  for (let i = 0; i < head.length; i++) {
+    if (head[i] === "(") depth++;
+    else if (head[i] === ")") depth = Math.max(0, depth - 1);
+    if (depth > 0 && head[i] !== "(") continue;
+    if (head.startsWith(" — ", i) || head.startsWith(": ", i) || head.startsWith(" (", i) || head.startsWith(", ", i)) clause = i;
+    if (head[i] === " ") word = i;
+  }
+  const cut = clause >= max / 2 ? clause : word > 0 ? word : max - 1;
+  return `${head.slice(0, cut).replace(/[\s,;:]+$/, "")}…`;
+}
+
+/**
+ * An outline of an object schema: every top-level property with its type
+ * (and its enum or const) and what is required — nothing nested. It accepts everything `schema` accepts (a superset: no
+ * valid input is refused by it) and says at a glance what to send; the
+ * skill still validates every call exactly, and its full schema is one
+ * `skills.describe` away.
+ */
+export function outlineSchema(schema: unknown): unknown {
+  if (!isSchema(schema as Json)) return schema;
+  const s = rewrite(schema as Schema, {});
+  if (s.type !== "object" || !isSchema(s.properties)) return {};
+  const out: Schema = { type: "object" };
+  const properties: Schema = {};
+  for (const [name, sub] of Object.entries(s.properties)) properties[name] = isSchema(sub) ? outlineValue(sub) : {};
+  out.properties = properties;
+  if (Array.isArray(s.required) && s.required.length > 0) out.required = s.required;
+  return out;
+}
+
+/** Short enums stay (they are what a model most needs); longer ones become their type. */
+const OUTLINE_ENUM = 12;
+
+/** A value's outline: its JSON type(s), an enum or const, nothing nested. */
+function outlineValue(s: Schema): Schema {
+  if (Object.hasOwn(s, "const")) return { const: s.const };
+  if (Array.isArray(s.enum) && s.enum.length <= OUTLINE_ENUM) return { enum: s.enum };
+  const types = typesOf(s);
+  if (types === null) return {};
+  const out: Schema = { type: types.length === 1 ? types[0] : types };
+  if (types.length === 1 && types[0] === "array" && isSchema(s.items)) {
+    const item = typesOf(s.items);
+    if (item !== null && item.every((t) => t !== "object" && t !== "array")) out.items = { type: item.length === 1 ? item[0] : item };
+  }
+  return out;
+}
+
+/** The JSON types a schema admits, or null when it cannot say (then anything goes). */
+function typesOf(s: Schema): string[] | null {
+  if (typeof s.type === "string") return s.type === "integer" ? ["integer"] : [s.type];
+  if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
+  if (Object.hasOwn(s, "const")) return [jsonType(s.const)];
+  if (Array.isArray(s.enum)) return [...new Set(s.enum.map(jsonType))];
+  const branches = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : null) as Json[] | null;
+  if (branches) {
+    const all = new Set<string>();
+    for (const b of branches) {
+      const t = isSchema(b) ? typesOf(b) : null;
+      if (t === null) return null;
+      for (const x of t) all.add(x);
+    }
+    // An integer branch beside a number one is a number.
+    if (all.has("number")) all.delete("integer");
+    return [...all];
+  }
+  return null;
+}
+
+function jsonType(v: Json): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v === "number" ? "number" : typeof v;
 }

@@ -56,7 +56,8 @@ export function packageSkills({ packages }: { packages: PackageHost }): SkillDef
       }),
       permissions: ["agent.write"],
       source,
-      handler: (input, ctx) => packages.load({ ...input, callerPermissions: ctx.permissions, callerId: ctx.agentId }),
+      // The package acts in its caller's session (its quotas, budgets and package cap); the sessionId given is its label.
+      handler: ({ sessionId: label, ...input }, ctx) => packages.load({ ...input, sessionId: ctx.sessionId, label, callerPermissions: ctx.permissions, callerId: ctx.agentId }),
     },
   ];
 }

@@ -76,7 +76,7 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
       handler: ({ text }, ctx) => {
         const speaker = ctx.agentId;
         const entity = locomotion.requireBody(speaker);
-        const said = speak({ entities, ui, audio }, speaker, entity, text);
+        const said = speak({ entities, ui, audio }, speaker, entity, text, ctx.sessionId);
         ctx.emit("social.said", { speaker, text, ...said });
         return { said: true, speaker, handle: said.handle };
       },
@@ -87,13 +87,15 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
 /**
  * Shows `text` as a speech bubble above `entity` (through `speaker`'s own queue, one line at a
  * time) and speaks it at the entity's mouth where the process has a voice. What social.say and
- * NPC lines share; returns what the social.said event reports.
+ * NPC lines share; returns what the social.said event reports. The bubble counts against `owner`'s
+ * share of the world's UI places (a session's; null: the world's own).
  */
 export function speak(
   { entities, ui, audio }: Pick<SocialServices, "entities" | "ui" | "audio">,
   speaker: string,
   entity: string,
   text: string,
+  owner: string | null = null,
 ): { handle: string; entity: string; position: Vec3; sound: string | null; unspoken?: string } {
   const top = heightOf(entities, entity);
   const handle = ui.create({
@@ -103,7 +105,7 @@ export function speak(
     maxWidth: 260,
     tail: { offset: [0, top, 0] },
     lifecycle: { queue: `speaker:${speaker}`, fadeIn: 0.15, typewriter: 45, ttl: readingTime(text), fadeOut: 0.4 },
-  });
+  }, owner);
   const at = entities.world.position(entities.require(entity).eid);
   const mouth: Vec3 = [at[0], at[1] + top, at[2]];
   // Spoken too where the process has a voice; without one the line is shown, and the event says it was not heard.

@@ -39,7 +39,7 @@ export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
       output: Handle,
       permissions: ["ui.write"],
       source,
-      handler: (input, ctx) => created(ui.create(input), input.kind, ctx),
+      handler: (input, ctx) => created(ui.create(input, ctx.sessionId), input.kind, ctx),
     },
     ...SHORTHANDS.map(([name, kind, description]): SkillDefinition => ({
       name,
@@ -50,7 +50,7 @@ export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
       output: Handle,
       permissions: ["ui.write"],
       source,
-      handler: (input, ctx) => created(ui.create({ kind, ...input }), kind, ctx),
+      handler: (input, ctx) => created(ui.create({ kind, ...input }, ctx.sessionId), kind, ctx),
     })),
     {
       name: "ui.update",

@@ -15,6 +15,8 @@ import { resolveStyle, rgba, type UiStyleInput } from "./style.ts";
 const PREFIX = "ui_";
 /** Live containers a world holds at most (queued ones count). */
 export const MAX_CONTAINERS = 4096;
+/** Of those, what one owner (a session) may hold, so one client cannot take every place. */
+export const MAX_CONTAINERS_PER_OWNER = MAX_CONTAINERS / 8;
 
 interface Live {
   handle: string;
@@ -23,6 +25,8 @@ interface Live {
   life: LifecycleState;
   /** Characters revealed when last composited. */
   shownReveal: number;
+  /** Who made it (a session), if anyone in particular. */
+  owner: string | null;
 }
 
 export interface ContainerInfo {
@@ -44,6 +48,8 @@ export interface ContainerInfo {
 export class UiLayer {
   private readonly live = new Map<string, Live>();
   private readonly queues = new Map<string, string[]>();
+  /** Live containers per owner. */
+  private readonly owned = new Map<string, number>();
   private next = 1;
   /** Where the containers are: drawn over the world's scene, untone-mapped, so their colours stay exact. */
   readonly overlay = new THREE.Scene();
@@ -53,14 +59,19 @@ export class UiLayer {
   }
 
   /**
-   * Creates a container (input as ui.panel takes it) and returns its handle.
+   * Creates a container (input as ui.panel takes it) for `owner` (a session,
+   * which may hold 1/8 of the world's places) and returns its handle.
    * Everything is checked before anything is added: bad input changes nothing.
    */
-  create(input: PanelSpecInput | PanelSpecParsed): string {
+  create(input: PanelSpecInput | PanelSpecParsed, owner: string | null = null): string {
     const parsed = PanelSpec.safeParse(input);
     if (!parsed.success) throw engineError("invalid_input", `ui panel: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`);
     const spec = parsed.data;
     if (this.live.size >= MAX_CONTAINERS) throw engineError("capacity_exceeded", `a world holds at most ${MAX_CONTAINERS} UI containers; remove some first`);
+    const held = owner === null ? 0 : this.owned.get(owner) ?? 0;
+    if (held >= MAX_CONTAINERS_PER_OWNER) {
+      throw engineError("capacity_exceeded", `session ${owner} holds ${held} UI containers, its most (1/8 of the world's ${MAX_CONTAINERS}); remove some first`);
+    }
     const { kind, anchor } = spec;
     if (kind === "hudPanel" && anchor.type !== "screen") throw engineError("invalid_input", "a hudPanel is screen-anchored: give anchor {type: 'screen', corner, offset}");
     if (spec.tail && kind !== "speechBubble" && kind !== "thoughtBubble") throw engineError("invalid_input", `tail is for speechBubble and thoughtBubble, not ${kind}`);
@@ -95,8 +106,9 @@ export class UiLayer {
     );
     const handle = PREFIX + (this.next++).toString(36);
     const life = new LifecycleState(lifecycle, () => container.layout.characters);
-    const entry: Live = { handle, spec, container, life, shownReveal: lifecycle.typewriter ? 0 : Infinity };
+    const entry: Live = { handle, spec, container, life, shownReveal: lifecycle.typewriter ? 0 : Infinity, owner };
     this.live.set(handle, entry);
+    if (owner !== null) this.owned.set(owner, held + 1);
     this.overlay.add(container.group);
     const key = lifecycle.queue;
     const waiting = key === undefined ? null : this.queues.get(key) ?? this.queues.set(key, []).get(key)!;
@@ -137,6 +149,11 @@ export class UiLayer {
     const entry = this.live.get(handle);
     if (!entry) return false;
     this.live.delete(handle);
+    if (entry.owner !== null) {
+      const held = this.owned.get(entry.owner)! - 1;
+      if (held === 0) this.owned.delete(entry.owner);
+      else this.owned.set(entry.owner, held);
+    }
     entry.container.dispose();
     const key = entry.life.spec.queue;
     if (key !== undefined) {

@@ -2,6 +2,7 @@
 // Usage: node js/test/node/sdk_client.mjs <path-to-limina> <number of registered skills>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const [limina, expected] = [process.argv[2], Number(process.argv[3])];
 const fail = (msg) => {
@@ -15,7 +16,8 @@ await client.connect(transport);
 const server = client.getServerVersion();
 if (server?.name !== "limina") fail(`server name ${server?.name}`);
 
-const { tools } = await client.listTools();
+// Every registered skill, page by page (100 a page).
+const { tools } = await allTools(client);
 if (tools.length !== expected) fail(`${tools.length} tools, expected the ${expected} registered skills`);
 const create = tools.find((t) => t.name === "scene.createEntity");
 if (create?.inputSchema?.type !== "object" || !create.inputSchema.properties?.shape) fail("scene.createEntity has no inputSchema");

@@ -42,10 +42,13 @@ if (spun.isError) fail(`package.load spin: ${JSON.stringify(spun.content)}`);
 const s = spun.structuredContent;
 if (s.ok !== false || s.rejectReason !== "cpu_budget" || s.rule !== "package.rejected" || !/CPU/.test(s.reason) || !s.loadEventId) fail(`spin: ${JSON.stringify(s)}`);
 const [skills, , builders] = await others;
-if (skills.tools.length !== tools.length || builders.packages.length !== 1) fail("the calls sent alongside were not answered");
-// Still stepping: the ball keeps falling after the stopped load.
-await new Promise((r) => setTimeout(r, 300));
-const after = await heightOf();
+if (!tools.every((t) => skills.tools.some((s) => s.name === t.name)) || builders.packages.length !== 1) fail("the calls sent alongside were not answered");
+// Still stepping: the ball keeps falling after the stopped load (waited for, up to a minute).
+let after = await heightOf();
+for (let i = 0; i < 600 && !(after < before - 0.1); i++) {
+  await new Promise((r) => setTimeout(r, 100));
+  after = await heightOf();
+}
 if (!(after < before - 0.1)) fail(`the world did not step: ${before} → ${after}`);
 const explained = await call("audit.explain", { eventId: s.loadEventId });
 if (explained.decision?.allow !== false || explained.decision.boundary !== "package") fail(`audit.explain: ${JSON.stringify(explained)}`);
@@ -56,7 +59,9 @@ const made = (await call("scene.queryEntities", {})).entities.find((e) => e.enti
 if (!made || Math.abs(made.position[0] - 1) > 1e-6 || Math.abs(made.position[2] - 3) > 1e-6) fail(`no entity built by the package: ${JSON.stringify(made)}`);
 const events = (await call("trace.tail", { actorId: "agt_builder_pkg", limit: 1000 })).events;
 const executed = events.find((e) => e.type === "skill.executed" && e.payload.skill === "scene.createEntity");
-if (executed?.payload.pkg !== "builder@1.0.0" || executed.threadId !== "sess_pkg") fail(`no pkg provenance: ${JSON.stringify(executed)}`);
+// The package acts in the session of the client that loaded it (the server's id; "sess_pkg" is its label).
+const loadedAs = events.find((e) => e.id === built.loadEventId);
+if (executed?.payload.pkg !== "builder@1.0.0" || !/^mcp-\d+$/.test(executed.threadId) || executed.threadId !== loadedAs?.threadId || loadedAs.payload.label !== "sess_pkg") fail(`no pkg provenance: ${JSON.stringify([executed, loadedAs])}`);
 const decision = events.find((e) => e.id === executed.causedBy[0]);
 if (decision?.type !== "policy.decision" || decision.payload.context.package !== "builder@1.0.0") fail(`the decision behind it: ${JSON.stringify(decision)}`);
 const audit = await call("audit.query", { package: "builder@1.0.0", decision: "allow" });

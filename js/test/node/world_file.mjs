@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -104,7 +104,16 @@ server.kill("SIGTERM");
 await b.exited;
 const c = await start(["--save-every", "1"]);
 const late = (await c.call("scene.createEntity", { shape: "box", position: [5, 0.5, 5], static: true })).entity;
-await new Promise((r) => setTimeout(r, 2500));
+// Two saves finished after the entity was made: the second began after it existed.
+const saves = async (n) => {
+  let seen = statSync(file).mtimeMs;
+  for (let changes = 0; changes < n; ) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = statSync(file).mtimeMs;
+    if (now !== seen) (seen = now), changes++;
+  }
+};
+await saves(2);
 server.kill("SIGKILL");
 await c.exited;
 const d = await start();
@@ -112,5 +121,25 @@ const survived = await world(d.call);
 check(survived.entities.some(([id]) => id === late), `the entity made before the last periodic save survived the SIGKILL (${late})`);
 server.kill("SIGTERM");
 await d.exited;
+
+// SIGKILL at any moment, during saves too (a save every second of a world that grows): every
+// restart restores a whole save — never a torn one — at least as new as the last one restored,
+// and no partial file is left beside the world file.
+let restored = survived.entities.length;
+for (const delay of [0, 150, 400, 700, 1100, 1500]) {
+  const e = await start(["--save-every", "1"]);
+  const now = (await world(e.call)).entities.length;
+  check(now >= restored, `a restart after a SIGKILL restores a whole save (${now} entities, ${restored} before)`);
+  restored = now;
+  for (let i = 0; i < 20; i++) await e.call("scene.createEntity", { shape: "box", position: [i, 0.5, delay / 100], static: true });
+  await new Promise((r) => setTimeout(r, delay));
+  server.kill("SIGKILL");
+  await e.exited;
+}
+const last = await start();
+check((await world(last.call)).entities.length >= restored, "the world after the last SIGKILL restores too");
+server.kill("SIGTERM");
+await last.exited;
+check(readdirSync(dir).every((f) => !f.endsWith(".part")), `no partial save is left behind: ${readdirSync(dir)}`);
 rmSync(dir, { recursive: true, force: true });
 console.log(JSON.stringify({ ok: true, checks: checks.length }));

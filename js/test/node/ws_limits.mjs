@@ -50,7 +50,9 @@ for (let i = 0; i < 20; i++) {
   pings.push(performance.now() - t);
 }
 pings.sort((a, b) => a - b);
-check(pings[10] < 50, `another client's ping during the flood: p50 ${pings[10].toFixed(1)} ms`);
+// A stall (what a flood the server had to work through would cause) takes seconds; a
+// busy machine stretches a quick answer to tens of ms, so the bound is wide.
+check(pings[10] < 500, `another client's ping during the flood: p50 ${pings[10].toFixed(1)} ms`);
 flooder.terminate();
 
 const big = await open();
@@ -114,23 +116,35 @@ const idleBytes = await halfOpen;
 const idleFor = Date.now() - silentSocketSince;
 check(closeCodeIn(idleBytes) === 1001 && idleFor >= 2500, `a silent client is pinged, then closed with 1001 after the idle timeout (${closeCodeIn(idleBytes)} after ${idleFor} ms)`);
 
-// Four connections at most: opening more, one is told the server is full.
+// Four connections at most: opening more, one is told the server is full. Each new
+// client is either served (its ping is answered) or closed: no clock decides which.
 const extra = [];
 let full = null;
 for (let i = 0; i < 6 && !full; i++) {
   const ws = await open();
-  full = await Promise.race([closed(ws), new Promise((r) => setTimeout(() => r(null), 300))]);
+  full = await Promise.race([closed(ws), ping(ws).then(() => null)]);
   if (!full) extra.push(ws);
 }
 check(full?.code === 1013 && full.reason === "server full: 4 clients", `the client over --max-clients gets 1013 (${full?.code} ${full?.reason})`);
 check((await ping(keeper)).result !== undefined, "and the server keeps serving its clients");
-for (const ws of extra) ws.close();
-await new Promise((r) => setTimeout(r, 200));
-const later = await open();
-check((await ping(later)).result !== undefined, "a place freed is taken again");
+await Promise.all(extra.map((ws) => {
+  const done = closed(ws);
+  ws.close();
+  return done;
+}));
+// The server frees a place once it has handled the close: a client that comes meanwhile is told it is full, and tries again.
+let later = null;
+for (let i = 0; i < 50 && !later; i++) {
+  const ws = await open();
+  const served = await Promise.race([closed(ws).then(() => false), ping(ws).then(() => true)]);
+  if (served) later = ws;
+  else await new Promise((r) => setTimeout(r, 100));
+}
+check(later !== null, "a place freed is taken again");
 
+// The handshake timeout is 10 s, or the idle timeout (3 s here) when shorter.
 const droppedAt = await silentEnded;
-check(droppedAt - silentSince >= 9000, `a connection without a handshake is dropped after the timeout (${droppedAt - silentSince} ms)`);
+check(droppedAt - silentSince >= 2500, `a connection without a handshake is dropped after the timeout (${droppedAt - silentSince} ms)`);
 
 for (const ws of [keeper, later]) ws.close();
 server.kill("SIGTERM");

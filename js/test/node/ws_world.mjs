@@ -151,10 +151,11 @@ c.notes.length = 0;
 const tick0 = (await c.waitFor((m) => m.method === "state/delta")).params.tick;
 const t0 = Date.now();
 c.notes.length = 0;
-await sleep(1000);
+await sleep(2000);
 const ticks = c.notes.filter((m) => m.method === "state/delta").map((m) => m.params.tick);
 const rate = (Math.max(...ticks) - tick0) / ((Date.now() - t0) / 1000);
-check(rate > 50, `with a stalled client the world still ticks at ~60/s (${rate.toFixed(1)} ticks/s seen by a healthy subscriber)`);
+// A world the stalled client held up would tick at a fraction of that; the margin is for a busy machine.
+check(rate > 30, `with a stalled client the world still ticks at ~60/s (${rate.toFixed(1)} ticks/s seen by a healthy subscriber)`);
 stalled.destroy();
 
 // Fuzzed frames: garbage, wrong types, binary, oversized; the server keeps serving.

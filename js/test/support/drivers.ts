@@ -3,9 +3,9 @@
 // its last stdout line.
 import { assert, assertEquals } from "limina/testing";
 
-/** Runs a driver; its last stdout line is its JSON summary, which must say ok. */
-export async function drive(cmd: string, script: string): Promise<Record<string, unknown>> {
-  const r = await Limina.run({ cmd, args: [script, Limina.execPath] });
+/** Runs a driver (with `args` after the binary's path); its last stdout line is its JSON summary, which must say ok. */
+export async function drive(cmd: string, script: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const r = await Limina.run({ cmd, args: [script, Limina.execPath, ...args] });
   assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assert(out.ok === true, r.stdout);

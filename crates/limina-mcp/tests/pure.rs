@@ -1,0 +1,9 @@
+//! limina-mcp's pure-Rust parts — the inbound queue's round-robin turns
+//! and the connection limits — compiled on their own, so their unit tests
+//! link no V8 (the library itself does, through its ops).
+#![allow(dead_code)]
+
+#[path = "../src/limits.rs"]
+mod limits;
+#[path = "../src/turns.rs"]
+mod turns;
