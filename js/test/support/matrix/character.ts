@@ -11,8 +11,8 @@ export const family: MatrixFamily = {
     "character.jump": { input: (w) => ({ entityId: w.ref("walker") }), changes: false },
     "character.lookAt": { input: (w) => ({ entityId: w.ref("walker"), target: [0, 0, 5] }) },
     "character.list": { input: {} },
-    // Animation is presentation (not in the digest), like audio.
-    "animation.play": { input: (w) => ({ entityId: w.ref("walker"), clip: "wave" }), changes: false },
+    // Animation is world state (the "characters" resource: snapshots, replay and the digest carry it).
+    "animation.play": { input: (w) => ({ entityId: w.ref("walker"), clip: "wave" }) },
     "animation.getState": { input: (w) => ({ entityId: w.ref("walker") }) },
     "animation.list": { input: {} },
   },
