@@ -1,10 +1,11 @@
 // nav.* and character.* through the skill registry, in worlds stepped by
 // hand: a path round a wall, a character walked there (arriving within
 // 0.3 m, its animation in locomotion on the way and idle after), a new
-// obstacle rerouting a walk, a crowd that never interpenetrates, and a
-// replay of a crowd run reproducing every position bit for bit.
+// obstacle rerouting a walk, a crowd that never interpenetrates, a
+// replay of a crowd run reproducing every position bit for bit, and a walk
+// restored from a snapshot half-way going on exactly as the original.
 import { assert, assertEquals, test } from "limina/testing";
-import { createWorldSession, replay, resolveProfile, type Vec3, type WorldSession } from "limina";
+import { createWorldSession, replay, resolveProfile, restoreBytes, snapshotBytes, type Vec3, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 
 const STEP = 1 / 60;
@@ -172,4 +173,52 @@ test("replaying a crowd run's world log reproduces its positions bit for bit", a
   assertEquals(bits(again), bits(s));
   s.dispose();
   again.dispose();
+});
+
+test("a walk restored from a snapshot half-way goes on step for step as the original, animation included, and its arrival follows", async () => {
+  const s = createWorldSession({ simulate: false, checkpointEvery: 0 });
+  await floorAndWall(s);
+  await call(s, "nav.build", {});
+  const { entityId } = await call<{ entityId: string }>(s, "character.spawn", { position: [-5, 0, 0] });
+  for (let i = 0; i < 20; i++) s.step(STEP);
+  await call(s, "nav.moveTo", { entityId, target: [5, 0, 0] }, PLAYER);
+  for (let i = 0; i < 120; i++) s.step(STEP);
+  const mid = s.world.position(s.world.entities.get(entityId)!.eid);
+  assert(mid[0] < 3 && s.tracer.tail().every((e) => e.type !== "nav.arrived"), `still on its way: ${mid}`);
+  const checkpoint = await call<{ digest: string }>(s, "checkpoint.create", { name: "mid-walk" });
+  const bytes = snapshotBytes(s);
+  const r = createWorldSession({ simulate: false, checkpointEvery: 0 });
+  await restoreBytes(r, bytes);
+  assertEquals(r.digest(), s.digest());
+  const state = async (w: WorldSession) => call<{ state: string; clip: string; speed: number }>(w, "animation.getState", { entityId }, PLAYER);
+  assertEquals(await state(r), await state(s));
+  assertEquals((await state(r)).state, "locomotion");
+  const at = (w: WorldSession) => w.world.position(w.world.entities.get(entityId)!.eid);
+  const arrivedAt = (w: WorldSession) => w.tracer.tail().findIndex((e) => e.type === "nav.arrived");
+  let steps = 0;
+  for (; steps < 60 * 20 && arrivedAt(s) < 0; steps++) {
+    s.step(STEP);
+    r.step(STEP);
+    assertEquals(at(r), at(s), `position after ${steps + 1} steps`);
+    assertEquals(r.digest(), s.digest(), `digest after ${steps + 1} steps`);
+  }
+  assert(arrivedAt(s) >= 0 && arrivedAt(r) >= 0, `both arrive: ${at(s)} / ${at(r)}`);
+  const end = at(r);
+  assert(Math.hypot(end[0] - 5, end[2]) < 0.3, `the restored walker arrives at the goal: ${end}`);
+  assertEquals((await state(r)).state, "idle");
+  // The restored world is a world like any other: its walker takes the next walk.
+  await call(r, "nav.moveTo", { entityId, target: [-5, 0, 0] }, PLAYER);
+  for (let i = 0; i < 30; i++) r.step(STEP);
+  assertEquals((await state(r)).state, "locomotion");
+  assert(Math.hypot(at(r)[0] - end[0], at(r)[2] - end[2]) > 0.5, `walking again: ${at(r)}`);
+  // Loaded in place (the walker destroyed with the world and made again), the mid-walk checkpoint walks on to the goal too.
+  const arrivals = () => s.tracer.tail().filter((e) => e.type === "nav.arrived").length;
+  const before = arrivals();
+  assertEquals((await call<{ digest: string }>(s, "checkpoint.load", { name: "mid-walk" })).digest, checkpoint.digest);
+  assertEquals((await state(s)).state, "locomotion");
+  for (let i = 0; i < 60 * 20 && arrivals() === before; i++) s.step(STEP);
+  assertEquals(arrivals(), before + 1);
+  assert(Math.hypot(at(s)[0] - 5, at(s)[2]) < 0.3, `arrived again: ${at(s)}`);
+  s.dispose();
+  r.dispose();
 });

@@ -19,6 +19,7 @@ import { loadGltf } from "../skills/three.ts";
 import type { WorldResource } from "../ecs/resources.ts";
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
+import { fromBase64 } from "../game/save/bytes.ts";
 import { Animator, clipKey, type SavedAnimation } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
 import { type Appearance, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
@@ -338,15 +339,11 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
 
 /** The bytes of base64 `text`; anything else is `invalid_input` naming `what`. */
 function unbase64(text: string, what: string): Uint8Array {
-  let raw: string;
   try {
-    raw = atob(text);
-  } catch {
-    throw engineError("invalid_input", `saved ${what} are not base64`);
+    return fromBase64(text);
+  } catch (e) {
+    throw engineError("invalid_input", `saved ${what} are not base64: ${e instanceof Error ? e.message : e}`);
   }
-  const out = new Uint8Array(raw.length);
-  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
-  return out;
 }
 
 function fmt(p: Vec3): string {
