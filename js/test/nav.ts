@@ -2,8 +2,9 @@
 // hand: a path round a wall, a character walked there (arriving within
 // 0.3 m, its animation in locomotion on the way and idle after), a new
 // obstacle rerouting a walk, a crowd that never interpenetrates, a
-// replay of a crowd run reproducing every position bit for bit, and a walk
-// restored from a snapshot half-way going on exactly as the original.
+// replay of a crowd run reproducing every position bit for bit, a walk
+// restored from a snapshot half-way going on exactly as the original, and a
+// navmesh over generated terrain that follows its deformation.
 import { assert, assertEquals, test } from "limina/testing";
 import { createWorldSession, replay, resolveProfile, restoreBytes, snapshotBytes, type Vec3, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
@@ -221,4 +222,44 @@ test("a walk restored from a snapshot half-way goes on step for step as the orig
   assert(Math.hypot(at(s)[0] - 5, at(s)[2]) < 0.3, `arrived again: ${at(s)}`);
   s.dispose();
   r.dispose();
+});
+
+test("a navmesh over generated terrain: paths lie on the ground, a raised mound is rebuilt into the mesh and walked round, a character crosses the hills", async () => {
+  const s = createWorldSession({ simulate: false, checkpointEvery: 0 });
+  await call(s, "world.generateRegion", { seed: 5, size: 128, resolution: 65, tileSize: 128, preset: "hills", heightScale: 12 });
+  s.step(STEP);
+  const built = await call<{ polygons: number; tiles: number }>(s, "nav.build", {});
+  assert(built.polygons > 50 && built.tiles === 64, JSON.stringify(built));
+  const ground = (x: number, z: number) => s.terrain.heightAt(x, z)!;
+  const from: Vec3 = [-40, ground(-40, -40), -40];
+  const to: Vec3 = [40, ground(40, 40), 40];
+  const onGround = (path: Vec3[]) => Math.max(...path.map((p) => Math.abs(p[1] - ground(p[0], p[2]))));
+  const before = await call<{ found: boolean; path: Vec3[]; length: number }>(s, "nav.findPath", { from, to });
+  assert(before.found && before.length >= Math.hypot(80, 80), JSON.stringify(before));
+  assert(onGround(before.path) < 0.5, `every corner on the ground: ${JSON.stringify(before.path)}`);
+  // A 20 m mound, far steeper than maxSlope, raised across the way: the tiles under it are rebuilt on the next step.
+  await call(s, "terrain.deform", { center: [0, 0], radius: 10, delta: 20, mode: "raise" });
+  const revision = s.nav.counts()!.revision;
+  s.step(STEP);
+  assert(s.nav.counts()!.revision > revision, "the deformed tiles were rebuilt");
+  const after = await call<{ found: boolean; path: Vec3[]; length: number }>(s, "nav.findPath", { from, to });
+  assert(after.found && after.length > before.length, `${after.length} after, ${before.length} before`);
+  assert(after.path.every((p) => Math.hypot(p[0], p[2]) > 8), `round the mound: ${JSON.stringify(after.path)}`);
+  assert(onGround(after.path) < 0.5, `every corner on the ground: ${JSON.stringify(after.path)}`);
+  assertEquals(await call(s, "nav.isReachable", { from, to: [0, ground(0, 0), 0] }), { reachable: false });
+  // A character walks it, over the hills and round the mound.
+  const { entityId } = await call<{ entityId: string }>(s, "character.spawn", { position: from });
+  for (let i = 0; i < 10; i++) s.step(STEP);
+  await call(s, "nav.moveTo", { entityId, target: to }, PLAYER);
+  let closest = Infinity;
+  for (let i = 0; i < 60 * 60 && !s.tracer.tail().some((e) => e.type === "nav.arrived"); i++) {
+    s.step(STEP);
+    const p = s.world.position(s.world.entities.get(entityId)!.eid);
+    closest = Math.min(closest, Math.hypot(p[0], p[2]));
+  }
+  const end = s.world.position(s.world.entities.get(entityId)!.eid);
+  assert(s.tracer.tail().some((e) => e.type === "nav.arrived") && Math.hypot(end[0] - to[0], end[2] - to[2]) < 0.3, `arrived: ${end}`);
+  assert(Math.abs(end[1] - ground(end[0], end[2])) < 0.3, `standing on the ground: ${end[1]} over ${ground(end[0], end[2])}`);
+  assert(closest > 7, `never over the mound: came within ${closest} m of its top`);
+  s.dispose();
 });
