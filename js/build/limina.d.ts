@@ -1602,6 +1602,10 @@ declare module "limina/internal/limina-trace/js/world-file" {
      */
     export function waitForStopSignal(): Promise<string>;
 }
+declare module "limina/internal/engine/game/save/bytes" {
+    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
+    export function fromBase64(text: string): Uint8Array;
+}
 declare module "limina/internal/engine/characters/humanoid" {
     import * as THREE from "three";
     /** How a humanoid looks. */
@@ -4458,10 +4462,6 @@ declare module "limina/internal/engine/game/quests/quests" {
         /** Condition objectives, fail conditions and completion; true when anything changed. */
         settle(): boolean;
     }
-}
-declare module "limina/internal/engine/game/save/bytes" {
-    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
-    export function fromBase64(text: string): Uint8Array;
 }
 declare module "limina/internal/engine/game/save/checkpoints" {
     import { z } from "zod";
@@ -7906,6 +7906,8 @@ declare module "limina" {
     export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
     export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
     export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
+    /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
+    export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

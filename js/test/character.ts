@@ -3,11 +3,13 @@
 // animation state machine (idle, locomotion, jump, fall, emotes, clips by
 // name) and the foot-sliding bound: driven at walking, jogging and running
 // speeds, the planted foot moves over the ground at under 10% of the body's
-// speed.
+// speed; and a user's glTF rig spawned as a character, its own clips played
+// by name and the built-in walk driving its bones by their names.
 import { assert, assertEquals, test } from "limina/testing";
-import { createWorldSession, resolveProfile, type Vec3, type WorldSession } from "limina";
+import { base64, createWorldSession, resolveProfile, type Vec3, type WorldSession } from "limina";
 import * as THREE from "three";
 import { refused, value } from "./support/results.ts";
+import { riggedGlb } from "./support/rig.ts";
 
 const STEP = 1 / 60;
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -153,4 +155,25 @@ test("a character walks into a box and pushes it; walls stop it", async () => {
   const at = s.world.position(s.world.entities.get(entityId)!.eid);
   assert(at[0] > -3.8 - 0.3 && at[0] < -3.3, `stopped by the wall: ${at}`);
   s.dispose();
+});
+
+test("a user's glTF rig: character.spawn {model} loads it skinned, its clips play by name, the built-in walk drives its bones by name", async () => {
+  const dir = (await Limina.run({ cmd: "mktemp", args: ["-d", "/tmp/limina-rig-XXXXXX"] })).stdout.trim();
+  const manifest = JSON.stringify({ assets: { rig: { kind: "gltf", path: "rig.glb" } } });
+  const made = await Limina.run({ cmd: "bash", args: ["-c", `base64 -d > "$0/rig.glb" && printf '%s' "$1" > "$0/manifest.json"`, dir, manifest], stdin: base64(riggedGlb()) });
+  assertEquals(made.code, 0, made.stderr);
+  const run = await Limina.run({ cmd: Limina.execPath, args: ["js/test/support/rig_scene.ts"], env: { LIMINA_ASSETS_DIR: dir } });
+  await Limina.run({ cmd: "rm", args: ["-rf", dir] });
+  assertEquals(run.code, 0, run.stderr);
+  const seen = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+  assert(seen.skinned, "the rig's body is a skinned mesh");
+  // Its own clips by name ("Armature|Dance" → dance; its Idle replaces the built-in one), and the built-in ones it lacks.
+  for (const clip of ["dance", "idle", "walk", "run", "wave", "sit"]) assert(seen.clips.includes(clip), `${clip} in ${seen.clips}`);
+  assertEquals(seen.clips.filter((c: string) => c === "idle").length, 1);
+  assertEquals([seen.idle.state, seen.idle.clip], ["idle", "idle"]);
+  assertEquals([seen.dancing.state, seen.dancing.clip], ["emote", "dance"]);
+  assert(seen.spine > 0.2, `the dance turned the rig's Spine by ${seen.spine} rad`);
+  assertEquals([seen.walking.state, seen.walking.clip], ["locomotion", "walk"]);
+  assert(seen.leg > 0.2, `the built-in walk swung the rig's LeftUpLeg by ${seen.leg} rad`);
+  assert(seen.arrived && Math.hypot(seen.at[0] - 4, seen.at[2]) < 0.3, `arrived: ${seen.at}`);
 });
