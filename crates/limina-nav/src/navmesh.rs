@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use limina_ops::OpError;
 use limina_physics::PhysicsWorld;
+use rayon::prelude::*;
 
 use crate::geometry::{self, Fnv, Source};
 use crate::math::{self, V3};
@@ -160,14 +161,19 @@ impl NavMesh {
       poly_count: 0,
       islands: Vec::new(),
     };
-    for t in 0..mesh.tiles.len() {
-      mesh.tiles[t] = mesh.build_tile(t, sources);
-    }
+    let all: Vec<usize> = (0..mesh.tiles.len()).collect();
+    mesh.tiles = mesh.build_tiles(&all, sources);
     for t in 0..mesh.tiles.len() {
       mesh.link_tile(t);
     }
     mesh.finish();
     Ok(mesh)
+  }
+
+  /// Builds tiles `ts` on the rayon pool. Each tile is a pure function of the sources and its
+  /// index, and the results come back in `ts`'s order: the same bits as building them one by one.
+  fn build_tiles(&self, ts: &[usize], sources: &[Source<'_>]) -> Vec<Tile> {
+    ts.par_iter().map(|&t| self.build_tile(t, sources)).collect()
   }
 
   fn build_tile(&self, t: usize, sources: &[Source<'_>]) -> Tile {
@@ -542,8 +548,8 @@ impl NavMesh {
     }
     let sources = full();
     self.revision += 1;
-    for &t in &rebuilt {
-      self.tiles[t] = self.build_tile(t, &sources);
+    for (&t, tile) in rebuilt.iter().zip(self.build_tiles(&rebuilt, &sources)) {
+      self.tiles[t] = tile;
       self.tile_revision[t] = self.revision;
     }
     let mut relink = vec![false; self.tiles.len()];
