@@ -186,6 +186,8 @@ test("a walk restored from a snapshot half-way goes on step for step as the orig
   for (let i = 0; i < 120; i++) s.step(STEP);
   const mid = s.world.position(s.world.entities.get(entityId)!.eid);
   assert(mid[0] < 3 && s.tracer.tail().every((e) => e.type !== "nav.arrived"), `still on its way: ${mid}`);
+  // Restyled, as a builder may dress a character: the snapshot carries its look too.
+  await call(s, "three.setMaterial", { entity: entityId, color: 0x22aa44, roughness: 0.4 });
   const checkpoint = await call<{ digest: string }>(s, "checkpoint.create", { name: "mid-walk" });
   const bytes = snapshotBytes(s);
   const r = createWorldSession({ simulate: false, checkpointEvery: 0 });

@@ -32,7 +32,7 @@ import type { MatrixFamily, MatrixSample, MatrixWorld } from "./support/matrix/f
 const CONTRACT: Record<string, string[]> = {
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play",
-    "game.read", "game.act", "game.define", "save.write", "world.write", "render.write",
+    "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "physics.define",
     "nav.define", "character.define", "character.act",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],

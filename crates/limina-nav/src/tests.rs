@@ -1,6 +1,6 @@
 //! Navigation against real physics worlds: bakes, paths, rebuilds and crowds.
 
-use limina_physics::{BodyDesc, BodyKind, PhysicsWorld, Shape, TransformColumns};
+use limina_physics::{BodyDesc, BodyKind, Groups, PhysicsWorld, Shape, TransformColumns};
 
 use crate::crowd::{AgentDesc, CrowdEvent};
 use crate::math::V3;
@@ -10,7 +10,8 @@ use crate::world::NavWorld;
 fn static_box(w: &mut PhysicsWorld, half: V3, at: V3) -> u32 {
   w.create_body(&BodyDesc {
     kind: BodyKind::Static,
-    shape: Shape::Box { half_extents: half },
+    shape: Some(Shape::Box { half_extents: half }),
+    colliders: Vec::new(),
     position: at,
     rotation: [0.0, 0.0, 0.0, 1.0],
     friction: 0.5,
@@ -19,6 +20,8 @@ fn static_box(w: &mut PhysicsWorld, half: V3, at: V3) -> u32 {
     linear_damping: 0.0,
     angular_damping: 0.0,
     ccd: false,
+    sensor: false,
+    groups: Groups::default(),
     eid: None,
   })
   .unwrap()

@@ -144,11 +144,12 @@ impl PhysicsWorld {
     let center = [desc.position[0], desc.position[1] + desc.height * 0.5 + SKIN, desc.position[2]];
     let handle = self.create_body(&crate::world::BodyDesc {
       kind: BodyKind::Kinematic,
-      shape: if half_height > 0.0 {
-        crate::world::Shape::Capsule { half_height, radius: desc.radius }
+      shape: Some(if half_height > 0.0 {
+        crate::shapes::Shape::Capsule { half_height, radius: desc.radius }
       } else {
-        crate::world::Shape::Sphere { radius: desc.radius }
-      },
+        crate::shapes::Shape::Sphere { radius: desc.radius }
+      }),
+      colliders: Vec::new(),
       position: center,
       rotation: [0.0, 0.0, 0.0, 1.0],
       friction: 0.0,
@@ -157,6 +158,8 @@ impl PhysicsWorld {
       linear_damping: 0.0,
       angular_damping: 0.0,
       ccd: false,
+      sensor: false,
+      groups: crate::shapes::Groups::default(),
       eid: desc.eid,
     })?;
     let controller = KinematicCharacterController {
@@ -273,7 +276,8 @@ impl PhysicsWorld {
     let mut moved = 0;
     for handle in handles {
       let entry = &self.bodies[&handle];
-      let (body, collider, eid) = (entry.body, entry.collider, entry.eid);
+      // A character's body is its one capsule.
+      let (body, collider, eid) = (entry.body, entry.colliders[0], entry.eid);
       let mut ch = self.characters[&handle].clone();
       // On the ground it only walks (snapping down slopes and small drops); in the air gravity pulls.
       if let Some(speed) = ch.jump.take() {
@@ -370,12 +374,14 @@ impl PhysicsWorld {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::world::{BodyDesc, Shape};
+  use crate::shapes::{Groups, Shape};
+  use crate::world::BodyDesc;
 
   fn solid(w: &mut PhysicsWorld, half: [f32; 3], position: [f32; 3], rotation: [f32; 4]) -> u32 {
     w.create_body(&BodyDesc {
       kind: BodyKind::Static,
-      shape: Shape::Box { half_extents: half },
+      shape: Some(Shape::Box { half_extents: half }),
+      colliders: Vec::new(),
       position,
       rotation,
       friction: 0.5,
@@ -384,6 +390,8 @@ mod tests {
       linear_damping: 0.0,
       angular_damping: 0.0,
       ccd: false,
+      sensor: false,
+      groups: Groups::default(),
       eid: None,
     })
     .unwrap()
@@ -481,7 +489,8 @@ mod tests {
     let crate_ = w
       .create_body(&BodyDesc {
         kind: BodyKind::Dynamic,
-        shape: Shape::Box { half_extents: [0.3, 0.3, 0.3] },
+        shape: Some(Shape::Box { half_extents: [0.3, 0.3, 0.3] }),
+        colliders: Vec::new(),
         position: [1.5, 0.3, 0.0],
         rotation: [0.0, 0.0, 0.0, 1.0],
         friction: 0.2,
@@ -490,6 +499,8 @@ mod tests {
         linear_damping: 0.0,
         angular_damping: 0.0,
         ccd: false,
+        sensor: false,
+        groups: Groups::default(),
         eid: Some(2),
       })
       .unwrap();

@@ -18,6 +18,7 @@ import { materialSkills } from "./material.ts";
 import { navSkills } from "./nav.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { prefabSkills } from "./prefabs.ts";
 import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
@@ -27,8 +28,9 @@ import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, nav, characters, cameraRig } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs, nav, characters, cameraRig } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
+  registry.registerAll(prefabSkills, { entities, prefabs });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(cameraSkills, { view, rig: cameraRig });
