@@ -1,3 +1,4 @@
+// Demo: A crowd of skinned humanoids walking a plaza on the navmesh, avoiding each other, feet matched to their speed.
 // The crowd walk: skinned humanoids — each its own height, build and
 // colours — crossing a plaza between planters and a fountain along the
 // navmesh, avoiding each other, their animation walking as fast as their
