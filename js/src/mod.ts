@@ -273,3 +273,4 @@ export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "./terrai
 export { createWaterMaterial, heightTexture, TerrainWater } from "./terrain/water.ts";
 export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "./terrain/vegetation.ts";
 export { TerrainView, type TerrainViewOptions } from "./terrain/view.ts";
+export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "./climate/climate.ts";

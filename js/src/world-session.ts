@@ -34,6 +34,7 @@ import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
 import { Terrain } from "./terrain/terrain.ts";
+import { Climate } from "./climate/climate.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -87,6 +88,8 @@ export class WorldSession {
   readonly locomotion: Locomotion;
   /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
   readonly terrain: Terrain;
+  /** The world's time of day and weather (world.setTime, world.setWeather; the world resources "world.time" and "world.weather"). */
+  readonly climate: Climate;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
   readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
@@ -131,6 +134,9 @@ export class WorldSession {
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
     this.terrain = new Terrain(this.physics);
     this.resources.register("terrain", this.terrain);
+    this.climate = new Climate(this.look.environment, this.lighting, () => this.tick);
+    this.resources.register("world.time", this.climate.clock);
+    this.resources.register("world.weather", this.climate.weather);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.game = new Game({
       entities: this.entities,
@@ -188,6 +194,7 @@ export class WorldSession {
     this.tick++;
     this.locomotion.step(dt);
     this.terrain.step(dt);
+    this.climate.step(dt);
     this.entities.step(dt);
     this.game.step();
     this.ui.step(dt);
