@@ -35,6 +35,8 @@ import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
 import { Terrain } from "./terrain/terrain.ts";
 import { Climate } from "./climate/climate.ts";
+import { VfxEmitters } from "./vfx/emitters.ts";
+import { VfxLayer } from "./vfx/layer.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -90,6 +92,10 @@ export class WorldSession {
   readonly terrain: Terrain;
   /** The world's time of day and weather (world.setTime, world.setWeather; the world resources "world.time" and "world.weather"). */
   readonly climate: Climate;
+  /** The world's particle emitters (vfx.* skills; the world resource "vfx"). */
+  readonly vfx: VfxEmitters;
+  /** Draws the emitters' (and the weather's) particles, on whichever renderer draws the scene. */
+  readonly particles: VfxLayer;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
   readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
@@ -137,6 +143,21 @@ export class WorldSession {
     this.climate = new Climate(this.look.environment, this.lighting, () => this.tick);
     this.resources.register("world.time", this.climate.clock);
     this.resources.register("world.weather", this.climate.weather);
+    this.vfx = new VfxEmitters({ tick: () => this.tick, tracer: this.tracer, entityExists: (id) => Boolean(this.world.entities.get(id)) });
+    this.resources.register("vfx", this.vfx);
+    this.particles = new VfxLayer(this.scene, {
+      emitters: () => this.vfx.live(),
+      tick: () => this.tick,
+      positionOf: (id) => {
+        const e = this.world.entities.get(id);
+        return e ? this.world.position(e.eid) : null;
+      },
+      wind: () => this.climate.weather.wind(),
+      precipitation: () => {
+        const p = this.climate.weather.precipitation();
+        return p && { ...p, since: this.climate.weather.state.since };
+      },
+    });
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.game = new Game({
       entities: this.entities,
@@ -195,6 +216,7 @@ export class WorldSession {
     this.locomotion.step(dt);
     this.terrain.step(dt);
     this.climate.step(dt);
+    this.vfx.step();
     this.entities.step(dt);
     this.game.step();
     this.ui.step(dt);

@@ -22,6 +22,7 @@ import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
 import { climateSkills } from "../climate/skills.ts";
+import { vfxSkills } from "../vfx/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
   const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
@@ -48,4 +49,5 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(renderSettingsSkills, { look });
   registry.registerAll(materialSkills, { entities });
   registry.registerAll(climateSkills, { climate: session.climate });
+  registry.registerAll(vfxSkills, { vfx: session.vfx });
 }
