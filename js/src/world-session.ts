@@ -153,6 +153,7 @@ export class WorldSession {
         return e ? this.world.position(e.eid) : null;
       },
       wind: () => this.climate.weather.wind(),
+      light: () => this.climate.light(),
       precipitation: () => {
         const p = this.climate.weather.precipitation();
         return p && { ...p, since: this.climate.weather.state.since };

@@ -208,6 +208,12 @@ export class Climate {
     return this.environment.settings();
   }
 
+  /** How lit the world is, 0–1: the sun light against full clear daylight, never below the night sky's 0.12 (1 until the time or the weather is set). */
+  light(): number {
+    if (this.clock.seconds === null && !this.weather.set) return 1;
+    return Math.max(0.12, Math.min(1, this.lighting.directional.intensity / DAYLIGHT_INTENSITY));
+  }
+
   sunLightIntensity(): number {
     return this.lighting.directional.intensity;
   }

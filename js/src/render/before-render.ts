@@ -4,7 +4,8 @@
 
 import type * as THREE from "three";
 
-export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera) => void;
+/** `continuous`: the renderer draws every frame (a window), not now and then (a capture). */
+export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean) => void;
 
 const hooks = new WeakMap<THREE.Scene, Set<BeforeRender>>();
 
@@ -17,7 +18,7 @@ export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => vo
 }
 
 /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
-export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void {
+export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void {
   const set = hooks.get(scene);
-  if (set) for (const hook of set) hook(renderer, camera);
+  if (set) for (const hook of set) hook(renderer, camera, continuous);
 }

@@ -22,7 +22,7 @@ export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void {
  * `amortise`: see LookRenderer.
  */
 export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise = true): void {
-  runBeforeRender(renderer, scene, camera);
+  runBeforeRender(renderer, scene, camera, amortise);
   const look = lookOf(scene);
   if (look) lookRendererOf(renderer, amortise).render(look, scene, camera);
   else renderer.render(scene, camera);

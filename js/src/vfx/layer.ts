@@ -9,7 +9,7 @@
 import * as THREE from "three";
 import { onBeforeRender } from "../render/before-render.ts";
 import type { EmitterState } from "./emitters.ts";
-import { type FieldOptions, ParticleField } from "./particles.ts";
+import { type FieldOptions, MAX_DISPATCHES, ParticleField } from "./particles.ts";
 import { PRESETS } from "./presets.ts";
 
 export interface VfxSource {
@@ -20,6 +20,8 @@ export interface VfxSource {
   positionOf(entity: string): [number, number, number] | null;
   /** The wind's velocity, m/s. */
   wind(): [number, number, number];
+  /** How lit the world is, 0–1 (the daylight and the weather's dimming): what does not glow darkens with it. */
+  light(): number;
   /** The precipitation falling and the tick it began, or null. */
   precipitation(): { kind: "rain" | "snow"; intensity: number; since: number } | null;
 }
@@ -40,15 +42,17 @@ export class VfxLayer {
   constructor(readonly scene: THREE.Scene, private readonly source: VfxSource) {
     this.group.name = "vfx";
     scene.add(this.group);
-    this.stopDrawing = onBeforeRender(scene, (renderer, camera) => this.prepare(renderer, camera));
+    this.stopDrawing = onBeforeRender(scene, (renderer, camera, continuous) => this.prepare(renderer, camera, continuous));
   }
 
   /** Brings `renderer`'s fields in line with the world and steps them to its tick; the group then shows them. */
-  prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera): void {
+  prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean): void {
+    const dispatches = continuous ? MAX_DISPATCHES.continuous : MAX_DISPATCHES.oneOff;
     let fields = this.fields.get(renderer);
     if (!fields) this.fields.set(renderer, (fields = new Map()));
     const tick = this.source.tick();
     this.windV.set(...this.source.wind());
+    const light = this.source.light();
     const wanted = new Set<string>();
     let particles = 0;
     const show = (key: string, options: FieldOptions, start: number) => {
@@ -58,7 +62,7 @@ export class VfxLayer {
         field = undefined;
       }
       if (!field) fields.set(key, (field = new ParticleField(options)));
-      field.advance(renderer, Math.max(0, tick - start), this.origin, this.windV);
+      field.advance(renderer, Math.max(0, tick - start), this.origin, this.windV, dispatches, light);
       wanted.add(key);
       particles += options.count;
     };

@@ -34,7 +34,7 @@ export interface PresetSpec {
   /** Quad size, metres, at birth and at death; `stretch` lengthens it vertically (rain streaks). */
   size: [number, number];
   stretch: number;
-  /** Linear RGB at birth and at death. */
+  /** Linear RGB at birth and at death (what is not additive is dimmed as the daylight fades). */
   color: [[number, number, number], [number, number, number]];
   opacity: [number, number];
   additive: boolean;
@@ -66,13 +66,13 @@ export const PRESETS: Readonly<Record<VfxPreset, PresetSpec>> = {
     size: [0.12, 0.02], stretch: 1, color: [[0.5, 0.15, 1.8], [0.1, 1, 1.2]], opacity: [0.8, 0], additive: true,
   },
   rain: {
-    description: "raindrops falling through a 40 m box above the emitter",
+    description: "raindrops streaking down over a 40 × 40 m area around the emitter, to 10 m below it",
     count: 12000, life: [1.4, 1.6], burst: false, shape: "box", extent: [20, 8, 20],
     velocity: [0, -14, 0], spread: 0.5, gravity: -2, drag: 0, wind: 1, flutter: 0, floor: 10,
     size: [0.03, 0.03], stretch: 12, color: [[0.55, 0.6, 0.7], [0.55, 0.6, 0.7]], opacity: [0.55, 0.55], additive: false,
   },
   snow: {
-    description: "snowflakes drifting down through a 40 m box above the emitter",
+    description: "snowflakes drifting down over a 40 × 40 m area around the emitter, to 8 m below it",
     count: 10000, life: [8, 10], burst: false, shape: "box", extent: [20, 6, 20],
     velocity: [0, -1.1, 0], spread: 0.25, gravity: 0, drag: 0, wind: 1, flutter: 0.5, floor: 8,
     size: [0.07, 0.07], stretch: 1, color: [[1.4, 1.4, 1.5], [1.4, 1.4, 1.5]], opacity: [0.95, 0.95], additive: false,
@@ -80,8 +80,8 @@ export const PRESETS: Readonly<Record<VfxPreset, PresetSpec>> = {
   explosion: {
     description: "one fiery blast flung outward that cools into dark smoke (a burst: it ends by itself)",
     count: 4000, life: [0.6, 1.6], burst: true, shape: "ball", extent: [0.3, 0.3, 0.3],
-    velocity: [0, 1.5, 0], spread: 9, gravity: -1.5, drag: 2.2, wind: 0.4, flutter: 0, floor: null,
-    size: [0.6, 0.2], stretch: 1, color: [[2.5, 1.1, 0.25], [0.05, 0.04, 0.035]], opacity: [0.5, 0], additive: true,
+    velocity: [0, 1.2, 0], spread: 6, gravity: -1.5, drag: 2.5, wind: 0.4, flutter: 0, floor: null,
+    size: [0.35, 0.15], stretch: 1, color: [[2, 0.85, 0.2], [0.05, 0.04, 0.035]], opacity: [0.45, 0], additive: true,
   },
 };
 
