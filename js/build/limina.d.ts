@@ -1305,11 +1305,12 @@ declare module "limina/internal/engine/mcp/mcp" {
 }
 declare module "limina/internal/engine/render/before-render" {
     import type * as THREE from "three";
-    export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera) => void;
+    /** `continuous`: the renderer draws every frame (a window), not now and then (a capture). */
+    export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean) => void;
     /** Runs `hook` before every draw of `scene` (through renderScene); returns what removes it. */
     export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => void;
     /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
-    export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
+    export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
 }
 declare module "limina/internal/engine/render/tsl" {
     export type Node = any;
@@ -5701,6 +5702,8 @@ declare module "limina/internal/engine/climate/climate" {
         step(dt: number): void;
         /** The look's environment settings now (what the weather set in them). */
         environmentSettings(): ReturnType<Environment["settings"]>;
+        /** How lit the world is, 0–1: the sun light against full clear daylight, never below the night sky's 0.12 (1 until the time or the weather is set). */
+        light(): number;
         sunLightIntensity(): number;
         report(): TimeReport;
         /** The sun for the time: where the clock puts it, as bright as the daylight and the weather let it be (intensity first: the sky's ground light follows it). */
@@ -5747,7 +5750,7 @@ declare module "limina/internal/engine/vfx/presets" {
         /** Quad size, metres, at birth and at death; `stretch` lengthens it vertically (rain streaks). */
         size: [number, number];
         stretch: number;
-        /** Linear RGB at birth and at death. */
+        /** Linear RGB at birth and at death (what is not additive is dimmed as the daylight fades). */
         color: [[number, number, number], [number, number, number]];
         opacity: [number, number];
         additive: boolean;
@@ -5869,8 +5872,16 @@ declare module "limina/internal/engine/vfx/particles" {
     import { type PresetSpec, type VfxPreset } from "limina/internal/engine/vfx/presets";
     /** The world's fixed step, seconds: a field steps once per world tick. */
     export const STEP_SECONDS: number;
-    /** The most ticks a field catches up in one draw; further behind, it skips ahead (a steady stream looks the same once its particles have all been reborn). */
-    export const MAX_CATCH_UP = 300;
+    /**
+     * The most dispatches one draw runs: a window (drawing continuously) at most 2 — a slow frame
+     * folds the ticks it missed into longer steps instead of falling further behind — and a one-off
+     * capture, or any renderer's first draw of a field, at most 32, so a field met long after its
+     * emitter started warms up smoothly.
+     */
+    export const MAX_DISPATCHES: {
+        readonly continuous: 2;
+        readonly oneOff: 32;
+    };
     export interface FieldOptions {
         preset: VfxPreset;
         count: number;
@@ -5892,6 +5903,11 @@ declare module "limina/internal/engine/vfx/particles" {
         private readonly origin;
         private readonly wind;
         private readonly step;
+        private readonly dt;
+        /** How lit the scene is, 0–1: smoke, rain and snow are not lamps and darken with the daylight. */
+        private readonly light;
+        /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
+        private readonly warm;
         private readonly material;
         private started;
         constructor(options: FieldOptions);
@@ -5899,10 +5915,11 @@ declare module "limina/internal/engine/vfx/particles" {
         matches(o: FieldOptions): boolean;
         /**
          * Steps the particles on `renderer` to `ticks` since the emitter started, born around `origin` and
-         * carried by `wind` (m/s). A field asked for fewer ticks than it has stepped (a world restored to an
-         * earlier moment) starts over.
+         * carried by `wind` (m/s), lit `light` (0–1), in at most `dispatches` compute dispatches (one per tick when it can;
+         * longer steps when it is further behind). A field asked for fewer ticks than it has stepped (a
+         * world restored to an earlier moment) starts over.
          */
-        advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3): void;
+        advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3, dispatches: number, light?: number): void;
         dispose(): void;
     }
 }
@@ -5917,6 +5934,8 @@ declare module "limina/internal/engine/vfx/layer" {
         positionOf(entity: string): [number, number, number] | null;
         /** The wind's velocity, m/s. */
         wind(): [number, number, number];
+        /** How lit the world is, 0–1 (the daylight and the weather's dimming): what does not glow darkens with it. */
+        light(): number;
         /** The precipitation falling and the tick it began, or null. */
         precipitation(): {
             kind: "rain" | "snow";
@@ -5940,7 +5959,7 @@ declare module "limina/internal/engine/vfx/layer" {
         };
         constructor(scene: THREE.Scene, source: VfxSource);
         /** Brings `renderer`'s fields in line with the world and steps them to its tick; the group then shows them. */
-        prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera): void;
+        prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean): void;
         dispose(): void;
     }
 }
@@ -7642,7 +7661,7 @@ declare module "limina" {
     export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "limina/internal/engine/climate/climate";
     export { type EmitterState, MAX_EMITTER_PARTICLES, MAX_EMITTERS, MAX_WORLD_PARTICLES, type EmitterOptions, VfxEmitters } from "limina/internal/engine/vfx/emitters";
     export { type VfxSource, VfxLayer } from "limina/internal/engine/vfx/layer";
-    export { type FieldOptions, ParticleField } from "limina/internal/engine/vfx/particles";
+    export { type FieldOptions, MAX_DISPATCHES, ParticleField } from "limina/internal/engine/vfx/particles";
     export { type PresetSpec, PRESETS, VFX_PRESETS, type VfxPreset } from "limina/internal/engine/vfx/presets";
     export { type BeforeRender, onBeforeRender } from "limina/internal/engine/render/before-render";
 }
