@@ -98,12 +98,17 @@ export class McpServer {
   readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.world, session.spatial);
+    this.sync = new StateSync(session.entities, session.spatial);
     this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
     session.registry.onChange(() => this.toolsChanged());
+  }
+
+  /** The ids of the connections open now. */
+  connectionIds(): number[] {
+    return [...this.conns.keys()];
   }
 
   /** Sends a world-log event to the standard clients whose log level it meets. */

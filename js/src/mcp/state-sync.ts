@@ -1,6 +1,9 @@
 // Authoritative state sync for WebSocket clients: `state/subscribe` → a
-// snapshot, then per-tick deltas (transforms that changed, entities created
-// and destroyed). `aoi/declare` narrows a client to a sphere of interest.
+// snapshot, then per-tick deltas (transforms that changed, entities created,
+// restyled and destroyed). `aoi/declare` narrows a client to a sphere of
+// interest. Created entities and snapshot entries carry each entity's look
+// and tags (docs/entities.md), so a client redraws what it did not build;
+// `restyled` resends them when they change.
 // Transforms travel as exact float32 bytes, base64-encoded: `moved` holds the
 // entities whose position alone changed (`ids` and `positions`, 3 floats
 // each), `changed` those whose rotation or scale changed too (`ids` and
@@ -16,6 +19,8 @@
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
 import type { World } from "../ecs/world.ts";
+import { type EntityLook, entityLook } from "../scene/describe.ts";
+import type { Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
@@ -47,10 +52,18 @@ interface Columns {
   values: number[];
 }
 
+/** An entity's look and tags as the stream carries them. */
+interface Styled {
+  entity: string;
+  look: EntityLook | null;
+  tags: string[];
+}
+
 interface Delta {
   moved: Columns;
   changed: Columns;
-  created: { entity: string; transform: number[]; tags: string[] }[];
+  created: (Styled & { transform: number[] })[];
+  restyled: Styled[];
   destroyed: string[];
   /** Applies this delta to a known state. */
   apply(known: Known): void;
@@ -61,7 +74,17 @@ export class StateSync {
   private readonly groupKnown: Known = new Map();
   private readonly row = new Float32Array(STRIDE);
 
-  constructor(private readonly world: World, private readonly spatial: SpatialIndex) {}
+  private readonly world: World;
+  /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
+  private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number> }>();
+
+  constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex) {
+    this.world = entities.world;
+  }
+
+  private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
+    return { entity: id, look: entityLook(entry), tags: [...tags] };
+  }
 
   get subscribers(): number {
     return this.subs.size;
@@ -124,17 +147,31 @@ export class StateSync {
     const moved: Columns = { ids: [], values: [] };
     const changed: Columns = { ids: [], values: [] };
     const created: Delta["created"] = [];
+    const restyled: Styled[] = [];
     const updates: [string, Float32Array][] = [];
+    const styles: [string, number][] = [];
     const present = new Set<string>();
+    let sent = this.sentStyles.get(known);
+    if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map() }));
+    const worldRevision = this.entities.styleRevision;
+    const stale = sent.revision !== worldRevision;
     for (const e of this.world.entities.entries()) {
       if (seen && !seen.has(e.eid)) continue;
       present.add(e.id);
       const row = this.readRow(e.eid);
       const prev = known.get(e.id);
       if (!prev) {
-        created.push({ entity: e.id, transform: Array.from(row), tags: [...e.tags] });
+        created.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(row) });
         updates.push([e.id, row.slice()]);
+        styles.push([e.id, this.entities.styleRevisionOf(e.id)]);
         continue;
+      }
+      if (stale) {
+        const revision = this.entities.styleRevisionOf(e.id);
+        if (sent.byId.get(e.id) !== revision) {
+          restyled.push(this.styled(e.id, e.tags, e));
+          styles.push([e.id, revision]);
+        }
       }
       let shifted = false;
       let turnedOrScaled = false;
@@ -151,15 +188,26 @@ export class StateSync {
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && destroyed.length === 0) return null;
+    const record = sent;
+    const settle = () => {
+      for (const [id, rev] of styles) record.byId.set(id, rev);
+      for (const id of destroyed) record.byId.delete(id);
+      record.revision = worldRevision;
+    };
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0) {
+      settle();
+      return null;
+    }
     return {
       moved,
       changed,
       created,
+      restyled,
       destroyed,
       apply(k: Known) {
         for (const [id, r] of updates) k.set(id, r);
         for (const id of destroyed) k.delete(id);
+        settle();
       },
     };
   }
@@ -173,6 +221,7 @@ export class StateSync {
       moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
       changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
       created: d.created,
+      ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
     };
   }
@@ -181,7 +230,7 @@ export class StateSync {
     const entities = [];
     for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
-      if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags] });
+      if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r) });
     }
     return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, entities });
   }
