@@ -221,3 +221,26 @@ test("a log of vfx calls replays to every recorded digest", async () => {
   s.dispose();
   again.dispose();
 });
+
+test("a malformed saved vfx, world.time or world.weather is refused before anything changes", async () => {
+  const s = createWorldSession({ simulate: false });
+  await call(s, "vfx.spawn", { preset: "fire", position: [0, 0, 0] });
+  await call(s, "world.setTime", { hour: 8 });
+  const saved = s.resources.save() as Record<string, unknown>;
+  const digest = s.digest();
+  for (const [name, bad, where] of [
+    ["vfx", { next: 2, emitters: [{ id: "vfx_1", preset: "plasma" }] }, "saved vfx is malformed at emitters.0"],
+    ["world.time", { seconds: -5, scale: 1 }, "saved world.time is malformed at seconds"],
+    ["world.weather", { state: { kind: "clear" }, set: true }, "saved world.weather is malformed at state"],
+  ] as const) {
+    let message = "";
+    try {
+      s.resources.load({ ...saved, [name]: bad });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    assert(message.includes(where), `${name}: ${message}`);
+    assertEquals(s.digest(), digest, `${name}: nothing changed`);
+  }
+  s.dispose();
+});

@@ -17,6 +17,7 @@
 import * as THREE from "three";
 import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import { parseSaved } from "../game/saved.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
 import { DEFAULT_FOG, type Environment } from "../render/environment.ts";
 
@@ -62,15 +63,6 @@ const SavedWeather = z.strictObject({
   since: z.number().int().min(0),
 });
 
-function parse<S extends z.ZodType>(schema: S, saved: unknown, name: string): z.output<S> {
-  const parsed = schema.safeParse(saved);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw engineError("invalid_input", `saved ${name} is malformed at ${issue.path.join(".") || "the top"}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
 /** Where the sun stands at `hour` (0–24): it rises toward +X at 6:00, stands toward −Z at noon at NOON_ELEVATION, sets toward −X at 18:00. */
 export function sunAt(hour: number): { azimuth: number; elevation: number } {
   const angle = ((hour - 6) / 12) * Math.PI;
@@ -98,7 +90,7 @@ export class WorldClock {
   }
 
   load(saved: z.infer<typeof SavedClock> | null): void {
-    const s = saved === null ? { seconds: null, scale: 1 } : parse(SavedClock, saved, "world.time");
+    const s = saved === null ? { seconds: null, scale: 1 } : parseSaved(SavedClock, saved, "world.time");
     this.seconds = s.seconds;
     this.scale = s.scale;
   }
@@ -123,7 +115,7 @@ export class Weather {
   }
 
   load(saved: { state: WeatherState; set: boolean } | null): void {
-    const s = saved === null ? { state: { ...CLEAR }, set: false } : parse(z.strictObject({ state: SavedWeather, set: z.boolean() }), saved, "world.weather");
+    const s = saved === null ? { state: { ...CLEAR }, set: false } : parseSaved(z.strictObject({ state: SavedWeather, set: z.boolean() }), saved, "world.weather");
     this.state = { ...s.state };
     this.set = s.set;
   }

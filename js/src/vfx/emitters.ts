@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import { parseSaved } from "../game/saved.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import { burstLife, PRESETS, VFX_PRESETS, type VfxPreset } from "./presets.ts";
 
@@ -68,15 +69,7 @@ export class VfxEmitters {
   }
 
   load(saved: Saved | null): void {
-    let s: Saved = { next: 1, emitters: [] };
-    if (saved !== null) {
-      const parsed = Saved.safeParse(saved);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw engineError("invalid_input", `saved vfx is malformed at ${issue.path.join(".") || "the top"}: ${issue.message}`);
-      }
-      s = parsed.data;
-    }
+    const s: Saved = saved === null ? { next: 1, emitters: [] } : parseSaved(Saved, saved, "vfx");
     this.emitters = new Map(s.emitters.map((e) => [e.id, { ...e }]));
     this.next = s.next;
   }
