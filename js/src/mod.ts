@@ -292,3 +292,5 @@ export { type VfxSource, VfxLayer } from "./vfx/layer.ts";
 export { type FieldOptions, MAX_DISPATCHES, ParticleField } from "./vfx/particles.ts";
 export { type PresetSpec, PRESETS, VFX_PRESETS, type VfxPreset } from "./vfx/presets.ts";
 export { type BeforeRender, onBeforeRender } from "./render/before-render.ts";
+/** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
+export { BONES as HUMANOID_BONES } from "./characters/humanoid.ts";
