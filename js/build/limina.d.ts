@@ -2085,7 +2085,7 @@ declare module "limina/internal/engine/skills/registry" {
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material" | "character" | "nav";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material" | "character" | "nav" | "vfx";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -2725,6 +2725,15 @@ declare module "limina/internal/engine/mcp/mcp" {
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
 }
+declare module "limina/internal/engine/render/before-render" {
+    import type * as THREE from "three";
+    /** `continuous`: the renderer draws every frame (a window), not now and then (a capture). */
+    export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean) => void;
+    /** Runs `hook` before every draw of `scene` (through renderScene); returns what removes it. */
+    export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => void;
+    /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
+    export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
+}
 declare module "limina/internal/engine/render/sky" {
     import * as THREE from "three";
     import { type Node } from "limina/internal/engine/render/tsl";
@@ -3080,7 +3089,8 @@ declare module "limina/internal/engine/render/overlay" {
     export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void;
     /**
      * Renders `scene` from `camera` with its look (when it has one), then its
-     * overlay (if it has one, with anything in it) over the result.
+     * overlay (if it has one, with anything in it) over the result; the scene's
+     * before-render work (onBeforeRender) runs first.
      * `amortise`: see LookRenderer.
      */
     export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
@@ -6970,9 +6980,367 @@ declare module "limina/internal/engine/terrain/skills" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/climate/climate" {
+    import { z } from "zod";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import { type Environment } from "limina/internal/engine/render/environment";
+    export const SECONDS_PER_DAY = 86400;
+    /** The sun light's intensity at full daylight in clear weather (the scene graph's own). */
+    export const DAYLIGHT_INTENSITY = 3;
+    /** How high the sun stands at noon, degrees. */
+    export const NOON_ELEVATION = 65;
+    export const WEATHER_KINDS: readonly ["clear", "cloudy", "fog", "rain", "snow", "storm"];
+    export type WeatherKind = (typeof WEATHER_KINDS)[number];
+    /** What each kind of weather does at full intensity: fog density × the look's default, sky turbidity, sun light ×, precipitation. */
+    export const WEATHER_EFFECTS: Readonly<Record<WeatherKind, {
+        fog: number;
+        turbidity: number;
+        sun: number;
+        precipitation: "rain" | "snow" | null;
+    }>>;
+    export interface WeatherState {
+        kind: WeatherKind;
+        /** 0 (barely) to 1 (full). */
+        intensity: number;
+        /** Where the wind blows toward, degrees clockwise from +Z toward +X. */
+        windDirection: number;
+        /** Metres per second. */
+        windSpeed: number;
+        /** The tick the weather was last set at (precipitation starts falling then). */
+        since: number;
+    }
+    export const CLEAR: Readonly<WeatherState>;
+    const SavedClock: z.ZodObject<{
+        seconds: z.ZodNullable<z.ZodNumber>;
+        scale: z.ZodNumber;
+    }, z.core.$strict>;
+    /** Where the sun stands at `hour` (0–24): it rises toward +X at 6:00, stands toward −Z at noon at NOON_ELEVATION, sets toward −X at 18:00. */
+    export function sunAt(hour: number): {
+        azimuth: number;
+        elevation: number;
+    };
+    /** How much of the sun's direct light reaches the ground at `elevation` degrees: none below −4°, all above 8°. */
+    export function daylight(elevation: number): number;
+    /** The world's clock: the resource `world.time`. */
+    export class WorldClock {
+        /** In-world seconds since midnight of day 0; null until the time is first set (the clock then does nothing). */
+        seconds: number | null;
+        /** In-world seconds per simulated second (0 stops the clock). */
+        scale: number;
+        save(): z.infer<typeof SavedClock>;
+        load(saved: z.infer<typeof SavedClock> | null): void;
+        get hour(): number | null;
+        get day(): number | null;
+    }
+    /** The world's weather: the resource `world.weather`. */
+    export class Weather {
+        state: WeatherState;
+        /** Whether weather was ever set in this world (it then owns the fog, the haze and the sun's dimming). */
+        set: boolean;
+        save(): {
+            state: WeatherState;
+            set: boolean;
+        };
+        load(saved: {
+            state: WeatherState;
+            set: boolean;
+        } | null): void;
+        /** The wind's velocity, m/s, as [x, 0, z]. */
+        wind(): [number, number, number];
+        /** The precipitation falling now, if any, and how much (0–1). */
+        precipitation(): {
+            kind: "rain" | "snow";
+            intensity: number;
+        } | null;
+    }
+    export interface TimeReport {
+        /** null until world.setTime. */
+        hour: number | null;
+        day: number | null;
+        seconds: number | null;
+        scale: number;
+        sun: {
+            azimuth: number;
+            elevation: number;
+        };
+    }
+    /** The clock and the weather over a world's look and lighting. */
+    export class Climate {
+        private readonly environment;
+        private readonly lighting;
+        private readonly tick;
+        readonly clock: WorldClock;
+        readonly weather: Weather;
+        constructor(environment: Environment, lighting: Lighting, tick: () => number);
+        /** Sets the time of day (and day number); the sun moves at once. */
+        setTime(hour: number, day?: number): void;
+        setScale(scale: number): void;
+        /** Sets the weather (omitted fields keep theirs); the fog, haze and sun change at once. */
+        setWeather(change: Partial<Omit<WeatherState, "since">>): Promise<void>;
+        /** One fixed step: the clock runs `dt × scale` in-world seconds and the sun follows. */
+        step(dt: number): void;
+        /** The look's environment settings now (what the weather set in them). */
+        environmentSettings(): ReturnType<Environment["settings"]>;
+        /** How lit the world is, 0–1: the sun light against full clear daylight, never below the night sky's 0.12 (1 until the time or the weather is set). */
+        light(): number;
+        sunLightIntensity(): number;
+        report(): TimeReport;
+        /** The sun for the time: where the clock puts it, as bright as the daylight and the weather let it be (intensity first: the sky's ground light follows it). */
+        private applySun;
+        /** The sun light's intensity at `elevation` in this weather (full day when the clock is not set). */
+        private sunIntensity;
+    }
+}
+declare module "limina/internal/engine/climate/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import { type Climate } from "limina/internal/engine/climate/climate";
+    export function climateSkills({ climate }: {
+        climate: Climate;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/vfx/presets" {
+    export const VFX_PRESETS: readonly ["fire", "smoke", "sparks", "magic", "rain", "snow", "explosion"];
+    export type VfxPreset = (typeof VFX_PRESETS)[number];
+    export interface PresetSpec {
+        /** What it does, for agents. */
+        description: string;
+        /** Particles an emitter of this preset has unless told otherwise. */
+        count: number;
+        /** Seconds a particle lives, least and most. */
+        life: [number, number];
+        /** All particles at once, once (an explosion), instead of a steady stream. */
+        burst: boolean;
+        /** Where particles are born around the emitter: a ball of radius extent[0], or a box of half-sizes extent. */
+        shape: "ball" | "box";
+        extent: [number, number, number];
+        /** Every particle's starting velocity, m/s, plus a random one of up to `spread` in any direction. */
+        velocity: [number, number, number];
+        spread: number;
+        /** Upward acceleration, m/s² (negative: falls). */
+        gravity: number;
+        /** Velocity lost per second, as a fraction. */
+        drag: number;
+        /** How much of the wind's velocity carries it (0: none, 1: all). */
+        wind: number;
+        /** Sideways wobble, m/s (snowflakes). */
+        flutter: number;
+        /** Particles below the emitter by more than this, metres, die (rain and snow reach the ground); null: never. */
+        floor: number | null;
+        /** Quad size, metres, at birth and at death; `stretch` lengthens it vertically (rain streaks). */
+        size: [number, number];
+        stretch: number;
+        /** Linear RGB at birth and at death (what is not additive is dimmed as the daylight fades). */
+        color: [[number, number, number], [number, number, number]];
+        opacity: [number, number];
+        additive: boolean;
+    }
+    export const PRESETS: Readonly<Record<VfxPreset, PresetSpec>>;
+    /** The longest a burst's particles live, in seconds (when a burst emitter ends by itself). */
+    export const burstLife: (preset: VfxPreset) => number;
+}
+declare module "limina/internal/engine/vfx/emitters" {
+    import { z } from "zod";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import { type VfxPreset } from "limina/internal/engine/vfx/presets";
+    /** World steps per second (the host's fixed step): emitter times are ticks. */
+    export const TICKS_PER_SECOND = 60;
+    /** The most particles one emitter may keep. */
+    export const MAX_EMITTER_PARTICLES = 250000;
+    /** The most particles all of a world's emitters may keep together. */
+    export const MAX_WORLD_PARTICLES = 1000000;
+    /** The most emitters a world may hold. */
+    export const MAX_EMITTERS = 256;
+    export const EmitterState: z.ZodObject<{
+        id: z.ZodString;
+        preset: z.ZodEnum<{
+            snow: "snow";
+            rain: "rain";
+            fire: "fire";
+            smoke: "smoke";
+            sparks: "sparks";
+            magic: "magic";
+            explosion: "explosion";
+        }>;
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        entity: z.ZodNullable<z.ZodString>;
+        count: z.ZodNumber;
+        seed: z.ZodNumber;
+        scale: z.ZodNumber;
+        color: z.ZodNullable<z.ZodNumber>;
+        start: z.ZodNumber;
+        until: z.ZodNullable<z.ZodNumber>;
+    }, z.core.$strict>;
+    export type EmitterState = z.infer<typeof EmitterState>;
+    const Saved: z.ZodObject<{
+        next: z.ZodNumber;
+        emitters: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            preset: z.ZodEnum<{
+                snow: "snow";
+                rain: "rain";
+                fire: "fire";
+                smoke: "smoke";
+                sparks: "sparks";
+                magic: "magic";
+                explosion: "explosion";
+            }>;
+            position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            entity: z.ZodNullable<z.ZodString>;
+            count: z.ZodNumber;
+            seed: z.ZodNumber;
+            scale: z.ZodNumber;
+            color: z.ZodNullable<z.ZodNumber>;
+            start: z.ZodNumber;
+            until: z.ZodNullable<z.ZodNumber>;
+        }, z.core.$strict>>;
+    }, z.core.$strict>;
+    type Saved = z.infer<typeof Saved>;
+    export interface EmitterOptions {
+        preset: VfxPreset;
+        position?: [number, number, number];
+        entity?: string | null;
+        count?: number;
+        seed?: number;
+        scale?: number;
+        color?: number | null;
+        /** Seconds until it ends by itself (a burst's default: its particles' longest life); omitted: until stopped. */
+        duration?: number;
+    }
+    /** The world's emitters, in the order they started. */
+    export class VfxEmitters {
+        private readonly services;
+        private emitters;
+        private next;
+        constructor(services: {
+            tick(): number;
+            tracer: Tracer;
+            entityExists(id: string): boolean;
+        });
+        save(): Saved;
+        load(saved: Saved | null): void;
+        /** Starts an emitter; refused (changing nothing) past the world's limits or for an unknown entity. */
+        spawn(o: EmitterOptions): EmitterState;
+        /** Stops emitters by id or by the entity they follow (all when neither); returns the ids stopped. */
+        stop(by: {
+            id?: string;
+            entity?: string;
+        }): string[];
+        list(): EmitterState[];
+        /** The live emitters themselves (read-only; per frame, without copies). */
+        live(): IterableIterator<Readonly<EmitterState>>;
+        get size(): number;
+        /** Particles all emitters keep. */
+        particles(): number;
+        /** One fixed step: emitters whose time is up, or whose entity is gone, end. */
+        step(): void;
+    }
+}
+declare module "limina/internal/engine/vfx/skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import { type VfxEmitters } from "limina/internal/engine/vfx/emitters";
+    export function vfxSkills({ vfx }: {
+        vfx: VfxEmitters;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
+}
+declare module "limina/internal/engine/vfx/particles" {
+    import * as THREE from "three";
+    import { type PresetSpec, type VfxPreset } from "limina/internal/engine/vfx/presets";
+    /** The world's fixed step, seconds: a field steps once per world tick. */
+    export const STEP_SECONDS: number;
+    /**
+     * The most dispatches one draw runs: a window (drawing continuously) at most 2 — a slow frame
+     * folds the ticks it missed into longer steps instead of falling further behind — and a one-off
+     * capture, or any renderer's first draw of a field, at most 32, so a field met long after its
+     * emitter started warms up smoothly.
+     */
+    export const MAX_DISPATCHES: {
+        readonly continuous: 2;
+        readonly oneOff: 32;
+    };
+    export interface FieldOptions {
+        preset: VfxPreset;
+        count: number;
+        seed: number;
+        scale: number;
+        /** Multiplies the preset's colours (0xRRGGBB), or null. */
+        color: number | null;
+    }
+    /** One emitter's particles on one renderer. */
+    export class ParticleField {
+        readonly options: FieldOptions;
+        /** What draws them: `count` instanced quads. */
+        readonly object: THREE.Sprite;
+        /** Ticks stepped since the emitter started. */
+        steps: number;
+        readonly spec: PresetSpec;
+        private readonly init;
+        private readonly update;
+        private readonly origin;
+        private readonly wind;
+        private readonly step;
+        private readonly dt;
+        /** How lit the scene is, 0–1: smoke, rain and snow are not lamps and darken with the daylight. */
+        private readonly light;
+        /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
+        private readonly warm;
+        private readonly material;
+        private started;
+        constructor(options: FieldOptions);
+        /** Whether this field draws what `options` asks (else a new one is needed). */
+        matches(o: FieldOptions): boolean;
+        /**
+         * Steps the particles on `renderer` to `ticks` since the emitter started, born around `origin` and
+         * carried by `wind` (m/s), lit `light` (0–1), in at most `dispatches` compute dispatches (one per tick when it can;
+         * longer steps when it is further behind). A field asked for fewer ticks than it has stepped (a
+         * world restored to an earlier moment) starts over.
+         */
+        advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3, dispatches: number, light?: number): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/vfx/layer" {
+    import * as THREE from "three";
+    import type { EmitterState } from "limina/internal/engine/vfx/emitters";
+    export interface VfxSource {
+        emitters(): Iterable<Readonly<EmitterState>>;
+        /** The world's tick now. */
+        tick(): number;
+        /** Where an entity stands, or null when it is gone. */
+        positionOf(entity: string): [number, number, number] | null;
+        /** The wind's velocity, m/s. */
+        wind(): [number, number, number];
+        /** How lit the world is, 0–1 (the daylight and the weather's dimming): what does not glow darkens with it. */
+        light(): number;
+        /** The precipitation falling and the tick it began, or null. */
+        precipitation(): {
+            kind: "rain" | "snow";
+            intensity: number;
+            since: number;
+        } | null;
+    }
+    export class VfxLayer {
+        readonly scene: THREE.Scene;
+        private readonly source;
+        /** Holds the fields of the renderer drawing now. */
+        readonly group: THREE.Group<THREE.Object3DEventMap>;
+        private readonly fields;
+        private readonly origin;
+        private readonly windV;
+        private readonly stopDrawing;
+        /** Particles the last draw showed fields for, and their number (for benchmarks and tests). */
+        lastDrawn: {
+            fields: number;
+            particles: number;
+        };
+        constructor(scene: THREE.Scene, source: VfxSource);
+        /** Brings `renderer`'s fields in line with the world and steps them to its tick; the group then shows them. */
+        prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean): void;
+        dispose(): void;
+    }
 }
 declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
@@ -7001,6 +7369,9 @@ declare module "limina/internal/engine/world-session" {
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
     import { Locomotion } from "limina/internal/engine/social/locomotion";
     import { Terrain } from "limina/internal/engine/terrain/terrain";
+    import { Climate } from "limina/internal/engine/climate/climate";
+    import { VfxEmitters } from "limina/internal/engine/vfx/emitters";
+    import { VfxLayer } from "limina/internal/engine/vfx/layer";
     import { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
     import { UiLayer } from "limina/internal/engine/ui/layer";
     export interface WorldSessionOptions {
@@ -7054,6 +7425,12 @@ declare module "limina/internal/engine/world-session" {
         readonly locomotion: Locomotion;
         /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
         readonly terrain: Terrain;
+        /** The world's time of day and weather (world.setTime, world.setWeather; the world resources "world.time" and "world.weather"). */
+        readonly climate: Climate;
+        /** The world's particle emitters (vfx.* skills; the world resource "vfx"). */
+        readonly vfx: VfxEmitters;
+        /** Draws the emitters' (and the weather's) particles, on whichever renderer draws the scene. */
+        readonly particles: VfxLayer;
         /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
         readonly nav: Navigation;
         /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
@@ -8690,6 +9067,12 @@ declare module "limina" {
     export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
     export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
     export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
+    export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "limina/internal/engine/climate/climate";
+    export { type EmitterState, MAX_EMITTER_PARTICLES, MAX_EMITTERS, MAX_WORLD_PARTICLES, type EmitterOptions, VfxEmitters } from "limina/internal/engine/vfx/emitters";
+    export { type VfxSource, VfxLayer } from "limina/internal/engine/vfx/layer";
+    export { type FieldOptions, MAX_DISPATCHES, ParticleField } from "limina/internal/engine/vfx/particles";
+    export { type PresetSpec, PRESETS, VFX_PRESETS, type VfxPreset } from "limina/internal/engine/vfx/presets";
+    export { type BeforeRender, onBeforeRender } from "limina/internal/engine/render/before-render";
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
 }

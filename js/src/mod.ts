@@ -286,5 +286,11 @@ export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "./terrai
 export { createWaterMaterial, heightTexture, TerrainWater } from "./terrain/water.ts";
 export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "./terrain/vegetation.ts";
 export { TerrainView, type TerrainViewOptions } from "./terrain/view.ts";
+export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "./climate/climate.ts";
+export { type EmitterState, MAX_EMITTER_PARTICLES, MAX_EMITTERS, MAX_WORLD_PARTICLES, type EmitterOptions, VfxEmitters } from "./vfx/emitters.ts";
+export { type VfxSource, VfxLayer } from "./vfx/layer.ts";
+export { type FieldOptions, MAX_DISPATCHES, ParticleField } from "./vfx/particles.ts";
+export { type PresetSpec, PRESETS, VFX_PRESETS, type VfxPreset } from "./vfx/presets.ts";
+export { type BeforeRender, onBeforeRender } from "./render/before-render.ts";
 /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
 export { BONES as HUMANOID_BONES } from "./characters/humanoid.ts";

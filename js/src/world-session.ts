@@ -38,6 +38,9 @@ import { SkillRegistry } from "./skills/registry.ts";
 import type { SceneBuilder } from "./skills/system.ts";
 import { Locomotion } from "./social/locomotion.ts";
 import { Terrain } from "./terrain/terrain.ts";
+import { Climate } from "./climate/climate.ts";
+import { VfxEmitters } from "./vfx/emitters.ts";
+import { VfxLayer } from "./vfx/layer.ts";
 import { SpatialIndex } from "./spatial/spatial-index.ts";
 import { UiLayer } from "./ui/layer.ts";
 
@@ -93,6 +96,12 @@ export class WorldSession {
   readonly locomotion: Locomotion;
   /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
   readonly terrain: Terrain;
+  /** The world's time of day and weather (world.setTime, world.setWeather; the world resources "world.time" and "world.weather"). */
+  readonly climate: Climate;
+  /** The world's particle emitters (vfx.* skills; the world resource "vfx"). */
+  readonly vfx: VfxEmitters;
+  /** Draws the emitters' (and the weather's) particles, on whichever renderer draws the scene. */
+  readonly particles: VfxLayer;
   /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
   readonly nav: Navigation;
   /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
@@ -145,6 +154,25 @@ export class WorldSession {
     this.ui = new UiLayer(this.scene, this.entities);
     this.terrain = new Terrain(this.physics);
     this.resources.register("terrain", this.terrain);
+    this.climate = new Climate(this.look.environment, this.lighting, () => this.tick);
+    this.resources.register("world.time", this.climate.clock);
+    this.resources.register("world.weather", this.climate.weather);
+    this.vfx = new VfxEmitters({ tick: () => this.tick, tracer: this.tracer, entityExists: (id) => Boolean(this.world.entities.get(id)) });
+    this.resources.register("vfx", this.vfx);
+    this.particles = new VfxLayer(this.scene, {
+      emitters: () => this.vfx.live(),
+      tick: () => this.tick,
+      positionOf: (id) => {
+        const e = this.world.entities.get(id);
+        return e ? this.world.position(e.eid) : null;
+      },
+      wind: () => this.climate.weather.wind(),
+      light: () => this.climate.light(),
+      precipitation: () => {
+        const p = this.climate.weather.precipitation();
+        return p && { ...p, since: this.climate.weather.state.since };
+      },
+    });
     this.nav = new Navigation(this.physics);
     this.characters = new CharacterSystem(this.entities, this.nav, this.tracer);
     this.resources.register("nav", this.characters.navState);
@@ -209,6 +237,8 @@ export class WorldSession {
     this.locomotion.step(dt);
     this.characters.step(dt);
     this.terrain.step(dt);
+    this.climate.step(dt);
+    this.vfx.step();
     this.entities.step(dt);
     this.characters.afterStep(dt);
     this.cameraRig.step(dt);

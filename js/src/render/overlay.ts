@@ -5,6 +5,7 @@
 // written unchanged and blended over the finished frame.
 
 import * as THREE from "three";
+import { runBeforeRender } from "./before-render.ts";
 import { lookOf, lookRendererOf } from "./look.ts";
 
 const overlays = new WeakMap<THREE.Scene, THREE.Scene>();
@@ -16,10 +17,12 @@ export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void {
 
 /**
  * Renders `scene` from `camera` with its look (when it has one), then its
- * overlay (if it has one, with anything in it) over the result.
+ * overlay (if it has one, with anything in it) over the result; the scene's
+ * before-render work (onBeforeRender) runs first.
  * `amortise`: see LookRenderer.
  */
 export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise = true): void {
+  runBeforeRender(renderer, scene, camera, amortise);
   const look = lookOf(scene);
   if (look) lookRendererOf(renderer, amortise).render(look, scene, camera);
   else renderer.render(scene, camera);

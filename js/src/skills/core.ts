@@ -26,6 +26,8 @@ import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
+import { climateSkills } from "../climate/skills.ts";
+import { vfxSkills } from "../vfx/skills.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
   const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs, nav, characters, cameraRig } = session;
@@ -52,6 +54,8 @@ export function registerCoreSkills(session: WorldSession): void {
   });
   registry.registerAll(renderSettingsSkills, { look });
   registry.registerAll(materialSkills, { entities });
+  registry.registerAll(climateSkills, { climate: session.climate });
+  registry.registerAll(vfxSkills, { vfx: session.vfx });
   registry.registerAll(characterSkills, { characters });
   registry.registerAll(animationSkills, { characters });
   registry.registerAll(navSkills, { nav, characters });

@@ -1,0 +1,194 @@
+// GPU particles: each emitter's particles live in storage buffers on the
+// renderer's device and are stepped by a TSL compute kernel — one dispatch per
+// world tick, or fewer, longer steps when a draw comes late — so a particle's
+// position, velocity, age and life never leave the GPU; they are drawn as
+// instanced camera-facing quads. What a field shows is a function of its
+// emitter's state, the world's ticks and when it was drawn: its random numbers
+// are hashes of the seed, the particle and the tick, so captures of a
+// deterministic world at the same ticks draw the same particles. Presentation
+// only: nothing here is world state. Browser-safe: three only.
+
+import * as THREE from "three";
+import { type Node, tsl } from "../render/tsl.ts";
+import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
+
+const { Fn, If, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, uint, mix, sin, cos, sqrt, clamp, smoothstep, uv, select, max, exp } = tsl;
+
+/** The world's fixed step, seconds: a field steps once per world tick. */
+export const STEP_SECONDS = 1 / 60;
+
+/**
+ * The most dispatches one draw runs: a window (drawing continuously) at most 2 — a slow frame
+ * folds the ticks it missed into longer steps instead of falling further behind — and a one-off
+ * capture, or any renderer's first draw of a field, at most 32, so a field met long after its
+ * emitter started warms up smoothly.
+ */
+export const MAX_DISPATCHES = { continuous: 2, oneOff: 32 } as const;
+
+export interface FieldOptions {
+  preset: VfxPreset;
+  count: number;
+  seed: number;
+  scale: number;
+  /** Multiplies the preset's colours (0xRRGGBB), or null. */
+  color: number | null;
+}
+
+/** One emitter's particles on one renderer. */
+export class ParticleField {
+  /** What draws them: `count` instanced quads. */
+  readonly object: THREE.Sprite;
+  /** Ticks stepped since the emitter started. */
+  steps = 0;
+  readonly spec: PresetSpec;
+  private readonly init: Node;
+  private readonly update: Node;
+  private readonly origin = uniform(new THREE.Vector3());
+  private readonly wind = uniform(new THREE.Vector3());
+  private readonly step = uniform(0, "uint");
+  private readonly dt = uniform(STEP_SECONDS);
+  /** How lit the scene is, 0–1: smoke, rain and snow are not lamps and darken with the daylight. */
+  private readonly light = uniform(1);
+  /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
+  private readonly warm: number;
+  private readonly material: THREE.SpriteNodeMaterial;
+  private started = false;
+
+  constructor(readonly options: FieldOptions) {
+    const spec = (this.spec = PRESETS[options.preset]);
+    this.warm = Math.ceil(spec.life[1] / STEP_SECONDS) + 1;
+    const { count, seed, scale } = options;
+    const position = instancedArray(count, "vec4"); // xyz, age (s; negative: not yet born)
+    const velocity = instancedArray(count, "vec4"); // xyz, life (s)
+    const { origin, wind, step, dt } = this;
+    const seedU = uint(seed >>> 0);
+
+    // The k-th random number in [0, 1) of this particle at this step.
+    const random = (k: number) => hash(instanceIndex.add(step.mul(uint(count))).bitXor(seedU).add(uint((k * 0x9e3779b1) >>> 0)));
+    const unit = (a: Node, b: Node) => {
+      // A uniform direction from two uniform numbers.
+      const z = a.mul(2).sub(1);
+      const t = b.mul(Math.PI * 2);
+      const r = sqrt(max(float(0), float(1).sub(z.mul(z))));
+      return vec3(r.mul(cos(t)), z, r.mul(sin(t)));
+    };
+    const ext = spec.extent.map((e) => e * scale);
+    const born = (p: Node, v: Node) => {
+      let offset: Node;
+      if (spec.shape === "ball") offset = unit(random(1), random(2)).mul(vec3(...ext)).mul(random(3).pow(1 / 3));
+      else offset = vec3(random(1).mul(2).sub(1).mul(ext[0]), random(2).mul(2).sub(1).mul(ext[1]), random(3).mul(2).sub(1).mul(ext[2]));
+      const kick = unit(random(4), random(5)).mul(random(6).mul(spec.spread));
+      const life = mix(float(spec.life[0]), float(spec.life[1]), random(7));
+      p.assign(vec4(origin.add(offset), 0));
+      v.assign(vec4(vec3(...spec.velocity).add(kick), life));
+    };
+
+    this.init = Fn(() => {
+      const p = position.element(instanceIndex);
+      const v = velocity.element(instanceIndex);
+      if (spec.burst) born(p, v);
+      else {
+        // A steady stream: each particle is first born at a random moment within one lifetime, so the stream starts evenly.
+        p.assign(vec4(origin, random(8).mul(spec.life[1]).negate()));
+        v.assign(vec4(0, 0, 0, 0));
+      }
+    })().compute(count);
+
+    this.update = Fn(() => {
+      const p = position.element(instanceIndex);
+      const v = velocity.element(instanceIndex);
+      const age = p.w.add(dt).toVar();
+      const life = v.w;
+      If(age.greaterThanEqual(life), () => {
+        if (spec.burst) p.w.assign(life.add(1)); // spent for good
+        else born(p, v);
+      }).Else(() => {
+        p.w.assign(age);
+        If(age.greaterThanEqual(0), () => {
+          const vel = v.xyz.add(vec3(0, dt.mul(spec.gravity), 0)).mul(exp(dt.mul(-spec.drag))).toVar();
+          v.xyz.assign(vel);
+          let drift: Node = vel.add(wind.mul(spec.wind));
+          if (spec.flutter > 0) {
+            const phase = float(instanceIndex.toFloat().mul(0.7131)).add(age.mul(2.3));
+            drift = drift.add(vec3(sin(phase), 0, cos(phase.mul(1.3))).mul(spec.flutter));
+          }
+          p.xyz.assign(p.xyz.add(drift.mul(dt)));
+          if (spec.floor !== null) {
+            // Reaching the ground ends a drop: it is reborn at the next step.
+            If(p.y.lessThan(origin.y.sub(spec.floor * scale)), () => {
+              p.w.assign(life);
+            });
+          }
+        });
+      });
+    })().compute(count);
+
+    const material = (this.material = new THREE.SpriteNodeMaterial({ transparent: true, depthWrite: false }));
+    material.blending = spec.additive ? THREE.AdditiveBlending : THREE.NormalBlending;
+    const pAttr = position.toAttribute();
+    const vAttr = velocity.toAttribute();
+    const age = pAttr.w;
+    const lifeA = vAttr.w;
+    const alive = age.greaterThanEqual(0).and(age.lessThan(lifeA));
+    const t = clamp(age.div(max(lifeA, 1e-3)), 0, 1);
+    const tint = new THREE.Color(options.color ?? 0xffffff);
+    const [c0, c1] = spec.color.map((c) => vec3(c[0] * tint.r, c[1] * tint.g, c[2] * tint.b));
+    const size = mix(float(spec.size[0] * scale), float(spec.size[1] * scale), t);
+    material.positionNode = pAttr.xyz;
+    material.scaleNode = select(alive, vec2(size, size.mul(spec.stretch)), vec2(0, 0));
+    // A soft round dot (a streak for rain): opacity falls off toward the quad's edge.
+    const edge = uv().sub(0.5).length().mul(2);
+    const opacity = mix(float(spec.opacity[0]), float(spec.opacity[1]), t).mul(smoothstep(1, 0.3, edge));
+    const rgb = mix(c0, c1, t);
+    material.colorNode = vec4(spec.additive ? rgb : rgb.mul(this.light), opacity);
+    material.fog = !spec.additive;
+
+    this.object = new THREE.Sprite(material);
+    this.object.count = count;
+    this.object.frustumCulled = false;
+    this.object.renderOrder = 10;
+    this.object.name = `vfx.${options.preset}`;
+  }
+
+  /** Whether this field draws what `options` asks (else a new one is needed). */
+  matches(o: FieldOptions): boolean {
+    const m = this.options;
+    return m.preset === o.preset && m.count === o.count && m.seed === o.seed && m.scale === o.scale && m.color === o.color;
+  }
+
+  /**
+   * Steps the particles on `renderer` to `ticks` since the emitter started, born around `origin` and
+   * carried by `wind` (m/s), lit `light` (0–1), in at most `dispatches` compute dispatches (one per tick when it can;
+   * longer steps when it is further behind). A field asked for fewer ticks than it has stepped (a
+   * world restored to an earlier moment) starts over.
+   */
+  advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3, dispatches: number, light = 1): void {
+    this.light.value = light;
+    this.origin.value.copy(origin);
+    this.wind.value.copy(wind);
+    if (!this.started || ticks < this.steps) {
+      this.steps = Math.max(0, ticks - this.warm);
+      this.step.value = this.steps;
+      renderer.compute(this.init);
+      this.started = true;
+      // A field met late warms up smoothly, whoever draws it.
+      dispatches = Math.max(dispatches, MAX_DISPATCHES.oneOff);
+    }
+    if (ticks - this.steps > this.warm) this.steps = ticks - this.warm;
+    const behind = ticks - this.steps;
+    const k = Math.min(behind, dispatches);
+    for (let j = 0; j < k; j++) {
+      const size = Math.floor((behind * (j + 1)) / k) - Math.floor((behind * j) / k);
+      this.step.value = this.steps;
+      this.dt.value = size * STEP_SECONDS;
+      renderer.compute(this.update);
+      this.steps += size;
+    }
+  }
+
+  dispose(): void {
+    this.material.dispose();
+    this.init.dispose();
+    this.update.dispose();
+  }
+}
