@@ -391,6 +391,7 @@ declare module "limina/internal/engine/scene/entities" {
 }
 declare module "limina/internal/engine/scene/scene-graph" {
     import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
     export interface Lighting {
         ambient: THREE.AmbientLight;
         directional: THREE.DirectionalLight;
@@ -399,6 +400,30 @@ declare module "limina/internal/engine/scene/scene-graph" {
         scene: THREE.Scene;
         lighting: Lighting;
     };
+    /** The lighting as snapshots save it, digests hash it and the state stream sends it. */
+    export interface SavedLighting {
+        ambient: {
+            color: number;
+            intensity: number;
+        };
+        directional: {
+            color: number;
+            intensity: number;
+            position: Vec3;
+            castShadow: boolean;
+            shadow: {
+                mapSize: number;
+                extent: number;
+                near: number;
+                far: number;
+                bias: number;
+            };
+        };
+    }
+    /** The lighting as snapshots save it and digests hash it. */
+    export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
+    /** Sets the lights as `l` describes them. */
+    export function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void;
 }
 declare module "limina/internal/limina-ecs/js/grid" {
     import type { Vec3Columns } from "limina/internal/limina-ops/js/soa";
@@ -699,14 +724,6 @@ declare module "limina/internal/engine/agents/directory" {
         /** An agent's current perception, or null when none was built. */
         perceptionOf(agentId: string): unknown | null;
     }
-}
-declare module "limina/internal/engine/audio/listener" {
-    import type * as THREE from "three";
-    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
-    /** Puts `audio`'s listener where `camera` is now (unchanged poses cost nothing). */
-    export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
-    /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
-    export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
 }
 declare module "limina/internal/engine/ecs/resources" {
     export interface WorldResource<T = unknown> {
@@ -1201,6 +1218,49 @@ declare module "limina/internal/engine/skills/registry" {
         invoke(name: string, input: unknown, base: InvokeBase): Promise<InvokeResult>;
     }
 }
+declare module "limina/internal/engine/web/avatar" {
+    import type { AgentSource, AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    interface Avatar {
+        agentId: string;
+        entity: string;
+        name: string;
+    }
+    /** The world's avatars: an agent roster for locomotion and speech, and a world resource. */
+    interface SavedAvatars {
+        taken: number;
+        avatars: Avatar[];
+    }
+    export class Avatars implements AgentSource, WorldResource<SavedAvatars> {
+        private readonly entities;
+        private readonly byAgent;
+        /** Avatars ever taken (their spawn places around the ring). */
+        private taken;
+        constructor(entities: Entities);
+        list(): AgentSummary[];
+        perceptionOf(): null;
+        /** The live avatar of `agentId`, or a new one; `created` says which. */
+        take(agentId: string, name: string): {
+            entity: string;
+            created: boolean;
+        };
+        save(): SavedAvatars;
+        load(saved: SavedAvatars | null): void;
+    }
+    export function avatarSkills({ avatars }: {
+        avatars: Avatars;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/audio/listener" {
+    import type * as THREE from "three";
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    /** Puts `audio`'s listener where `camera` is now (unchanged poses cost nothing). */
+    export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
+    /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
+    export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
+}
 declare module "limina/internal/engine/skills/profiles" {
     export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write"];
     export type Permission = (typeof PERMISSIONS)[number];
@@ -1414,6 +1474,8 @@ declare module "limina/internal/engine/render/environment" {
         horizon: THREE.Color;
     }
     export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
+    /** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
+    export function decodeHdri(bytes: ArrayBuffer): LoadedHdri;
     /** The asset id of a preset's HDRI. */
     export const hdriAssetOf: (preset: HdriPreset) => string;
     /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
@@ -2586,8 +2648,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
             amount: z.ZodNumber;
         }, z.core.$strict>>;
         target: z.ZodDefault<z.ZodEnum<{
-            self: "self";
             entity: "entity";
+            self: "self";
         }>>;
         range: z.ZodDefault<z.ZodNumber>;
         requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -2605,8 +2667,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
                 amount: z.ZodNumber;
             }, z.core.$strict>>;
             target: z.ZodDefault<z.ZodEnum<{
-                self: "self";
                 entity: "entity";
+                self: "self";
             }>>;
             range: z.ZodDefault<z.ZodNumber>;
             requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -2622,7 +2684,7 @@ declare module "limina/internal/engine/game/combat/abilities" {
             name: string;
             description: string;
             cooldown: number;
-            target: "self" | "entity";
+            target: "entity" | "self";
             range: number;
             effects: import("limina/internal/engine/game/rules/schemas").Effect[];
             cost?: {
@@ -4395,10 +4457,10 @@ declare module "limina/internal/engine/skills/three" {
 declare module "limina/internal/engine/persistence/snapshot" {
     import * as THREE from "three";
     import type { AgentSummary } from "limina/internal/engine/agents/directory";
-    import type { Vec3, WorldSnapshot } from "limina/internal/engine/ecs/world";
+    import type { WorldSnapshot } from "limina/internal/engine/ecs/world";
     import type { CameraPose } from "limina/internal/engine/render/view-camera";
     import type { LookSettings } from "limina/internal/engine/render/look";
-    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import { type SavedLighting } from "limina/internal/engine/scene/scene-graph";
     import type { GltfResource } from "limina/internal/engine/skills/three";
     import type { WorldSession } from "limina/internal/engine/world-session";
     /** The snapshot layout this engine writes and reads. */
@@ -4431,25 +4493,6 @@ declare module "limina/internal/engine/persistence/snapshot" {
         resource: GltfResource;
         meshes: SavedMesh[];
     };
-    interface SavedLighting {
-        ambient: {
-            color: number;
-            intensity: number;
-        };
-        directional: {
-            color: number;
-            intensity: number;
-            position: Vec3;
-            castShadow: boolean;
-            shadow: {
-                mapSize: number;
-                extent: number;
-                near: number;
-                far: number;
-                bias: number;
-            };
-        };
-    }
     /** What a snapshot holds besides the physics bytes. */
     export interface SessionSnapshot {
         version: number;
@@ -4472,8 +4515,6 @@ declare module "limina/internal/engine/persistence/snapshot" {
     }
     /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
     export function saveMeshes(object: THREE.Object3D): SavedMesh[];
-    /** The lighting as snapshots save it and digests hash it. */
-    export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
     export interface SnapshotOptions {
         /** World resources to leave out (a checkpoint leaves out the checkpoints); the digest leaves them out too. */
         exclude?: readonly string[];
@@ -5600,6 +5641,7 @@ declare module "limina/internal/engine/world-session" {
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
+    import { Avatars } from "limina/internal/engine/web/avatar";
     import { WorldResources } from "limina/internal/engine/ecs/resources";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
@@ -5667,6 +5709,8 @@ declare module "limina/internal/engine/world-session" {
         readonly agents: AgentDirectory;
         /** Agents walking toward what they approach (social.approach). */
         readonly locomotion: Locomotion;
+        /** People who joined from the browser page, each in an avatar (avatar.take; the world resource "avatars"). */
+        readonly avatars: Avatars;
         /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
         readonly terrain: Terrain;
         /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
@@ -5777,8 +5821,10 @@ declare module "limina/internal/engine/render/orbit-camera" {
         /** Radians above the horizon. */
         elevation: number;
     }
+    /** What steering reads of the input (a window's `Input`, or a browser page's own). */
+    export type OrbitInput = Pick<Input, "pointer" | "wheel" | "isDown">;
     /** Places `camera` on `orbit`, after applying this step's input to it. */
-    export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: Input): void;
+    export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: OrbitInput): void;
 }
 declare module "limina/internal/engine/skills/compact-schema" {
     export interface CompactOptions {

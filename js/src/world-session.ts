@@ -9,6 +9,7 @@ import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
+import { Avatars } from "./web/avatar.ts";
 import { followCamera } from "./audio/listener.ts";
 import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
@@ -85,6 +86,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** People who joined from the browser page, each in an avatar (avatar.take; the world resource "avatars"). */
+  readonly avatars: Avatars;
   /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
   readonly terrain: Terrain;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
@@ -129,6 +132,9 @@ export class WorldSession {
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
+    this.avatars = new Avatars(this.entities);
+    this.agents.publish(this.avatars);
+    this.resources.register("avatars", this.avatars);
     this.terrain = new Terrain(this.physics);
     this.resources.register("terrain", this.terrain);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);

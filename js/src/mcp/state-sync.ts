@@ -6,6 +6,13 @@
 // each), `changed` those whose rotation or scale changed too (`ids` and
 // `transforms`, 10 floats each: px py pz rx ry rz rw sx sy sz).
 //
+// Created entities and snapshot entries carry each entity's look (how to
+// draw it) when the server knows it; snapshots carry `world` (the look
+// settings, lighting and view camera a page draws with) and a delta carries
+// it again when it changed. A sink (`--spectator-sink`, for relays) gets the
+// full-view group's deltas and a snapshot every second, published once
+// however many spectators the relays serve.
+//
 // Clients with the full view share one known state and one encoded delta
 // per tick (the "full-view group"). A client that falls behind (its
 // outbound queue backed up, or a message dropped) leaves the group; once it
@@ -15,11 +22,14 @@
 
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
+import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { World } from "../ecs/world.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
 
+/** Ticks between two snapshots a sink publishes (a relay that joins or missed a message waits at most this long). */
+const SINK_SNAPSHOT_EVERY = 60;
 /** A client this many messages behind is treated as stalled. */
 const BACKLOG_LIMIT = 8;
 /** Floats per entity: position, rotation, scale. */
@@ -50,21 +60,47 @@ interface Columns {
 interface Delta {
   moved: Columns;
   changed: Columns;
-  created: { entity: string; transform: number[]; tags: string[] }[];
+  created: { entity: string; transform: number[]; tags: string[]; look: unknown }[];
   destroyed: string[];
   /** Applies this delta to a known state. */
   apply(known: Known): void;
+}
+
+export interface StateSyncOptions {
+  /** How an entity looks (null: unknown), sent with its creation. */
+  look?: (entry: EntityEntry) => unknown;
+  /** The world's look, lighting and view, sent in snapshots and again when it changes. */
+  scene?: () => unknown;
+  /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
+  sink?: (text: string) => void;
 }
 
 export class StateSync {
   private readonly subs = new Map<number, Subscriber>();
   private readonly groupKnown: Known = new Map();
   private readonly row = new Float32Array(STRIDE);
+  /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
+  private sceneJson = "";
+  private sceneChange: unknown = null;
 
-  constructor(private readonly world: World, private readonly spatial: SpatialIndex) {}
+  constructor(private readonly world: World, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {}
+
+  private lookOf(e: EntityEntry): unknown {
+    return this.options.look ? this.options.look(e) : null;
+  }
 
   get subscribers(): number {
     return this.subs.size;
+  }
+
+  /** Connections the server has now, as snapshots report them. */
+  private clientCount = 0;
+
+  /** Tells subscribers how many clients the server has (`state/clients`), when it changed. */
+  clients(count: number): void {
+    if (count === this.clientCount) return;
+    this.clientCount = count;
+    if (this.subs.size > 0) broadcast([...this.subs.keys()], notification("state/clients", { clients: count }), true);
   }
 
   /** Subscribes a connection; its snapshot comes as a `state/snapshot` notification on the next tick. */
@@ -132,7 +168,7 @@ export class StateSync {
       const row = this.readRow(e.eid);
       const prev = known.get(e.id);
       if (!prev) {
-        created.push({ entity: e.id, transform: Array.from(row), tags: [...e.tags] });
+        created.push({ entity: e.id, transform: Array.from(row), tags: [...e.tags], look: this.lookOf(e) });
         updates.push([e.id, row.slice()]);
         continue;
       }
@@ -151,7 +187,7 @@ export class StateSync {
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && destroyed.length === 0) return null;
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && destroyed.length === 0 && this.sceneChange === null) return null;
     return {
       moved,
       changed,
@@ -174,6 +210,7 @@ export class StateSync {
       changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
       created: d.created,
       destroyed: d.destroyed,
+      ...(this.sceneChange === null ? {} : { world: this.sceneChange }),
     };
   }
 
@@ -181,15 +218,26 @@ export class StateSync {
     const entities = [];
     for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
-      if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags] });
+      if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags], look: this.lookOf(e) });
     }
-    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, entities });
+    const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
+    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, entities });
   }
 
   /** Fans this tick's changes out to every subscriber. */
   tick(step: number): void {
-    if (this.subs.size === 0) return;
+    const sink = this.options.sink;
+    if (this.subs.size === 0 && !sink) return;
     const at = performance.timeOrigin + performance.now();
+    this.sceneChange = null;
+    if (this.options.scene) {
+      const scene = this.options.scene();
+      const json = JSON.stringify(scene);
+      if (json !== this.sceneJson) {
+        if (this.sceneJson !== "") this.sceneChange = scene;
+        this.sceneJson = json;
+      }
+    }
     const ready: Subscriber[] = [];
     for (const s of this.subs.values()) {
       if (backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
@@ -202,14 +250,16 @@ export class StateSync {
     const groupDelta = this.delta(this.groupKnown, null);
     if (groupDelta) {
       groupDelta.apply(this.groupKnown);
-      if (members.length > 0) {
+      if (members.length > 0 || sink) {
         const text = notification("state/delta", this.wire(groupDelta, step, at));
+        sink?.(text);
         const outcomes = broadcast(members, text, true);
         outcomes.forEach((o, i) => {
           if (o !== SendOutcome.Sent) this.subs.get(members[i])!.synced = false;
         });
       }
     }
+    if (sink && step % SINK_SNAPSHOT_EVERY === 0) sink(this.snapshot(this.groupKnown, null, step, at));
     // Joiners (new, or caught up after falling behind) get the group's state whole.
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {

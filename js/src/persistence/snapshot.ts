@@ -15,7 +15,7 @@ import type { CameraPose } from "../render/view-camera.ts";
 import type { LookSettings } from "../render/look.ts";
 import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
 import { meshFor } from "../scene/entities.ts";
-import type { Lighting } from "../scene/scene-graph.ts";
+import { applyLighting, saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
@@ -41,17 +41,6 @@ interface SavedMesh {
 export type SavedObject =
   | { kind: "primitive"; shape: "box" | "sphere"; size: number; meshes: SavedMesh[] }
   | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] };
-
-interface SavedLighting {
-  ambient: { color: number; intensity: number };
-  directional: {
-    color: number;
-    intensity: number;
-    position: Vec3;
-    castShadow: boolean;
-    shadow: { mapSize: number; extent: number; near: number; far: number; bias: number };
-  };
-}
 
 /** What a snapshot holds besides the physics bytes. */
 export interface SessionSnapshot {
@@ -136,41 +125,6 @@ function saveObject(entry: EntityEntry): SavedObject | null {
   if (geometry?.type === "BoxGeometry") return { kind: "primitive", shape: "box", size: geometry.parameters!.width, meshes: saveMeshes(object) };
   if (geometry?.type === "SphereGeometry") return { kind: "primitive", shape: "sphere", size: geometry.parameters!.radius * 2, meshes: saveMeshes(object) };
   throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
-}
-
-/** The lighting as snapshots save it and digests hash it. */
-export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
-  const cam = directional.shadow.camera as THREE.OrthographicCamera;
-  const p = directional.position;
-  return {
-    ambient: { color: ambient.color.getHex(), intensity: ambient.intensity },
-    directional: {
-      color: directional.color.getHex(),
-      intensity: directional.intensity,
-      position: [p.x, p.y, p.z],
-      castShadow: directional.castShadow,
-      shadow: { mapSize: directional.shadow.mapSize.x, extent: cam.right, near: cam.near, far: cam.far, bias: directional.shadow.bias },
-    },
-  };
-}
-
-function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void {
-  ambient.color.setHex(l.ambient.color);
-  ambient.intensity = l.ambient.intensity;
-  directional.color.setHex(l.directional.color);
-  directional.intensity = l.directional.intensity;
-  directional.position.set(...l.directional.position);
-  directional.target.position.set(0, 0, 0);
-  directional.castShadow = l.directional.castShadow;
-  const s = l.directional.shadow;
-  directional.shadow.mapSize.set(s.mapSize, s.mapSize);
-  const cam = directional.shadow.camera as THREE.OrthographicCamera;
-  cam.left = cam.bottom = -s.extent;
-  cam.right = cam.top = s.extent;
-  cam.near = s.near;
-  cam.far = s.far;
-  cam.updateProjectionMatrix();
-  directional.shadow.bias = s.bias;
 }
 
 export interface SnapshotOptions {

@@ -21,6 +21,7 @@ import { systemSkills } from "./system.ts";
 import { threeSkills } from "./three.ts";
 import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
+import { avatarSkills } from "../web/avatar.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
   const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
@@ -46,4 +47,5 @@ export function registerCoreSkills(session: WorldSession): void {
   });
   registry.registerAll(renderSettingsSkills, { look });
   registry.registerAll(materialSkills, { entities });
+  registry.registerAll(avatarSkills, { avatars: session.avatars });
 }
