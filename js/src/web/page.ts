@@ -326,9 +326,17 @@ function connect(config: PageConfig): void {
     retry = 500;
     const profile = joined && token ? "social.actor" : "spectator";
     const init = await request("initialize", { agentId, sessionId: `${agentId}-${Date.now()}`, profile });
+    if (init.error && joined) {
+      // A wrong token (or a server that lets no one act): say why, and go back to watching.
+      $("join-status").textContent = `could not join: ${init.error.message}`;
+      $("join").hidden = false;
+      joined = false;
+      token = null;
+      ws.close();
+      return;
+    }
     if (init.error) {
       status = `refused: ${init.error.message}`;
-      joined = false;
       hud();
       return;
     }
@@ -407,6 +415,7 @@ $("join-form").addEventListener("submit", (e) => {
   $<HTMLInputElement>("join-token").value = "";
   joined = true;
   $("join-form").hidden = true;
+  $("join").hidden = true;
   socket?.close(); // reconnects with the token
 });
 $("say").addEventListener("submit", (e) => {

@@ -11,7 +11,7 @@ import { SpectatorStream } from "../../../crates/limina-mcp/js/fanout.ts";
 import { backlog, broadcast, listenWs, send, SendOutcome, serveConfig, takeEvents } from "../../../crates/limina-mcp/js/hub.ts";
 import { error, type Id, notification, parseRequest, result, RpcError } from "../mcp/jsonrpc.ts";
 import { JSONRPC } from "../mcp/protocol.ts";
-import { onArrivals } from "../loop.ts";
+import { onArrivals, onFixedStep } from "../loop.ts";
 import { StateMirror } from "./mirror.ts";
 import { SPECTATOR } from "./spectator.ts";
 
@@ -83,7 +83,6 @@ async function follow(stream: SpectatorStream): Promise<void> {
         forward(text);
       }
     }
-    resync();
   }
 }
 
@@ -109,7 +108,6 @@ function handle(c: Client, text: string): string | null {
         if (!c.initialized) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
         c.subscribed = true;
         c.synced = false;
-        queueMicrotask(resync);
         value = { ok: true, layout: mirror.layout, aoi: null, snapshot: "state/snapshot now, then state/delta as the world publishes them" };
         break;
       case "state/unsubscribe":
@@ -155,6 +153,8 @@ onArrivals(() => {
   }
 });
 
+// Joiners get their snapshot on the relay's next step (which also keeps the host loop, and so arrivals, running).
+onFixedStep(resync);
 const stream = await SpectatorStream.open(url);
 const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients, config.idleTimeout, true);
 console.error(`limina relay: serving spectators of ${url} on ws://${config.host}:${port} (the page: http://${config.host}:${port}/)`);
