@@ -109,13 +109,16 @@ async function measure() {
   collecting = measuring = true;
   await sleep(SECONDS * 1000);
   collecting = measuring = false;
+  const worldCpuSeconds = cpuSeconds(world.proc.pid) - worldCpu;
   const s = [...steps].sort((a, b) => a - b);
   const l = [...latencies].sort((a, b) => a - b);
   return {
     simStepP50Ms: round(pct(s, 50), 3),
     simStepP95Ms: round(pct(s, 95), 3),
     steps: s.length,
-    worldCpuPercent: round(((cpuSeconds(world.proc.pid) - worldCpu) / SECONDS) * 100, 1),
+    worldCpuPercent: round((worldCpuSeconds / SECONDS) * 100, 1),
+    // The world's CPU per step it took: its cost, however the scheduler spread the steps.
+    worldCpuMsPerStep: s.length ? round((worldCpuSeconds * 1000) / s.length, 2) : NaN,
     relayCpuPercent: relays.map((r, i) => round(((cpuSeconds(r.proc.pid) - relayCpu[i]) / SECONDS) * 100, 1)),
     deltasPerSpectatorPerSec: SPECTATORS && deltas ? round(deltas / SPECTATORS / SECONDS, 1) : 0,
     deltaKiB: deltas ? round(bytes / deltas / 1024, 2) : 0,
@@ -127,7 +130,7 @@ async function measure() {
 
 await sleep(2000); // the party under way, the relays holding the world's first snapshot
 const alone = await measure();
-console.log(`no spectators (world → NATS → ${RELAYS} relays): sim-step p50 ${alone.simStepP50Ms} ms, p95 ${alone.simStepP95Ms} ms; world CPU ${alone.worldCpuPercent} %`);
+console.log(`no spectators (world → NATS → ${RELAYS} relays): sim-step p50 ${alone.simStepP50Ms} ms, p95 ${alone.simStepP95Ms} ms; world CPU ${alone.worldCpuPercent} % (${alone.worldCpuMsPerStep} ms a step)`);
 
 const clients = [];
 // In batches, so one peer's handshakes in progress stay within each relay's limit (16).
@@ -138,7 +141,7 @@ for (let i = 0; i < SPECTATORS; i += BATCH) {
 await sleep(1000);
 const watched = await measure();
 console.log(
-  `${SPECTATORS} spectators over ${RELAYS} relays: delta latency p50 ${watched.deltaLatencyP50Ms} ms, p95 ${watched.deltaLatencyP95Ms} ms (max ${watched.deltaLatencyMaxMs}); ${watched.deltasPerSpectatorPerSec} deltas/s each (${watched.deltaKiB} KiB); world sim-step p50 ${watched.simStepP50Ms} ms, p95 ${watched.simStepP95Ms} ms, CPU ${watched.worldCpuPercent} %; relays CPU ${watched.relayCpuPercent.join(" %, ")} %`,
+  `${SPECTATORS} spectators over ${RELAYS} relays: delta latency p50 ${watched.deltaLatencyP50Ms} ms, p95 ${watched.deltaLatencyP95Ms} ms (max ${watched.deltaLatencyMaxMs}); ${watched.deltasPerSpectatorPerSec} deltas/s each (${watched.deltaKiB} KiB); world sim-step p50 ${watched.simStepP50Ms} ms, p95 ${watched.simStepP95Ms} ms, CPU ${watched.worldCpuPercent} % (${watched.worldCpuMsPerStep} ms a step); relays CPU ${watched.relayCpuPercent.join(" %, ")} %`,
 );
 for (const ws of clients) ws.terminate();
 for (const r of relays) r.proc.kill("SIGTERM");

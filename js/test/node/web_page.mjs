@@ -90,7 +90,8 @@ await make({ shape: "sphere", size: 1.5, color: 0x0000ff, position: [-3, 0.75, 3
 check((await count()) === 3, "the server holds 3 entities");
 
 // ---- the page, in Chromium ------------------------------------------------------------
-const browser = await launchChromium({ width: 320, height: 240 });
+// Small, for software rendering on a loaded machine; larger when a picture is kept.
+const browser = await launchChromium(process.env.LIMINA_WEB_SCREENSHOT ? { width: 800, height: 450 } : { width: 320, height: 240 });
 const page = await browser.open(`${base}/`);
 const state = "globalThis.limina?.state()";
 const first = await page.waitFor(`(() => { const s = ${state}; return s && s.status.startsWith("watching") && s.entities === 3 && s.objects === 3 && s.frames > 0 ? s : null })()`, "the page to draw the world");
