@@ -1,3 +1,4 @@
+// Demo: The billiards break, rendered: 16 balls on native Rapier physics, with shadows (--window, or --frames N --screenshot F).
 // The billiards break, rendered: static rails, a racked break of dynamic
 // spheres stepped by native Rapier, each ball's position and quaternion
 // read back into the SoA so the balls visibly roll, drawn by Three.js's

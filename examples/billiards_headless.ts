@@ -1,3 +1,4 @@
+// Demo: The billiards break without a window: each ball's state printed once per simulated second.
 // The billiards break without a window: native Rapier steps on the host's
 // fixed-timestep loop, each ball's position and quaternion are written back
 // into the SoA every tick, and ball states print once per simulated second.

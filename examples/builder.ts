@@ -1,3 +1,4 @@
+// Demo: An in-process agent builds a scene through MCP tool calls, then exports and verifies the world log.
 // The headless builder demo: an in-process agent builds a small scene purely
 // through MCP tool calls — discovers tools, lights the scene, creates and
 // positions entities, styles them, loads a glTF, lets physics run, hits one

@@ -1,3 +1,4 @@
+// Demo: Shadows under a physical sky, a textured glTF and the engine's default look (fog, AO, bloom, grade).
 // The fidelity scene, rendered: a sun casting shadows fitted to the view
 // onto a receiving floor under the physical sky, a textured glTF model from
 // assets/, the engine's default look (sky-lit environment, fog, AO, bloom,

@@ -1,3 +1,4 @@
+// Demo: A traveller walks up to two villagers and talks with each, every line from a local Ollama model.
 // A conversation in a forest: a traveller walks up to two villagers in turn
 // (social.approach, pursued by the locomotion system each fixed step) and
 // talks with each; every line comes from a local Ollama model through

@@ -1,3 +1,4 @@
+// Demo: A procedural hedgehog dances on a disco floor to a track synthesised in JS.
 // The hedgehog dance: a procedural hedgehog hops, sways, waves and spins on
 // a disco floor, beat-synced to a dance track this module synthesises in JS
 // (hedgehog_dance_core.ts) and hands to the native mixer as PCM. Every other

@@ -1,3 +1,4 @@
+// Demo: LLM players in the Relic Hunt world deciding through an OpenAI-compatible gateway (LIMINA_GATEWAY_URL, LIMINA_GATEWAY_MODEL).
 // LLM players in the Relic Hunt world: a builder agent makes the game over
 // MCP (relic_hunt_core.ts), then players with goals decide through an
 // OpenAI-compatible gateway — the hunter after the Keeper's relics, a scout

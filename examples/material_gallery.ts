@@ -1,3 +1,4 @@
+// Demo: The material library on boxes and spheres under the default look, each dressed with material.apply.
 // The material library on boxes and spheres, under the default look: each
 // entity is dressed with material.apply, in material.list's order.
 // Run: limina examples/material_gallery.ts --window

@@ -327,8 +327,8 @@ export function createParty(session: WorldSession, options: PartyOptions = {}): 
 export interface Hud {
   /** Streams the agents' newest world-log events to the feed panel (a few times a second is plenty). */
   feed(): void;
-  /** Shows the perf figures and the party's state on the overlay. */
-  perf(fps: number, simStepP95Ms: number, stats: PartyStats): void;
+  /** Shows the perf figures and the party's state on the overlay: render fps and simulation steps/s apart. */
+  perf(figures: { fps: number; stepsPerSecond: number; simStepP95Ms: number }, stats: PartyStats): void;
 }
 
 const FEED_LINES = 9;
@@ -349,7 +349,7 @@ export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> 
   const overlay = await host.mustCall<{ handle: string }>("ui.hudPanel", {
     anchor: { type: "screen", corner: "topRight" },
     title: "perf",
-    lines: ["fps …", "sim-step p95 …", `${AGENTS} agents`],
+    lines: ["render … fps", "sim … steps/s", "sim-step p95 …", `${AGENTS} agents`],
     width: 200,
   });
   // The newest events, at most three of a kind (moves outnumber everything
@@ -368,8 +368,8 @@ export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> 
     feed() {
       if (fresh.length > 0) show(feed.handle, fresh.splice(0).map((f) => f.line));
     },
-    perf(fps, p95, stats) {
-      show(overlay.handle, [`fps ${fps.toFixed(1)}`, `sim-step p95 ${p95.toFixed(2)} ms`, `${AGENTS} agents, ${stats.chatting / 2} pairs chatting`]);
+    perf({ fps, stepsPerSecond, simStepP95Ms }, stats) {
+      show(overlay.handle, [`render ${fps.toFixed(1)} fps`, `sim ${stepsPerSecond.toFixed(0)} steps/s`, `sim-step p95 ${simStepP95Ms.toFixed(2)} ms`, `${AGENTS} agents, ${stats.chatting / 2} pairs chatting`]);
     },
   };
 }

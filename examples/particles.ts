@@ -1,3 +1,4 @@
+// Demo: A headless particle world integrated in whole fixed steps, reported once per simulated second.
 // A headless demo of the host loop: a bitECS world of particles whose SoA
 // transforms are integrated in whole fixed steps (gravity, ground bounce),
 // with a report once per simulated second.

@@ -1,3 +1,4 @@
+// Demo: An arena built by two MCP builder sessions, agents playing in it, the world log exported and verified.
 // The Phase-3 showcase: one arena built by two bound MCP builder sessions
 // (shadow-casting light, textured glTF models, a physical floor, bumpers
 // and a stack of dynamic crates), a read-only observer refused a write,

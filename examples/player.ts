@@ -1,3 +1,4 @@
+// Demo: An agent player perceives targets, decides off the frame path and pushes itself toward the nearest.
 // An Agent Player: a box that perceives the targets around it, decides off
 // the frame path (a ScriptedProvider pursuing the nearest target) and acts
 // through physics impulses routed via the skill registry, rendered with a

@@ -1,3 +1,4 @@
+// Demo: A builder agent makes a game over MCP (a vault, relics, a quest, a keeper) and a player agent wins it.
 // Relic Hunt: a game an agent builds and another plays. A builder agent
 // authors it purely over MCP (relic_hunt_core.ts): ground and a walled
 // vault, three relics, a vault door that opens when the quest is accepted,

@@ -1,3 +1,4 @@
+// Demo: A generated, eroded island with biomes, water and vegetation, flown over at 50 m/s.
 // Terrain flythrough: a builder generates an island over MCP — native,
 // deterministic heights from a seed, droplet and thermal erosion, a climate
 // mapped to biomes (beaches, grassland, forest, taiga, snowy peaks, rock) —

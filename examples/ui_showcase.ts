@@ -1,3 +1,4 @@
+// Demo: In-world UI: a label, speech and thought bubbles, a text box, a callout and a HUD panel.
 // In-world UI: every container kind authored through ui.* skills — a label
 // tracking a bobbing entity, a speech bubble with its tail aimed at the
 // speaker, a thought bubble with puffs, a titled text box, a callout with a

@@ -67,7 +67,10 @@ for (;;) {
     await party.tick(++step);
     if (measuring) stepMs.push(performance.now() - s0);
     if (step % 12 === 0) hud.feed();
-    if (step % 60 === 0) hud.perf((frameMs.length * 1000) / Math.max(1, performance.now() - measureStart), summarize(stepMs.length ? stepMs : [0]).p95, party.stats());
+    if (step % 60 === 0) {
+      const elapsed = Math.max(1, performance.now() - measureStart);
+      hud.perf({ fps: (frameMs.length * 1000) / elapsed, stepsPerSecond: (stepMs.length * 1000) / elapsed, simStepP95Ms: summarize(stepMs.length ? stepMs : [0]).p95 }, party.stats());
+    }
     lag -= STEP_MS;
     steps++;
   }

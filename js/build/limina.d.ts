@@ -138,6 +138,10 @@ declare module "limina/internal/engine/ecs/entity-table" {
         mesh?: unknown;
         body?: number;
         resource?: unknown;
+        /** How the engine made it (scene/entities.ts): its shape, its style, its body's description. */
+        shape?: unknown;
+        style?: unknown;
+        bodySpec?: unknown;
     }
     export interface EntityTableSnapshot {
         /** Live entries in creation order. */
@@ -263,6 +267,7 @@ declare module "limina/internal/engine/ecs/world" {
 declare module "limina/internal/limina-physics/js/physics" {
     import type { Quat, QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
     export type BodyKind = "dynamic" | "static" | "kinematic";
+    /** A collider shape in metres, in the collider's frame; round shapes stand upright along Y. */
     export type ShapeDesc = {
         type: "box";
         halfExtents: Vec3;
@@ -273,16 +278,71 @@ declare module "limina/internal/limina-physics/js/physics" {
         type: "capsule";
         halfHeight: number;
         radius: number;
+    } | {
+        type: "cylinder";
+        halfHeight: number;
+        radius: number;
+    } | {
+        type: "cone";
+        halfHeight: number;
+        radius: number;
+    }
+    /** The convex hull of `vertices` (x, y, z triples). */
+     | {
+        type: "convexHull";
+        vertices: Float32Array;
+    }
+    /** A triangle mesh (static and kinematic bodies only): `triangles` index triples into `vertices`. */
+     | {
+        type: "trimesh";
+        vertices: Float32Array;
+        triangles: Uint32Array;
+    }
+    /**
+     * A grid of heights (static and kinematic bodies only): `rows` along z by `cols` along x,
+     * row-major by z, spanning `size` = [x, z] metres centred on the collider.
+     */
+     | {
+        type: "heightfield";
+        heights: Float32Array;
+        rows: number;
+        cols: number;
+        size: [number, number];
     };
-    export interface BodyDesc {
-        kind: BodyKind;
+    /** One collider of a body: its shape, its pose on the body, and what it changes from the body's material. */
+    export interface ColliderDesc {
         shape: ShapeDesc;
-        position?: Vec3;
-        /** Quaternion [x, y, z, w]. */
+        offset?: Vec3;
+        /** Quaternion [x, y, z, w] in the body's frame. */
         rotation?: Quat;
         friction?: number;
         restitution?: number;
         density?: number;
+        sensor?: boolean;
+    }
+    /** Collision groups as bit masks over groups 0–31: two colliders meet when each one's memberships intersect the other's filter. */
+    export interface Groups {
+        memberships: number;
+        filter: number;
+    }
+    /** The material every collider of a body takes unless it says otherwise. */
+    export interface ColliderMaterial {
+        friction?: number;
+        restitution?: number;
+        density?: number;
+        /** Sensors report bodies entering and leaving them and stop nothing. */
+        sensor?: boolean;
+        groups?: Groups;
+    }
+    export interface BodyDesc extends ColliderMaterial {
+        kind: BodyKind;
+        /** One collider at the body's centre... */
+        shape?: ShapeDesc;
+        /** ...or several (a compound body). */
+        colliders?: ColliderDesc[];
+        position?: Vec3;
+        /** Quaternion [x, y, z, w]. */
+        rotation?: Quat;
         linearDamping?: number;
         angularDamping?: number;
         ccd?: boolean;
@@ -308,6 +368,8 @@ declare module "limina/internal/limina-physics/js/physics" {
     }
     export interface CollisionEvent {
         started: boolean;
+        /** One of the two is a sensor: a body entered (`started`) or left it, without contact. */
+        sensor: boolean;
         a: number;
         b: number;
         eidA: number | null;
@@ -315,12 +377,85 @@ declare module "limina/internal/limina-physics/js/physics" {
         point: Vec3 | null;
         normal: Vec3 | null;
     }
+    export type JointType = "fixed" | "revolute" | "prismatic" | "spherical" | "rope" | "spring";
+    /** A hinge's or slider's motor: drives toward `targetVelocity`, and toward `targetPosition` when given, with at most `maxForce`. */
+    export interface Motor {
+        targetVelocity?: number;
+        targetPosition?: number;
+        stiffness?: number;
+        damping?: number;
+        maxForce?: number;
+    }
+    /** A joint as it is created: in world space, as the bodies stand now (both frames coincide at creation). */
+    export interface JointDesc {
+        type: JointType;
+        bodyA: number;
+        bodyB: number;
+        /** Where the bodies meet (default body B's centre); for ropes and springs, body A's attachment point. */
+        anchor?: Vec3;
+        /** A hinge's or slider's axis (default +Y). */
+        axis?: Vec3;
+        /** A hinge's angle range (radians) or a slider's range (m). */
+        limits?: [number, number];
+        /** A rope's maximum or a spring's rest length (default: the current distance). */
+        length?: number;
+        /** A spring's stiffness and damping. */
+        stiffness?: number;
+        damping?: number;
+        motor?: Motor;
+        /** Whether the joined bodies still collide with each other (default false). */
+        contacts?: boolean;
+    }
+    export interface JointState {
+        handle: number;
+        type: JointType;
+        bodyA: number;
+        bodyB: number;
+        /** A hinge's angle (radians), a slider's offset (m), a rope's or spring's length (m); null for fixed and spherical joints. */
+        position: number | null;
+        limits: [number, number] | null;
+        motor: Motor | null;
+        contacts: boolean;
+    }
+    /** Where dynamic bodies fall out of the world, and whether they are put back where they were created instead of removed. */
+    export interface KillPlane {
+        y: number;
+        respawn?: boolean;
+    }
+    /** A body that left the world (below the kill plane, or beyond the world's extent) during a step. */
+    export interface Fallen {
+        handle: number;
+        eid: number | null;
+        position: Vec3;
+        /** Put back at its spawn pose, at rest; otherwise it was removed with its joints. */
+        respawned: boolean;
+    }
     /** A native Rapier world: one per world session. Call `dispose()` to free it. */
     export class PhysicsWorld {
         readonly id: number;
         createBody(desc: BodyDesc): number;
-        destroyBody(handle: number): void;
-        step(dt: number): void;
+        /** Replaces a body's colliders (taking `material` as their defaults); on a bad one the body keeps its old ones. */
+        setColliders(handle: number, colliders: ColliderDesc[], material?: ColliderMaterial): void;
+        /** Destroys a body with its colliders and joints; returns the handles of the joints that went with it. */
+        destroyBody(handle: number): number[];
+        /** Steps the world; returns how many events (collisions, fallen bodies) wait to be drained. */
+        step(dt: number): number;
+        setBodyType(handle: number, kind: BodyKind): void;
+        setAngularVelocity(handle: number, [x, y, z]: Vec3): void;
+        createJoint(desc: JointDesc): number;
+        removeJoint(handle: number): void;
+        /** Sets a hinge's or slider's motor, or (null) switches it off. */
+        setMotor(handle: number, motor: Motor | null): void;
+        jointState(handle: number): JointState;
+        /** The bodies overlapping a body's sensor colliders now, in handle order. */
+        sensorContents(handle: number): number[];
+        /** Every joint's handle, in creation order. */
+        jointHandles(): number[];
+        /** Sets the kill plane, or (null) lets bodies fall forever. */
+        setKillPlane(plane: KillPlane | null): void;
+        killPlane(): KillPlane | null;
+        /** Bodies that left the world since the last drain, in order. */
+        drainFallen(): Fallen[];
         applyImpulse(handle: number, [x, y, z]: Vec3): void;
         setPose(handle: number, [px, py, pz]: Vec3, [qx, qy, qz, qw]?: Quat): void;
         setLinearVelocity(handle: number, [x, y, z]: Vec3): void;
@@ -337,56 +472,668 @@ declare module "limina/internal/limina-physics/js/physics" {
         snapshot(): Uint8Array;
         /** Replaces this world with a snapshot's: it then steps bit-for-bit as the saved one did and issues the same next handles. */
         restore(bytes: Uint8Array): void;
-        /** What the world digest hashes: every body's handle, kind, eid, pose, motion and sleep flag, in handle order. */
+        /** What the world digest hashes: every body (pose, motion, sleep flag, colliders), every joint, gravity and the kill plane, in handle order. */
         digestBytes(): Uint8Array;
         /** Frees the native world and its bodies; later calls fail with `not_found`. */
         dispose(): void;
     }
 }
+declare module "limina/internal/engine/ecs/resources" {
+    export interface WorldResource<T = unknown> {
+        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
+        save(): T;
+        /**
+         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
+         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
+         */
+        load(saved: T | null): void;
+        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
+        digestState?(): unknown;
+    }
+    export class WorldResources {
+        private readonly resources;
+        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
+        register<T>(name: string, resource: WorldResource<T>): void;
+        has(name: string): boolean;
+        /** Registered names, sorted (the order saves and digests use). */
+        names(): string[];
+        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
+        save(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * What the world digest hashes of them (but those in `exclude`), with every object's keys
+         * sorted: the same state hashes the same however its objects were built or loaded.
+         */
+        digestState(exclude?: readonly string[]): Record<string, unknown>;
+        /**
+         * Loads a save made by `save()`: every resource it names must be registered here (another
+         * build's resource is refused before anything changes); resources it lacks are emptied, but
+         * those in `keep` stay as they are.
+         */
+        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
+    }
+}
+declare module "limina/internal/engine/scene/shapes" {
+    import * as THREE from "three";
+    type Vec3 = [number, number, number];
+    export const SHAPES: readonly ["box", "sphere", "capsule", "cylinder", "cone", "plane", "torus", "mesh"];
+    export type ShapeName = (typeof SHAPES)[number];
+    /**
+     * A shape in normalised form, in metres, in the entity's frame (centred on its position;
+     * round shapes stand along +Y, a plane faces +Y, a torus lies in the XZ plane).
+     */
+    export type EntityShape = {
+        shape: "box";
+        size: Vec3;
+    }
+    /** A plane's size is [width, 0, depth]. */
+     | {
+        shape: "plane";
+        size: Vec3;
+    } | {
+        shape: "sphere";
+        radius: number;
+    }
+    /** `height` is the whole height, caps included (at least 2 × radius). */
+     | {
+        shape: "capsule";
+        radius: number;
+        height: number;
+    } | {
+        shape: "cylinder";
+        radius: number;
+        height: number;
+    }
+    /** Base `height / 2` below the centre, apex above. */
+     | {
+        shape: "cone";
+        radius: number;
+        height: number;
+    }
+    /** `radius` from the centre to the middle of the tube; `tube` the tube's radius. */
+     | {
+        shape: "torus";
+        radius: number;
+        tube: number;
+    } | {
+        shape: "mesh";
+        asset: string;
+    };
+    /** What a caller may give: a shape name with `size` (a number or [x, y, z]) and/or its own dimensions. */
+    export interface ShapeInput {
+        shape?: ShapeName;
+        size?: number | Vec3;
+        radius?: number;
+        height?: number;
+        tube?: number;
+        asset?: string;
+    }
+    /** The largest dimension any primitive may have, in metres. */
+    export const MAX_DIMENSION = 10000;
+    export class ShapeError extends Error {
+    }
+    /**
+     * The normalised shape of an input. `size` is the bounding box ([x, y, z] or one number for all
+     * three); explicit `radius`, `height` and `tube` win over it. Throws `ShapeError` naming the problem.
+     */
+    export function normalizeShape(i: ShapeInput): EntityShape;
+    /** The geometry of a primitive shape (a mesh shape's geometry is its model's). */
+    export function geometryFor(s: Exclude<EntityShape, {
+        shape: "mesh";
+    }>): THREE.BufferGeometry;
+    /** The mesh of a primitive: its geometry in a standard PBR material of `color`. */
+    export function primitiveMesh(s: Exclude<EntityShape, {
+        shape: "mesh";
+    }>, color: number, roughness?: number, metalness?: number): THREE.Mesh;
+}
+declare module "limina/internal/engine/scene/colliders" {
+    import * as THREE from "three";
+    import type { BodyKind, ColliderDesc, ShapeDesc } from "limina/internal/limina-physics/js/physics";
+    import type { EntityShape } from "limina/internal/engine/scene/shapes";
+    type Vec3 = [number, number, number];
+    type Quat = [number, number, number, number];
+    /** A collider as callers give it: a type and, optionally, its own dimensions and pose on the body (entity units, before scale). */
+    export interface ColliderSpec {
+        type: string;
+        size?: number | Vec3;
+        radius?: number;
+        height?: number;
+        offset?: Vec3;
+        rotation?: Quat;
+        sensor?: boolean;
+        /** heightfield: `rows` × `cols` heights, row-major from -z to +z, each row from -x to +x. */
+        heights?: number[];
+        rows?: number;
+        cols?: number;
+    }
+    /** The visible geometry colliders are fitted to: vertices (x, y, z triples), triangles (index triples) and bounds, in the entity's frame. */
+    export interface GeometrySource {
+        vertices: Float32Array;
+        triangles: Uint32Array;
+        min: Vec3;
+        max: Vec3;
+    }
+    export class ColliderError extends Error {
+    }
+    /** The geometry of every mesh under `object`, in `object`'s own frame. */
+    export function geometrySource(object: THREE.Object3D): GeometrySource;
+    interface BuildContext {
+        shape: EntityShape;
+        geometry: () => GeometrySource;
+        scale: Vec3;
+        kind: BodyKind;
+    }
+    type Built = {
+        shape: ShapeDesc;
+        offset?: Vec3;
+        rotation?: Quat;
+    };
+    type Builder = (spec: ColliderSpec, ctx: BuildContext) => Built | Built[];
+    /** How each collider type is built. */
+    export const COLLIDER_BUILDERS: Record<string, Builder>;
+    /**
+     * The colliders of an entity's body: the shape's own when `specs` is undefined, else one per spec.
+     * Throws `ColliderError` for an unknown type or a trimesh on a dynamic body.
+     */
+    export function collidersFor(shape: EntityShape, geometry: () => GeometrySource, specs: ColliderSpec[] | undefined, kind: BodyKind, scale: Vec3): ColliderDesc[];
+}
+declare module "limina/internal/engine/scene/meshes" {
+    import type * as THREE from "three";
+    /** Every mesh at or under `object`. */
+    export function meshesOf(object: THREE.Object3D): THREE.Mesh[];
+    /** A mesh's materials (one, or its array), as the PBR materials the engine styles. */
+    export function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[];
+}
 declare module "limina/internal/engine/scene/entities" {
     import * as THREE from "three";
-    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import type { BodyKind, Groups, PhysicsWorld } from "limina/internal/limina-physics/js/physics";
     import type { EntityEntry } from "limina/internal/engine/ecs/entity-table";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
     import type { Quat, Vec3, World } from "limina/internal/engine/ecs/world";
-    export interface CreateEntityOptions {
-        shape: "box" | "sphere";
-        /** Collider shape when it differs from the visible shape. */
-        collider?: "box" | "sphere" | "capsule";
-        size: number;
-        color: number;
-        position: Vec3;
-        dynamic: boolean;
-        static: boolean;
-        friction: number;
-        restitution: number;
+    import { type ColliderSpec } from "limina/internal/engine/scene/colliders";
+    import { type ShapeInput } from "limina/internal/engine/scene/shapes";
+    /** Collision groups as callers give them: group numbers 0–31 (default: every group). */
+    export interface GroupsSpec {
+        belongsTo?: number[];
+        collidesWith?: number[];
+    }
+    export interface CreateEntityOptions extends ShapeInput {
+        /** Surface colour as 0xRRGGBB (default white; a model keeps its own colours unless given one). */
+        color?: number;
+        roughness?: number;
+        metalness?: number;
+        /** Drawn or not (default true); an invisible entity still collides. */
+        visible?: boolean;
+        position?: Vec3;
+        /** Quaternion [x, y, z, w]. */
+        rotation?: Quat;
+        scale?: Vec3;
+        /** The body: moved by physics (dynamic), never moving (static) or moved only by its transform (kinematic). None: no body. */
+        dynamic?: boolean;
+        static?: boolean;
+        kinematic?: boolean;
+        friction?: number;
+        restitution?: number;
+        density?: number;
+        linearDamping?: number;
+        angularDamping?: number;
+        /** One collider type (or spec) instead of the shape's own. */
+        collider?: string | ColliderSpec;
+        /** Several colliders: a compound body. */
+        colliders?: ColliderSpec[];
+        /** Every collider a sensor: reports bodies entering and leaving, stops nothing (a static body unless told otherwise). */
+        sensor?: boolean;
+        /** Continuous collision detection: fast bodies do not pass through thin ones. */
+        ccd?: boolean;
+        groups?: GroupsSpec;
         tags?: string[];
     }
-    /** The mesh of a primitive entity: its shape at its size, in a standard PBR material of its colour. */
-    export function meshFor(o: Pick<CreateEntityOptions, "shape" | "size" | "color">): THREE.Mesh;
+    /** How an entity's body was made: enough to rebuild its colliders (after a rescale) and to describe it. */
+    export interface BodySpec {
+        kind: BodyKind;
+        colliders?: ColliderSpec[];
+        friction: number;
+        restitution: number;
+        density: number;
+        sensor: boolean;
+        ccd: boolean;
+        groups?: GroupsSpec;
+    }
+    /** How an entity is drawn besides its shape (a library material, if applied, is the mesh's own). `color` null: a model's own colours. */
+    export interface EntityStyle {
+        color: number | null;
+        roughness: number | null;
+        metalness: number | null;
+        visible: boolean;
+    }
+    export interface StyleChanges {
+        color?: number;
+        roughness?: number;
+        metalness?: number;
+        castShadow?: boolean;
+        receiveShadow?: boolean;
+        visible?: boolean;
+    }
+    /** A collision or sensor event with the entities involved. For sensor events `entityA` is the sensor. */
+    export interface ContactEvent {
+        started: boolean;
+        sensor: boolean;
+        bodyA: number;
+        bodyB: number;
+        entityA?: string;
+        entityB?: string;
+        point: Vec3 | null;
+        normal: Vec3 | null;
+    }
+    /** Native collision groups from group numbers. */
+    export function groupMasks(g: GroupsSpec | undefined): Groups | undefined;
+    /** What the world log hears from the simulation: an event type and its payload. */
+    export type WorldEventSink = (type: string, payload: unknown) => void;
     /** The whole-entity service of one world session: its World, scene graph and physics world. */
     export class Entities {
         readonly world: World;
         readonly scene: THREE.Scene;
         readonly physics: PhysicsWorld;
-        constructor(world: World, scene: THREE.Scene, physics: PhysicsWorld);
+        private readonly emit;
+        /** Bumped whenever an entity's style, tags or visibility change (the state stream resends its look). */
+        styleRevision: number;
+        private readonly styleRevisions;
+        private contacts;
+        private dropped;
+        private readonly contactListeners;
+        constructor(world: World, scene: THREE.Scene, physics: PhysicsWorld, emit?: WorldEventSink);
         /** The live entry for `id`, or a `not_found` error naming it. */
         require(id: string): EntityEntry;
-        /** Creates the whole entity (dynamic wins over static); on any failure nothing is left behind. */
-        create(o: CreateEntityOptions): EntityEntry;
-        /** Adds a loaded scene object (a glTF model) as a new entity. */
-        adopt(object: THREE.Object3D, position: Vec3, tags: string[], resource?: unknown): EntityEntry;
-        /** Destroys an entity with its scene object and body; its id is retired for good. */
+        /**
+         * Creates the whole entity; on any failure nothing is left behind. A `mesh` shape needs its
+         * loaded `model` (see `loadGltf`), which it takes ownership of.
+         */
+        create(o: CreateEntityOptions, model?: THREE.Object3D, resource?: unknown): EntityEntry;
+        /** Adds a loaded scene object (a glTF model) as a new entity with no body. */
+        adopt(object: THREE.Object3D, position: Vec3, tags: string[], resource?: unknown, asset?: string): EntityEntry;
+        /** Destroys an entity with its scene object and body (and the body's joints); its id is retired for good. */
         destroy(id: string): boolean;
+        /** Marks an entity's look (style, tags, visibility) changed, for the state stream. */
+        touch(entry: EntityEntry): void;
+        /** The style revision of an entity (0: never changed since it was made). */
+        styleRevisionOf(id: string): number;
+        /** Replaces an entity's tags. */
+        setTags(entry: EntityEntry, tags: Iterable<string>): void;
+        private applyStyle;
+        /**
+         * Changes how an entity is drawn — colour, PBR parameters, shadows, visibility — on every mesh
+         * of it; returns how many meshes it has.
+         */
+        restyle(entry: EntityEntry, changes: StyleChanges): number;
         /** Copies an entity's SoA transform onto its scene object. */
         sync(entry: EntityEntry): void;
-        /** Sets any of an entity's position, rotation and scale: SoA, scene object and physics body together. */
+        /**
+         * Sets any of an entity's position, rotation and scale: SoA, scene object and physics body
+         * together. A new scale refits the body's colliders to it.
+         */
         setTransform(entry: EntityEntry, t: {
             position?: Vec3;
             rotation?: Quat;
             scale?: Vec3;
         }): void;
-        /** One simulation step: physics, the zero-copy write-back, then scene sync. */
+        private refit;
+        /** Changes how an entity's body moves (dynamic, static or kinematic). */
+        setBodyType(entry: EntityEntry, kind: BodyKind): void;
+        /** Calls `fn` with every collision and sensor event as the steps produce them; returns a function that stops it. */
+        onContact(fn: (e: ContactEvent) => void): () => void;
+        /** The contact events since the last drain (the latest CONTACT_BUFFER of them), and how many older ones were dropped. */
+        drainContacts(): {
+            events: ContactEvent[];
+            dropped: number;
+        };
+        /**
+         * The undrained contact events as a world resource: snapshots keep them, so a restored world
+         * reports what the saved one would have. Not in the digest: draining them is reading.
+         */
+        contactsResource(): WorldResource<ContactEvent[]>;
+        private idOf;
+        private dispatch;
+        private record;
+        /** One simulation step: physics, the zero-copy write-back, scene sync, then what fell out and what touched. */
         step(dt: number): void;
+    }
+}
+declare module "limina/internal/engine/render/tsl" {
+    export type Node = any;
+    /** three/tsl's functions and nodes. */
+    export const tsl: Record<string, any>;
+    /** The bundled TSL display addons (GTAO, bloom, FXAA, SMAA, TRAA, depth of field, 3D LUT). */
+    export const displayNodes: Record<"ao" | "bloom" | "fxaa" | "smaa" | "traa" | "dof" | "lut3D", (...args: any[]) => Node>;
+}
+declare module "limina/internal/engine/render/materials" {
+    import * as THREE from "three";
+    export interface MaterialOptions {
+        /** Multiplies the albedo (0xRRGGBB; white keeps it). */
+        tint?: number;
+        /** Texture frequency multiplier: 2 makes features half the size. */
+        uvScale?: number;
+        /** Where the procedural textures live: the object's space scaled to metres (default) or world space. */
+        space?: "object" | "world";
+    }
+    const DEFINITIONS: {
+        wood: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        stone: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        brick: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        concrete: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        painted_metal: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        plastic: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        rubber: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        fabric: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        grass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        sand: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        snow: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+        glass: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+            setup(m: THREE.MeshPhysicalNodeMaterial): void;
+        };
+        marble: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any): {
+                albedo: any;
+                roughness: any;
+                height: null;
+            };
+        };
+        tiles: {
+            description: string;
+            metalness: number;
+            albedo: number;
+            roughness: number;
+            surface(p: any, n: any): {
+                albedo: any;
+                roughness: any;
+                height: any;
+                bump: number;
+            };
+        };
+    };
+    export type MaterialName = keyof typeof DEFINITIONS;
+    export const MATERIAL_NAMES: MaterialName[];
+    /** A listing of the library: names, descriptions and nominal parameters. */
+    export function materialCatalog(): {
+        name: MaterialName;
+        description: string;
+        albedo: number;
+        roughness: number;
+        metalness: number;
+    }[];
+    export function isMaterialName(name: string): name is MaterialName;
+    /** A new instance of library material `name` (a MeshPhysicalNodeMaterial; its `userData.look` names it and its options). */
+    export function createMaterial(name: MaterialName, options?: MaterialOptions): THREE.MeshPhysicalNodeMaterial;
+    /** The library name and options a material was made with, or null for any other material. */
+    export function libraryMaterialOf(m: THREE.Material): ({
+        material: MaterialName;
+    } & Required<MaterialOptions>) | null;
+}
+declare module "limina/internal/engine/scene/describe" {
+    import type { JointState } from "limina/internal/limina-physics/js/physics";
+    import type { EntityEntry } from "limina/internal/engine/ecs/entity-table";
+    import type { Quat, Vec3 } from "limina/internal/engine/ecs/world";
+    import type { BodySpec, Entities } from "limina/internal/engine/scene/entities";
+    import type { EntityShape } from "limina/internal/engine/scene/shapes";
+    /**
+     * How an entity looks, in one flat object: its normalised shape (`shape` and that shape's
+     * dimensions, or `asset` for a model), `color` (0xRRGGBB; null: a model's own colours; with a
+     * named material, its tint), `roughness` and `metalness` when set, `material` (the library
+     * material applied with material.apply, or null) and `visible`.
+     */
+    export type EntityLook = EntityShape & {
+        color: number | null;
+        roughness?: number;
+        metalness?: number;
+        material: string | null;
+        visible: boolean;
+    };
+    /** An entity's look, or null for one the engine did not make from a shape (e.g. a module's own scene object). */
+    export function entityLook(entry: EntityEntry): EntityLook | null;
+    export interface JointDescription {
+        joint: string;
+        type: JointState["type"];
+        entityA: string | null;
+        entityB: string | null;
+        /** A hinge's angle (radians), a slider's offset (m), a rope's or spring's length (m). */
+        position: number | null;
+        limits: [number, number] | null;
+        motor: JointState["motor"];
+    }
+    export interface BodyDescription {
+        body: number;
+        type: BodySpec["kind"];
+        /** The collider override or compound list it was made with; absent: the shape's own colliders. */
+        colliders?: BodySpec["colliders"];
+        friction: number;
+        restitution: number;
+        density: number;
+        sensor: boolean;
+        ccd: boolean;
+        groups?: BodySpec["groups"];
+        linearVelocity: Vec3;
+        angularVelocity: Vec3;
+        sleeping: boolean;
+    }
+    export interface EntityDescription {
+        entity: string;
+        look: EntityLook | null;
+        tags: string[];
+        transform: {
+            position: Vec3;
+            rotation: Quat;
+            scale: Vec3;
+        };
+        body: BodyDescription | null;
+        joints: JointDescription[];
+    }
+    /** The id a joint goes by: `jnt_` and its physics handle. */
+    export const jointId: (handle: number) => string;
+    /** Every joint, described, with the entities it joins. */
+    export function describeJoints(entities: Entities): JointDescription[];
+    /** Everything about one entity another client needs to redraw and reason about it. */
+    export function describeEntity(entities: Entities, entry: EntityEntry): EntityDescription;
+}
+declare module "limina/internal/engine/scene/prefabs" {
+    import type { JointDesc } from "limina/internal/limina-physics/js/physics";
+    import type { EntityEntry } from "limina/internal/engine/ecs/entity-table";
+    import type { Quat, Vec3 } from "limina/internal/engine/ecs/world";
+    import type { CreateEntityOptions, Entities } from "limina/internal/engine/scene/entities";
+    /** A joint between two of a prefab's entities, by index (`a`, `b`), its anchor and axis in the prefab's frame. */
+    export type PrefabJoint = Omit<JointDesc, "bodyA" | "bodyB"> & {
+        a: number;
+        b: number;
+    };
+    export interface PrefabDefinition {
+        name: string;
+        /** Entity specs (scene.createEntity inputs) in the prefab's frame. */
+        entities: CreateEntityOptions[];
+        joints: PrefabJoint[];
+    }
+    export interface PrefabsSnapshot {
+        definitions: PrefabDefinition[];
+        nextInstance: number;
+    }
+    export interface Placement {
+        position: Vec3;
+        rotation: Quat;
+        scale: number;
+        tags?: string[];
+    }
+    /** Most entities one prefab holds. */
+    export const MAX_PREFAB_ENTITIES = 256;
+    /** Most prefabs one world defines. */
+    export const MAX_PREFABS = 1024;
+    export class Prefabs {
+        private readonly entities;
+        private readonly definitions;
+        private nextInstance;
+        constructor(entities: Entities);
+        get(name: string): PrefabDefinition | undefined;
+        list(): PrefabDefinition[];
+        /**
+         * Defines (or, with `replace`, redefines) a prefab, checking every entity's shape and every
+         * joint's ends first: a refused definition changes nothing.
+         */
+        define(def: PrefabDefinition, replace?: boolean): void;
+        remove(name: string): boolean;
+        /**
+         * Places an instance: every entity moved into place (its models loaded by `load` first), then
+         * the joints. On any failure what was made is destroyed again and the instance counter is kept.
+         */
+        instantiate(name: string, at: Placement, make: (spec: CreateEntityOptions) => Promise<EntityEntry>): Promise<{
+            instance: string;
+            entities: string[];
+            joints: string[];
+        }>;
+        /** The definitions and the instance counter, as a world resource saves them. */
+        save(): PrefabsSnapshot;
+        /** Puts saved definitions back (null: none, the counter from 1); a malformed save changes nothing. */
+        load(snap: PrefabsSnapshot | null): void;
     }
 }
 declare module "limina/internal/engine/scene/scene-graph" {
@@ -723,40 +1470,6 @@ declare module "limina/internal/engine/agents/directory" {
         list(): AgentSummary[];
         /** An agent's current perception, or null when none was built. */
         perceptionOf(agentId: string): unknown | null;
-    }
-}
-declare module "limina/internal/engine/ecs/resources" {
-    export interface WorldResource<T = unknown> {
-        /** The state as plain JSON-able data (no Maps, no undefined, finite numbers). */
-        save(): T;
-        /**
-         * Replaces the state with a saved one; `null` empties it (a snapshot from before this
-         * resource existed). A malformed save is refused with `invalid_input` and changes nothing.
-         */
-        load(saved: T | null): void;
-        /** What the digest hashes, when hashing all of `save()` would be wasteful (e.g. a content hash of large bytes). */
-        digestState?(): unknown;
-    }
-    export class WorldResources {
-        private readonly resources;
-        /** Adds a resource under a dotted lower-case `name`; a name is registered once. */
-        register<T>(name: string, resource: WorldResource<T>): void;
-        has(name: string): boolean;
-        /** Registered names, sorted (the order saves and digests use). */
-        names(): string[];
-        /** Every resource's saved state (but those in `exclude`), by name in sorted order. */
-        save(exclude?: readonly string[]): Record<string, unknown>;
-        /**
-         * What the world digest hashes of them (but those in `exclude`), with every object's keys
-         * sorted: the same state hashes the same however its objects were built or loaded.
-         */
-        digestState(exclude?: readonly string[]): Record<string, unknown>;
-        /**
-         * Loads a save made by `save()`: every resource it names must be registered here (another
-         * build's resource is refused before anything changes); resources it lacks are emptied, but
-         * those in `keep` stay as they are.
-         */
-        load(saved: Record<string, unknown> | null | undefined, keep?: readonly string[]): void;
     }
 }
 declare module "limina/internal/limina-trace/js/chain" {
@@ -1118,6 +1831,11 @@ declare module "limina/internal/engine/skills/registry" {
         };
         /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
         surfaceMode?: SurfaceMode;
+        /** Example inputs for the reference (docs/skills.md), each with what it does; every one is a valid input. */
+        examples?: {
+            note: string;
+            input: Record<string, unknown>;
+        }[];
     }
     /**
      * How a skill reaches an LLM player's model: as a function tool
@@ -1262,7 +1980,7 @@ declare module "limina/internal/engine/audio/listener" {
     export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
 }
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "physics.define"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -1362,13 +2080,6 @@ declare module "limina/internal/engine/mcp/mcp" {
         /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
-}
-declare module "limina/internal/engine/render/tsl" {
-    export type Node = any;
-    /** three/tsl's functions and nodes. */
-    export const tsl: Record<string, any>;
-    /** The bundled TSL display addons (GTAO, bloom, FXAA, SMAA, TRAA, depth of field, 3D LUT). */
-    export const displayNodes: Record<"ao" | "bloom" | "fxaa" | "smaa" | "traa" | "dof" | "lut3D", (...args: any[]) => Node>;
 }
 declare module "limina/internal/engine/render/sky" {
     import * as THREE from "three";
@@ -4180,215 +4891,6 @@ declare module "limina/internal/engine/render/view-camera" {
      */
     export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
 }
-declare module "limina/internal/engine/render/materials" {
-    import * as THREE from "three";
-    export interface MaterialOptions {
-        /** Multiplies the albedo (0xRRGGBB; white keeps it). */
-        tint?: number;
-        /** Texture frequency multiplier: 2 makes features half the size. */
-        uvScale?: number;
-        /** Where the procedural textures live: the object's space scaled to metres (default) or world space. */
-        space?: "object" | "world";
-    }
-    const DEFINITIONS: {
-        wood: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        stone: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        brick: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any, n: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        concrete: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        metal: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        painted_metal: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        plastic: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        rubber: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        fabric: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any, n: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        grass: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        sand: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        snow: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-        glass: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(): {
-                albedo: any;
-                roughness: any;
-                height: null;
-            };
-            setup(m: THREE.MeshPhysicalNodeMaterial): void;
-        };
-        marble: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any): {
-                albedo: any;
-                roughness: any;
-                height: null;
-            };
-        };
-        tiles: {
-            description: string;
-            metalness: number;
-            albedo: number;
-            roughness: number;
-            surface(p: any, n: any): {
-                albedo: any;
-                roughness: any;
-                height: any;
-                bump: number;
-            };
-        };
-    };
-    export type MaterialName = keyof typeof DEFINITIONS;
-    export const MATERIAL_NAMES: MaterialName[];
-    /** A listing of the library: names, descriptions and nominal parameters. */
-    export function materialCatalog(): {
-        name: MaterialName;
-        description: string;
-        albedo: number;
-        roughness: number;
-        metalness: number;
-    }[];
-    export function isMaterialName(name: string): name is MaterialName;
-    /** A new instance of library material `name` (a MeshPhysicalNodeMaterial; its `userData.look` names it and its options). */
-    export function createMaterial(name: MaterialName, options?: MaterialOptions): THREE.MeshPhysicalNodeMaterial;
-    /** The library name and options a material was made with, or null for any other material. */
-    export function libraryMaterialOf(m: THREE.Material): ({
-        material: MaterialName;
-    } & Required<MaterialOptions>) | null;
-}
 declare module "limina/internal/limina-render/js/gltf" {
     import * as THREE from "three";
     /** A GLTFLoader whose textures decode natively (embedded PNG). */
@@ -4442,8 +4944,6 @@ declare module "limina/internal/engine/skills/three" {
         materialCount: number;
         textureCount: number;
     }
-    /** Every mesh under `object` (itself included). */
-    export function meshesOf(object: THREE.Object3D): THREE.Mesh[];
     /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
     export function loadGltf(assetId: string): Promise<{
         object: THREE.Object3D;
@@ -4460,11 +4960,13 @@ declare module "limina/internal/engine/persistence/snapshot" {
     import type { WorldSnapshot } from "limina/internal/engine/ecs/world";
     import type { CameraPose } from "limina/internal/engine/render/view-camera";
     import type { LookSettings } from "limina/internal/engine/render/look";
+    import type { EntityStyle } from "limina/internal/engine/scene/entities";
     import { type SavedLighting } from "limina/internal/engine/scene/scene-graph";
+    import { type EntityShape } from "limina/internal/engine/scene/shapes";
     import type { GltfResource } from "limina/internal/engine/skills/three";
     import type { WorldSession } from "limina/internal/engine/world-session";
     /** The snapshot layout this engine writes and reads. */
-    export const SNAPSHOT_VERSION = 1;
+    export const SNAPSHOT_VERSION = 2;
     interface SavedMaterial {
         color: number | null;
         roughness: number | null;
@@ -4482,17 +4984,25 @@ declare module "limina/internal/engine/persistence/snapshot" {
         receiveShadow: boolean;
         materials: SavedMaterial[];
     }
+    /** How the engine made an entity: its shape, style and body description (see scene/entities.ts). */
+    interface SavedMaking {
+        shape?: EntityShape;
+        style?: EntityStyle;
+        bodySpec?: unknown;
+        visible: boolean;
+    }
     /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
-    export type SavedObject = {
+    export type SavedObject = ({
         kind: "primitive";
-        shape: "box" | "sphere";
-        size: number;
+        shape: Exclude<EntityShape, {
+            shape: "mesh";
+        }>;
         meshes: SavedMesh[];
-    } | {
+    } & SavedMaking) | ({
         kind: "gltf";
         resource: GltfResource;
         meshes: SavedMesh[];
-    };
+    } & SavedMaking);
     /** What a snapshot holds besides the physics bytes. */
     export interface SessionSnapshot {
         version: number;
@@ -5252,6 +5762,269 @@ declare module "limina/internal/engine/skills/physics" {
         entities: Entities;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/entity-spec" {
+    import { z } from "zod";
+    export const Color: z.ZodNumber;
+    export const Tag: z.ZodString;
+    /** Most tags one entity carries. */
+    export const MAX_TAGS = 32;
+    export const Tags: z.ZodArray<z.ZodString>;
+    /** The collider types a body can use (COLLIDER_BUILDERS in scene/colliders.ts builds each). */
+    export const COLLIDER_TYPES: readonly ["box", "sphere", "capsule", "cylinder", "cone", "convexHull", "trimesh", "heightfield"];
+    /** Most heights one heightfield collider takes over the wire (a 256×256 grid). */
+    export const MAX_COLLIDER_HEIGHTS = 65536;
+    export const ColliderSpec: z.ZodObject<{
+        type: z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+            capsule: "capsule";
+            cylinder: "cylinder";
+            cone: "cone";
+            convexHull: "convexHull";
+            trimesh: "trimesh";
+            heightfield: "heightfield";
+        }>;
+        size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        height: z.ZodOptional<z.ZodNumber>;
+        offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
+        sensor: z.ZodOptional<z.ZodBoolean>;
+        heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+        rows: z.ZodOptional<z.ZodNumber>;
+        cols: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export const GroupsSpec: z.ZodObject<{
+        belongsTo: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+        collidesWith: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+    }, z.core.$strict>;
+    export const EntitySpec: z.ZodPipe<z.ZodObject<{
+        shape: z.ZodDefault<z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+            capsule: "capsule";
+            cylinder: "cylinder";
+            cone: "cone";
+            plane: "plane";
+            torus: "torus";
+            mesh: "mesh";
+        }>>;
+        size: z.ZodDefault<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+        radius: z.ZodOptional<z.ZodNumber>;
+        height: z.ZodOptional<z.ZodNumber>;
+        tube: z.ZodOptional<z.ZodNumber>;
+        asset: z.ZodOptional<z.ZodString>;
+        color: z.ZodOptional<z.ZodNumber>;
+        roughness: z.ZodOptional<z.ZodNumber>;
+        metalness: z.ZodOptional<z.ZodNumber>;
+        visible: z.ZodDefault<z.ZodBoolean>;
+        position: z.ZodDefault<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
+        rotationEuler: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        scale: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+        dynamic: z.ZodDefault<z.ZodBoolean>;
+        static: z.ZodDefault<z.ZodBoolean>;
+        kinematic: z.ZodDefault<z.ZodBoolean>;
+        friction: z.ZodDefault<z.ZodNumber>;
+        restitution: z.ZodDefault<z.ZodNumber>;
+        density: z.ZodOptional<z.ZodNumber>;
+        linearDamping: z.ZodOptional<z.ZodNumber>;
+        angularDamping: z.ZodOptional<z.ZodNumber>;
+        collider: z.ZodOptional<z.ZodUnion<readonly [z.ZodEnum<{
+            box: "box";
+            sphere: "sphere";
+            capsule: "capsule";
+            cylinder: "cylinder";
+            cone: "cone";
+            convexHull: "convexHull";
+            trimesh: "trimesh";
+            heightfield: "heightfield";
+        }>, z.ZodObject<{
+            type: z.ZodEnum<{
+                box: "box";
+                sphere: "sphere";
+                capsule: "capsule";
+                cylinder: "cylinder";
+                cone: "cone";
+                convexHull: "convexHull";
+                trimesh: "trimesh";
+                heightfield: "heightfield";
+            }>;
+            size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            height: z.ZodOptional<z.ZodNumber>;
+            offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
+            sensor: z.ZodOptional<z.ZodBoolean>;
+            heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+            rows: z.ZodOptional<z.ZodNumber>;
+            cols: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>]>>;
+        colliders: z.ZodOptional<z.ZodArray<z.ZodObject<{
+            type: z.ZodEnum<{
+                box: "box";
+                sphere: "sphere";
+                capsule: "capsule";
+                cylinder: "cylinder";
+                cone: "cone";
+                convexHull: "convexHull";
+                trimesh: "trimesh";
+                heightfield: "heightfield";
+            }>;
+            size: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>]>>;
+            radius: z.ZodOptional<z.ZodNumber>;
+            height: z.ZodOptional<z.ZodNumber>;
+            offset: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>>;
+            rotation: z.ZodOptional<z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>>;
+            sensor: z.ZodOptional<z.ZodBoolean>;
+            heights: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+            rows: z.ZodOptional<z.ZodNumber>;
+            cols: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        sensor: z.ZodDefault<z.ZodBoolean>;
+        ccd: z.ZodDefault<z.ZodBoolean>;
+        groups: z.ZodOptional<z.ZodObject<{
+            belongsTo: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+            collidesWith: z.ZodOptional<z.ZodArray<z.ZodNumber>>;
+        }, z.core.$strict>>;
+        tags: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    }, z.core.$strict>, z.ZodTransform<{
+        shape: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "plane" | "torus" | "mesh";
+        size: number | [number, number, number];
+        visible: boolean;
+        position: [number, number, number];
+        dynamic: boolean;
+        static: boolean;
+        kinematic: boolean;
+        friction: number;
+        restitution: number;
+        sensor: boolean;
+        ccd: boolean;
+        radius?: number | undefined;
+        height?: number | undefined;
+        tube?: number | undefined;
+        asset?: string | undefined;
+        color?: number | undefined;
+        roughness?: number | undefined;
+        metalness?: number | undefined;
+        rotation?: [number, number, number, number] | undefined;
+        scale?: [number, number, number] | undefined;
+        density?: number | undefined;
+        linearDamping?: number | undefined;
+        angularDamping?: number | undefined;
+        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield" | {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
+            size?: number | [number, number, number] | undefined;
+            radius?: number | undefined;
+            height?: number | undefined;
+            offset?: [number, number, number] | undefined;
+            rotation?: [number, number, number, number] | undefined;
+            sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
+        } | undefined;
+        colliders?: {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
+            size?: number | [number, number, number] | undefined;
+            radius?: number | undefined;
+            height?: number | undefined;
+            offset?: [number, number, number] | undefined;
+            rotation?: [number, number, number, number] | undefined;
+            sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
+        }[] | undefined;
+        groups?: {
+            belongsTo?: number[] | undefined;
+            collidesWith?: number[] | undefined;
+        } | undefined;
+        tags?: string[] | undefined;
+    }, {
+        shape: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "plane" | "torus" | "mesh";
+        size: number | [number, number, number];
+        visible: boolean;
+        position: [number, number, number];
+        dynamic: boolean;
+        static: boolean;
+        kinematic: boolean;
+        friction: number;
+        restitution: number;
+        sensor: boolean;
+        ccd: boolean;
+        radius?: number | undefined;
+        height?: number | undefined;
+        tube?: number | undefined;
+        asset?: string | undefined;
+        color?: number | undefined;
+        roughness?: number | undefined;
+        metalness?: number | undefined;
+        rotation?: [number, number, number, number] | undefined;
+        rotationEuler?: [number, number, number] | undefined;
+        scale?: [number, number, number] | undefined;
+        density?: number | undefined;
+        linearDamping?: number | undefined;
+        angularDamping?: number | undefined;
+        collider?: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield" | {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
+            size?: number | [number, number, number] | undefined;
+            radius?: number | undefined;
+            height?: number | undefined;
+            offset?: [number, number, number] | undefined;
+            rotation?: [number, number, number, number] | undefined;
+            sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
+        } | undefined;
+        colliders?: {
+            type: "box" | "sphere" | "capsule" | "cylinder" | "cone" | "convexHull" | "trimesh" | "heightfield";
+            size?: number | [number, number, number] | undefined;
+            radius?: number | undefined;
+            height?: number | undefined;
+            offset?: [number, number, number] | undefined;
+            rotation?: [number, number, number, number] | undefined;
+            sensor?: boolean | undefined;
+            heights?: number[] | undefined;
+            rows?: number | undefined;
+            cols?: number | undefined;
+        }[] | undefined;
+        groups?: {
+            belongsTo?: number[] | undefined;
+            collidesWith?: number[] | undefined;
+        } | undefined;
+        tags?: string[] | undefined;
+    }>>;
+    export type EntitySpecInput = z.input<typeof EntitySpec>;
+    export type EntitySpecValue = z.output<typeof EntitySpec>;
+}
+declare module "limina/internal/engine/skills/scene" {
+    import { z } from "zod";
+    import type { EntityEntry } from "limina/internal/engine/ecs/entity-table";
+    import { type EntityDescription } from "limina/internal/engine/scene/describe";
+    import type { CreateEntityOptions, Entities } from "limina/internal/engine/scene/entities";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    import { type EntitySpecValue } from "limina/internal/engine/skills/entity-spec";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    /** Makes one entity from a validated spec, loading its model first when it is a mesh. */
+    export function createFromSpec(entities: Entities, spec: EntitySpecValue, overrides?: Partial<CreateEntityOptions>): Promise<EntityEntry>;
+    /** The output schema of an entity description (see scene/describe.ts and docs/entities.md). */
+    export const EntityDescriptionSchema: z.ZodType<EntityDescription>;
+    export function sceneSkills({ entities, spatial }: {
+        entities: Entities;
+        spatial: SpatialIndex;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/prefabs" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { Prefabs } from "limina/internal/engine/scene/prefabs";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function prefabSkills({ entities, prefabs }: {
+        entities: Entities;
+        prefabs: Prefabs;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/render" {
     import * as THREE from "three";
     import { type Capturer } from "limina/internal/engine/render/capture";
@@ -5284,15 +6057,6 @@ declare module "limina/internal/engine/skills/render" {
     }): SkillDefinition[];
     export function renderSettingsSkills({ look }: {
         look: Look;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/skills/scene" {
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function sceneSkills({ entities, spatial }: {
-        entities: Entities;
-        spatial: SpatialIndex;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/system" {
@@ -5655,6 +6419,7 @@ declare module "limina/internal/engine/world-session" {
     import type { QualityTier } from "limina/internal/engine/render/quality";
     import { ViewCamera } from "limina/internal/engine/render/view-camera";
     import { Entities } from "limina/internal/engine/scene/entities";
+    import { Prefabs } from "limina/internal/engine/scene/prefabs";
     import { type Lighting } from "limina/internal/engine/scene/scene-graph";
     import { SkillRegistry } from "limina/internal/engine/skills/registry";
     import type { SceneBuilder } from "limina/internal/engine/skills/system";
@@ -5702,6 +6467,8 @@ declare module "limina/internal/engine/world-session" {
         readonly view: ViewCamera;
         /** Whole entities: ECS entity + scene object + physics body. */
         readonly entities: Entities;
+        /** Groups of entities defined once and placed many times. */
+        readonly prefabs: Prefabs;
         readonly spatial: SpatialIndex;
         /** The world's UI containers (what ui.* skills author). */
         readonly ui: UiLayer;
@@ -5805,6 +6572,12 @@ declare module "limina/internal/engine/engine" {
         input: Input;
         /** Renders the scene, interpolated `alpha` of the way from the previous fixed state to the current one. */
         renderFrame(alpha?: number): void;
+        /**
+         * How many frames the engine has rendered so far. Not every loop frame renders: offscreen, only
+         * the frames a screenshot needs do (unless `renderEveryFrame`); a window renders every frame.
+         * Divide by wall time for render fps, as against `Limina.loop.stats().steps` for simulation steps.
+         */
+        renderedFrames(): number;
         /** Writes the last rendered frame to a PNG file. */
         screenshot(path: string): Promise<void>;
     }
@@ -6991,6 +7764,8 @@ declare module "limina/internal/engine/persistence/world-file" {
     export function restoreBytes(session: WorldSession, bytes: Uint8Array): Promise<void>;
     /** Saves the session as the world file at `path`, written off the loop; resolves to its size. */
     export function saveWorld(session: WorldSession, path: string): Promise<number>;
+    /** Saves the session as the world file at `path` before returning (the last save of a process about to exit); returns its size. */
+    export function saveWorldNow(session: WorldSession, path: string): number;
     /**
      * Restores the world file at `path` into a new session; resolves to false (and changes
      * nothing) when there is no file. A damaged or foreign file is an `invalid_input` error.
@@ -6999,6 +7774,8 @@ declare module "limina/internal/engine/persistence/world-file" {
     export interface KeepOptions {
         /** Milliseconds between saves (default 10 000). */
         everyMs?: number;
+        /** Save and exit on SIGTERM/SIGINT (default true; false: the caller handles stopping, saving with `saveWorldNow`). */
+        exitOnSignal?: boolean;
         /** Called after each save, or with the error when one failed. */
         onSave?: (result: {
             bytes: number;
@@ -7244,9 +8021,13 @@ declare module "limina" {
     export { base64 } from "limina/internal/limina-ops/js/base64";
     export { MAX_ENTITIES, type SpawnOptions, World, type WorldSnapshot } from "limina/internal/engine/ecs/world";
     export { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "limina/internal/engine/ecs/entity-table";
-    export { type CreateEntityOptions, Entities } from "limina/internal/engine/scene/entities";
+    export { type BodySpec, type ContactEvent, type CreateEntityOptions, Entities, type EntityStyle, type GroupsSpec, type StyleChanges } from "limina/internal/engine/scene/entities";
+    export { type EntityShape, geometryFor, normalizeShape, primitiveMesh, SHAPES, type ShapeInput, type ShapeName } from "limina/internal/engine/scene/shapes";
+    export { COLLIDER_BUILDERS, collidersFor, type ColliderSpec, geometrySource, type GeometrySource } from "limina/internal/engine/scene/colliders";
+    export { type BodyDescription, describeEntity, describeJoints, type EntityDescription, type EntityLook, type JointDescription, entityLook } from "limina/internal/engine/scene/describe";
+    export { type Placement, type PrefabDefinition, type PrefabJoint, Prefabs, type PrefabsSnapshot } from "limina/internal/engine/scene/prefabs";
     export { createSceneGraph, type Lighting } from "limina/internal/engine/scene/scene-graph";
-    export { type BodyDesc, type BodyKind, type BodyState, type CollisionEvent, PhysicsWorld, type RayHit, type ShapeDesc, } from "limina/internal/limina-physics/js/physics";
+    export { type BodyDesc, type BodyKind, type BodyState, type ColliderDesc, type ColliderMaterial, type CollisionEvent, type Fallen, type Groups, type JointDesc, type JointState, type JointType, type KillPlane, type Motor, PhysicsWorld, type RayHit, type ShapeDesc, } from "limina/internal/limina-physics/js/physics";
     export { checkQueries, type Hit, SpatialGrid, type SpatialResults } from "limina/internal/limina-ecs/js/grid";
     export { NativeSpatialQuery } from "limina/internal/limina-ecs/js/native";
     export { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
@@ -7317,7 +8098,7 @@ declare module "limina" {
     export { worldDigest, worldState } from "limina/internal/engine/persistence/digest";
     export { type WorldResource, WorldResources } from "limina/internal/engine/ecs/resources";
     export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "limina/internal/engine/persistence/snapshot";
-    export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "limina/internal/engine/persistence/world-file";
+    export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, saveWorldNow, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
     export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
     export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";

@@ -35,6 +35,12 @@ export interface Engine {
   input: Input;
   /** Renders the scene, interpolated `alpha` of the way from the previous fixed state to the current one. */
   renderFrame(alpha?: number): void;
+  /**
+   * How many frames the engine has rendered so far. Not every loop frame renders: offscreen, only
+   * the frames a screenshot needs do (unless `renderEveryFrame`); a window renders every frame.
+   * Divide by wall time for render fps, as against `Limina.loop.stats().steps` for simulation steps.
+   */
+  renderedFrames(): number;
   /** Writes the last rendered frame to a PNG file. */
   screenshot(path: string): Promise<void>;
 }
@@ -92,7 +98,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       object.quaternion.slerpQuaternions(qa, qb, alpha);
     });
   };
+  let rendered = 0;
   const renderFrame = (alpha = 1) => {
+    rendered++;
     const size = output.windowed ? windowSize() : null;
     if (size && (size[0] !== output.width || size[1] !== output.height)) {
       output.setSize(size[0], size[1]);
@@ -117,5 +125,5 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       );
     }
   });
-  return { session, renderer, camera, output, input, renderFrame, screenshot: (path) => output.savePng(path) };
+  return { session, renderer, camera, output, input, renderFrame, renderedFrames: () => rendered, screenshot: (path) => output.savePng(path) };
 }

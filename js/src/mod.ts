@@ -14,13 +14,26 @@ export { base64 } from "../../crates/limina-ops/js/base64.ts";
 // The world: ECS, entities, physics, spatial queries, scene graph.
 export { MAX_ENTITIES, type SpawnOptions, World, type WorldSnapshot } from "./ecs/world.ts";
 export { type EntityEntry, type EntityId, EntityTable, type EntityTableSnapshot } from "./ecs/entity-table.ts";
-export { type CreateEntityOptions, Entities } from "./scene/entities.ts";
+export { type BodySpec, type ContactEvent, type CreateEntityOptions, Entities, type EntityStyle, type GroupsSpec, type StyleChanges } from "./scene/entities.ts";
+export { type EntityShape, geometryFor, normalizeShape, primitiveMesh, SHAPES, type ShapeInput, type ShapeName } from "./scene/shapes.ts";
+export { COLLIDER_BUILDERS, collidersFor, type ColliderSpec, geometrySource, type GeometrySource } from "./scene/colliders.ts";
+export { type BodyDescription, describeEntity, describeJoints, type EntityDescription, type EntityLook, type JointDescription, entityLook } from "./scene/describe.ts";
+export { type Placement, type PrefabDefinition, type PrefabJoint, Prefabs, type PrefabsSnapshot } from "./scene/prefabs.ts";
 export { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 export {
   type BodyDesc,
   type BodyKind,
   type BodyState,
+  type ColliderDesc,
+  type ColliderMaterial,
   type CollisionEvent,
+  type Fallen,
+  type Groups,
+  type JointDesc,
+  type JointState,
+  type JointType,
+  type KillPlane,
+  type Motor,
   PhysicsWorld,
   type RayHit,
   type ShapeDesc,
@@ -230,7 +243,7 @@ export type { Memory, RecallQuery } from "./game/dialogue/npcs.ts";
 export { worldDigest, worldState } from "./persistence/digest.ts";
 export { type WorldResource, WorldResources } from "./ecs/resources.ts";
 export { decodeSnapshot, encodeSnapshot, restoreSession, type SessionSnapshot, snapshotSession } from "./persistence/snapshot.ts";
-export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, snapshotBytes } from "./persistence/world-file.ts";
+export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, saveWorldNow, snapshotBytes } from "./persistence/world-file.ts";
 export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "./persistence/replay.ts";
 
 // Terrain: deterministic native generation, the session's region (heights as a Float32Array), water, vegetation.

@@ -28,6 +28,7 @@ import { attachLook, Look } from "./render/look.ts";
 import type { QualityTier } from "./render/quality.ts";
 import { ViewCamera } from "./render/view-camera.ts";
 import { Entities } from "./scene/entities.ts";
+import { Prefabs } from "./scene/prefabs.ts";
 import { createSceneGraph, type Lighting } from "./scene/scene-graph.ts";
 import { registerCoreSkills } from "./skills/core.ts";
 import { renderSkills } from "./skills/render.ts";
@@ -79,6 +80,8 @@ export class WorldSession {
   readonly view = new ViewCamera();
   /** Whole entities: ECS entity + scene object + physics body. */
   readonly entities: Entities;
+  /** Groups of entities defined once and placed many times. */
+  readonly prefabs: Prefabs;
   readonly spatial: SpatialIndex;
   /** The world's UI containers (what ui.* skills author). */
   readonly ui: UiLayer;
@@ -128,7 +131,10 @@ export class WorldSession {
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());
     this.look = new Look(this.scene, this.lighting.directional, loadHdriAsset, options.quality ?? startingTier());
     attachLook(this.scene, this.look);
-    this.entities = new Entities(this.world, this.scene, this.physics);
+    this.entities = new Entities(this.world, this.scene, this.physics, (type, payload) => void this.tracer.emit(type, { tick: this.tick, ...(payload as object) }));
+    this.resources.register("physics.contacts", this.entities.contactsResource());
+    this.prefabs = new Prefabs(this.entities);
+    this.resources.register("scene.prefabs", this.prefabs);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
     this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);

@@ -257,7 +257,7 @@ test("perception: the native batch and the JS oracle give byte-identical envelop
 
 test("the scheduler starts the longest-waiting decisions first when the per-tick cap binds", () => {
   const scheduler = new AgentScheduler({ ...DEFAULT_BUDGET, maxDecisionStartsPerTick: 2 });
-  const agent = (id: string, lastDecisionTick: number, inFlight = false) => ({ id, lastDecisionTick, decisionIntervalTicks: 10, inFlight }) as unknown as AgentRecord;
+  const agent = (id: string, lastDecisionTick: number, inFlight = false) => ({ id, lastDecisionTick, decisionIntervalTicks: 10, inFlight, conversation: null, recentDecisions: [] }) as unknown as AgentRecord;
   // Listed in an order that is not the waiting order: the last decided come first.
   const agents = [agent("agt_c", 50), agent("agt_b", 30), agent("agt_late", 95), agent("agt_busy", 0, true), agent("agt_d", 10), agent("agt_a", 10)];
   assertEquals(scheduler.dueForDecision(agents, 100).map((a) => a.id), ["agt_a", "agt_d"]);
@@ -316,6 +316,10 @@ test("rate limits hold an agent's decisions back within a minute of world ticks,
   assertEquals((deferred("agt_few")[0].payload as { reason: string; decisionsPerMinute: number }).decisionsPerMinute, 3);
   const few = sys.agents.get("agt_few")!;
   const first = few.recentDecisions[0].tick;
+  // Held until a minute after its first decision, over 3,200 steps away: waited for in one go, since
+  // scanning the whole history every step would make the wait quadratic.
+  await waitSteps(3200);
+  assertEquals(made("agt_few"), 3, "still held");
   while (made("agt_few") < 4) await waitSteps(1);
   assertEquals(few.lastDecisionTick, first + 3600, "a minute after its first decision, the next starts");
   // The window slides: the decisions of ticks +10 and +20 expire in turn, then it is full again.

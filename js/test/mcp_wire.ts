@@ -55,7 +55,7 @@ test("stdio: every error code over the wire, and the server keeps serving", asyn
     INIT,
     rpc(16, "no/such/method"),
     rpc(17, "tools/call", { name: "nope.nope" }),
-    rpc(18, "tools/call", { name: "scene.createEntity", arguments: { size: 99 } }),
+    rpc(18, "tools/call", { name: "scene.createEntity", arguments: { size: 1e5 } }),
     rpc(19, "tools/call", { name: "social.say", arguments: { text: "hi" } }),
     rpc(20, "tools/call", { name: "ecs.addComponent", arguments: { entity: "ent_404", component: "x" } }),
     rpc(21, "tools/call", { name: 42 }),

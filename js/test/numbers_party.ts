@@ -95,6 +95,11 @@ test("the demo draws its crowd and its HUD (trace feed, perf overlay) offscreen,
   assertEquals(reports.map((m) => Number(m[1])), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], run.stdout);
   const last = reports[reports.length - 1];
   assert(Number(last[4]) > 0 && Number(last[5]) > AGENTS * 20, last[0]);
+  // Render fps and simulation steps/s are reported apart: offscreen under --deterministic the loop
+  // steps as fast as it can while only the screenshot's frame is rendered.
+  const rates = [...run.stdout.matchAll(/render ([\d.]+) fps, sim (\d+) steps\/s/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assertEquals(rates.length, 10, run.stdout);
+  assert(rates.every(([fps, steps]) => fps === 0 && steps > 0), `nothing rendered until the last frame, steps ran: ${JSON.stringify(rates)}`);
 });
 
 test("windowed under Xvfb, the window shows the crowd", async () => {

@@ -3,7 +3,7 @@
 // package.load naming reserved, confusable or other sessions' agent ids,
 // a package allocating past the host's memory limit, a package holding a
 // symlink, and what a missing package's error tells a player.
-import { createWorldSession, type EngineEvent, type LoadDecision, TickBudget, waitSteps, WorldSession } from "limina";
+import { createWorldSession, type EngineEvent, type LoadDecision, resolveProfile, TickBudget, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { value } from "./support/results.ts";
 
@@ -24,7 +24,7 @@ for (const p of ["burner", "balloon", "ticker"]) assertEquals((await Limina.run(
 await sh(`cp -r ${dir}/ticker ${dir}/linked && sed -i 's/"ticker"/"linked"/' ${dir}/linked/limina-package.json && ln -s /etc/passwd ${dir}/linked/data.txt`);
 const install = { dir, trustedKeys: `${tmp}/trusted` };
 
-const player = (sessionId: string, agentId = `agt_${sessionId}`) => ({ agentId, sessionId, profile: "player.limited", permissions: ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write"] });
+const player = (sessionId: string, agentId = `agt_${sessionId}`) => ({ agentId, sessionId, profile: "player.limited", permissions: [...resolveProfile("player.limited")] });
 const load = async (s: WorldSession, ref: string, agentId: string, caller = player("mcp-1"), label = "mine") =>
   value<LoadDecision>(await s.registry.invoke("package.load", { ref, agentId, sessionId: label, profile: "player.limited" }, caller));
 const eventOf = (s: WorldSession, id: string | null) => s.tracer.history().find((e) => e.id === id) as EngineEvent;

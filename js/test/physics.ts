@@ -138,7 +138,10 @@ test("collision events arrive with entity mapping, contact point and normal", ()
 test("bad descriptions and inputs are structured errors that create nothing", () => {
   const physics = new PhysicsWorld();
   const cases: [unknown, string][] = [
-    [{ kind: "dynamic", shape: { type: "cone", radius: 1 } }, "unknown variant `cone`"],
+    [{ kind: "dynamic", shape: { type: "torus", radius: 1 } }, "unknown variant `torus`"],
+    [{ kind: "dynamic", shape: { type: "cone", radius: 1 } }, "missing field `halfHeight`"],
+    [{ kind: "dynamic" }, "a shape or at least one collider"],
+    [{ kind: "dynamic", shape: { type: "trimesh", vertices: new Float32Array(9), triangles: new Uint32Array([0, 1, 2]) } }, "convexHull"],
     [{ kind: "dynamic", shape: { type: "sphere", radius: -1 } }, "sphere radius"],
     [{ kind: "dynamic", shape: { type: "box", halfExtents: [1, 1] } }, "bad body description"],
     [{ kind: "floating", shape: { type: "sphere", radius: 1 } }, "unknown variant `floating`"],

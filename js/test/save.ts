@@ -145,7 +145,7 @@ open(sys.argv[2], 'wb').write(magic + b'\\n' + json.dumps(head, separators=(',',
 `;
   await variant("test-save-truncated", "import sys; raw = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(raw[:-100])");
   await variant("test-save-v2", "import sys; raw = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(raw.replace(b'\"version\":1', b'\"version\":2', 1))");
-  await variant("test-save-snapshot-v2", rewrap("snap['version'] = 2"));
+  await variant("test-save-snapshot-v3", rewrap("snap['version'] = 3"));
   await variant("test-save-future", rewrap("snap['resources']['game.weather'] = {'rain': True}"));
   await variant("test-save-malformed", rewrap("snap['resources']['game.items']['defs'][0]['maxStack'] = -3"));
   await variant("test-save-badworld", rewrap("snap['world']['transforms'] = []"));
@@ -153,14 +153,14 @@ open(sys.argv[2], 'wb').write(magic + b'\\n' + json.dumps(head, separators=(',',
   try {
     await refusedUnchanged(w, load("test-save-truncated"), "invalid_input", "its body is");
     await refusedUnchanged(w, load("test-save-v2"), "invalid_input", "it is version 2, this engine reads version 1");
-    await refusedUnchanged(w, load("test-save-snapshot-v2"), "invalid_input", "world snapshot version 2 is not supported (this engine reads version 1)");
+    await refusedUnchanged(w, load("test-save-snapshot-v3"), "invalid_input", "world snapshot version 3 is not supported (this engine reads version 2)");
     await refusedUnchanged(w, load("test-save-future"), "invalid_input", "saved world resources this engine does not have: game.weather");
     await refusedUnchanged(w, load("test-save-malformed"), "invalid_input", "saved game.items is malformed at defs.0.maxStack");
     // Refused only once the world was emptied to load it: put back exactly as it was.
     await refusedUnchanged(w, load("test-save-badworld"), "invalid_input", "world snapshot must pair identity entries with transforms");
     refused(await w.as("builder", "save.export", { name: "../escape" }, "builder.readWrite"), "invalid_input", "1-64 letters");
   } finally {
-    for (const name of ["good", "truncated", "v2", "snapshot-v2", "future", "malformed", "badworld"]) await w.build("save.delete", { name: `test-save-${name}` });
+    for (const name of ["good", "truncated", "v2", "snapshot-v3", "future", "malformed", "badworld"]) await w.build("save.delete", { name: `test-save-${name}` });
   }
   w.session.dispose();
 });

@@ -97,10 +97,10 @@ function catalogDefault(spec: string): unknown {
   }
 }
 
-test("the registry holds the 48 catalog skills first, in catalog order; tools/list lists exactly the registry", () => {
+test("the registry holds the 48 catalog skills in catalog order (each family's others beside them); tools/list lists exactly the registry", () => {
   assertEquals(REGISTERED.length, 48);
   const names = registry.all().map((s) => s.name);
-  assertEquals(names.slice(0, REGISTERED.length), REGISTERED);
+  assertEquals(names.filter((n) => REGISTERED.includes(n)), REGISTERED);
   assertEquals(new Set(names).size, registry.size, "no name twice");
   const tools = registry.listTools();
   assertEquals(tools.map((t) => t.name), names);
@@ -113,22 +113,40 @@ test("the registry holds the 48 catalog skills first, in catalog order; tools/li
   });
 });
 
-test("every registered skill matches its catalog contract", () => {
+/** Whether `version` is `catalog`'s or a later one of the same major version (a compatible extension). */
+function compatible(version: string, catalog: string): boolean {
+  const [a, b] = [version, catalog].map((v) => v.split(".").map(Number));
+  return a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] >= b[2]));
+}
+
+// A catalog skill may be extended compatibly by a later minor version (issue #29 extends
+// scene.createEntity, scene.queryEntities, physics.collisionEvents and inspector.snapshot): every
+// catalog input field kept with its default, new input fields optional, every output field kept.
+test("every registered skill matches its catalog contract, or extends it compatibly", () => {
   const wire = new Map(mcp.listTools().map((t) => [t.name, t]));
   let compared = 0;
   for (const skill of registry.all().filter((s) => REGISTERED.includes(s.name))) {
     if (BEYOND.includes(skill.name)) continue; // beyond the catalog: checked below
     const entry = catalogByName.get(skill.name);
     assert(entry, `${skill.name} is not in the catalog`);
-    assertEquals([skill.version, skill.category, skill.permissions], [entry.version, entry.category, entry.permissions], entry.name);
-    const schema = wire.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }> };
-    assertEquals(Object.keys(schema.properties ?? {}), Object.keys(entry.input), `${entry.name} input fields`);
+    assert(compatible(skill.version, entry.version), `${entry.name}: version ${skill.version} is not compatible with the catalog's ${entry.version}`);
+    assertEquals([skill.category, skill.permissions], [entry.category, entry.permissions], entry.name);
+    const extended = skill.version !== entry.version;
+    const schema = wire.get(entry.name)!.input_schema as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+    const fields = Object.keys(schema.properties ?? {});
+    if (extended) {
+      assertEquals(fields.filter((f) => f in entry.input).sort(), Object.keys(entry.input).sort(), `${entry.name} input fields`);
+      assertEquals(fields.filter((f) => !(f in entry.input) && (schema.required ?? []).includes(f)), [], `${entry.name}: added input fields are optional`);
+    } else {
+      assertEquals(fields, Object.keys(entry.input), `${entry.name} input fields`);
+    }
     for (const [field, spec] of Object.entries(entry.input as Record<string, string>)) {
       const want = catalogDefault(spec);
       if (want !== undefined) assertEquals(schema.properties![field].default, want, `${entry.name}.${field} default`);
     }
-    const output = skill.output as { shape?: Record<string, unknown> };
-    assertEquals(Object.keys(output.shape ?? {}), [...Object.keys(entry.output), ...(OUTPUT_BEYOND[entry.name] ?? [])], `${entry.name} output fields`);
+    const output = Object.keys((skill.output as { shape?: Record<string, unknown> }).shape ?? {});
+    if (extended) assertEquals(output.filter((f) => f in entry.output), Object.keys(entry.output), `${entry.name} output fields`);
+    else assertEquals(output, [...Object.keys(entry.output), ...(OUTPUT_BEYOND[entry.name] ?? [])], `${entry.name} output fields`);
     compared++;
   }
   assertEquals(compared, 45);
@@ -274,4 +292,16 @@ test("`limina skills` lists exactly the registered skills; --markdown documents 
   const headings = md.stdout.split("\n").filter((l) => l.startsWith("## ") && l.includes(".")).map((l) => l.slice(3));
   assertEquals(headings, listed);
   capturing.dispose();
+});
+
+test("every example in the reference is a valid input of its skill", () => {
+  let checked = 0;
+  for (const skill of registry.all()) {
+    for (const e of skill.examples ?? []) {
+      const parsed = skill.input.safeParse(e.input);
+      assert(parsed.success, `${skill.name} example "${e.note}": ${parsed.success ? "" : parsed.error.message}`);
+      checked++;
+    }
+  }
+  assert(checked >= 20, `the toolbox's skills carry examples (${checked})`);
 });

@@ -53,12 +53,12 @@ test("scene.createEntity: invalid input, forbidden, capacity", async () => {
   const { call, world, scene, physics } = session();
   for (const [input, msg] of [
     [{ size: 0 }, "size"],
-    [{ size: 51 }, "size"],
+    [{ size: 1e5 }, "size"],
     [{ color: 0x1000000 }, "color"],
     [{ position: [0, 0] }, "position"],
     [{ friction: 11 }, "friction"],
-    [{ dynamic: true, static: true }, "either dynamic or static"],
-    [{ shape: "cone" }, "shape"],
+    [{ dynamic: true, static: true }, "one of dynamic, static or kinematic"],
+    [{ shape: "hexagon" }, "shape"],
     [{ colour: 1 }, "colour"],
   ] as const) {
     expectError(await call("scene.createEntity", input), "invalid_input", msg);
@@ -98,7 +98,7 @@ test("scene.queryEntities: by radius (native index) and tag, with distances", as
   const near = value(await call("scene.queryEntities", { near: [0, 0, 0], radius: 5 }, READER)) as { entities: { entity: string; distance: number }[] };
   assertEquals(near.entities.map((e) => [e.entity, e.distance]), [[a, 1], [b, 3]]);
   const tagged = value(await call("scene.queryEntities", { tag: "target" }, READER)) as { entities: { entity: string; position: number[]; distance: number }[] };
-  assertEquals(tagged.entities, [{ entity: c, position: [10, 0, 0], distance: 10 }]);
+  assertEquals(tagged.entities, [{ entity: c, position: [10, 0, 0], distance: 10, tags: ["target"] }]);
   const both = value(await call("scene.queryEntities", { near: [9, 0, 0], radius: 2, tag: "target" }, READER)) as { entities: unknown[] };
   assertEquals(both.entities.length, 1);
   const all = value(await call("scene.queryEntities", {}, READER)) as { entities: unknown[] };

@@ -137,7 +137,7 @@ def ladder(ep):
     check(r[0] == 200 and r[2]["result"]["isError"] is False and "mcp-session-id" not in r[1], f"tools/call with a base64-wrapped Mcp-Name: {r}")
     made = r[2]["result"]["structuredContent"]["entity"]
     check(entities(ep) == before + [made], "the call's entity is in the world")
-    r = ep.modern(23, "tools/call", {"name": "scene.createEntity", "arguments": {"size": 99}, "_meta": ENVELOPE})
+    r = ep.modern(23, "tools/call", {"name": "scene.createEntity", "arguments": {"size": 0}, "_meta": ENVELOPE})
     check(r[0] == 200 and r[2]["result"]["isError"] is True and r[2]["result"]["content"][0]["text"].startswith("invalid_input"), f"a failed call is a tool error with status 200: {r}")
     check(entities(ep) == before + [made], "the failed call built nothing")
 

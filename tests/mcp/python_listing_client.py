@@ -70,7 +70,7 @@ async def main(limina, samples_file):
             checked = sum(1 for n in names if n in samples)
 
             # What the exact schemas refuse, the server refuses too.
-            for name, bad in (("scene.createEntity", {"size": 99}), ("camera.set", {"position": [0, 0, 0], "target": [0, 1, 0], "fov": 500}), ("scene.queryEntities", {"bogus": 1})):
+            for name, bad in (("scene.createEntity", {"size": 99999}), ("camera.set", {"position": [0, 0, 0], "target": [0, 1, 0], "fov": 500}), ("scene.queryEntities", {"bogus": 1})):
                 if validator(exact[name].input_schema).is_valid(bad):
                     fail(f"{name}: the exact schema accepts {bad}")
                 r = await session.call_tool(name, bad)

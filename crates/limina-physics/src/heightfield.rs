@@ -13,7 +13,7 @@ use crate::ops::world;
 use crate::world::{BodyEntry, BodyKind, PhysicsWorld};
 
 /// A heightfield's heights: `rows` along z by `cols` along x, row-major by z.
-fn heightfield(heights: &[f32], rows: u32, cols: u32, size_x: f32, size_z: f32) -> Result<SharedShape, OpError> {
+pub(crate) fn heightfield(heights: &[f32], rows: u32, cols: u32, size_x: f32, size_z: f32) -> Result<SharedShape, OpError> {
   let (r, c) = (rows as usize, cols as usize);
   if r < 2 || c < 2 || heights.len() != r * c {
     return Err(OpError::invalid_input(format!("a heightfield needs at least 2×2 heights, {rows}×{cols} of them; got {}", heights.len())));
@@ -54,14 +54,15 @@ impl PhysicsWorld {
     self.next_handle = self.next_handle.checked_add(1).ok_or_else(|| OpError::capacity_exceeded("physics body handles exhausted"))?;
     let (body, collider) = self.rapier.insert(body, collider);
     self.by_collider.insert(collider, handle);
-    self.bodies.insert(handle, BodyEntry { body, collider, kind: BodyKind::Static, eid: None });
+    let spawn = (position, [0.0, 0.0, 0.0, 1.0]);
+    self.bodies.insert(handle, BodyEntry { body, colliders: vec![collider], kind: BodyKind::Static, eid: None, spawn });
     Ok(handle)
   }
 
   /// Brings scene queries (raycasts) up to date with colliders added or changed since the
   /// last step, without advancing the simulation.
   pub fn refresh_queries(&mut self) {
-    self.rapier.detect_collisions(&(), &());
+    self.detect_collisions_now();
   }
 
   /// A static heightfield body centred at `center` spanning `size_x` × `size_z` metres.
@@ -76,7 +77,7 @@ impl PhysicsWorld {
   /// Replaces a heightfield body's heights (same grid and size): what a deformation does.
   pub fn set_heightfield(&mut self, handle: u32, heights: &[f32]) -> Result<(), OpError> {
     let entry = self.bodies.get(&handle).ok_or_else(|| OpError::not_found(format!("unknown physics body {handle}")))?;
-    let collider = self.rapier.colliders.get_mut(entry.collider).ok_or_else(|| OpError::not_found(format!("body {handle} has no collider")))?;
+    let collider = self.rapier.colliders.get_mut(entry.colliders[0]).ok_or_else(|| OpError::not_found(format!("body {handle} has no collider")))?;
     let hf = collider.shape().as_heightfield().ok_or_else(|| OpError::invalid_input(format!("body {handle} is not a heightfield")))?;
     let (rows, cols) = (hf.nrows() as u32 + 1, hf.ncols() as u32 + 1);
     let scale = hf.scale();
@@ -129,8 +130,7 @@ impl PhysicsWorld {
       if entry.kind != BodyKind::Dynamic {
         continue;
       }
-      let Some(collider) = self.rapier.colliders.get(entry.collider) else { continue };
-      let aabb = collider.compute_aabb();
+      let Some(aabb) = entry.colliders.iter().filter_map(|c| self.rapier.colliders.get(*c)).map(|c| c.compute_aabb()).reduce(|a, b| a.merged(&b)) else { continue };
       let (lo, hi) = (aabb.mins, aabb.maxs);
       let cx = (lo.x + hi.x) * 0.5;
       let cz = (lo.z + hi.z) * 0.5;
@@ -198,7 +198,7 @@ pub fn op_physics_apply_water(state: &mut OpState, id: u32, #[buffer] waters: &[
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::world::{BodyDesc, Shape};
+  use crate::world::BodyDesc;
 
   fn ball(position: [f32; 3]) -> BodyDesc {
     serde_json::from_value(serde_json::json!({ "kind": "dynamic", "shape": { "type": "sphere", "radius": 0.5 }, "position": position, "eid": 1 })).unwrap()
@@ -238,7 +238,7 @@ mod tests {
     let mut w = PhysicsWorld::new();
     let flat: Vec<f32> = vec![2.0; 25];
     w.create_heightfield(&flat, 5, 5, 8.0, 8.0, [0.0; 3], 0.8).unwrap();
-    let b = w.create_body(&BodyDesc { shape: Shape::Sphere { radius: 0.5 }, ..ball([0.5, 6.0, 0.5]) }).unwrap();
+    let b = w.create_body(&ball([0.5, 6.0, 0.5])).unwrap();
     for _ in 0..300 {
       w.step(1.0 / 60.0).unwrap();
     }

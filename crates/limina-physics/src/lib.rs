@@ -1,15 +1,23 @@
 //! Rapier3D physics for Limina: [`PhysicsWorld`]s in `OpState`, one per
-//! world session, addressed by id; bodies addressed by stable `u32` handles,
-//! stepped at the loop's fixed dt, with each tick's dynamic transforms
-//! written straight into the SoA buffers. The typed JS face is `js/physics.ts`.
+//! world session, addressed by id; bodies (each with one or more colliders)
+//! and joints addressed by stable `u32` handles, stepped at the loop's fixed
+//! dt, with each tick's dynamic transforms written straight into the SoA
+//! buffers and what fell out of the world reported. The typed JS face is
+//! `js/physics.ts`.
 
+mod bounds;
 mod heightfield;
+mod joints;
 mod ops;
+mod shapes;
 mod snapshot;
 mod world;
 
+pub use bounds::{Fallen, KillPlane, WORLD_EXTENT};
 pub use heightfield::{PropShape, Water};
-pub use world::{BodyDesc, BodyKind, BodyState, CollisionRecord, PhysicsWorld, RayHit, Shape, TransformColumns};
+pub use joints::{JointDesc, JointState, JointType, Motor};
+pub use shapes::{ColliderDesc, Groups, MeshData, Shape};
+pub use world::{BodyDesc, BodyKind, BodyState, ColliderMaterial, CollisionRecord, PhysicsWorld, RayHit, TransformColumns};
 
 deno_core::extension!(
   limina_physics,
@@ -18,8 +26,20 @@ deno_core::extension!(
     ops::op_physics_world_create,
     ops::op_physics_world_drop,
     ops::op_physics_create_body,
+    ops::op_physics_set_colliders,
     ops::op_physics_destroy_body,
     ops::op_physics_step,
+    ops::op_physics_set_body_type,
+    ops::op_physics_set_angular_velocity,
+    ops::op_physics_create_joint,
+    ops::op_physics_remove_joint,
+    ops::op_physics_set_motor,
+    ops::op_physics_joint_state,
+    ops::op_physics_joint_handles,
+    ops::op_physics_sensor_contents,
+    ops::op_physics_set_kill_plane,
+    ops::op_physics_kill_plane,
+    ops::op_physics_drain_fallen,
     ops::op_physics_apply_impulse,
     ops::op_physics_set_pose,
     ops::op_physics_set_linear_velocity,

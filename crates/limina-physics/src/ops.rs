@@ -5,7 +5,10 @@ use deno_core::{op2, OpState};
 use limina_ops::resources::{resource_mut, Handles};
 use limina_ops::OpError;
 
-use crate::world::{BodyDesc, BodyState, CollisionRecord, PhysicsWorld, TransformColumns};
+use crate::bounds::{Fallen, KillPlane};
+use crate::joints::{JointDesc, JointState, Motor};
+use crate::shapes::{ColliderDesc, MeshData};
+use crate::world::{BodyDesc, BodyKind, BodyState, ColliderMaterial, CollisionRecord, PhysicsWorld, TransformColumns};
 
 pub(crate) fn world(state: &mut OpState, id: u32) -> Result<&mut PhysicsWorld, OpError> {
   resource_mut::<Handles<PhysicsWorld>>(state).get_mut(id, "physics world")
@@ -23,23 +26,121 @@ pub fn op_physics_world_drop(state: &mut OpState, id: u32) -> bool {
   resource_mut::<Handles<PhysicsWorld>>(state).remove(id).is_some()
 }
 
-/// Takes the description as plain JSON so a malformed one (unknown shape,
-/// unknown field, wrong type) is an `invalid_input` error naming the problem.
-#[op2]
-pub fn op_physics_create_body(state: &mut OpState, id: u32, #[serde] desc: serde_json::Value) -> Result<u32, OpError> {
-  let desc: BodyDesc = serde_json::from_value(desc)
-    .map_err(|e| OpError::invalid_input(format!("bad body description: {e}")))?;
-  world(state, id)?.create_body(&desc)
+fn parse<T: serde::de::DeserializeOwned>(what: &str, value: serde_json::Value) -> Result<T, OpError> {
+  serde_json::from_value(value).map_err(|e| OpError::invalid_input(format!("bad {what}: {e}")))
 }
 
-#[op2(fast)]
-pub fn op_physics_destroy_body(state: &mut OpState, id: u32, handle: u32) -> Result<(), OpError> {
+/// Takes the description as plain JSON so a malformed one (unknown shape,
+/// unknown field, wrong type) is an `invalid_input` error naming the
+/// problem; mesh colliders read `vertices` (x, y, z triples) and
+/// `triangles` (index triples) by range, without a copy.
+#[op2]
+pub fn op_physics_create_body(
+  state: &mut OpState,
+  id: u32,
+  #[serde] desc: serde_json::Value,
+  #[buffer] vertices: &[f32],
+  #[buffer] triangles: &[u32],
+) -> Result<u32, OpError> {
+  let desc: BodyDesc = parse("body description", desc)?;
+  world(state, id)?.create_body_with_mesh(&desc, MeshData { vertices, triangles })
+}
+
+/// Replaces a body's colliders; `material` holds the defaults they take.
+#[op2]
+pub fn op_physics_set_colliders(
+  state: &mut OpState,
+  id: u32,
+  handle: u32,
+  #[serde] colliders: serde_json::Value,
+  #[serde] material: serde_json::Value,
+  #[buffer] vertices: &[f32],
+  #[buffer] triangles: &[u32],
+) -> Result<(), OpError> {
+  let colliders: Vec<ColliderDesc> = parse("collider list", colliders)?;
+  let material: ColliderMaterial = parse("collider material", material)?;
+  world(state, id)?.set_colliders(handle, &colliders, material, MeshData { vertices, triangles })
+}
+
+/// Destroys a body; returns the handles of the joints removed with it.
+#[op2]
+#[serde]
+pub fn op_physics_destroy_body(state: &mut OpState, id: u32, handle: u32) -> Result<Vec<u32>, OpError> {
   world(state, id)?.destroy_body(handle)
 }
 
+/// Steps the world; returns how many events (collisions, bodies out of bounds) wait to be drained.
 #[op2(fast)]
-pub fn op_physics_step(state: &mut OpState, id: u32, dt: f32) -> Result<(), OpError> {
+pub fn op_physics_step(state: &mut OpState, id: u32, dt: f32) -> Result<u32, OpError> {
   world(state, id)?.step(dt)
+}
+
+#[op2]
+pub fn op_physics_set_body_type(state: &mut OpState, id: u32, handle: u32, #[serde] kind: serde_json::Value) -> Result<(), OpError> {
+  let kind: BodyKind = parse("body type", kind)?;
+  world(state, id)?.set_body_type(handle, kind)
+}
+
+#[op2(fast)]
+pub fn op_physics_set_angular_velocity(state: &mut OpState, id: u32, handle: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
+  world(state, id)?.set_angular_velocity(handle, [x, y, z])
+}
+
+#[op2]
+pub fn op_physics_create_joint(state: &mut OpState, id: u32, #[serde] desc: serde_json::Value) -> Result<u32, OpError> {
+  let desc: JointDesc = parse("joint description", desc)?;
+  world(state, id)?.create_joint(&desc)
+}
+
+#[op2(fast)]
+pub fn op_physics_remove_joint(state: &mut OpState, id: u32, handle: u32) -> Result<(), OpError> {
+  world(state, id)?.remove_joint(handle)
+}
+
+/// Sets a joint's motor, or switches it off (`null`).
+#[op2]
+pub fn op_physics_set_motor(state: &mut OpState, id: u32, handle: u32, #[serde] motor: serde_json::Value) -> Result<(), OpError> {
+  let motor: Option<Motor> = parse("motor", motor)?;
+  world(state, id)?.set_motor(handle, motor.as_ref())
+}
+
+#[op2]
+#[serde]
+pub fn op_physics_joint_state(state: &mut OpState, id: u32, handle: u32) -> Result<JointState, OpError> {
+  world(state, id)?.joint_state(handle)
+}
+
+/// The bodies overlapping a body's sensor colliders now, in handle order.
+#[op2]
+#[serde]
+pub fn op_physics_sensor_contents(state: &mut OpState, id: u32, handle: u32) -> Result<Vec<u32>, OpError> {
+  world(state, id)?.sensor_contents(handle)
+}
+
+/// Every joint's handle, in order.
+#[op2]
+#[serde]
+pub fn op_physics_joint_handles(state: &mut OpState, id: u32) -> Result<Vec<u32>, OpError> {
+  Ok(world(state, id)?.joint_handles())
+}
+
+/// Sets the kill plane, or (`null`) switches it off.
+#[op2]
+pub fn op_physics_set_kill_plane(state: &mut OpState, id: u32, #[serde] plane: serde_json::Value) -> Result<(), OpError> {
+  let plane: Option<KillPlane> = parse("kill plane", plane)?;
+  world(state, id)?.set_kill_plane(plane)
+}
+
+#[op2]
+#[serde]
+pub fn op_physics_kill_plane(state: &mut OpState, id: u32) -> Result<Option<KillPlane>, OpError> {
+  Ok(world(state, id)?.kill_plane())
+}
+
+#[op2]
+#[serde]
+pub fn op_physics_drain_fallen(state: &mut OpState, id: u32) -> Result<Vec<Fallen>, OpError> {
+  Ok(world(state, id)?.drain_fallen())
 }
 
 #[op2(fast)]
@@ -143,7 +244,6 @@ pub fn op_physics_body_count(state: &mut OpState, id: u32) -> Result<u32, OpErro
 pub fn op_physics_set_gravity(state: &mut OpState, id: u32, x: f32, y: f32, z: f32) -> Result<(), OpError> {
   world(state, id)?.set_gravity([x, y, z])
 }
-
 
 /// The world's state as bytes `op_physics_restore` takes back.
 #[op2]

@@ -14,6 +14,10 @@ use rapier3d::math::{Pose, Rotation, Vector};
 use rapier3d::pipeline::PhysicsWorld as RapierWorld;
 use rapier3d::prelude::*;
 
+use crate::bounds::{Fallen, KillPlane};
+use crate::joints::JointEntry;
+use crate::shapes::{identity_quat, ColliderDesc, Groups, Material, MeshData, Shape};
+
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -26,31 +30,65 @@ pub enum BodyKind {
   Kinematic,
 }
 
-/// A collider shape, in metres.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Shape {
-  Box {
-    #[serde(rename = "halfExtents")]
-    half_extents: [f32; 3],
-  },
-  Sphere {
-    radius: f32,
-  },
-  /// Upright (along Y): a cylinder of `halfHeight` capped by hemispheres.
-  Capsule {
-    #[serde(rename = "halfHeight")]
-    half_height: f32,
-    radius: f32,
-  },
+impl BodyKind {
+  pub fn name(self) -> &'static str {
+    match self {
+      BodyKind::Dynamic => "dynamic",
+      BodyKind::Static => "static",
+      BodyKind::Kinematic => "kinematic",
+    }
+  }
 }
 
-/// Everything needed to create one body and its collider.
+fn rigid_body_type(kind: BodyKind) -> RigidBodyType {
+  match kind {
+    BodyKind::Dynamic => RigidBodyType::Dynamic,
+    BodyKind::Static => RigidBodyType::Fixed,
+    BodyKind::Kinematic => RigidBodyType::KinematicPositionBased,
+  }
+}
+
+fn rigid_body_builder(kind: BodyKind) -> RigidBodyBuilder {
+  RigidBodyBuilder::new(rigid_body_type(kind))
+}
+
+/// A body's material defaults as `set_colliders` takes them.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ColliderMaterial {
+  #[serde(default = "default_friction")]
+  pub friction: f32,
+  #[serde(default)]
+  pub restitution: f32,
+  #[serde(default = "default_density")]
+  pub density: f32,
+  #[serde(default)]
+  pub sensor: bool,
+  #[serde(default)]
+  pub groups: Groups,
+}
+
+impl ColliderMaterial {
+  fn validate(&self) -> Result<(), OpError> {
+    non_negative("friction", self.friction)?;
+    non_negative("restitution", self.restitution)?;
+    positive("density", self.density)
+  }
+
+  fn into_material(self) -> Material {
+    Material { friction: self.friction, restitution: self.restitution, density: self.density, sensor: self.sensor, groups: self.groups }
+  }
+}
+
+/// Everything needed to create one body and its colliders: one `shape` at
+/// the body's centre, or several `colliders` (a compound body).
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BodyDesc {
   pub kind: BodyKind,
-  pub shape: Shape,
+  pub shape: Option<Shape>,
+  #[serde(default)]
+  pub colliders: Vec<ColliderDesc>,
   #[serde(default)]
   pub position: [f32; 3],
   /// Quaternion `[x, y, z, w]`; normalised on creation.
@@ -69,14 +107,16 @@ pub struct BodyDesc {
   /// Continuous collision detection, for fast small bodies.
   #[serde(default)]
   pub ccd: bool,
+  /// Every collider a sensor: it reports bodies entering and leaving it and stops nothing.
+  #[serde(default)]
+  pub sensor: bool,
+  #[serde(default)]
+  pub groups: Groups,
   /// The ECS entity this body drives: its SoA slot for write-back and the
   /// id collision events and raycasts report.
   pub eid: Option<u32>,
 }
 
-fn identity_quat() -> [f32; 4] {
-  [0.0, 0.0, 0.0, 1.0]
-}
 fn default_friction() -> f32 {
   0.5
 }
@@ -84,7 +124,7 @@ fn default_density() -> f32 {
   1.0
 }
 
-fn finite(name: &str, values: &[f32]) -> Result<(), OpError> {
+pub(crate) fn finite(name: &str, values: &[f32]) -> Result<(), OpError> {
   if values.iter().all(|v| v.is_finite()) {
     Ok(())
   } else {
@@ -92,7 +132,7 @@ fn finite(name: &str, values: &[f32]) -> Result<(), OpError> {
   }
 }
 
-fn positive(name: &str, v: f32) -> Result<(), OpError> {
+pub(crate) fn positive(name: &str, v: f32) -> Result<(), OpError> {
   if v.is_finite() && v > 0.0 {
     Ok(())
   } else {
@@ -100,7 +140,7 @@ fn positive(name: &str, v: f32) -> Result<(), OpError> {
   }
 }
 
-fn non_negative(name: &str, v: f32) -> Result<(), OpError> {
+pub(crate) fn non_negative(name: &str, v: f32) -> Result<(), OpError> {
   if v.is_finite() && v >= 0.0 {
     Ok(())
   } else {
@@ -118,21 +158,36 @@ pub fn unit_quat(q: [f32; 4]) -> Result<Rotation, OpError> {
   Ok(Rotation::from_xyzw(q[0] / len, q[1] / len, q[2] / len, q[3] / len))
 }
 
+/// The most colliders one body may carry.
+pub const MAX_COLLIDERS: usize = 256;
+
 impl BodyDesc {
+  /// The body's colliders: `shape` as one collider at its centre, or `colliders`.
+  fn collider_descs(&self) -> Result<Vec<ColliderDesc>, OpError> {
+    let list = match (self.shape, self.colliders.is_empty()) {
+      (Some(shape), true) => {
+        vec![ColliderDesc { shape, offset: [0.0; 3], rotation: identity_quat(), friction: None, restitution: None, density: None, sensor: None }]
+      }
+      (None, false) => self.colliders.clone(),
+      (Some(_), false) => return Err(OpError::invalid_input("give a body either a shape or colliders, not both")),
+      (None, true) => return Err(OpError::invalid_input("a body needs a shape or at least one collider")),
+    };
+    if list.len() > MAX_COLLIDERS {
+      return Err(OpError::invalid_input(format!("a body carries at most {MAX_COLLIDERS} colliders, got {}", list.len())));
+    }
+    for c in &list {
+      c.validate()?;
+    }
+    check_solid(self.kind, &list)?;
+    Ok(list)
+  }
+
+  fn material(&self) -> Material {
+    Material { friction: self.friction, restitution: self.restitution, density: self.density, sensor: self.sensor, groups: self.groups }
+  }
+
   fn validate(&self) -> Result<(), OpError> {
     finite("position", &self.position)?;
-    match self.shape {
-      Shape::Box { half_extents } => {
-        for (axis, v) in ["x", "y", "z"].iter().zip(half_extents) {
-          positive(&format!("box halfExtents.{axis}"), v)?;
-        }
-      }
-      Shape::Sphere { radius } => positive("sphere radius", radius)?,
-      Shape::Capsule { half_height, radius } => {
-        positive("capsule halfHeight", half_height)?;
-        positive("capsule radius", radius)?;
-      }
-    }
     non_negative("friction", self.friction)?;
     non_negative("restitution", self.restitution)?;
     positive("density", self.density)?;
@@ -142,11 +197,23 @@ impl BodyDesc {
   }
 }
 
+/// Dynamic bodies cannot carry hollow shapes: a triangle mesh or a heightfield has no inside to weigh.
+fn check_solid(kind: BodyKind, colliders: &[ColliderDesc]) -> Result<(), OpError> {
+  if kind == BodyKind::Dynamic && colliders.iter().any(|c| !c.shape.solid()) {
+    return Err(OpError::invalid_input(
+      "a trimesh or heightfield collider is for static and kinematic bodies; give a dynamic body a convexHull (or primitive) collider",
+    ));
+  }
+  Ok(())
+}
+
 pub(crate) struct BodyEntry {
   pub(crate) body: RigidBodyHandle,
-  pub(crate) collider: ColliderHandle,
+  pub(crate) colliders: Vec<ColliderHandle>,
   pub(crate) kind: BodyKind,
   pub(crate) eid: Option<u32>,
+  /// The pose it was created at, where a kill plane set to respawn puts it back.
+  pub(crate) spawn: ([f32; 3], [f32; 4]),
 }
 
 /// A collision start or stop between two bodies, with the deepest contact
@@ -155,6 +222,8 @@ pub(crate) struct BodyEntry {
 #[serde(rename_all = "camelCase")]
 pub struct CollisionRecord {
   pub started: bool,
+  /// One of the two is a sensor: a body entered (`started`) or left it, with no contact.
+  pub sensor: bool,
   pub a: u32,
   pub b: u32,
   pub eid_a: Option<u32>,
@@ -166,6 +235,7 @@ pub struct CollisionRecord {
 /// The raw event as Rapier reports it during a step, before handle mapping.
 struct RawCollision {
   started: bool,
+  sensor: bool,
   c1: ColliderHandle,
   c2: ColliderHandle,
   contact: Option<([f32; 3], [f32; 3])>,
@@ -193,11 +263,17 @@ impl EventHandler for Collector {
     contact_pair: Option<&ContactPair>,
   ) {
     let contact = contact_pair.and_then(|pair| deepest_contact(colliders, pair));
-    let (started, c1, c2) = match event {
+    let sensor = event.sensor();
+    let (started, mut c1, mut c2) = match event {
       CollisionEvent::Started(c1, c2, _) => (true, c1, c2),
       CollisionEvent::Stopped(c1, c2, _) => (false, c1, c2),
     };
-    self.events.lock().expect("collector lock").push(RawCollision { started, c1, c2, contact });
+    // A sensor event names the sensor first.
+    let is_sensor = |c| colliders.get(c).is_some_and(|c: &Collider| c.is_sensor());
+    if sensor && !is_sensor(c1) && is_sensor(c2) {
+      std::mem::swap(&mut c1, &mut c2);
+    }
+    self.events.lock().expect("collector lock").push(RawCollision { started, sensor, c1, c2, contact });
   }
 
   fn handle_contact_force_event(
@@ -253,8 +329,12 @@ pub struct PhysicsWorld {
   pub(crate) bodies: BTreeMap<u32, BodyEntry>,
   pub(crate) by_collider: HashMap<ColliderHandle, u32>,
   pub(crate) next_handle: u32,
+  pub(crate) joints: BTreeMap<u32, JointEntry>,
+  pub(crate) next_joint: u32,
+  pub(crate) kill_plane: Option<KillPlane>,
   collector: Collector,
   pub(crate) pending: Vec<CollisionRecord>,
+  pub(crate) fallen: Vec<Fallen>,
   pub(crate) steps: u64,
 }
 
@@ -265,20 +345,23 @@ impl Default for PhysicsWorld {
 }
 
 impl PhysicsWorld {
+  /// An empty world with Earth's gravity and the default kill plane.
   pub fn new() -> Self {
     Self {
       rapier: RapierWorld::new(),
       bodies: BTreeMap::new(),
       by_collider: HashMap::new(),
       next_handle: 1,
+      joints: BTreeMap::new(),
+      next_joint: 1,
+      kill_plane: Some(KillPlane::default()),
       collector: Collector::default(),
       pending: Vec::new(),
+      fallen: Vec::new(),
       steps: 0,
     }
   }
 
-  /// Removes every body and event. Handle numbering carries on, so no
-  /// handle from before the clear addresses a body created after it.
   pub fn set_gravity(&mut self, g: [f32; 3]) -> Result<(), OpError> {
     finite("gravity", &g)?;
     self.rapier.gravity = Vector::new(g[0], g[1], g[2]);
@@ -294,42 +377,74 @@ impl PhysicsWorld {
   }
 
   pub fn create_body(&mut self, desc: &BodyDesc) -> Result<u32, OpError> {
+    self.create_body_with_mesh(desc, MeshData::default())
+  }
+
+  /// Creates a body whose mesh colliders read their vertices and triangles from `mesh`.
+  pub fn create_body_with_mesh(&mut self, desc: &BodyDesc, mesh: MeshData<'_>) -> Result<u32, OpError> {
     desc.validate()?;
+    let descs = desc.collider_descs()?;
+    let material = desc.material();
+    // Every collider is built before anything is inserted: a bad one leaves the world as it was.
+    let colliders = descs.iter().map(|c| c.build(&material, mesh)).collect::<Result<Vec<_>, _>>()?;
     let rotation = unit_quat(desc.rotation)?;
     let pose = Pose::from_parts(Vector::from_array(desc.position), rotation);
-    let builder = match desc.kind {
-      BodyKind::Dynamic => RigidBodyBuilder::dynamic(),
-      BodyKind::Static => RigidBodyBuilder::fixed(),
-      BodyKind::Kinematic => RigidBodyBuilder::kinematic_position_based(),
-    };
-    let body = builder
+    let body = rigid_body_builder(desc.kind)
       .pose(pose)
       .linear_damping(desc.linear_damping)
       .angular_damping(desc.angular_damping)
       .ccd_enabled(desc.ccd)
       .build();
-    let collider = match desc.shape {
-      Shape::Box { half_extents: [x, y, z] } => ColliderBuilder::cuboid(x, y, z),
-      Shape::Sphere { radius } => ColliderBuilder::ball(radius),
-      Shape::Capsule { half_height, radius } => ColliderBuilder::capsule_y(half_height, radius),
-    }
-    .friction(desc.friction)
-    .restitution(desc.restitution)
-    .density(desc.density)
-    .active_events(ActiveEvents::COLLISION_EVENTS)
-    .build();
     let handle = self.next_handle;
     self.next_handle = self
       .next_handle
       .checked_add(1)
       .ok_or_else(|| OpError::capacity_exceeded("physics body handles exhausted"))?;
-    let (body, collider) = self.rapier.insert(body, collider);
-    self.by_collider.insert(collider, handle);
-    self.bodies.insert(handle, BodyEntry { body, collider, kind: desc.kind, eid: desc.eid });
+    let body = self.rapier.insert_body(body);
+    let colliders = self.attach(handle, body, colliders);
+    let spawn = (desc.position, [rotation.x, rotation.y, rotation.z, rotation.w]);
+    self.bodies.insert(handle, BodyEntry { body, colliders, kind: desc.kind, eid: desc.eid, spawn });
     Ok(handle)
   }
 
-  fn entry(&self, handle: u32) -> Result<&BodyEntry, OpError> {
+  fn attach(&mut self, handle: u32, body: RigidBodyHandle, colliders: Vec<Collider>) -> Vec<ColliderHandle> {
+    colliders
+      .into_iter()
+      .map(|c| {
+        let h = self.rapier.insert_collider(c, Some(body));
+        self.by_collider.insert(h, handle);
+        h
+      })
+      .collect()
+  }
+
+  /// Replaces a body's colliders (e.g. after the entity was rescaled); on
+  /// a bad description the body keeps the ones it had.
+  pub fn set_colliders(&mut self, handle: u32, colliders: &[ColliderDesc], material: ColliderMaterial, mesh: MeshData<'_>) -> Result<(), OpError> {
+    let kind = self.entry(handle)?.kind;
+    if colliders.is_empty() || colliders.len() > MAX_COLLIDERS {
+      return Err(OpError::invalid_input(format!("a body carries 1 to {MAX_COLLIDERS} colliders, got {}", colliders.len())));
+    }
+    for c in colliders {
+      c.validate()?;
+    }
+    check_solid(kind, colliders)?;
+    material.validate()?;
+    let material = material.into_material();
+    let built = colliders.iter().map(|c| c.build(&material, mesh)).collect::<Result<Vec<_>, _>>()?;
+    let entry = self.bodies.get_mut(&handle).ok_or_else(|| unknown(handle))?;
+    let (body, old) = (entry.body, std::mem::take(&mut entry.colliders));
+    for c in old {
+      self.by_collider.remove(&c);
+      self.rapier.remove_collider(c);
+    }
+    let new = self.attach(handle, body, built);
+    self.bodies.get_mut(&handle).expect("entry").colliders = new;
+    self.rapier.wake_up(body, true);
+    Ok(())
+  }
+
+  pub(crate) fn entry(&self, handle: u32) -> Result<&BodyEntry, OpError> {
     self.bodies.get(&handle).ok_or_else(|| unknown(handle))
   }
 
@@ -338,29 +453,50 @@ impl PhysicsWorld {
     self.rapier.bodies.get_mut(body).ok_or_else(|| unknown(handle))
   }
 
-  pub fn destroy_body(&mut self, handle: u32) -> Result<(), OpError> {
+  /// Destroys a body with its colliders and joints; returns the handles of the joints that went with it.
+  pub fn destroy_body(&mut self, handle: u32) -> Result<Vec<u32>, OpError> {
     let entry = self.bodies.remove(&handle).ok_or_else(|| unknown(handle))?;
-    self.by_collider.remove(&entry.collider);
+    for c in &entry.colliders {
+      self.by_collider.remove(c);
+    }
     self.rapier.remove_body(entry.body);
-    Ok(())
+    Ok(self.drop_joints_of(handle))
   }
 
-  /// Advances the simulation by `dt` seconds and queues the collision events.
-  pub fn step(&mut self, dt: f32) -> Result<(), OpError> {
+  /// Advances the simulation by `dt` seconds, queues the collision events,
+  /// then applies the kill plane. Returns how many events (collisions and
+  /// bodies out of bounds) wait to be drained.
+  pub fn step(&mut self, dt: f32) -> Result<u32, OpError> {
     if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
       return Err(OpError::invalid_input(format!("physics dt must be in (0, 1] seconds, got {dt}")));
     }
     self.rapier.integration_parameters.dt = dt;
     self.rapier.step_with_events(&(), &self.collector);
     self.steps += 1;
+    self.collect_events();
+    self.apply_kill_plane();
+    Ok((self.pending.len() + self.fallen.len()) as u32)
+  }
+
+  /// Brings contacts and scene queries (raycasts) up to date with colliders added or changed
+  /// since the last step, without advancing the simulation; contacts it starts or ends are
+  /// reported like a step's.
+  pub(crate) fn detect_collisions_now(&mut self) {
+    self.rapier.detect_collisions(&(), &self.collector);
+    self.collect_events();
+  }
+
+  /// Moves the collision events Rapier reported into the queue, as body handles.
+  fn collect_events(&mut self) {
     let raw = std::mem::take(&mut *self.collector.events.lock().expect("collector lock"));
     for e in raw {
-      // A body removed during the step (none today) would have no handle.
+      // A collider removed during the step (none today) would have no body.
       let (Some(&a), Some(&b)) = (self.by_collider.get(&e.c1), self.by_collider.get(&e.c2)) else {
         continue;
       };
       self.pending.push(CollisionRecord {
         started: e.started,
+        sensor: e.sensor,
         a,
         b,
         eid_a: self.bodies[&a].eid,
@@ -369,7 +505,6 @@ impl PhysicsWorld {
         normal: e.contact.map(|c| c.1),
       });
     }
-    Ok(())
   }
 
   /// The collision events since the last drain, in the order they happened.
@@ -377,14 +512,69 @@ impl PhysicsWorld {
     std::mem::take(&mut self.pending)
   }
 
-  pub fn apply_impulse(&mut self, handle: u32, impulse: [f32; 3]) -> Result<(), OpError> {
-    finite("impulse", &impulse)?;
+  /// The bodies overlapping any sensor collider of body `handle` now, in handle order.
+  pub fn sensor_contents(&self, handle: u32) -> Result<Vec<u32>, OpError> {
+    let entry = self.entry(handle)?;
+    let mut inside = std::collections::BTreeSet::new();
+    for &c in &entry.colliders {
+      if !self.rapier.colliders[c].is_sensor() {
+        continue;
+      }
+      for (h1, _, h2, _, intersecting) in self.rapier.intersection_pairs_with(c) {
+        let other = if h1 == c { h2 } else { h1 };
+        if let (true, Some(&b)) = (intersecting, self.by_collider.get(&other)) {
+          if b != handle {
+            inside.insert(b);
+          }
+        }
+      }
+    }
+    Ok(inside.into_iter().collect())
+  }
+
+  /// Changes how a body moves. A body becoming dynamic keeps its pose and starts at rest.
+  pub fn set_body_type(&mut self, handle: u32, kind: BodyKind) -> Result<(), OpError> {
+    let entry = self.entry(handle)?;
+    if kind == entry.kind {
+      return Ok(());
+    }
+    if kind == BodyKind::Dynamic {
+      let hollow = entry.colliders.iter().any(|c| {
+        let shape = self.rapier.colliders[*c].shape();
+        shape.as_trimesh().is_some() || shape.as_heightfield().is_some()
+      });
+      if hollow {
+        return Err(OpError::invalid_input(format!(
+          "body {handle} has a trimesh or heightfield collider, which only static and kinematic bodies may carry"
+        )));
+      }
+    }
+    let body = self.rigid_body_mut(handle)?;
+    body.set_body_type(rigid_body_type(kind), true);
+    body.set_linvel(Vector::ZERO, true);
+    body.set_angvel(Vector::ZERO, true);
+    self.bodies.get_mut(&handle).expect("entry").kind = kind;
+    Ok(())
+  }
+
+  pub fn set_angular_velocity(&mut self, handle: u32, w: [f32; 3]) -> Result<(), OpError> {
+    finite("angular velocity", &w)?;
+    self.dynamic(handle, "have a velocity to set")?;
+    self.rigid_body_mut(handle)?.set_angvel(Vector::from_array(w), true);
+    Ok(())
+  }
+
+  fn dynamic(&self, handle: u32, what: &str) -> Result<(), OpError> {
     let kind = self.entry(handle)?.kind;
     if kind != BodyKind::Dynamic {
-      return Err(OpError::invalid_input(format!(
-        "body {handle} is {kind:?}: only dynamic bodies take impulses"
-      )));
+      return Err(OpError::invalid_input(format!("body {handle} is {}: only dynamic bodies {what}", kind.name())));
     }
+    Ok(())
+  }
+
+  pub fn apply_impulse(&mut self, handle: u32, impulse: [f32; 3]) -> Result<(), OpError> {
+    finite("impulse", &impulse)?;
+    self.dynamic(handle, "take impulses")?;
     self.rigid_body_mut(handle)?.apply_impulse(Vector::from_array(impulse), true);
     Ok(())
   }
@@ -405,6 +595,7 @@ impl PhysicsWorld {
 
   pub fn set_linear_velocity(&mut self, handle: u32, v: [f32; 3]) -> Result<(), OpError> {
     finite("velocity", &v)?;
+    self.dynamic(handle, "have a velocity to set")?;
     self.rigid_body_mut(handle)?.set_linvel(Vector::from_array(v), true);
     Ok(())
   }
@@ -440,7 +631,7 @@ impl PhysicsWorld {
     }
     let ray = Ray::new(Vector::from_array(origin), d / len);
     let Some((collider, hit)) =
-      self.rapier.cast_ray_and_get_normal(&ray, max_distance, solid, QueryFilter::default())
+      self.rapier.cast_ray_and_get_normal(&ray, max_distance, solid, QueryFilter::default().exclude_sensors())
     else {
       return Ok(None);
     };
@@ -500,7 +691,8 @@ mod tests {
   fn ball(eid: u32, position: [f32; 3]) -> BodyDesc {
     BodyDesc {
       kind: BodyKind::Dynamic,
-      shape: Shape::Sphere { radius: 0.5 },
+      shape: Some(Shape::Sphere { radius: 0.5 }),
+      colliders: Vec::new(),
       position,
       rotation: identity_quat(),
       friction: 0.3,
@@ -509,6 +701,8 @@ mod tests {
       linear_damping: 0.0,
       angular_damping: 0.0,
       ccd: false,
+      sensor: false,
+      groups: Groups::default(),
       eid: Some(eid),
     }
   }
@@ -516,7 +710,7 @@ mod tests {
   fn ground() -> BodyDesc {
     BodyDesc {
       kind: BodyKind::Static,
-      shape: Shape::Box { half_extents: [50.0, 0.5, 50.0] },
+      shape: Some(Shape::Box { half_extents: [50.0, 0.5, 50.0] }),
       position: [0.0, -0.5, 0.0],
       eid: Some(0),
       ..ball(0, [0.0; 3])
@@ -632,8 +826,10 @@ mod tests {
   fn bad_descriptions_are_rejected_and_create_nothing() {
     let mut w = PhysicsWorld::new();
     let cases = [
-      BodyDesc { shape: Shape::Sphere { radius: 0.0 }, ..ball(1, [0.0; 3]) },
-      BodyDesc { shape: Shape::Box { half_extents: [1.0, -1.0, 1.0] }, ..ball(1, [0.0; 3]) },
+      BodyDesc { shape: Some(Shape::Sphere { radius: 0.0 }), ..ball(1, [0.0; 3]) },
+      BodyDesc { shape: Some(Shape::Box { half_extents: [1.0, -1.0, 1.0] }), ..ball(1, [0.0; 3]) },
+      BodyDesc { shape: Some(Shape::Cylinder { half_height: 1.0, radius: f32::INFINITY }), ..ball(1, [0.0; 3]) },
+      BodyDesc { shape: None, ..ball(1, [0.0; 3]) },
       BodyDesc { position: [f32::NAN, 0.0, 0.0], ..ball(1, [0.0; 3]) },
       BodyDesc { rotation: [0.0; 4], ..ball(1, [0.0; 3]) },
       BodyDesc { friction: -1.0, ..ball(1, [0.0; 3]) },

@@ -27,6 +27,14 @@ pub struct RenderConfig {
   pub max_frames: Option<u64>,
   /// The render quality tier asked for (`--quality`): low, balanced or cinematic.
   pub quality: Option<String>,
+  /// Set once the screenshot file has been written.
+  #[serde(skip)]
+  pub screenshot_written: bool,
+}
+
+/// Whether the `--screenshot` file was written in this run.
+pub fn screenshot_written(state: &OpState) -> bool {
+  state.try_borrow::<RenderConfig>().is_some_and(|c| c.screenshot_written)
 }
 
 #[op2]
@@ -38,8 +46,14 @@ pub fn op_render_config(state: &mut OpState) -> RenderConfig {
 /// Writes tightly packed RGBA8 pixels (`width * height * 4` bytes, rows top
 /// to bottom) to a PNG file.
 #[op2(fast)]
-pub fn op_render_write_png(#[string] path: &str, width: u32, height: u32, #[buffer] rgba: &[u8]) -> Result<(), OpError> {
-  write_png(path, width, height, rgba)
+pub fn op_render_write_png(state: &mut OpState, #[string] path: &str, width: u32, height: u32, #[buffer] rgba: &[u8]) -> Result<(), OpError> {
+  write_png(path, width, height, rgba)?;
+  if let Some(config) = state.try_borrow_mut::<RenderConfig>() {
+    if config.screenshot.as_deref() == Some(path) {
+      config.screenshot_written = true;
+    }
+  }
+  Ok(())
 }
 
 pub fn write_png(path: &str, width: u32, height: u32, rgba: &[u8]) -> Result<(), OpError> {

@@ -20,8 +20,9 @@ fn asset_root() -> Result<PathBuf, OpError> {
   }
 }
 
+/// One asset of a manifest (docs/assets.md; the JSON Schema is docs/asset-manifest.schema.json).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssetEntry {
   pub kind: String,
   pub path: String,
@@ -32,6 +33,45 @@ pub struct AssetEntry {
 #[derive(serde::Deserialize)]
 struct Manifest {
   assets: std::collections::BTreeMap<String, AssetEntry>,
+}
+
+/// A user's manifest as read: each entry on its own, so one malformed entry
+/// fails alone (naming itself) and the rest, and the built-in assets, still load.
+pub struct UserManifest {
+  pub entries: std::collections::BTreeMap<String, Result<AssetEntry, String>>,
+}
+
+/// Why a whole manifest file cannot be used (not JSON, no `assets` object).
+fn manifest_error(detail: impl std::fmt::Display) -> OpError {
+  OpError::invalid_input(format!(
+    "the asset manifest manifest.json is malformed: {detail} (expected {{\"assets\": {{\"<id>\": {{\"kind\": \"gltf\", \"path\": \"models/x.glb\"}}}}}}; see docs/assets.md)"
+  ))
+}
+
+fn entry_of(id: &str, value: serde_json::Value) -> Result<AssetEntry, String> {
+  if !valid_id(id) {
+    return Err(format!("asset id {id:?} must be 1–64 lower-case letters, digits, '.', '_' or '-'"));
+  }
+  let entry: AssetEntry = serde_json::from_value(value).map_err(|e| format!("asset manifest entry {id:?} is malformed: {e}"))?;
+  if entry.kind.is_empty() || entry.path.is_empty() {
+    return Err(format!("asset manifest entry {id:?} is malformed: kind and path must not be empty"));
+  }
+  Ok(entry)
+}
+
+/// The user's manifest under `root`: `Ok(None)` when there is none; an error when the file as a whole cannot be used.
+pub fn user_manifest(root: &Path) -> Result<Option<UserManifest>, OpError> {
+  let text = match read_regular(&root.join("manifest.json"), MAX_MANIFEST_BYTES, "the asset manifest manifest.json") {
+    Ok(text) => text,
+    Err(ReadError::Missing) => return Ok(None),
+    Err(ReadError::Op(e)) => return Err(e),
+  };
+  let value: serde_json::Value = serde_json::from_slice(&text).map_err(manifest_error)?;
+  let Some(assets) = value.get("assets").and_then(|a| a.as_object()) else {
+    return Err(manifest_error("it has no \"assets\" object"));
+  };
+  let entries = assets.iter().map(|(id, v)| (id.clone(), entry_of(id, v.clone()))).collect();
+  Ok(Some(UserManifest { entries }))
 }
 
 fn valid_id(id: &str) -> bool {
@@ -49,16 +89,14 @@ fn check_id(id: &str) -> Result<(), OpError> {
   }
 }
 
-/// The user's manifest entry for `id`: `Ok(None)` when there is no manifest or no such id.
+/// The user's manifest entry for `id`: `Ok(None)` when there is no manifest or no such id;
+/// a malformed entry for `id` (or a malformed manifest) is an error naming it.
 fn user_entry(root: &Path, id: &str) -> Result<Option<AssetEntry>, OpError> {
-  let text = match read_regular(&root.join("manifest.json"), MAX_MANIFEST_BYTES, "the asset manifest manifest.json") {
-    Ok(text) => text,
-    Err(ReadError::Missing) => return Ok(None),
-    Err(ReadError::Op(e)) => return Err(e),
-  };
-  let manifest: Manifest = serde_json::from_slice(&text)
-    .map_err(|e| OpError::invalid_input(format!("the asset manifest manifest.json is malformed: {e}")))?;
-  Ok(manifest.assets.get(id).cloned())
+  match user_manifest(root)?.and_then(|m| m.entries.get(id).cloned()) {
+    None => Ok(None),
+    Some(Ok(entry)) => Ok(Some(entry)),
+    Some(Err(why)) => Err(OpError::invalid_input(why)),
+  }
 }
 
 fn builtin_manifest() -> Manifest {
@@ -73,14 +111,25 @@ pub enum AssetFile {
   Builtin(&'static str),
 }
 
-/// The entry for `id`: the user's first, then the built-in one.
+/// The entry for `id`: the user's first, then the built-in one. A user
+/// manifest that cannot be read at all does not hide the built-in assets.
 pub fn find(root: &Path, id: &str) -> Result<(AssetEntry, AssetFile), OpError> {
   check_id(id)?;
-  if user_entry(root, id)?.is_some() {
-    let (entry, file) = resolve_in(root, id)?;
-    return Ok((entry, AssetFile::User(file)));
-  }
   let builtin = builtin_manifest();
+  match user_manifest(root) {
+    Ok(Some(m)) => match m.entries.get(id) {
+      Some(Ok(_)) => {
+        let (entry, file) = resolve_in(root, id)?;
+        return Ok((entry, AssetFile::User(file)));
+      }
+      Some(Err(why)) => return Err(OpError::invalid_input(why.clone())),
+      None => {}
+    },
+    Ok(None) => {}
+    Err(e) if !builtin.assets.contains_key(id) => return Err(e),
+    // A manifest broken as a whole hides none of the built-in assets.
+    Err(_) => {}
+  }
   let Some(entry) = builtin.assets.get(id).cloned() else {
     let names: Vec<&str> = builtin.assets.keys().map(String::as_str).collect();
     return Err(OpError::not_found(format!(
@@ -243,5 +292,38 @@ mod tests {
     );
     let nowhere = std::env::temp_dir().join("limina-no-assets-here");
     assert!(matches!(find(&nowhere, "checker_cube").unwrap().1, AssetFile::Builtin(_)));
+  }
+
+  fn dir_with(test: &str, manifest: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("limina-assets-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    std::fs::write(dir.join("models/a.glb"), b"glTF").unwrap();
+    std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+    dir
+  }
+
+  #[test]
+  fn a_malformed_entry_fails_alone_naming_itself() {
+    let r = dir_with(
+      "entry",
+      r#"{"assets":{"a":{"kind":"gltf","path":"models/a.glb"},"typo":{"kind":"gltf","pth":"models/a.glb"},"empty":{"kind":"","path":"x"}}}"#,
+    );
+    assert!(matches!(find(&r, "a").unwrap().1, AssetFile::User(_)), "the good entry still loads");
+    let e = find(&r, "typo").unwrap_err();
+    assert_eq!(e.code, limina_ops::ErrorCode::InvalidInput);
+    assert!(e.message.contains("entry \"typo\"") && e.message.contains("pth"), "{}", e.message);
+    assert!(find(&r, "empty").unwrap_err().message.contains("must not be empty"));
+    assert!(matches!(find(&r, "crate").unwrap().1, AssetFile::Builtin(_)));
+  }
+
+  #[test]
+  fn a_broken_manifest_hides_no_built_in_asset_and_says_why_for_its_own() {
+    for (test, text, why) in [("json", "{ not json", "malformed"), ("shape", r#"{"models":{}}"#, "no \"assets\" object")] {
+      let r = dir_with(test, text);
+      assert!(matches!(find(&r, "crate").unwrap().1, AssetFile::Builtin(_)), "{test}: crate still resolves");
+      let e = find(&r, "a").unwrap_err();
+      assert_eq!(e.code, limina_ops::ErrorCode::InvalidInput, "{test}");
+      assert!(e.message.contains(why) && e.message.contains("docs/assets.md"), "{test}: {}", e.message);
+    }
   }
 }

@@ -166,6 +166,16 @@ pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
   }
 }
 
+/// Frames run so far.
+pub fn frames_run(state: &OpState) -> u64 {
+  state.borrow::<HostLoop>().frames
+}
+
+/// Whether an error is deno_core's report of a top-level await that can never settle.
+fn is_stalled_top_level_await(e: &CoreError) -> bool {
+  e.to_string().starts_with("Top-level await promise never resolved")
+}
+
 fn thread_cpu_ms() -> f64 {
   let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
   // SAFETY: a valid pointer to a timespec; CLOCK_THREAD_CPUTIME_ID always exists on Linux.
@@ -275,6 +285,15 @@ pub async fn run_main_module(
   poll_fn(|cx: &mut Context| loop {
     let event_loop = rt.poll_event_loop(cx, PollEventLoopOptions::default());
     if let Poll::Ready(Err(e)) = event_loop {
+      if settle.is_some() && !evaluated && is_stalled_top_level_await(&e) {
+        // The frames asked for ran; what the module's top level still awaits needed more of them.
+        let at = e.to_string().lines().find_map(|l| l.trim().strip_prefix("at ").map(str::to_owned));
+        eprintln!(
+          "limina: stopped after {frames} frames (--frames {frames}); the module's top-level code was still waiting{} and did not finish (give it more frames, or run without --frames)",
+          at.map(|a| format!(" at {a}")).unwrap_or_default()
+        );
+        return Poll::Ready(Ok(()));
+      }
       return Poll::Ready(Err(e));
     }
     if !evaluated {
@@ -289,6 +308,8 @@ pub async fn run_main_module(
       // — for a while.
       let settle = settle.get_or_insert_with(|| {
         stop_loop(&mut rt.op_state().borrow_mut());
+        // The event loop looks again right away: with the loop stopped it may already be done.
+        cx.waker().wake_by_ref();
         Box::pin(tokio::time::sleep(SETTLE_LIMIT))
       });
       if event_loop.is_ready() {
@@ -301,8 +322,9 @@ pub async fn run_main_module(
       return Poll::Pending;
     }
     let (_, _, active) = callbacks(rt);
-    if !active && config.max_frames.is_none() {
-      // Nothing to drive: finish once the event loop has settled.
+    let stopped = rt.op_state().borrow().borrow::<HostLoop>().stopped;
+    if !active && (config.max_frames.is_none() || stopped) {
+      // Nothing to drive (or the module stopped the loop before its frames ran out): finish once the event loop has settled.
       if event_loop.is_ready() && evaluated {
         return Poll::Ready(Ok(()));
       }

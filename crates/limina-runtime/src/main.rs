@@ -205,6 +205,7 @@ fn main() -> ExitCode {
       height: cli.size.1,
       max_frames: cli.frames,
       quality: cli.quality.clone(),
+      screenshot_written: false,
     };
     // The benchmark ops change the op table, which a snapshot is made for.
     let kind = snapshot::Kind::for_module(&main_module);
@@ -215,6 +216,14 @@ fn main() -> ExitCode {
     let options = runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops, audio };
     let mut js = runtime::new_runtime(options, snapshot);
     let result = host_loop::run_main_module(&mut js, &main_module, config).await;
+    // A screenshot asked for but never written is a failure, named, not a silent success.
+    let result = result.and_then(|()| match &cli.screenshot {
+      Some(path) if !limina_render::screenshot_written(&js.op_state().borrow()) => {
+        let frames = host_loop::frames_run(&js.op_state().borrow());
+        Err(deno_core::error::CoreError::from(deno_error::JsErrorBox::generic(missing_screenshot(path, frames, cli.frames))))
+      }
+      _ => Ok(()),
+    });
     // The process ends next: tearing the isolate's heap down would only cost
     // time. What must reach the disk first does.
     limina_trace::close_logs(&mut js.op_state().borrow_mut());
@@ -229,6 +238,19 @@ fn main() -> ExitCode {
       eprintln!("error: {}", format_error(&e));
       ExitCode::FAILURE
     }
+  }
+}
+
+/// Why `--screenshot` wrote no file.
+fn missing_screenshot(path: &std::path::Path, frames: u64, asked: Option<u64>) -> String {
+  let path = path.display();
+  match asked {
+    Some(n) if frames < n => format!(
+      "--screenshot {path}: no file written: the program ended after {frames} of the {n} frames (it stopped its loop or exited first), and the screenshot is of frame {n}"
+    ),
+    _ => format!(
+      "--screenshot {path}: no file written: nothing was rendered. The module never rendered a frame; make a renderer with createEngine() (see docs/module-api.md)"
+    ),
   }
 }
 
@@ -263,7 +285,7 @@ fn make_snapshot(kind: snapshot::Kind, path: &std::path::Path) -> ExitCode {
     let options = runtime::HostOptions {
       args: Vec::new(),
       serve: None,
-      render: limina_render::RenderConfig { screenshot: None, width: 1, height: 1, max_frames: None, quality: None },
+      render: limina_render::RenderConfig { screenshot: None, width: 1, height: 1, max_frames: None, quality: None, screenshot_written: false },
       window: None,
       bench_ops: false,
       audio: limina_audio::AudioConfig { backend: limina_audio::Backend::Null, deterministic: false, tts: None },
@@ -293,10 +315,24 @@ fn demo_names() -> Vec<&'static str> {
     .collect()
 }
 
+/// A demo's one-line description: its `// Demo:` line, else its first comment line.
+fn demo_description(name: &str) -> String {
+  let source = embedded::get(&format!("examples/{name}.ts")).map(|s| String::from_utf8_lossy(&s).into_owned()).unwrap_or_default();
+  let comments = || source.lines().filter_map(|l| l.strip_prefix("//")).map(str::trim);
+  comments()
+    .find_map(|l| l.strip_prefix("Demo:"))
+    .or_else(|| comments().next())
+    .unwrap_or("")
+    .trim()
+    .to_owned()
+}
+
 fn list_demos() -> ExitCode {
   println!("Built-in demos (run one with `limina demo NAME`, e.g. `limina demo billiards --window`):");
-  for name in demo_names() {
-    println!("  {name}");
+  let names = demo_names();
+  let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+  for name in names {
+    println!("  {name:<width$}  {}", demo_description(name));
   }
   ExitCode::SUCCESS
 }

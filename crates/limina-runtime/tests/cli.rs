@@ -165,12 +165,74 @@ fn frames_runs_exactly_n_frames_then_exits_0() {
   let out = limina(&["--frames", "5", "--deterministic", "tests/fixtures/frames.ts"]);
   let (stdout, stderr) = text(&out);
   assert!(out.status.success(), "{stderr}");
+  // It ends as soon as the frames have run, not after the settling time work under way may take.
+  assert!(!stderr.contains("still pending after"), "{stderr}");
   let lines: Vec<_> = stdout.lines().collect();
   assert_eq!(
     lines,
     (1..=5).map(|n| format!("frame steps={n} alpha=0")).collect::<Vec<_>>(),
     "{stdout}"
   );
+}
+
+#[test]
+fn frames_stop_a_module_still_awaiting_steps_with_a_clear_line() {
+  // The README's first module awaits 180 steps; 30 frames stop it first.
+  let out = limina(&["--frames", "30", "--deterministic", "tests/fixtures/awaits_steps.ts"]);
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success(), "{stderr}");
+  assert_eq!(stdout.lines().count(), 30, "the loop ran its 30 frames: {stdout}");
+  assert!(
+    stderr.contains("stopped after 30 frames (--frames 30); the module's top-level code was still waiting at")
+      && stderr.contains("awaits_steps.ts:")
+      && stderr.contains("did not finish"),
+    "{stderr}"
+  );
+  assert!(!stderr.contains("Top-level await promise never resolved") && !stderr.contains("still pending after"), "{stderr}");
+  // Given the frames it needs, it finishes on its own.
+  let out = limina(&["--frames", "400", "--deterministic", "tests/fixtures/awaits_steps.ts"]);
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success() && stdout.contains("done after 180 steps") && !stderr.contains("stopped after"), "{stdout}{stderr}");
+}
+
+#[test]
+fn the_readme_first_module_runs_whole_and_under_frames() {
+  let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+  let from = readme.find("### Your first module").expect("the README has a first module");
+  let block = readme[from..].split("```ts\n").nth(1).and_then(|b| b.split("\n```").next()).expect("a ts block");
+  let dir = std::env::temp_dir().join(format!("limina-readme-{}", std::process::id()));
+  std::fs::create_dir_all(&dir).unwrap();
+  let module = dir.join("game.ts");
+  std::fs::write(&module, block).unwrap();
+  let module = module.to_str().unwrap();
+  let out = limina(&["--deterministic", module]);
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success(), "{stderr}");
+  assert_eq!(stdout.lines().map(|l| l.split(' ').next().unwrap()).collect::<Vec<_>>(), ["t=1s", "t=2s", "t=3s"], "{stdout}");
+  let ball: f32 = stdout.lines().last().unwrap().split("y=").nth(1).unwrap().parse().unwrap();
+  assert!((ball - 0.5).abs() < 0.05, "the ball rests on the floor: {stdout}");
+  let out = limina(&["--frames", "90", "--deterministic", module]);
+  let (stdout, stderr) = text(&out);
+  assert!(out.status.success() && stdout.trim().starts_with("t=1s") && stdout.lines().count() == 1, "{stdout}{stderr}");
+  std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_screenshot_that_was_never_taken_is_an_error_naming_why() {
+  let png = std::env::temp_dir().join(format!("limina-no-shot-{}.png", std::process::id()));
+  let png_arg = png.to_str().unwrap();
+  // A module that renders nothing.
+  let out = limina(&["--frames", "3", "--deterministic", "--screenshot", png_arg, "tests/fixtures/frames.ts"]);
+  let (_, stderr) = text(&out);
+  assert_eq!(out.status.code(), Some(1), "{stderr}");
+  assert!(stderr.contains(&format!("--screenshot {png_arg}: no file written: nothing was rendered")) && stderr.contains("createEngine()"), "{stderr}");
+  assert!(!png.exists());
+  // A module that stops its loop before the frame the screenshot is of.
+  let out = limina(&["--frames", "50", "--deterministic", "--screenshot", png_arg, "tests/fixtures/stop.ts"]);
+  let (_, stderr) = text(&out);
+  assert_eq!(out.status.code(), Some(1), "{stderr}");
+  assert!(stderr.contains("the program ended after 10 of the 50 frames"), "{stderr}");
+  assert!(!png.exists());
 }
 
 #[test]
@@ -268,8 +330,14 @@ fn demos_are_listed_and_an_unknown_one_is_a_clear_error() {
   let (stdout, _) = text(&out);
   assert!(out.status.success());
   for demo in ["billiards", "builder", "fidelity_scene", "player", "particles", "billiards_headless"] {
-    assert!(stdout.lines().any(|l| l.trim() == demo), "{demo} is not listed:\n{stdout}");
+    assert!(stdout.lines().any(|l| l.split_whitespace().next() == Some(demo)), "{demo} is not listed:\n{stdout}");
   }
+  // Each with a line saying what it shows.
+  for line in stdout.lines().skip(1) {
+    let described = line.split_whitespace().count() > 4 && line.trim_end().ends_with('.');
+    assert!(described, "a demo without a description: {line:?}");
+  }
+  assert!(stdout.contains("builder  ") && stdout.contains("MCP tool calls"), "{stdout}");
   assert!(!stdout.contains("_core"), "helper modules are not demos:\n{stdout}");
   let out = limina(&["demo", "nope"]);
   assert_eq!(out.status.code(), Some(2));

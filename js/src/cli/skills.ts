@@ -60,6 +60,10 @@ function markdown(): string {
       fence(outputSchema(s)),
       "",
     );
+    if (s.examples?.length) {
+      out.push("Examples:", "");
+      for (const e of s.examples) out.push(`${e.note}:`, "", fence(e.input), "");
+    }
   }
   return out.join("\n");
 }

@@ -16,6 +16,10 @@ export interface EntityEntry {
   mesh?: unknown;
   body?: number;
   resource?: unknown;
+  /** How the engine made it (scene/entities.ts): its shape, its style, its body's description. */
+  shape?: unknown;
+  style?: unknown;
+  bodySpec?: unknown;
 }
 
 export interface EntityTableSnapshot {

@@ -4,10 +4,11 @@
 // WebSocket and Streamable HTTP may run together: one world, one total
 // order. The world keeps stepping on the fixed-timestep loop all the while.
 
-import { backlog, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { backlog, close, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { waitForStopSignal } from "../../../crates/limina-trace/js/world-file.ts";
 import { PROFILES } from "../skills/profiles.ts";
 import { streamWorldLog } from "../persistence/log-sink.ts";
-import { keepWorldFile, loadWorld } from "../persistence/world-file.ts";
+import { keepWorldFile, loadWorld, saveWorldNow } from "../persistence/world-file.ts";
 import { WorldSession } from "../world-session.ts";
 import { MODERN_VERSIONS } from "./modern.ts";
 import { McpServer, STANDARD_VERSIONS } from "./server.ts";
@@ -19,6 +20,46 @@ if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mc
 if (!Object.hasOwn(PROFILES, config.profile)) {
   throw new Error(`--profile ${config.profile}: unknown profile (known: ${Object.keys(PROFILES).join(", ")})`);
 }
+
+/** How long a stopping server waits for replies already queued to be written. */
+const FLUSH_LIMIT_MS = 100;
+
+// Set once every transport serves: a stop before that exits without saving (the world may not be restored yet).
+let serving = false;
+let server: McpServer | null = null;
+
+// SIGTERM or SIGINT, watched from the start: save the world file and hand the world log
+// everything (the flush), then let queued replies go out (briefly), close every client, say so in
+// one line, and exit 0 — well within 200 ms of the flush.
+void waitForStopSignal().then(async (signal) => {
+  const started = performance.now();
+  if (!serving || !server) {
+    console.error(`limina: ${signal}: stopped while starting, before serving${config.worldFile ? ` (${config.worldFile} left as it was)` : ""}`);
+    Limina.exit(0);
+  }
+  let saved = "";
+  if (config.worldFile) {
+    try {
+      const bytes = saveWorldNow(session, config.worldFile);
+      saved = `, saved the world to ${config.worldFile} (${bytes} bytes) in ${Math.round(performance.now() - started)} ms`;
+    } catch (e) {
+      console.error(`limina: ${signal}: could not save the world to ${config.worldFile}: ${e instanceof Error ? e.message : e}`);
+      Limina.exit(1);
+    }
+  }
+  session.tracer.flush();
+  const flushed = performance.now();
+  const conns = server!.connectionIds();
+  const queued = () => conns.reduce((n, c) => n + backlog(c), 0);
+  while (queued() > 0 && performance.now() - started < FLUSH_LIMIT_MS) await new Promise((r) => setTimeout(r, 1));
+  const unsent = queued();
+  for (const c of conns) close(c);
+  // Close frames go out on the transports' own tasks.
+  await new Promise((r) => setTimeout(r, 10));
+  const ms = Math.round(performance.now() - flushed);
+  console.error(`limina: ${signal}: stopped serving in ${ms} ms after flushing (tick ${session.tick}, ${conns.length} client${conns.length === 1 ? "" : "s"} closed${unsent ? `, ${unsent} replies unsent` : ""}${saved})`);
+  Limina.exit(0);
+});
 
 const session = new WorldSession({ policy: true, skillReload: config.dev });
 // render.capture is offered where a GPU driver is installed; nothing touches it before the first capture.
@@ -46,7 +87,7 @@ const sink = config.spectatorSink ? await SpectatorSink.open(config.spectatorSin
 if (sink) console.error(`limina: publishing the state stream to ${config.spectatorSink}`);
 
 let stdioConn = -1;
-new McpServer(session, {
+server = new McpServer(session, {
   profile: config.profile,
   toolsPageSize: config.toolsPageSize,
   toolsListing: config.toolsListing,
@@ -77,6 +118,9 @@ if (config.worldFile) {
   const file = config.worldFile;
   keepWorldFile(session, file, {
     everyMs: config.saveEvery * 1000,
+    exitOnSignal: false,
     onSave: (r) => "error" in r && console.error(`limina: could not save the world to ${file}: ${r.error instanceof Error ? r.error.message : r.error}`),
   });
 }
+
+serving = true;

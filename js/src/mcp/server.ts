@@ -32,7 +32,7 @@ import { refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
-import { entityLook, worldLook } from "../web/looks.ts";
+import { worldLook } from "../web/world-look.ts";
 import { SPECTATOR } from "../web/spectator.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
@@ -104,12 +104,17 @@ export class McpServer {
   readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.world, session.spatial, { look: entityLook, scene: () => worldLook(session), sink: options.sink });
+    this.sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: options.sink });
     this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
     session.registry.onChange(() => this.toolsChanged());
+  }
+
+  /** The ids of the connections open now. */
+  connectionIds(): number[] {
+    return [...this.conns.keys()];
   }
 
   /** Sends a world-log event to the standard clients whose log level it meets. */

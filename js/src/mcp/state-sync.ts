@@ -1,15 +1,17 @@
 // Authoritative state sync for WebSocket clients: `state/subscribe` → a
-// snapshot, then per-tick deltas (transforms that changed, entities created
-// and destroyed). `aoi/declare` narrows a client to a sphere of interest.
+// snapshot, then per-tick deltas (transforms that changed, entities created,
+// restyled and destroyed). `aoi/declare` narrows a client to a sphere of
+// interest. Created entities and snapshot entries carry each entity's look
+// and tags (docs/entities.md), so a client redraws what it did not build;
+// `restyled` resends them when they change.
 // Transforms travel as exact float32 bytes, base64-encoded: `moved` holds the
 // entities whose position alone changed (`ids` and `positions`, 3 floats
 // each), `changed` those whose rotation or scale changed too (`ids` and
 // `transforms`, 10 floats each: px py pz rx ry rz rw sx sy sz).
 //
-// Created entities and snapshot entries carry each entity's look (how to
-// draw it) when the server knows it; snapshots carry `world` (the look
-// settings, lighting and view camera a page draws with) and a delta carries
-// it again when it changed. A sink (`--spectator-sink`, for relays) gets the
+// Snapshots carry `world` (the look settings, lighting and view camera the
+// spectator page draws with) and a delta carries it again when it changed.
+// A sink (`--spectator-sink`, for relays) gets the
 // full-view group's deltas and a snapshot every second, published once
 // however many spectators the relays serve.
 //
@@ -22,8 +24,9 @@
 
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
-import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { World } from "../ecs/world.ts";
+import { type EntityLook, entityLook } from "../scene/describe.ts";
+import type { Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
@@ -57,18 +60,24 @@ interface Columns {
   values: number[];
 }
 
+/** An entity's look and tags as the stream carries them. */
+interface Styled {
+  entity: string;
+  look: EntityLook | null;
+  tags: string[];
+}
+
 interface Delta {
   moved: Columns;
   changed: Columns;
-  created: { entity: string; transform: number[]; tags: string[]; look: unknown }[];
+  created: (Styled & { transform: number[] })[];
+  restyled: Styled[];
   destroyed: string[];
   /** Applies this delta to a known state. */
   apply(known: Known): void;
 }
 
 export interface StateSyncOptions {
-  /** How an entity looks (null: unknown), sent with its creation. */
-  look?: (entry: EntityEntry) => unknown;
   /** The world's look, lighting and view, sent in snapshots and again when it changes. */
   scene?: () => unknown;
   /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
@@ -83,10 +92,16 @@ export class StateSync {
   private sceneJson = "";
   private sceneChange: unknown = null;
 
-  constructor(private readonly world: World, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {}
+  private readonly world: World;
+  /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
+  private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number> }>();
 
-  private lookOf(e: EntityEntry): unknown {
-    return this.options.look ? this.options.look(e) : null;
+  constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {
+    this.world = entities.world;
+  }
+
+  private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
+    return { entity: id, look: entityLook(entry), tags: [...tags] };
   }
 
   get subscribers(): number {
@@ -160,17 +175,31 @@ export class StateSync {
     const moved: Columns = { ids: [], values: [] };
     const changed: Columns = { ids: [], values: [] };
     const created: Delta["created"] = [];
+    const restyled: Styled[] = [];
     const updates: [string, Float32Array][] = [];
+    const styles: [string, number][] = [];
     const present = new Set<string>();
+    let sent = this.sentStyles.get(known);
+    if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map() }));
+    const worldRevision = this.entities.styleRevision;
+    const stale = sent.revision !== worldRevision;
     for (const e of this.world.entities.entries()) {
       if (seen && !seen.has(e.eid)) continue;
       present.add(e.id);
       const row = this.readRow(e.eid);
       const prev = known.get(e.id);
       if (!prev) {
-        created.push({ entity: e.id, transform: Array.from(row), tags: [...e.tags], look: this.lookOf(e) });
+        created.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(row) });
         updates.push([e.id, row.slice()]);
+        styles.push([e.id, this.entities.styleRevisionOf(e.id)]);
         continue;
+      }
+      if (stale) {
+        const revision = this.entities.styleRevisionOf(e.id);
+        if (sent.byId.get(e.id) !== revision) {
+          restyled.push(this.styled(e.id, e.tags, e));
+          styles.push([e.id, revision]);
+        }
       }
       let shifted = false;
       let turnedOrScaled = false;
@@ -187,15 +216,26 @@ export class StateSync {
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && destroyed.length === 0 && this.sceneChange === null) return null;
+    const record = sent;
+    const settle = () => {
+      for (const [id, rev] of styles) record.byId.set(id, rev);
+      for (const id of destroyed) record.byId.delete(id);
+      record.revision = worldRevision;
+    };
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && this.sceneChange === null) {
+      settle();
+      return null;
+    }
     return {
       moved,
       changed,
       created,
+      restyled,
       destroyed,
       apply(k: Known) {
         for (const [id, r] of updates) k.set(id, r);
         for (const id of destroyed) k.delete(id);
+        settle();
       },
     };
   }
@@ -209,6 +249,7 @@ export class StateSync {
       moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
       changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
       created: d.created,
+      ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
       ...(this.sceneChange === null ? {} : { world: this.sceneChange }),
     };
@@ -218,7 +259,7 @@ export class StateSync {
     const entities = [];
     for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
-      if (r) entities.push({ entity: e.id, transform: Array.from(r), tags: [...e.tags], look: this.lookOf(e) });
+      if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r) });
     }
     const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
     return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, entities });

@@ -1,11 +1,13 @@
 // The world digest: sha256 over what makes two worlds the same world — the
 // EntityTable's identity (ids, eids, generations, tags, counter, version),
 // every live entity's SoA transform bytes (in creation order), the physics
-// state (each body's handle, binding, pose, motion and sleep flag) and
-// the rest of the world skills change: each entity's scene object (meshes,
-// materials, shadows), the lighting, the world resources (game state) and
-// the render settings (environment, post stack; not the quality tier, which the
-// engine may pick for its adapter: snapshots keep it, replay re-applies it).
+// state (each body's handle, binding, pose, motion, sleep flag and colliders,
+// the joints, gravity and the kill plane) and the rest of the world skills
+// change: each entity's scene object (meshes, materials, shadows) and how the
+// engine made it (shape, style, body description), the lighting, the world
+// resources (prefabs, game state) and the render settings (environment, post
+// stack; not the quality tier, which the engine may pick for its adapter:
+// snapshots keep it, replay re-applies it).
 // Replay compares it at checkpoints; a restored world must give the digest
 // that was saved; a denied call must leave it as it was. Not hashed:
 // presentation (the view camera and UI containers, which module code also
@@ -55,7 +57,7 @@ export function worldState(session: WorldSession, exclude: readonly string[] = [
     const object = e.mesh as THREE.Object3D | undefined;
     if (!object) continue;
     const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
-    objects.push([e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object)]);
+    objects.push([e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object), e.shape ?? null, e.style ?? null, e.bodySpec ?? null]);
   }
   return { objects, lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude), look: { ...session.look.settings(), quality: undefined } };
 }

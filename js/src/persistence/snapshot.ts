@@ -1,10 +1,12 @@
 // World snapshots: everything a world session needs to go on exactly where
 // it was — the ECS (SoA transforms, tags, EntityTable identity with
-// bitECS's eids), the physics world (Rapier's own serialization), the scene
-// graph state skills control (each entity's primitive or glTF model, its
-// materials and shadows, the lighting, the view camera), the render
-// settings (environment, post stack, quality tier), the agent records and
-// the tick — encoded as bytes a world file holds.
+// bitECS's eids), the physics world (Rapier's own serialization: bodies,
+// colliders, joints, the kill plane), the scene graph state skills control
+// (each entity's shape or glTF model, its style, materials and shadows, its
+// body's description, the lighting, the view camera), the render settings
+// (environment, post stack, quality tier), the world resources (prefabs,
+// game state), the agent records and the tick — encoded as bytes a world
+// file holds.
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
@@ -14,14 +16,16 @@ import type { Vec3, WorldSnapshot } from "../ecs/world.ts";
 import type { CameraPose } from "../render/view-camera.ts";
 import type { LookSettings } from "../render/look.ts";
 import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
-import { meshFor } from "../scene/entities.ts";
+import type { EntityStyle } from "../scene/entities.ts";
+import { materialsOf, meshesOf } from "../scene/meshes.ts";
 import { applyLighting, saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
+import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "../scene/shapes.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
 import type { WorldSession } from "../world-session.ts";
 
 /** The snapshot layout this engine writes and reads. */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 interface SavedMaterial {
   color: number | null;
@@ -37,10 +41,18 @@ interface SavedMesh {
   materials: SavedMaterial[];
 }
 
+/** How the engine made an entity: its shape, style and body description (see scene/entities.ts). */
+interface SavedMaking {
+  shape?: EntityShape;
+  style?: EntityStyle;
+  bodySpec?: unknown;
+  visible: boolean;
+}
+
 /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
 export type SavedObject =
-  | { kind: "primitive"; shape: "box" | "sphere"; size: number; meshes: SavedMesh[] }
-  | { kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] };
+  | ({ kind: "primitive"; shape: Exclude<EntityShape, { shape: "mesh" }>; meshes: SavedMesh[] } & SavedMaking)
+  | ({ kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] } & SavedMaking);
 
 /** What a snapshot holds besides the physics bytes. */
 export interface SessionSnapshot {
@@ -61,18 +73,6 @@ export interface SessionSnapshot {
   resources?: Record<string, unknown>;
   /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
   look?: LookSettings;
-}
-
-function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
-  const out: THREE.Mesh[] = [];
-  object.traverse((o) => {
-    if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);
-  });
-  return out;
-}
-
-function materialsOf(mesh: THREE.Mesh): THREE.MeshStandardMaterial[] {
-  return (Array.isArray(mesh.material) ? mesh.material : [mesh.material]) as THREE.MeshStandardMaterial[];
 }
 
 /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
@@ -119,12 +119,29 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
 function saveObject(entry: EntityEntry): SavedObject | null {
   const object = entry.mesh as THREE.Object3D | undefined;
   if (!object) return null;
+  const making: SavedMaking = {
+    ...(entry.shape ? { shape: entry.shape as EntityShape } : {}),
+    ...(entry.style ? { style: entry.style as EntityStyle } : {}),
+    ...(entry.bodySpec ? { bodySpec: entry.bodySpec } : {}),
+    visible: object.visible,
+  };
   const resource = entry.resource as GltfResource | undefined;
-  if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object) };
-  const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: Record<string, number> }) | undefined;
-  if (geometry?.type === "BoxGeometry") return { kind: "primitive", shape: "box", size: geometry.parameters!.width, meshes: saveMeshes(object) };
-  if (geometry?.type === "SphereGeometry") return { kind: "primitive", shape: "sphere", size: geometry.parameters!.radius * 2, meshes: saveMeshes(object) };
-  throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a primitive nor a glTF model)`);
+  if (resource?.kind === "gltf") return { kind: "gltf", resource, meshes: saveMeshes(object), ...making };
+  const shape = entry.shape as EntityShape | undefined;
+  if (shape && shape.shape !== "mesh") return { kind: "primitive", ...making, shape, meshes: saveMeshes(object) };
+  throw engineError("unavailable", `entity ${entry.id} holds a scene object snapshots cannot save (neither a shape the engine made nor a glTF model)`);
+}
+
+/** A saved primitive's shape, checked as a new one would be. */
+function checkedShape(id: string, shape: unknown): Exclude<EntityShape, { shape: "mesh" }> {
+  try {
+    const s = normalizeShape(shape as ShapeInput);
+    if (s.shape !== "mesh") return s;
+  } catch (e) {
+    if (!(e instanceof ShapeError)) throw e;
+    throw engineError("invalid_input", `snapshot object of ${id}: ${e.message}`);
+  }
+  throw engineError("invalid_input", `snapshot object of ${id} is a primitive without a primitive shape`);
 }
 
 export interface SnapshotOptions {
@@ -221,12 +238,16 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
   session.tracer.emit("world.restored", { tick: snapshot.tick, digest });
 }
 
-/** The glTF models a snapshot's objects need, loaded again from their asset ids (a missing one refuses it). */
+/**
+ * The scene objects a snapshot's entities need: glTF models loaded again from their asset ids,
+ * primitives made from their shapes. A missing model or a bad shape refuses the snapshot.
+ */
 async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, THREE.Object3D>> {
   const models = new Map<string, THREE.Object3D>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
-    else if (saved.kind !== "primitive") throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
+    else if (saved.kind === "primitive") models.set(id, primitiveMesh(checkedShape(id, saved.shape), 0xffffff));
+    else throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
   return models;
 }
@@ -242,18 +263,18 @@ function build(session: WorldSession, { snapshot, physics }: { snapshot: Session
     if (body !== undefined) entry.body = body;
     const saved = snapshot.objects[entry.id];
     if (!saved) continue;
-    let object: THREE.Object3D;
-    if (saved.kind === "gltf") {
-      object = models.get(entry.id)!;
-      entry.resource = saved.resource;
-    } else {
-      object = meshFor({ shape: saved.shape, size: saved.size, color: 0xffffff });
-    }
+    const object = models.get(entry.id)!;
+    if (saved.kind === "gltf") entry.resource = saved.resource;
+    if (saved.shape) entry.shape = saved.shape;
+    if (saved.style) entry.style = saved.style;
+    if (saved.bodySpec) entry.bodySpec = saved.bodySpec;
     applyMeshes(object, saved.meshes, entry.id);
+    object.visible = saved.visible;
     object.name = entry.id;
     session.scene.add(object);
     entry.mesh = object;
     session.entities.sync(entry);
+    session.entities.touch(entry);
   }
   applyLighting(session.lighting, snapshot.lighting);
 }

@@ -23,6 +23,11 @@ export function saveWorld(session: WorldSession, path: string): Promise<number> 
   return saveWorldFile(path, snapshotBytes(session));
 }
 
+/** Saves the session as the world file at `path` before returning (the last save of a process about to exit); returns its size. */
+export function saveWorldNow(session: WorldSession, path: string): number {
+  return saveWorldFileNow(path, snapshotBytes(session));
+}
+
 /**
  * Restores the world file at `path` into a new session; resolves to false (and changes
  * nothing) when there is no file. A damaged or foreign file is an `invalid_input` error.
@@ -42,6 +47,8 @@ export async function loadWorld(session: WorldSession, path: string): Promise<bo
 export interface KeepOptions {
   /** Milliseconds between saves (default 10 000). */
   everyMs?: number;
+  /** Save and exit on SIGTERM/SIGINT (default true; false: the caller handles stopping, saving with `saveWorldNow`). */
+  exitOnSignal?: boolean;
   /** Called after each save, or with the error when one failed. */
   onSave?: (result: { bytes: number } | { error: unknown }) => void;
 }
@@ -64,9 +71,10 @@ export function keepWorldFile(session: WorldSession, path: string, options: Keep
       saving = false;
     }
   }, everyMs);
+  if (options.exitOnSignal === false) return;
   void waitForStopSignal().then((signal) => {
     try {
-      const bytes = saveWorldFileNow(path, snapshotBytes(session));
+      const bytes = saveWorldNow(session, path);
       console.error(`limina: ${signal}: saved the world to ${path} (${bytes} bytes, tick ${session.tick})`);
       Limina.exit(0);
     } catch (e) {

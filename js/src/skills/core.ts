@@ -14,6 +14,7 @@ import { ecsSkills } from "./ecs.ts";
 import { materialSkills } from "./material.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
+import { prefabSkills } from "./prefabs.ts";
 import { renderSettingsSkills } from "./render.ts";
 import { sceneSkills } from "./scene.ts";
 import { socialSkills } from "./social.ts";
@@ -24,8 +25,9 @@ import { terrainSkills } from "../terrain/skills.ts";
 import { avatarSkills } from "../web/avatar.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
+  registry.registerAll(prefabSkills, { entities, prefabs });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
   registry.registerAll(cameraSkills, { view });

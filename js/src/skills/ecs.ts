@@ -60,6 +60,7 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
         const entry = entities.require(entity);
         if (!entry.tags.has(component)) {
           entry.tags.add(component);
+          entities.touch(entry);
           ctx.emit("ecs.component.added", { entity, component });
         }
         return { ok: true };
@@ -77,7 +78,10 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
       handler: ({ entity, component }, ctx) => {
         const entry = entities.require(entity);
         const had = entry.tags.delete(component);
-        if (had) ctx.emit("ecs.component.removed", { entity, component });
+        if (had) {
+          entities.touch(entry);
+          ctx.emit("ecs.component.removed", { entity, component });
+        }
         return { ok: had };
       },
     },

@@ -8,7 +8,7 @@ import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { createMaterial, materialCatalog, MATERIAL_NAMES } from "../render/materials.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { meshesOf } from "./three.ts";
+import { meshesOf } from "../scene/meshes.ts";
 
 const Hex = z.number().int().min(0).max(0xffffff);
 
@@ -51,6 +51,7 @@ export function materialSkills({ entities }: { entities: Entities }): SkillDefin
         const object = entry.mesh as THREE.Object3D | undefined;
         if (!object || meshesOf(object).length === 0) throw engineError("handler_error", `entity ${entityId} has no meshes to dress`);
         const meshes = applyLibraryMaterial(object, material as (typeof MATERIAL_NAMES)[number], { tint, uvScale });
+        entities.touch(entry);
         ctx.emit("material.applied", { entityId, material, tint: tint ?? null, uvScale: uvScale ?? 1, meshes });
         return { entityId, material, meshes };
       },

@@ -18,6 +18,7 @@ export const PERMISSIONS = [
   "save.write",
   "world.write",
   "render.write",
+  "physics.define",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -29,6 +30,7 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
     "game.read", "game.act", "game.define", "save.write",
     "world.write",
     "render.write",
+    "physics.define",
   ],
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],

@@ -45,6 +45,8 @@ export interface SkillDefinition<I = any, O = any> {
   source?: { module: string; factory: string };
   /** How in-world LLM players are offered this skill, when it must be one way (see SurfaceMode). */
   surfaceMode?: SurfaceMode;
+  /** Example inputs for the reference (docs/skills.md), each with what it does; every one is a valid input. */
+  examples?: { note: string; input: Record<string, unknown> }[];
 }
 
 /**

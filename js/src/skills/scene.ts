@@ -1,39 +1,59 @@
-// scene.* skills: whole entities in the world.
+// scene.* skills: whole entities in the world — made from any shape, with
+// any body and colliders, tagged, shown or hidden, and described the way
+// other clients redraw them.
 
 import { z } from "zod";
-import type { Entities } from "../scene/entities.ts";
+import type { EntityEntry } from "../ecs/entity-table.ts";
+import { describeEntity, type EntityDescription } from "../scene/describe.ts";
+import type { CreateEntityOptions, Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
+import { EntitySpec, type EntitySpecValue, Tag, Tags } from "./entity-spec.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Distance, Vec3, WorldVec3 } from "./schemas.ts";
+import { loadGltf } from "./three.ts";
 
-const Color = z.number().int().min(0).max(0xffffff);
+/** Makes one entity from a validated spec, loading its model first when it is a mesh. */
+export async function createFromSpec(entities: Entities, spec: EntitySpecValue, overrides: Partial<CreateEntityOptions> = {}): Promise<EntityEntry> {
+  const options = { ...spec, ...overrides } as CreateEntityOptions;
+  if (spec.shape !== "mesh" || spec.asset === undefined) return entities.create(options);
+  const { object, resource } = await loadGltf(spec.asset);
+  return entities.create(options, object, resource);
+}
+
+/** The output schema of an entity description (see scene/describe.ts and docs/entities.md). */
+export const EntityDescriptionSchema: z.ZodType<EntityDescription> = z.object({
+  entity: z.string(),
+  look: z.record(z.string(), z.unknown()).nullable(),
+  tags: z.array(z.string()),
+  transform: z.object({ position: Vec3, rotation: z.tuple([z.number(), z.number(), z.number(), z.number()]), scale: Vec3 }),
+  body: z.record(z.string(), z.unknown()).nullable(),
+  joints: z.array(z.record(z.string(), z.unknown())),
+}) as unknown as z.ZodType<EntityDescription>;
 
 export function sceneSkills({ entities, spatial }: { entities: Entities; spatial: SpatialIndex }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "sceneSkills" };
   return [
     {
       name: "scene.createEntity",
-      version: "1.0.0",
+      version: "1.1.0",
       category: "scene",
-      description: "Create a renderable entity (box or sphere) at a position, optionally with a dynamic physics body. Returns its entity id.",
-      input: z
-        .strictObject({
-          shape: z.enum(["box", "sphere"]).default("box"),
-          collider: z.enum(["box", "sphere", "capsule"]).optional(),
-          size: z.number().gt(0).max(50).default(1),
-          color: Color.default(0xffffff),
-          position: WorldVec3.default([0, 0, 0]),
-          dynamic: z.boolean().default(false),
-          static: z.boolean().default(false),
-          friction: z.number().min(0).max(10).default(0.5),
-          restitution: z.number().min(0).max(2).default(0),
-        })
-        .refine((i) => !(i.dynamic && i.static), { message: "an entity is either dynamic or static, not both", path: ["static"] }),
+      description:
+        "Create an entity: a box (size a number or [x,y,z]), sphere, capsule, cylinder, cone, plane, torus, or mesh (a glTF asset), with a colour, transform and tags, optionally a body (dynamic, static or kinematic) whose colliders match the shape unless overridden (collider, heightfield ground included, or colliders for a compound body), a sensor, CCD and collision groups. Returns its entity id.",
+      input: EntitySpec,
       output: z.object({ entity: z.string() }),
       permissions: ["scene.write"],
+      examples: [
+        { note: "A non-cubic box that falls", input: { shape: "box", size: [2, 0.5, 1], color: 0xcc3333, position: [0, 3, 0], dynamic: true } },
+        { note: "A static cylinder (a pillar)", input: { shape: "cylinder", radius: 0.4, height: 3, position: [4, 1.5, 0], static: true } },
+        { note: "A floor from a glTF model, collided as its triangles", input: { shape: "mesh", asset: "floor_tiles", static: true, collider: "trimesh" } },
+        { note: "Rolling ground: a plane whose collider is a 3×3 heightfield rising along x", input: { shape: "plane", size: [8, 0, 8], static: true, collider: { type: "heightfield", heights: [0, 1, 2, 0, 1, 2, 0, 1, 2], rows: 3, cols: 3 } } },
+        { note: "A hidden trigger zone", input: { shape: "box", size: [2, 2, 2], position: [0, 1, 5], sensor: true, visible: false, tags: ["trigger"] } },
+        { note: "A table: one static body of five colliders", input: { shape: "box", size: [2, 0.1, 2], position: [0, 1, 0], static: true, colliders: [{ type: "box", size: [2, 0.1, 2] }, { type: "box", size: [0.1, 1, 0.1], offset: [-0.9, -0.5, -0.9] }, { type: "box", size: [0.1, 1, 0.1], offset: [0.9, -0.5, 0.9] }] } },
+        { note: "A fast ball in collision group 2 that ignores group 1", input: { shape: "sphere", radius: 0.1, dynamic: true, ccd: true, groups: { belongsTo: [2], collidesWith: [0, 2] } } },
+      ],
       source,
-      handler: (input, ctx) => {
-        const entry = entities.create(input);
+      handler: async (input, ctx) => {
+        const entry = await createFromSpec(entities, input);
         ctx.emit("scene.entity.created", { entity: entry.id, shape: input.shape, position: input.position, body: entry.body ?? null });
         return { entity: entry.id };
       },
@@ -42,7 +62,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       name: "scene.destroyEntity",
       version: "1.0.0",
       category: "scene",
-      description: "Destroy an entity and free its scene object and physics body.",
+      description: "Destroy an entity and free its scene object and physics body (and the body's joints).",
       input: z.strictObject({ entity: z.string() }),
       output: z.object({ removed: z.boolean() }),
       permissions: ["scene.write"],
@@ -55,14 +75,18 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
     },
     {
       name: "scene.queryEntities",
-      version: "1.0.0",
+      version: "1.1.0",
       category: "scene",
-      description: "List entities, optionally filtered by tag and/or within a radius of a point. Returns ids, positions, distances.",
-      input: z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: z.string().optional() }),
-      output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number() })) }),
+      description: "List entities, optionally filtered by tag (or tags, all of which it must carry) and/or within a radius of a point. Returns ids, positions, distances, tags.",
+      input: z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: Tag.optional(), tags: Tags.min(1).optional() }),
+      output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number(), tags: z.array(z.string()) })) }),
       permissions: ["scene.read"],
+      examples: [
+        { note: "Everything within 10 m of the origin", input: { near: [0, 0, 0], radius: 10 } },
+        { note: "Every entity tagged both tree and oak", input: { tags: ["tree", "oak"] } },
+      ],
       source,
-      handler: ({ near, radius, tag }) => {
+      handler: ({ near, radius, tag, tags }) => {
         const { world } = entities;
         const center = near ?? [0, 0, 0];
         let hits: { eid: number; distance: number }[];
@@ -76,13 +100,60 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
           }
           hits.sort((a, b) => a.distance - b.distance);
         }
+        const wanted = [...(tag === undefined ? [] : [tag]), ...(tags ?? [])];
         const found = [];
         for (const h of hits) {
           const entry = world.entities.getByEid(h.eid)!;
-          if (tag !== undefined && !entry.tags.has(tag)) continue;
-          found.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance });
+          if (!wanted.every((t) => entry.tags.has(t))) continue;
+          found.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance, tags: [...entry.tags] });
         }
         return { entities: found };
+      },
+    },
+    {
+      name: "scene.describe",
+      version: "1.0.0",
+      category: "scene",
+      description:
+        "Describe an entity completely, as another client would redraw it: its look (shape and dimensions, colour, roughness/metalness, named material, visibility), tags, transform, body (type, colliders, sensor, CCD, groups, motion) and joints.",
+      input: z.strictObject({ entity: z.string() }),
+      output: EntityDescriptionSchema,
+      permissions: ["scene.read"],
+      examples: [{ note: "Everything about ent_3", input: { entity: "ent_3" } }],
+      source,
+      handler: ({ entity }) => describeEntity(entities, entities.require(entity)),
+    },
+    {
+      name: "scene.setTags",
+      version: "1.0.0",
+      category: "scene",
+      description: "Replace an entity's tags (the labels scene.queryEntities filters by).",
+      input: z.strictObject({ entity: z.string(), tags: Tags }),
+      output: z.object({ tags: z.array(z.string()) }),
+      permissions: ["scene.write"],
+      examples: [{ note: "Mark a door as locked", input: { entity: "ent_4", tags: ["door", "locked"] } }],
+      source,
+      handler: ({ entity, tags }, ctx) => {
+        const entry = entities.require(entity);
+        entities.setTags(entry, tags);
+        ctx.emit("scene.entity.tagged", { entity, tags: [...entry.tags] });
+        return { tags: [...entry.tags] };
+      },
+    },
+    {
+      name: "scene.setVisible",
+      version: "1.0.0",
+      category: "scene",
+      description: "Show or hide an entity. A hidden entity is not drawn but keeps its body: it still collides (and a hidden sensor is a trigger zone).",
+      input: z.strictObject({ entity: z.string(), visible: z.boolean() }),
+      output: z.object({ ok: z.boolean() }),
+      permissions: ["scene.write"],
+      examples: [{ note: "Hide an entity (it still collides)", input: { entity: "ent_5", visible: false } }],
+      source,
+      handler: ({ entity, visible }, ctx) => {
+        entities.restyle(entities.require(entity), { visible });
+        ctx.emit("scene.entity.visibility", { entity, visible });
+        return { ok: true };
       },
     },
   ];

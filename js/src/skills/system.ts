@@ -4,7 +4,8 @@ import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
-import type { Entities } from "../scene/entities.ts";
+import { entityLook } from "../scene/describe.ts";
+import type { BodySpec, Entities } from "../scene/entities.ts";
 import { PROFILES } from "./profiles.ts";
 import { inputSchema, type SkillDefinition, type SkillRegistry } from "./registry.ts";
 
@@ -153,10 +154,10 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
     },
     {
       name: "inspector.snapshot",
-      version: "1.0.0",
+      version: "1.1.0",
       category: "system",
       description:
-        "Return a bounded, paginated snapshot of world, entities, agents, skills, permissions, resources, and trace metadata.",
+        "Return a bounded, paginated snapshot of world, entities (each with its look: shape and dimensions, colour, material, visibility — enough to redraw it), agents, skills, permissions, resources, and trace metadata.",
       input: z.strictObject({ afterEntity: z.string().optional(), limit: z.number().int().min(0).max(500).default(100) }),
       output: z.object({
         page: z.object({ limit: z.number().int(), totalEntities: z.number().int(), nextAfterEntity: z.string().nullable() }),
@@ -168,7 +169,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
             generation: z.number().int(),
             transform: z.object({ position: Vec3, rotation: Quat, scale: Vec3 }),
             tags: z.array(z.string()),
-            physics: z.object({ bodyId: z.number().int().optional() }),
+            look: z.record(z.string(), z.unknown()).nullable(),
+            physics: z.object({ bodyId: z.number().int().optional(), type: z.enum(["dynamic", "static", "kinematic"]).optional(), sensor: z.boolean().optional() }),
             resource: z.unknown().optional(),
           }),
         ),
@@ -200,7 +202,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
             generation: e.generation,
             transform: { position: world.position(e.eid), rotation: world.rotation(e.eid), scale: world.scale(e.eid) },
             tags: [...e.tags],
-            physics: e.body === undefined ? {} : { bodyId: e.body },
+            look: entityLook(e),
+            physics: e.body === undefined ? {} : { bodyId: e.body, type: physics.bodyState(e.body).kind, sensor: (e.bodySpec as BodySpec | undefined)?.sensor ?? false },
             ...(e.resource === undefined ? {} : { resource: e.resource }),
           })),
           agents: agents.list(),

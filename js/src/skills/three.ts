@@ -9,6 +9,7 @@ import { createGLTFLoader } from "../../../crates/limina-render/js/gltf.ts";
 import { readAsset, resolveAsset } from "../../../crates/limina-runtime/js/host.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { Lighting } from "../scene/scene-graph.ts";
+import { materialsOf, meshesOf } from "../scene/meshes.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Scale3, WorldVec3 } from "./schemas.ts";
 
@@ -24,19 +25,6 @@ export interface GltfResource {
   meshCount: number;
   materialCount: number;
   textureCount: number;
-}
-
-/** Every mesh under `object` (itself included). */
-export function meshesOf(object: THREE.Object3D): THREE.Mesh[] {
-  const out: THREE.Mesh[] = [];
-  object.traverse((o: THREE.Object3D) => {
-    if ((o as THREE.Mesh).isMesh) out.push(o as THREE.Mesh);
-  });
-  return out;
-}
-
-function materialsOf(mesh: THREE.Mesh): THREE.Material[] {
-  return Array.isArray(mesh.material) ? mesh.material : [mesh.material];
 }
 
 /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
@@ -119,21 +107,8 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       source,
       handler: (input, ctx) => {
         const { entity, ...changes } = input;
-        const entry = entities.require(entity);
-        const object = entry.mesh as THREE.Object3D | undefined;
-        const meshes = object ? meshesOf(object) : [];
-        if (meshes.length === 0) throw engineError("handler_error", `entity ${entity} has no meshes to style`);
-        for (const mesh of meshes) {
-          if (changes.castShadow !== undefined) mesh.castShadow = changes.castShadow;
-          if (changes.receiveShadow !== undefined) mesh.receiveShadow = changes.receiveShadow;
-          for (const m of materialsOf(mesh) as THREE.MeshStandardMaterial[]) {
-            if (changes.color !== undefined && m.color) m.color.setHex(changes.color);
-            if (changes.roughness !== undefined && "roughness" in m) m.roughness = changes.roughness;
-            if (changes.metalness !== undefined && "metalness" in m) m.metalness = changes.metalness;
-            m.needsUpdate = true;
-          }
-        }
-        ctx.emit("three.material.updated", { entity, changes, meshes: meshes.length });
+        const meshes = entities.restyle(entities.require(entity), changes);
+        ctx.emit("three.material.updated", { entity, changes, meshes });
         return { ok: true };
       },
     },
@@ -209,7 +184,7 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       source,
       handler: async ({ assetId, position }, ctx) => {
         const { object, resource } = await loadGltf(assetId);
-        const entry = entities.adopt(object, position, ["gltf"], resource);
+        const entry = entities.adopt(object, position, ["gltf"], resource, assetId);
         ctx.emit("three.gltf.loaded", { entity: entry.id, resource });
         return { entity: entry.id, resource };
       },

@@ -14,9 +14,9 @@ import { decodeHdri, type LoadedHdri } from "../render/environment.ts";
 import { createMaterial, isMaterialName } from "../render/materials.ts";
 import { steerOrbit, type Orbit } from "../render/orbit-camera.ts";
 import { placeCamera, type CameraPose } from "../render/view-camera.ts";
-import { meshFor } from "../scene/entities.ts";
 import { applyLighting, createSceneGraph, type SavedLighting } from "../scene/scene-graph.ts";
-import type { EntityLook } from "./looks.ts";
+import type { EntityLook } from "../scene/describe.ts";
+import { primitiveMesh } from "../scene/shapes.ts";
 import { StateMirror } from "./mirror.ts";
 
 interface WorldHeader {
@@ -57,22 +57,18 @@ const markerMaterial = new THREE.MeshStandardMaterial({ color: 0x9aa4b2, roughne
 function objectFor(id: string, lookValue: unknown): THREE.Object3D {
   const l = lookValue as EntityLook | null;
   let object: THREE.Object3D;
-  if (l && (l.shape === "box" || l.shape === "sphere")) {
-    const size = l.shape === "box" ? l.size[0] : l.radius * 2;
-    const mesh = meshFor({ shape: l.shape, size, color: l.color ?? 0xffffff });
-    if (l.shape === "box" && (l.size[1] !== size || l.size[2] !== size)) mesh.scale.set(1, l.size[1] / size, l.size[2] / size);
-    const m = mesh.material as THREE.MeshStandardMaterial;
-    if (l.roughness !== undefined) m.roughness = l.roughness;
-    if (l.metalness !== undefined) m.metalness = l.metalness;
+  if (l && l.shape !== "mesh") {
+    // The engine's own primitive (scene/shapes.ts): the geometry and material native rendering draws.
+    const mesh = primitiveMesh(l, l.color ?? 0xffffff, l.roughness, l.metalness);
     if (l.material && isMaterialName(l.material)) mesh.material = createMaterial(l.material, { tint: l.color ?? 0xffffff });
     mesh.castShadow = mesh.receiveShadow = true;
     mesh.visible = l.visible;
     object = mesh;
   } else {
+    // No shape (a module's own scene object, a bare ECS entity) or a model the page does not load: a marker.
     object = new THREE.Mesh(marker, markerMaterial);
   }
   object.name = id;
-  object.userData.shapeScale = object.scale.clone();
   return object;
 }
 
@@ -81,10 +77,9 @@ function place(id: string): void {
   const o = objects.get(id);
   if (!e || !o) return;
   const t = e.transform;
-  const base = o.userData.shapeScale as THREE.Vector3;
   o.position.set(t[0], t[1], t[2]);
   o.quaternion.set(t[3], t[4], t[5], t[6]);
-  o.scale.set(t[7] * base.x, t[8] * base.y, t[9] * base.z);
+  o.scale.set(t[7], t[8], t[9]);
 }
 
 function add(id: string): void {
@@ -362,7 +357,7 @@ function connect(config: PageConfig): void {
 const ground = (id: string) => {
   const e = mirror.entities.get(id);
   const l = e?.look as EntityLook | null;
-  return !!l && l.shape === "box" && e!.transform[1] + l.size[1] / 2 <= 0.05 && id !== avatar;
+  return !!l && (l.shape === "box" || l.shape === "plane") && e!.transform[1] + (l.size[1] * e!.transform[8]) / 2 <= 0.05 && id !== avatar;
 };
 
 async function call(name: string, args: Record<string, unknown>): Promise<unknown> {

@@ -47,7 +47,13 @@ const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pi
 const init = await call("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lazy-gpu", version: "1.0.0" } });
 if (init.result?.serverInfo?.name !== "limina") fail(`initialize: ${JSON.stringify(init)}`);
 child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-const { tools } = (await call("tools/list")).result;
+// Every page of the listing (standard tools/list is paginated).
+const tools = [];
+for (let cursor; ;) {
+  const page = (await call("tools/list", cursor === undefined ? {} : { cursor })).result;
+  tools.push(...page.tools);
+  if ((cursor = page.nextCursor) === undefined) break;
+}
 if (!tools.some((t) => t.name === "render.capture")) fail("render.capture is offered where a driver is installed");
 const made = await tool("scene.createEntity", { color: 0xff0000, position: [0, 0, 0] });
 const found = await tool("scene.queryEntities", { near: [0, 0, 0], radius: 1 });

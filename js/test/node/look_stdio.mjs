@@ -6,6 +6,7 @@
 // Usage: node js/test/node/look_stdio.mjs <path-to-limina>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const limina = process.argv[2];
 const fail = (msg) => {
@@ -17,7 +18,7 @@ const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdi
 const client = new Client({ name: "look-stdio-test", version: "1.0.0" });
 await client.connect(transport);
 
-const { tools } = await client.listTools();
+const { tools } = await allTools(client);
 const LOOK = ["render.setEnvironment", "render.setPost", "render.setQuality", "render.getSettings", "material.list", "material.apply"];
 const missing = LOOK.filter((n) => !tools.some((t) => t.name === n && t.inputSchema?.type === "object"));
 if (missing.length) fail(`not listed: ${missing.join(", ")}`);

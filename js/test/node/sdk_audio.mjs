@@ -4,6 +4,7 @@
 // analyses the file. Usage: node js/test/node/sdk_audio.mjs <limina> <wav>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const [limina, wav] = process.argv.slice(2);
 const fail = (msg) => {
@@ -15,7 +16,7 @@ const env = { ...process.env, LIMINA_AUDIO: `wav:${wav}` };
 const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "builder.readWrite"], env, stderr: "inherit" });
 const client = new Client({ name: "node-sdk-audio", version: "1.0.0" });
 await client.connect(transport);
-const { tools } = await client.listTools();
+const { tools } = await allTools(client);
 const audio = tools.map((t) => t.name).filter((n) => n.startsWith("audio."));
 const want = ["audio.play", "audio.ambient", "audio.playAt", "audio.speak", "audio.stop", "audio.setVolume", "audio.setBusVolume"];
 if (JSON.stringify(audio) !== JSON.stringify(want)) fail(`audio tools listed: ${audio}`);

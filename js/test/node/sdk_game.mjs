@@ -5,6 +5,7 @@
 // Usage: node js/test/node/sdk_game.mjs <limina>   (prints one JSON line)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allTools } from "./sdk_tools.mjs";
 
 const [limina] = process.argv.slice(2);
 const fail = (msg) => {
@@ -18,7 +19,7 @@ const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdi
 const AGENT = "sdk-game";
 const client = new Client({ name: AGENT, version: "1.0.0" });
 await client.connect(transport);
-const { tools } = await client.listTools();
+const { tools } = await allTools(client);
 const names = tools.map((t) => t.name);
 const listed = Object.fromEntries(FAMILIES.map((f) => [f, names.filter((n) => n.startsWith(`${f}.`)).length]));
 for (const [f, n] of Object.entries(listed)) if (n === 0) fail(`tools/list has no ${f}.* skill`);
