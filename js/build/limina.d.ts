@@ -1450,6 +1450,132 @@ declare module "limina/internal/limina-render/js/ops" {
     /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
     export function writePng(path: string, width: number, height: number, rgba: Uint8Array): void;
 }
+declare module "limina/internal/limina-nav/js/nav" {
+    import type { Quat, QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export type { Quat };
+    /** A box of the world, [min, max]. */
+    export interface NavBounds {
+        min: Vec3;
+        max: Vec3;
+    }
+    /** Floor inside a box costs `cost` × its length to walk; without `cost` it is never walked. */
+    export interface NavArea extends NavBounds {
+        cost?: number;
+    }
+    /** A way the floor does not show (a jump, a ladder): from → to, and back when bidirectional (default). */
+    export interface NavLink {
+        from: Vec3;
+        to: Vec3;
+        bidirectional?: boolean;
+        /** What taking it costs (default: its length). */
+        cost?: number;
+    }
+    export interface NavParams {
+        /** Agent radius (m): floors are eroded this far from walls and ledges (default 0.4). */
+        agentRadius?: number;
+        /** Headroom (m, default 1.8). */
+        agentHeight?: number;
+        /** Steepest walkable slope, degrees (default 45). */
+        maxSlope?: number;
+        /** Highest step (m, default 0.4). */
+        maxClimb?: number;
+        /** Grid cell (m, default 0.25). */
+        cellSize?: number;
+        /** Tile side in cells, the unit of rebuilds (default 64). */
+        tileSize?: number;
+        /** Region to bake (default: the static geometry's bounds). */
+        bounds?: NavBounds;
+        areas?: NavArea[];
+        links?: NavLink[];
+    }
+    export interface NavBuild {
+        polygons: number;
+        tiles: number;
+        tilesX: number;
+        tilesZ: number;
+        cellSize: number;
+        bounds: NavBounds;
+    }
+    export interface NavPath {
+        /** Whether the goal is reachable; when not, `path` leads as near it as the mesh allows. */
+        found: boolean;
+        path: Vec3[];
+        length: number;
+    }
+    export interface AgentDesc {
+        position: Vec3;
+        radius?: number;
+        maxSpeed?: number;
+        maxAccel?: number;
+        /** Within this of its target an agent has arrived (m, default 0.2). */
+        arriveDistance?: number;
+        /** A physics character (body handle) the agent drives instead of moving itself. */
+        character?: number;
+        /** The entity whose SoA transform the agent writes (when it drives no character). */
+        eid?: number;
+    }
+    export type CrowdEvent = {
+        type: "arrived";
+        agent: number;
+        position: Vec3;
+    } | {
+        type: "failed";
+        agent: number;
+        position: Vec3;
+        reason: "unreachable" | "blocked";
+    };
+    /** Floats per agent in `agentStates`: position (3), velocity (3), speed, mode (0 idle, 1 moving, 2 crossing a link), facing x, z. */
+    export const AGENT_STATE_FLOATS = 10;
+    /** Connectivity of a pair by `connected`: a path may exist, none can, an end is off the mesh, or there is no mesh. */
+    export type Connectivity = "connected" | "apart" | "offMesh" | "noMesh";
+    /** A world session's navigation: its navmesh and its crowd. Call `dispose()` to free it. */
+    export class Navigation {
+        readonly physics: PhysicsWorld;
+        readonly id: number;
+        private pathOut;
+        constructor(physics: PhysicsWorld);
+        /** Bakes the navmesh over the physics world's static colliders (replacing any earlier one). */
+        build(params?: NavParams): NavBuild;
+        /** Rebuilds the tiles under static colliders that appeared, moved, changed or went away; returns how many. */
+        refresh(): number;
+        /** Polygon and tile counts and the mesh revision, or null before any build. */
+        counts(): {
+            polygons: number;
+            tiles: number;
+            revision: number;
+        } | null;
+        /** A path between two points, or null when either is off the mesh. */
+        findPath(from: Vec3, to: Vec3): NavPath | null;
+        /** Whether a walk from `from` to `to` exists (null: an end is off the mesh). */
+        isReachable(from: Vec3, to: Vec3): boolean | null;
+        /** Island connectivity of many pairs at once (`[fx, fy, fz, tx, ty, tz]` each), without searching. */
+        connected(pairs: Float32Array): Connectivity[];
+        /** The nearest point of the mesh, or null when none is near. */
+        nearest(p: Vec3): Vec3 | null;
+        addAgent(desc: AgentDesc): number;
+        removeAgent(agent: number): boolean;
+        /** Sends an agent toward `target` (planned now: an unreachable target throws `not_found` and changes nothing). */
+        setTarget(agent: number, target: Vec3, speed?: number): void;
+        stopAgent(agent: number): void;
+        placeAgent(agent: number, position: Vec3): void;
+        /** One crowd step: agents' feet and facing into the SoA columns, characters' velocities set. */
+        step(dt: number, position: Vec3Columns, rotation: QuatColumns): number;
+        /** The state of each agent in `agents`, AGENT_STATE_FLOATS floats each, into `out`. */
+        agentStates(agents: Uint32Array, out: Float32Array): void;
+        /** Arrivals and failures since the last call, in order. */
+        drainEvents(): CrowdEvent[];
+        /** The polygons as `[x0, y, z0, x1, z1, area]` rows, for drawing. */
+        polygons(): Float32Array;
+        /** Navigation's state (the bake's parameters and revisions, the crowd) as bytes `restore` takes back. */
+        snapshot(): Uint8Array;
+        /** Replaces this navigation with a snapshot's, its mesh baked again over the (restored) physics world. */
+        restore(bytes: Uint8Array): void;
+        /** What the world digest hashes: the mesh's polygons and floors, then every agent's state. */
+        digestBytes(): Uint8Array;
+        dispose(): void;
+    }
+}
 declare module "limina/internal/engine/agents/directory" {
     export interface AgentSummary {
         agentId: string;
@@ -1794,7 +1920,7 @@ declare module "limina/internal/engine/skills/registry" {
     import { type ErrorCode } from "limina/internal/limina-ops/js/errors";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { PolicyEngine } from "limina/internal/engine/policy/engine";
-    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
+    export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material" | "character" | "nav";
     /**
      * Who is calling and what the call may do. What a handler acts on (the
      * world, its physics, its scene) comes from the services its skill module
@@ -1979,8 +2105,586 @@ declare module "limina/internal/engine/audio/listener" {
     /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
     export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
 }
+declare module "limina/internal/engine/render/view-camera" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    export interface CameraPose {
+        position: Vec3;
+        target: Vec3;
+        /** Vertical field of view, degrees. */
+        fov: number;
+    }
+    /** Where a world's view starts: above and in front of the origin, looking at it. */
+    export const DEFAULT_POSE: Readonly<CameraPose>;
+    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
+    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
+    export class ViewCamera {
+        /** What the window renders (its aspect follows the window). */
+        readonly camera: THREE.PerspectiveCamera;
+        private pose;
+        private readonly placed;
+        constructor(pose?: CameraPose);
+        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
+        set(pose: {
+            position: Vec3;
+            target: Vec3;
+            fov?: number;
+        }): CameraPose;
+        /** The current pose. When code steered the camera since the last `set`
+         *  (an orbit control, say), the target is the point it now looks at, as
+         *  far away as the last target was. */
+        get(): CameraPose;
+    }
+    /**
+     * A pose that frames `object` (its bounding sphere fills the frame at
+     * `aspect`), looking at it along the direction `from` looks, so framing
+     * keeps the angle the view had.
+     */
+    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
+}
+declare module "limina/internal/engine/camera/rig" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { CameraPose, ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    export type RigSpec = {
+        mode: "follow";
+        entity: string;
+        distance: number;
+        height: number;
+        smoothing: number;
+    } | {
+        mode: "thirdPerson";
+        entity: string;
+        distance: number;
+        shoulder: number;
+        height: number;
+        smoothing: number;
+    } | {
+        mode: "firstPerson";
+        entity: string;
+        eyeHeight: number;
+    } | {
+        mode: "orbit";
+        target: string | Vec3;
+        distance: number;
+        height: number;
+        speed: number;
+    };
+    export class CameraRig {
+        private readonly view;
+        private readonly entities;
+        private readonly physics;
+        private spec;
+        private pose;
+        private azimuth;
+        private shake;
+        private steps;
+        constructor(view: ViewCamera, entities: Entities, physics: PhysicsWorld);
+        /** The rig now driving the view, if any. */
+        current(): RigSpec | null;
+        /** Drives the view with `spec` from now on; places the camera at once and returns the pose. */
+        set(spec: RigSpec): CameraPose;
+        /** Stops the rig: the view stays where it is. */
+        clear(): void;
+        /** Shakes the view for `duration` seconds, `intensity` metres at its strongest, easing out. */
+        startShake(intensity: number, duration: number): void;
+        private center;
+        /** Where `entity` stands and the ground direction it faces ([x, z], from its rotation). */
+        private body;
+        /** One fixed step: the rig's pose, smoothed, shaken, onto the view. Returns the pose. */
+        step(dt: number): CameraPose;
+        private desired;
+    }
+}
+declare module "limina/internal/limina-physics/js/character" {
+    import type { QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export interface CharacterDesc {
+        /** Where its feet stand. */
+        position: Vec3;
+        /** Capsule radius (m, default 0.3). */
+        radius?: number;
+        /** Head to feet (m, default 1.8). */
+        height?: number;
+        /** Steepest slope it walks up, degrees (default 45). */
+        maxSlope?: number;
+        /** Highest step it steps up (m, default 0.35). */
+        stepHeight?: number;
+        /** How far down it sticks to the ground (m, default 0.3). */
+        snapDistance?: number;
+        /** Mass for pushing dynamic bodies (kg, default 70). */
+        mass?: number;
+        /** The ECS entity it drives (its SoA slot). */
+        eid?: number;
+    }
+    export interface CharacterState {
+        /** Feet position. */
+        position: Vec3;
+        /** Velocity achieved over the last step. */
+        velocity: Vec3;
+        grounded: boolean;
+        sliding: boolean;
+        /** Unit ground-plane direction it faces, [x, z]. */
+        facing: [number, number];
+    }
+    /** The characters of one physics world. */
+    export class Characters {
+        readonly physics: PhysicsWorld;
+        constructor(physics: PhysicsWorld);
+        /** A new character; returns its body handle (destroy it with `physics.destroyBody`). */
+        create(desc: CharacterDesc): number;
+        /** The horizontal velocity [x, z] it walks at from the next step on. */
+        setVelocity(handle: number, [x, z]: [number, number]): void;
+        /** Turns it to face ground direction [x, z] (kept until it walks another way). */
+        setFacing(handle: number, [x, z]: [number, number]): void;
+        /** Jumps at `speed` m/s up at the next step, if it stands on the ground; returns whether it will. */
+        jump(handle: number, speed: number): boolean;
+        state(handle: number): CharacterState;
+        /** Moves every character one step (before the physics step), feet and facing into the SoA. */
+        step(dt: number, position: Vec3Columns, rotation: QuatColumns): number;
+        /** Every controller's settings and state, as bytes `restore` takes back (the bodies are in the physics snapshot). */
+        snapshot(): Uint8Array;
+        restore(bytes: Uint8Array): void;
+        /** What the world digest hashes of them: wanted and achieved motion, facing, grounded, in handle order. */
+        digestBytes(): Uint8Array;
+    }
+}
+declare module "limina/internal/limina-render/js/gltf" {
+    import * as THREE from "three";
+    /** A GLTFLoader whose textures decode natively (embedded PNG). */
+    export function createGLTFLoader(): THREE.GLTFLoader;
+}
+declare module "limina/internal/limina-runtime/js/host" {
+    export interface AssetInfo {
+        id: string;
+        kind: string;
+        /** The manifest path, relative to the asset directory. */
+        source: string;
+        description: string;
+    }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
+    /** One HTTP POST off the loop: the status and body. */
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
+    /** An environment variable, or undefined when unset. */
+    export const env: (name: string) => string | undefined;
+}
+declare module "limina/internal/engine/skills/schemas" {
+    import { z } from "zod";
+    /** Any three finite numbers (what the world reports). */
+    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** The world's extent: ±100 km on each axis, in metres. */
+    export const WORLD_EXTENT = 100000;
+    /** The largest scale factor on an axis. */
+    export const MAX_SCALE = 10000;
+    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
+    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A scale: every factor in (0, MAX_SCALE]. */
+    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
+    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
+    /** A distance or radius: positive, at most the world's diagonal. */
+    export const Distance: z.ZodNumber;
+    /** A vertical field of view, in degrees. */
+    export const Fov: z.ZodNumber;
+    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
+    export const CameraPoseInput: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    /** A camera pose as the engine reports it. */
+    export const CameraPose: z.ZodObject<{
+        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        fov: z.ZodNumber;
+    }, z.core.$strip>;
+    export const EventSchema: z.ZodObject<{
+        id: z.ZodString;
+        type: z.ZodString;
+        actorId: z.ZodString;
+        threadId: z.ZodString;
+        parentEventId: z.ZodNullable<z.ZodString>;
+        causedBy: z.ZodArray<z.ZodString>;
+        timestamp: z.ZodString;
+        payload: z.ZodUnknown;
+        integrity: z.ZodOptional<z.ZodObject<{
+            hash: z.ZodString;
+            previousHash: z.ZodNullable<z.ZodString>;
+        }, z.core.$strip>>;
+    }, z.core.$strip>;
+}
+declare module "limina/internal/engine/skills/three" {
+    import * as THREE from "three";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export interface GltfResource {
+        kind: "gltf";
+        assetId: string;
+        source: string;
+        bytes: number;
+        rootName?: string;
+        objectCount: number;
+        meshCount: number;
+        materialCount: number;
+        textureCount: number;
+    }
+    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object, with its animation clips. */
+    export function loadGltf(assetId: string): Promise<{
+        object: THREE.Object3D;
+        resource: GltfResource;
+        animations: THREE.AnimationClip[];
+    }>;
+    export function threeSkills({ entities, lighting }: {
+        entities: Entities;
+        lighting: Lighting;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/limina-trace/js/world-file" {
+    /** `"sha256:"` and the hex digest of `bytes`. */
+    export function sha256(bytes: Uint8Array): string;
+    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
+    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
+    /** Saves `body` before returning (the last save of a process about to exit). */
+    export function saveWorldFileNow(path: string, body: Uint8Array): number;
+    /**
+     * The body of the world file at `path`, checked against its header's version, length and
+     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
+     */
+    export function readWorldFile(path: string): Uint8Array;
+    /**
+     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
+     * on, those signals no longer end the process by themselves: the caller must exit.
+     */
+    export function waitForStopSignal(): Promise<string>;
+}
+declare module "limina/internal/engine/game/save/bytes" {
+    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
+    export function fromBase64(text: string): Uint8Array;
+}
+declare module "limina/internal/engine/characters/humanoid" {
+    import * as THREE from "three";
+    /** How a humanoid looks. */
+    export interface Appearance {
+        /** Standing height, metres (default 1.75). */
+        height?: number;
+        /** Shoulder and hip width, as a factor of the default (default 1). */
+        build?: number;
+        /** Head size factor (default 1). */
+        head?: number;
+        skin?: number;
+        hair?: number;
+        shirt?: number;
+        pants?: number;
+        shoes?: number;
+    }
+    export const DEFAULT_APPEARANCE: Required<Appearance>;
+    /** The skeleton, parent first. Joint positions are for a 1.75 m humanoid, feet at y = 0, facing +z. */
+    export const BONES: readonly {
+        name: string;
+        parent: string | null;
+        at: [number, number, number];
+    }[];
+    /** The reference height the joint table is written for. */
+    export const REFERENCE_HEIGHT = 1.75;
+    /** Thigh and shin lengths of the reference humanoid (hip 0.97 → knee 0.53 → ankle 0.09). */
+    export const THIGH = 0.44;
+    export const SHIN = 0.44;
+    export interface Humanoid {
+        /** Put this in the scene: its origin is between the feet, facing +z. */
+        root: THREE.Group;
+        mesh: THREE.SkinnedMesh;
+        skeleton: THREE.Skeleton;
+        bones: Map<string, THREE.Bone>;
+        /** Metres per reference metre (height / 1.75). */
+        scale: number;
+    }
+    /** A new humanoid with the given appearance, in its bind pose. */
+    export function createHumanoid(appearance?: Appearance): Humanoid;
+    /** The head-top height of a humanoid of this appearance (for bubbles and cameras). */
+    export function headTop(appearance?: Appearance): number;
+}
+declare module "limina/internal/engine/characters/clips" {
+    import * as THREE from "three";
+    /** A cyclic gait. Lengths are for the 1.75 m reference humanoid. */
+    export interface Gait {
+        /** Distance the body travels per cycle (two steps), m. */
+        stride: number;
+        /** Fraction of the cycle each foot is planted. */
+        stance: number;
+        /** The ground speed the clip is authored for, m/s (so a cycle lasts stride / speed). */
+        speed: number;
+        /** How far the hips sink below standing, m. */
+        drop: number;
+        /** Hip bob, m: positive rises at mid-stance (walking), negative sinks (running). */
+        bob: number;
+        /** Swing foot lift, m. */
+        lift: number;
+        armSwing: number;
+        elbow: number;
+        /** Forward lean of the spine, radians. */
+        lean: number;
+    }
+    export const WALK: Gait;
+    export const RUN: Gait;
+    /** The clip names every humanoid has. */
+    export const CLIP_NAMES: readonly ["idle", "walk", "run", "jump", "fall", "wave", "talk", "sit"];
+    export type ClipName = (typeof CLIP_NAMES)[number];
+    /** A looping gait clip for a humanoid scaled by s: one cycle, lasting stride / speed. */
+    export function gaitClip(name: string, g: Gait, s: number): THREE.AnimationClip;
+    /** Every built-in clip, for a humanoid `height` metres tall. */
+    export function humanoidClips(height?: number): THREE.AnimationClip[];
+}
+declare module "limina/internal/engine/characters/animator" {
+    import * as THREE from "three";
+    export type AnimationStateName = "idle" | "locomotion" | "jump" | "fall" | "emote";
+    /** What the character's body is doing this step. */
+    export interface Motion {
+        /** Horizontal ground speed, m/s. */
+        speed: number;
+        grounded: boolean;
+        /** Vertical speed, m/s (up positive). */
+        vertical: number;
+    }
+    export interface AnimationState {
+        state: AnimationStateName;
+        /** The clip weighing most now. */
+        clip: string;
+        /** The ground speed the state machine saw, m/s. */
+        speed: number;
+        /** Every clip playing, with its weight and playback rate. */
+        playing: {
+            clip: string;
+            weight: number;
+            timeScale: number;
+        }[];
+    }
+    /** One clip's playback, as snapshots save it. */
+    export interface SavedAction {
+        time: number;
+        /** The nominal weight and time scale, and what the mixer last applied of them. */
+        weight: number;
+        effectiveWeight: number;
+        timeScale: number;
+        effectiveTimeScale: number;
+        enabled: boolean;
+        paused: boolean;
+        once: boolean;
+        clamp: boolean;
+        loops: number;
+    }
+    /** An animator's whole state: the machine, the crossfades in progress and every clip's playback. */
+    export interface SavedAnimation {
+        state: AnimationStateName;
+        emote: {
+            clip: string;
+            loop: boolean;
+        } | null;
+        speed: number;
+        locomotionWeight: number;
+        mixerTime: number;
+        ramps: Record<string, {
+            from: number;
+            to: number;
+            t: number;
+            duration: number;
+        }>;
+        actions: Record<string, SavedAction>;
+    }
+    /** Below this ground speed a character stands (idle). */
+    export const MOVE_SPEED = 0.15;
+    /** Between these speeds walk blends into run. */
+    export const BLEND_FROM = 2;
+    export const BLEND_TO = 3.4;
+    /** The clip names a rig's clips answer to: its own names, lower-cased, with any "armature|" prefix dropped. */
+    export function clipKey(name: string): string;
+    export class Animator {
+        readonly mixer: THREE.AnimationMixer;
+        private readonly actions;
+        private state;
+        private emote;
+        private speed;
+        /** Strides (m per cycle) of the gait clips at this rig's scale. */
+        private readonly stride;
+        private locomotionWeight;
+        /**
+         * `clips` by name: at least idle, walk and run for locomotion (a rig
+         * without them animates what it has). `scale`: the rig's size against
+         * the reference humanoid, which scales the gaits' strides.
+         */
+        constructor(root: THREE.Object3D, clips: THREE.AnimationClip[], scale?: number);
+        /** The clip names this character can play. */
+        clips(): string[];
+        has(clip: string): boolean;
+        /** Plays `clip` as an emote (fading in over `fadeIn` s); looping until the character moves, or once. */
+        play(clip: string, loop?: boolean, fadeIn?: number): void;
+        /** Advances `dt` seconds with the body's motion this step. */
+        update(dt: number, motion: Motion): void;
+        private enter;
+        /** Fades every action toward weight 1 for `clip` (null: the locomotion pair takes over) and 0 for the rest. */
+        private fadeTo;
+        private readonly ramps;
+        private ramp;
+        /** Walk and run weighted by speed, both at one phase, each at the rate its stride needs. */
+        private blendGait;
+        /** Steps the crossfades. */
+        private stepRamps;
+        /** Everything `load` needs to go on exactly as this animator would (a pure function of its state). */
+        save(): SavedAnimation;
+        /** Puts back a state `save` made (of a rig with the same clips); a malformed one throws and changes nothing. */
+        load(saved: SavedAnimation): void;
+        /** The state machine's state, the dominant clip and the speed it saw. */
+        getState(): AnimationState;
+    }
+}
+declare module "limina/internal/engine/characters/characters" {
+    import * as THREE from "three";
+    import { type Navigation } from "limina/internal/limina-nav/js/nav";
+    import { Characters as PhysicsCharacters } from "limina/internal/limina-physics/js/character";
+    import type { EntityEntry } from "limina/internal/engine/ecs/entity-table";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    import { Animator, type SavedAnimation } from "limina/internal/engine/characters/animator";
+    import { type Appearance } from "limina/internal/engine/characters/humanoid";
+    export interface SpawnOptions {
+        position: Vec3;
+        appearance?: Appearance;
+        /** A glTF asset id to use as the body instead of the built-in humanoid. */
+        model?: string;
+        tags?: string[];
+        /** Top walking speed, m/s (default 4.5: it can run). */
+        maxSpeed?: number;
+    }
+    /** What a character is, as snapshots save it. */
+    export interface CharacterResource {
+        kind: "character";
+        appearance: Appearance;
+        model?: string;
+        maxSpeed: number;
+    }
+    interface Walk {
+        target: Vec3;
+        /** Who asked, and the event that asked. */
+        actorId: string;
+        threadId: string;
+        cause: string;
+    }
+    /** The world resource "characters": the controllers (bytes), and each character's walk and animation. */
+    export interface SavedCharacters {
+        controllers: string;
+        characters: Record<string, {
+            walk: Walk | null;
+            animation: SavedAnimation;
+        }>;
+    }
+    export interface Character {
+        entity: EntityEntry;
+        /** The physics character's body handle (also `entity.body`). */
+        body: number;
+        /** The crowd agent it is. */
+        agent: number;
+        animator: Animator;
+        rig: THREE.Object3D;
+        resource: CharacterResource;
+        walk: Walk | null;
+        /** Ground speed and vertical speed of the last step. */
+        speed: number;
+        grounded: boolean;
+    }
+    /** The body a character's resource describes: the built-in humanoid or a loaded glTF rig, with its clips and scale. */
+    export function characterBody(resource: CharacterResource): Promise<{
+        rig: THREE.Object3D;
+        clips: THREE.AnimationClip[];
+        scale: number;
+    }>;
+    /**
+     * The characters, and (`navState`) the navigation they walk: two world resources. A load only
+     * stages what it is given — the controllers and the crowd belong to the physics world a
+     * snapshot restores after the resources — and `attach()` puts it in place once that is done;
+     * each restored character then takes back its walk and animation as it is adopted.
+     */
+    export class CharacterSystem implements WorldResource<SavedCharacters | null> {
+        private readonly entities;
+        readonly nav: Navigation;
+        private readonly tracer;
+        readonly physics: PhysicsCharacters;
+        /** The world resource "nav": the bake's parameters and revisions and the crowd, as bytes (the mesh is baked again on load). */
+        readonly navState: WorldResource<string | null>;
+        private readonly byEntity;
+        private readonly ids;
+        /** What loads staged for `attach` (undefined: nothing staged); then each character's own, for `adopt`. */
+        private staged;
+        private pending;
+        private readonly emptyNav;
+        constructor(entities: Entities, nav: Navigation, tracer: Tracer);
+        private hasNavigation;
+        save(): SavedCharacters | null;
+        load(saved: SavedCharacters | null): void;
+        /** The controllers' digest bytes' hash, and each character's walk target and animation (not who asked: event ids are the log's). */
+        digestState(): unknown;
+        /** After a snapshot's physics world is restored: the staged crowd and controllers go in place. */
+        attach(): void;
+        /** Every live character, in creation order. */
+        list(): Character[];
+        get(entity: string): Character | undefined;
+        /** The character `entity` is, or a `not_found` error. */
+        require(entity: string): Character;
+        /** Where any entity stands (a character's feet). */
+        positionOf(entity: string): Vec3;
+        /** A new character standing at `position`. */
+        spawn(o: SpawnOptions): Promise<Character>;
+        /**
+         * Makes a character of a body already built (spawn's second half). A restore passes the
+         * restored entity (with its body) and the crowd agent the restored crowd already holds.
+         */
+        adopt(body: {
+            rig: THREE.Object3D;
+            clips: THREE.AnimationClip[];
+            scale: number;
+        }, resource: CharacterResource, position: Vec3, tags: string[], existing?: EntityEntry, agentId?: number): Character;
+        /** Drops characters whose entity was destroyed (their bodies went with them). */
+        private prune;
+        /** Walks `entity` on the navmesh to `target` (avoiding the crowd), at up to `speed`; returns the path's length. */
+        moveTo(entity: string, target: Vec3, speed: number | undefined, walk: Omit<Walk, "target">): number;
+        /** Stops a walk (or a direct move) where the character stands. */
+        stop(entity: string): boolean;
+        /** Drives `entity` directly at ground velocity [x, z] (cancelling any walk). */
+        move(entity: string, velocity: [number, number]): void;
+        jump(entity: string, speed: number): boolean;
+        /** Turns `entity` to face `point`; returns the facing [x, z]. */
+        lookAt(entity: string, point: Vec3): [number, number];
+        /** Before physics: the navmesh follows static geometry, the crowd steers, the controllers move. */
+        step(dt: number): void;
+        /** After physics: meshes follow the bodies, animation follows the motion, arrivals are logged. */
+        afterStep(dt: number): void;
+        /** Crowd states of the given characters (position, velocity, speed, mode, facing per AGENT_STATE_FLOATS). */
+        agentStates(list: Character[]): Float32Array;
+    }
+}
 declare module "limina/internal/engine/skills/profiles" {
-    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "physics.define"];
+    export const PERMISSIONS: readonly ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act", "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "physics.define", "nav.define", "character.define", "character.act"];
     export type Permission = (typeof PERMISSIONS)[number];
     export const PROFILES: Readonly<Record<string, readonly Permission[]>>;
     /** The permission set a profile grants; an unknown profile grants nothing. */
@@ -2507,52 +3211,6 @@ declare module "limina/internal/limina-render/js/text" {
     export function layoutText(spec: TextSpec): TextLayout;
     /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
     export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
-}
-declare module "limina/internal/engine/skills/schemas" {
-    import { z } from "zod";
-    /** Any three finite numbers (what the world reports). */
-    export const Vec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    export const Quat: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** The world's extent: ±100 km on each axis, in metres. */
-    export const WORLD_EXTENT = 100000;
-    /** The largest scale factor on an axis. */
-    export const MAX_SCALE = 10000;
-    /** A point, offset, direction or impulse: every component within ±WORLD_EXTENT. */
-    export const WorldVec3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A scale: every factor in (0, MAX_SCALE]. */
-    export const Scale3: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-    /** A rotation quaternion [x, y, z, w]: any non-zero length, normalised on the way in. */
-    export const UnitQuat: z.ZodPipe<z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>, z.ZodTransform<[number, number, number, number], [number, number, number, number]>>;
-    /** A distance or radius: positive, at most the world's diagonal. */
-    export const Distance: z.ZodNumber;
-    /** A vertical field of view, in degrees. */
-    export const Fov: z.ZodNumber;
-    /** A camera pose as callers give it: where it stands, the point it looks at, optionally its fov. */
-    export const CameraPoseInput: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strict>;
-    /** A camera pose as the engine reports it. */
-    export const CameraPose: z.ZodObject<{
-        position: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        target: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-        fov: z.ZodNumber;
-    }, z.core.$strip>;
-    export const EventSchema: z.ZodObject<{
-        id: z.ZodString;
-        type: z.ZodString;
-        actorId: z.ZodString;
-        threadId: z.ZodString;
-        parentEventId: z.ZodNullable<z.ZodString>;
-        causedBy: z.ZodArray<z.ZodString>;
-        timestamp: z.ZodString;
-        payload: z.ZodUnknown;
-        integrity: z.ZodOptional<z.ZodObject<{
-            hash: z.ZodString;
-            previousHash: z.ZodNullable<z.ZodString>;
-        }, z.core.$strip>>;
-    }, z.core.$strip>;
 }
 declare module "limina/internal/engine/ui/anchor" {
     import * as THREE from "three";
@@ -3269,8 +3927,8 @@ declare module "limina/internal/engine/game/state/state" {
     }
     const Saved: z.ZodObject<{
         phase: z.ZodEnum<{
-            building: "building";
             playing: "playing";
+            building: "building";
             won: "won";
             lost: "lost";
         }>;
@@ -3991,6 +4649,7 @@ declare module "limina/internal/engine/social/locomotion" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
     import type { Entities } from "limina/internal/engine/scene/entities";
     /** Walking speed, metres per second. */
     export const WALK_SPEED = 1.6;
@@ -4002,8 +4661,9 @@ declare module "limina/internal/engine/social/locomotion" {
         private readonly entities;
         private readonly agents;
         private readonly tracer;
+        private readonly characters;
         private readonly pursuits;
-        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer);
+        constructor(entities: Entities, agents: AgentDirectory, tracer: Tracer, characters: CharacterSystem);
         /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
         locate(target: ApproachTarget): Vec3 | null;
         /** The walker's entity, if `agentId` may walk to `target` now (an error saying why not otherwise). */
@@ -4016,6 +4676,8 @@ declare module "limina/internal/engine/social/locomotion" {
         walking(agentId: string): boolean;
         /** Stops `agentId` where it stands. */
         stop(agentId: string): boolean;
+        /** The point `p`'s walker heads for now: the target itself, or on a navmesh the next corner toward it. */
+        private waypoint;
         /** One fixed step: every walker strides toward its target. */
         step(dt: number): void;
     }
@@ -4494,10 +5156,10 @@ declare module "limina/internal/engine/game/quests/quests" {
         }, z.core.$strict>>;
         progress: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
             status: z.ZodEnum<{
+                failed: "failed";
                 offered: "offered";
                 active: "active";
                 completed: "completed";
-                failed: "failed";
                 declined: "declined";
             }>;
             counts: z.ZodRecord<z.ZodString, z.ZodNumber>;
@@ -4571,28 +5233,6 @@ declare module "limina/internal/engine/game/quests/quests" {
         /** Condition objectives, fail conditions and completion; true when anything changed. */
         settle(): boolean;
     }
-}
-declare module "limina/internal/limina-trace/js/world-file" {
-    /** `"sha256:"` and the hex digest of `bytes`. */
-    export function sha256(bytes: Uint8Array): string;
-    /** Saves `body` as the world file at `path` off the loop; resolves to the file's size in bytes. */
-    export function saveWorldFile(path: string, body: Uint8Array): Promise<number>;
-    /** Saves `body` before returning (the last save of a process about to exit). */
-    export function saveWorldFileNow(path: string, body: Uint8Array): number;
-    /**
-     * The body of the world file at `path`, checked against its header's version, length and
-     * content hash (`invalid_input` naming what is wrong); `not_found` when there is no file.
-     */
-    export function readWorldFile(path: string): Uint8Array;
-    /**
-     * Resolves with "SIGTERM" or "SIGINT" when the process is told to stop. From the first call
-     * on, those signals no longer end the process by themselves: the caller must exit.
-     */
-    export function waitForStopSignal(): Promise<string>;
-}
-declare module "limina/internal/engine/game/save/bytes" {
-    /** The bytes of standard, padded base64; anything else is `invalid_input`. */
-    export function fromBase64(text: string): Uint8Array;
 }
 declare module "limina/internal/engine/game/save/checkpoints" {
     import { z } from "zod";
@@ -4854,106 +5494,6 @@ declare module "limina/internal/engine/game/game" {
     export function skip(message: string): LiminaError;
     export function compare(a: number, op: Op | undefined, b: number): boolean;
 }
-declare module "limina/internal/engine/render/view-camera" {
-    import * as THREE from "three";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    export interface CameraPose {
-        position: Vec3;
-        target: Vec3;
-        /** Vertical field of view, degrees. */
-        fov: number;
-    }
-    /** Where a world's view starts: above and in front of the origin, looking at it. */
-    export const DEFAULT_POSE: Readonly<CameraPose>;
-    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
-    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
-    export class ViewCamera {
-        /** What the window renders (its aspect follows the window). */
-        readonly camera: THREE.PerspectiveCamera;
-        private pose;
-        private readonly placed;
-        constructor(pose?: CameraPose);
-        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
-        set(pose: {
-            position: Vec3;
-            target: Vec3;
-            fov?: number;
-        }): CameraPose;
-        /** The current pose. When code steered the camera since the last `set`
-         *  (an orbit control, say), the target is the point it now looks at, as
-         *  far away as the last target was. */
-        get(): CameraPose;
-    }
-    /**
-     * A pose that frames `object` (its bounding sphere fills the frame at
-     * `aspect`), looking at it along the direction `from` looks, so framing
-     * keeps the angle the view had.
-     */
-    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
-}
-declare module "limina/internal/limina-render/js/gltf" {
-    import * as THREE from "three";
-    /** A GLTFLoader whose textures decode natively (embedded PNG). */
-    export function createGLTFLoader(): THREE.GLTFLoader;
-}
-declare module "limina/internal/limina-runtime/js/host" {
-    export interface AssetInfo {
-        id: string;
-        kind: string;
-        /** The manifest path, relative to the asset directory. */
-        source: string;
-        description: string;
-    }
-    export interface HttpPostRequest {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        /** The whole exchange, connecting included. */
-        timeoutMs: number;
-        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
-        connectTimeoutMs?: number;
-    }
-    export interface HttpPostResponse {
-        status: number;
-        /** Names lower-case. */
-        headers: [string, string][];
-        body: string;
-    }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
-    export const resolveAsset: (id: string) => Promise<AssetInfo>;
-    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
-    export const readAsset: (id: string) => Promise<Uint8Array>;
-    /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
-    /** An environment variable, or undefined when unset. */
-    export const env: (name: string) => string | undefined;
-}
-declare module "limina/internal/engine/skills/three" {
-    import * as THREE from "three";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { Lighting } from "limina/internal/engine/scene/scene-graph";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export interface GltfResource {
-        kind: "gltf";
-        assetId: string;
-        source: string;
-        bytes: number;
-        rootName?: string;
-        objectCount: number;
-        meshCount: number;
-        materialCount: number;
-        textureCount: number;
-    }
-    /** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-    export function loadGltf(assetId: string): Promise<{
-        object: THREE.Object3D;
-        resource: GltfResource;
-    }>;
-    export function threeSkills({ entities, lighting }: {
-        entities: Entities;
-        lighting: Lighting;
-    }): SkillDefinition[];
-}
 declare module "limina/internal/engine/persistence/snapshot" {
     import * as THREE from "three";
     import type { AgentSummary } from "limina/internal/engine/agents/directory";
@@ -4962,6 +5502,7 @@ declare module "limina/internal/engine/persistence/snapshot" {
     import type { LookSettings } from "limina/internal/engine/render/look";
     import type { EntityStyle } from "limina/internal/engine/scene/entities";
     import { type SavedLighting } from "limina/internal/engine/scene/scene-graph";
+    import { type CharacterResource } from "limina/internal/engine/characters/characters";
     import { type EntityShape } from "limina/internal/engine/scene/shapes";
     import type { GltfResource } from "limina/internal/engine/skills/three";
     import type { WorldSession } from "limina/internal/engine/world-session";
@@ -4991,7 +5532,7 @@ declare module "limina/internal/engine/persistence/snapshot" {
         bodySpec?: unknown;
         visible: boolean;
     }
-    /** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+    /** The scene object of one entity: a primitive made by scene.createEntity, a glTF model, or a character's body (and its crowd agent). */
     export type SavedObject = ({
         kind: "primitive";
         shape: Exclude<EntityShape, {
@@ -5002,7 +5543,14 @@ declare module "limina/internal/engine/persistence/snapshot" {
         kind: "gltf";
         resource: GltfResource;
         meshes: SavedMesh[];
-    } & SavedMaking);
+    } & SavedMaking) | {
+        kind: "character";
+        resource: CharacterResource;
+        agent: number;
+        meshes: SavedMesh[];
+        style?: EntityStyle;
+        visible: boolean;
+    };
     /** What a snapshot holds besides the physics bytes. */
     export interface SessionSnapshot {
         version: number;
@@ -5711,6 +6259,13 @@ declare module "limina/internal/engine/skills/agent" {
         agents: AgentDirectory;
     }): SkillDefinition[];
 }
+declare module "limina/internal/engine/skills/animation" {
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export function animationSkills({ characters }: {
+        characters: CharacterSystem;
+    }): SkillDefinition[];
+}
 declare module "limina/internal/engine/skills/audit" {
     import type { AgentDirectory } from "limina/internal/engine/agents/directory";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
@@ -5721,10 +6276,37 @@ declare module "limina/internal/engine/skills/audit" {
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/camera" {
+    import type { CameraRig } from "limina/internal/engine/camera/rig";
     import type { ViewCamera } from "limina/internal/engine/render/view-camera";
     import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    export function cameraSkills({ view }: {
+    export function cameraSkills({ view, rig }: {
         view: ViewCamera;
+        rig?: CameraRig;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/character" {
+    import { z } from "zod";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export const AppearanceInput: z.ZodObject<{
+        height: z.ZodOptional<z.ZodNumber>;
+        build: z.ZodOptional<z.ZodNumber>;
+        head: z.ZodOptional<z.ZodNumber>;
+        skin: z.ZodOptional<z.ZodNumber>;
+        hair: z.ZodOptional<z.ZodNumber>;
+        shirt: z.ZodOptional<z.ZodNumber>;
+        pants: z.ZodOptional<z.ZodNumber>;
+        shoes: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>;
+    export function characterSkills({ characters }: {
+        characters: CharacterSystem;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/camera/rig-skills" {
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    import type { CameraRig } from "limina/internal/engine/camera/rig";
+    export function cameraRigSkills({ rig }: {
+        rig: CameraRig;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/ecs" {
@@ -5746,6 +6328,39 @@ declare module "limina/internal/engine/skills/material" {
     }): number;
     export function materialSkills({ entities }: {
         entities: Entities;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/skills/nav" {
+    import { z } from "zod";
+    import type { Navigation } from "limina/internal/limina-nav/js/nav";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    export const NavBuildInput: z.ZodObject<{
+        agentRadius: z.ZodOptional<z.ZodNumber>;
+        agentHeight: z.ZodOptional<z.ZodNumber>;
+        maxSlope: z.ZodOptional<z.ZodNumber>;
+        maxClimb: z.ZodOptional<z.ZodNumber>;
+        cellSize: z.ZodOptional<z.ZodNumber>;
+        tileSize: z.ZodOptional<z.ZodNumber>;
+        bounds: z.ZodOptional<z.ZodObject<{
+            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+        }, z.core.$strict>>;
+        areas: z.ZodOptional<z.ZodArray<z.ZodObject<{
+            min: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            max: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            cost: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+        links: z.ZodOptional<z.ZodArray<z.ZodObject<{
+            from: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            to: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+            bidirectional: z.ZodOptional<z.ZodBoolean>;
+            cost: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>>;
+    }, z.core.$strict>;
+    export function navSkills({ nav, characters }: {
+        nav: Navigation;
+        characters: CharacterSystem;
     }): SkillDefinition[];
 }
 declare module "limina/internal/engine/skills/package" {
@@ -6404,8 +7019,11 @@ declare module "limina/internal/engine/world-session" {
     import type * as THREE from "three";
     import { AudioScene } from "limina/internal/limina-audio/js/audio";
     import { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import { Navigation } from "limina/internal/limina-nav/js/nav";
     import { AgentDirectory, type AgentSummary } from "limina/internal/engine/agents/directory";
     import { Avatars } from "limina/internal/engine/web/avatar";
+    import { CameraRig } from "limina/internal/engine/camera/rig";
+    import { CharacterSystem } from "limina/internal/engine/characters/characters";
     import { WorldResources } from "limina/internal/engine/ecs/resources";
     import { World } from "limina/internal/engine/ecs/world";
     import { Mcp } from "limina/internal/engine/mcp/mcp";
@@ -6480,6 +7098,12 @@ declare module "limina/internal/engine/world-session" {
         readonly avatars: Avatars;
         /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
         readonly terrain: Terrain;
+        /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
+        readonly nav: Navigation;
+        /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
+        readonly characters: CharacterSystem;
+        /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
+        readonly cameraRig: CameraRig;
         /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
         readonly game: Game;
         /** Named scene builders `dev.reload` can re-run. */
@@ -6810,6 +7434,8 @@ declare module "limina/internal/engine/agents/registry" {
         id: string;
         position: Vec3;
         distance: number;
+        /** With a navmesh: whether the agent can walk to it. */
+        reachable?: boolean;
     }
     export interface Perception {
         selfId: string;
@@ -7551,6 +8177,7 @@ declare module "limina/internal/engine/agents/decision" {
     }
 }
 declare module "limina/internal/engine/agents/perception" {
+    import type { Navigation } from "limina/internal/limina-nav/js/nav";
     import type { World } from "limina/internal/engine/ecs/world";
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
@@ -7559,7 +8186,8 @@ declare module "limina/internal/engine/agents/perception" {
         private readonly world;
         private readonly spatial;
         private readonly tracer;
-        constructor(world: World, spatial: SpatialIndex, tracer: Tracer);
+        private readonly nav?;
+        constructor(world: World, spatial: SpatialIndex, tracer: Tracer, nav?: Navigation | undefined);
         /** Fills `perception` for each agent and emits `agent.perception.updated`. */
         build(agents: AgentRecord[], tick: number, options?: {
             forceOracle?: boolean;
@@ -8108,6 +8736,8 @@ declare module "limina" {
     export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
     export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
     export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
+    /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
+    export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -286,3 +286,5 @@ export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "./terrai
 export { createWaterMaterial, heightTexture, TerrainWater } from "./terrain/water.ts";
 export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "./terrain/vegetation.ts";
 export { TerrainView, type TerrainViewOptions } from "./terrain/view.ts";
+/** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
+export { BONES as HUMANOID_BONES } from "./characters/humanoid.ts";

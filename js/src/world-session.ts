@@ -8,9 +8,12 @@ import type * as THREE from "three";
 import { AudioScene } from "../../crates/limina-audio/js/audio.ts";
 import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
+import { Navigation } from "../../crates/limina-nav/js/nav.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
 import { Avatars } from "./web/avatar.ts";
 import { followCamera } from "./audio/listener.ts";
+import { CameraRig } from "./camera/rig.ts";
+import { CharacterSystem } from "./characters/characters.ts";
 import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
 import { onFixedStep } from "./loop.ts";
@@ -93,6 +96,12 @@ export class WorldSession {
   readonly avatars: Avatars;
   /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
   readonly terrain: Terrain;
+  /** The navmesh over the static colliders, and the crowd walking it (the world resource "nav"). */
+  readonly nav: Navigation;
+  /** Bodies that walk: humanoids with controllers and animation (character.*, animation.*, nav.moveTo; the world resource "characters"). */
+  readonly characters: CharacterSystem;
+  /** What drives the view camera when a rig does (camera.follow, camera.orbit, …). */
+  readonly cameraRig: CameraRig;
   /** The world's gameplay: items, quests, triggers, stats, dialogue … (its state is world resources). */
   readonly game: Game;
   /** Named scene builders `dev.reload` can re-run. */
@@ -137,12 +146,17 @@ export class WorldSession {
     this.resources.register("scene.prefabs", this.prefabs);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
-    this.locomotion = new Locomotion(this.entities, this.agents, this.tracer);
     this.avatars = new Avatars(this.entities);
     this.agents.publish(this.avatars);
     this.resources.register("avatars", this.avatars);
     this.terrain = new Terrain(this.physics);
     this.resources.register("terrain", this.terrain);
+    this.nav = new Navigation(this.physics);
+    this.characters = new CharacterSystem(this.entities, this.nav, this.tracer);
+    this.resources.register("nav", this.characters.navState);
+    this.resources.register("characters", this.characters);
+    this.cameraRig = new CameraRig(this.view, this.entities, this.physics);
+    this.locomotion = new Locomotion(this.entities, this.agents, this.tracer, this.characters);
     this.registry = new SkillRegistry(this.tracer, () => this.tick);
     this.game = new Game({
       entities: this.entities,
@@ -199,8 +213,11 @@ export class WorldSession {
   step(dt: number): void {
     this.tick++;
     this.locomotion.step(dt);
+    this.characters.step(dt);
     this.terrain.step(dt);
     this.entities.step(dt);
+    this.characters.afterStep(dt);
+    this.cameraRig.step(dt);
     this.game.step();
     this.ui.step(dt);
     if (this.checkpointEvery > 0 && this.tick % this.checkpointEvery === 0) this.checkpoint();
@@ -235,6 +252,7 @@ export class WorldSession {
     this.stopListening();
     this.ui.clear();
     this.packages.dispose();
+    this.nav.dispose();
     this.physics.dispose();
     this.audio.dispose();
     this.tracer.close();

@@ -48,8 +48,12 @@ test("tick starvation: one session loading a busy package under 40 agent ids get
   const ticks = (agentId: string) => s.packages.get(agentId)!.ticks;
   const first = loaded.reduce((n, d) => n + ticks(d.agentId!), 0);
   // A run starts while a whole run's budget (5 ms) is left of the world's 10 ms, one of each session
-  // per round: the lone package runs every step, the eight share what is left.
-  assert(ticks("agt_other") >= steps * 0.9, `the other session's package ran ${ticks("agt_other")} of ${steps} steps`);
+  // per round: the lone package runs in every round its session is offered, the eight share the
+  // rest. How many runs fit in a step depends on how fast the machine runs the burner (a loaded
+  // machine leaves room for one run a step, or none in steps run back to back to catch up), so the
+  // check is the fairness itself: with one run a step taken in turns, the lone package still has
+  // half of them; an order that serves the crowded session first starves it.
+  assert(ticks("agt_other") * 2 >= Math.min(steps, first), `the other session's package ran ${ticks("agt_other")} times in ${steps} steps, the crowded session's eight ${first}`);
   assert(first < steps * 8 * 0.75, `the crowded session's eight ran ${first} times in ${steps} steps, fewer than every step`);
   assert(loaded.every((d) => ticks(d.agentId!) > 0), "none of the eight starves");
   const over = s.tracer.history().filter((e) => e.type === "package.tick.overbudget");

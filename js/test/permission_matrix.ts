@@ -33,9 +33,10 @@ const CONTRACT: Record<string, string[]> = {
   "builder.readWrite": [
     "scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play",
     "game.read", "game.act", "game.define", "save.write", "world.write", "render.write", "physics.define",
+    "nav.define", "character.define", "character.act",
   ],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
   "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
   spectator: [],
 };

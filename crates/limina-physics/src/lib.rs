@@ -6,18 +6,24 @@
 //! `js/physics.ts`.
 
 mod bounds;
+mod character;
+mod character_ops;
 mod heightfield;
 mod joints;
 mod ops;
 mod shapes;
 mod snapshot;
+mod statics;
 mod world;
 
 pub use bounds::{Fallen, KillPlane, WORLD_EXTENT};
+pub use character::{yaw_quat, CharacterDesc, CharacterState};
 pub use heightfield::{PropShape, Water};
 pub use joints::{JointDesc, JointState, JointType, Motor};
 pub use shapes::{ColliderDesc, Groups, MeshData, Shape};
 pub use world::{BodyDesc, BodyKind, BodyState, ColliderMaterial, CollisionRecord, PhysicsWorld, RayHit, TransformColumns};
+/// The Rapier build the worlds use, for crates that read them (navigation).
+pub use rapier3d;
 
 deno_core::extension!(
   limina_physics,
@@ -52,6 +58,15 @@ deno_core::extension!(
     ops::op_physics_snapshot,
     ops::op_physics_restore,
     ops::op_physics_digest_bytes,
+    character_ops::op_physics_character_create,
+    character_ops::op_physics_character_set_velocity,
+    character_ops::op_physics_character_set_facing,
+    character_ops::op_physics_character_jump,
+    character_ops::op_physics_character_state,
+    character_ops::op_physics_characters_step,
+    character_ops::op_physics_characters_snapshot,
+    character_ops::op_physics_characters_restore,
+    character_ops::op_physics_characters_digest_bytes,
     heightfield::op_physics_create_heightfield,
     heightfield::op_physics_set_heightfield,
     heightfield::op_physics_create_props,

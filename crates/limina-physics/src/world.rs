@@ -336,6 +336,8 @@ pub struct PhysicsWorld {
   pub(crate) pending: Vec<CollisionRecord>,
   pub(crate) fallen: Vec<Fallen>,
   pub(crate) steps: u64,
+  /// Character controllers by body handle (see character.rs).
+  pub(crate) characters: BTreeMap<u32, crate::character::Character>,
 }
 
 impl Default for PhysicsWorld {
@@ -359,6 +361,7 @@ impl PhysicsWorld {
       pending: Vec::new(),
       fallen: Vec::new(),
       steps: 0,
+      characters: BTreeMap::new(),
     }
   }
 

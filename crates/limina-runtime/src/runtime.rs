@@ -124,6 +124,7 @@ fn extensions(options: HostOptions, from_snapshot: bool) -> (Vec<deno_core::Exte
     extensions.push(limina_ops::limina_bench::init());
   }
   extensions.extend([limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init(), limina_audio::limina_audio::init(options.audio)]);
+  extensions.push(limina_nav::limina_nav::init());
   extensions.push(limina_terrain::limina_terrain::init());
   extensions.extend(limina_render::extensions(options.window, options.render));
   extensions.extend([

@@ -5,10 +5,11 @@
 // two paths produce byte-identical perception.
 
 import { SpatialGrid } from "../../../crates/limina-ecs/js/grid.ts";
+import type { Navigation } from "../../../crates/limina-nav/js/nav.ts";
 import type { Vec3, World } from "../ecs/world.ts";
 import type { Tracer } from "../observability/tracer.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
-import type { AgentRecord, Perception } from "./registry.ts";
+import type { AgentRecord, PerceivedEntity, Perception } from "./registry.ts";
 
 const RECENT_EVENTS = 8;
 
@@ -19,7 +20,7 @@ interface Query {
 }
 
 export class PerceptionSystem {
-  constructor(private readonly world: World, private readonly spatial: SpatialIndex, private readonly tracer: Tracer) {}
+  constructor(private readonly world: World, private readonly spatial: SpatialIndex, private readonly tracer: Tracer, private readonly nav?: Navigation) {}
 
   /** Fills `perception` for each agent and emits `agent.perception.updated`. */
   build(agents: AgentRecord[], tick: number, options: { forceOracle?: boolean } = {}): void {
@@ -64,7 +65,8 @@ export class PerceptionSystem {
   /** The one place a Perception envelope is assembled, whichever path found the hits. */
   private assemble(q: Query, eids: Uint32Array, distances: Float64Array, recent: { type: string }[], tick: number): void {
     const w = this.world;
-    const nearby = Array.from(eids, (eid, k) => ({ id: w.entities.getByEid(eid)!.id, position: w.position(eid), distance: distances[k] }));
+    const nearby: PerceivedEntity[] = Array.from(eids, (eid, k) => ({ id: w.entities.getByEid(eid)!.id, position: w.position(eid), distance: distances[k] }));
+    if (nearby.length > 0 && this.nav?.counts()) markReachable(this.nav, q.center, nearby);
     const p: Perception = { selfId: q.agent.id, nearby, recentEvents: recent, tick };
     if (q.agent.entityId !== undefined && q.selfEid >= 0) p.selfEntity = q.agent.entityId;
     p.position = [q.center[0], q.center[1], q.center[2]];
@@ -79,4 +81,11 @@ export class PerceptionSystem {
       { actorId: agent.id, threadId: agent.sessionId },
     );
   }
+}
+
+/** Marks each perceived entity reachable or not over the navmesh (island connectivity, one native batch). */
+function markReachable(nav: Navigation, from: Vec3, nearby: PerceivedEntity[]): void {
+  const pairs = new Float32Array(nearby.length * 6);
+  nearby.forEach((e, k) => pairs.set([...from, ...e.position], k * 6));
+  nav.connected(pairs).forEach((c, k) => (nearby[k].reachable = c === "connected"));
 }

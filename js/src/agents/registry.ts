@@ -11,6 +11,8 @@ export interface PerceivedEntity {
   id: string;
   position: Vec3;
   distance: number;
+  /** With a navmesh: whether the agent can walk to it. */
+  reachable?: boolean;
 }
 
 export interface Perception {

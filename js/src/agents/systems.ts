@@ -31,7 +31,7 @@ export interface AgentSystems {
 export function createAgentSystems(session: WorldSession, providers: ProviderMap, options: { budget?: SchedulerBudget; manual?: boolean } = {}): AgentSystems {
   const agents = new AgentRegistry();
   const scheduler = new AgentScheduler(options.budget ?? DEFAULT_BUDGET);
-  const perception = new PerceptionSystem(session.world, session.spatial, session.tracer);
+  const perception = new PerceptionSystem(session.world, session.spatial, session.tracer, session.nav);
   const decision = new DecisionSystem(session.registry, session.tracer, providers, scheduler);
   const action = new ActionSystem(session.registry, scheduler);
   const observability = new ObservabilitySystem(session.tracer, agents);

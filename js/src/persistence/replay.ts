@@ -10,7 +10,7 @@ import { FIXED_DT } from "../loop.ts";
 import type { WorldSession } from "../world-session.ts";
 
 /** Permissions that let a skill change the world state; skill calls needing one are replayed. */
-export const WORLD_WRITE_PERMISSIONS: ReadonlySet<string> = new Set(["scene.write", "ecs.modify", "physics.write", "ui.write", "social.act", "game.act", "game.define", "world.write", "render.write", "physics.define"]);
+export const WORLD_WRITE_PERMISSIONS: ReadonlySet<string> = new Set(["scene.write", "ecs.modify", "physics.write", "ui.write", "social.act", "game.act", "game.define", "world.write", "render.write", "physics.define", "nav.define", "character.define", "character.act"]);
 
 export interface ReplayOptions {
   /** Stop at this tick (the world is stepped up to it; later events are not applied). */

@@ -19,6 +19,7 @@ import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/mat
 import type { EntityStyle } from "../scene/entities.ts";
 import { materialsOf, meshesOf } from "../scene/meshes.ts";
 import { applyLighting, saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
+import { characterBody, type CharacterResource } from "../characters/characters.ts";
 import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "../scene/shapes.ts";
 import type { GltfResource } from "../skills/three.ts";
 import { loadGltf } from "../skills/three.ts";
@@ -49,10 +50,14 @@ interface SavedMaking {
   visible: boolean;
 }
 
-/** The scene object of one entity: a primitive made by scene.createEntity or a glTF model. */
+/** The scene object of one entity: a primitive made by scene.createEntity, a glTF model, or a character's body (and its crowd agent). */
 export type SavedObject =
   | ({ kind: "primitive"; shape: Exclude<EntityShape, { shape: "mesh" }>; meshes: SavedMesh[] } & SavedMaking)
-  | ({ kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] } & SavedMaking);
+  | ({ kind: "gltf"; resource: GltfResource; meshes: SavedMesh[] } & SavedMaking)
+  | { kind: "character"; resource: CharacterResource; agent: number; meshes: SavedMesh[]; style?: EntityStyle; visible: boolean };
+
+/** What a snapshot's objects need loaded: glTF models and primitives, characters' bodies. */
+type Loaded = THREE.Object3D | Awaited<ReturnType<typeof characterBody>>;
 
 /** What a snapshot holds besides the physics bytes. */
 export interface SessionSnapshot {
@@ -116,9 +121,14 @@ function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): vo
   });
 }
 
-function saveObject(entry: EntityEntry): SavedObject | null {
+function saveObject(entry: EntityEntry, session: WorldSession): SavedObject | null {
   const object = entry.mesh as THREE.Object3D | undefined;
   if (!object) return null;
+  const character = session.characters.get(entry.id);
+  if (character) {
+    const style = entry.style ? { style: entry.style as EntityStyle } : {};
+    return { kind: "character", resource: character.resource, agent: character.agent, meshes: saveMeshes(object), ...style, visible: object.visible };
+  }
   const making: SavedMaking = {
     ...(entry.shape ? { shape: entry.shape as EntityShape } : {}),
     ...(entry.style ? { style: entry.style as EntityStyle } : {}),
@@ -159,7 +169,7 @@ export function snapshotSession(session: WorldSession, options: SnapshotOptions 
   const objects: Record<string, SavedObject> = {};
   const bodies: [string, number][] = [];
   for (const entry of session.world.entities.entries()) {
-    const saved = saveObject(entry);
+    const saved = saveObject(entry, session);
     if (saved) objects[entry.id] = saved;
     if (entry.body !== undefined) bodies.push([entry.id, entry.body]);
   }
@@ -240,30 +250,41 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
 
 /**
  * The scene objects a snapshot's entities need: glTF models loaded again from their asset ids,
- * primitives made from their shapes. A missing model or a bad shape refuses the snapshot.
+ * primitives made from their shapes, characters' bodies. A missing model or a bad shape refuses the snapshot.
  */
-async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, THREE.Object3D>> {
-  const models = new Map<string, THREE.Object3D>();
+async function loadModels(snapshot: SessionSnapshot): Promise<Map<string, Loaded>> {
+  const models = new Map<string, Loaded>();
   for (const [id, saved] of Object.entries(snapshot.objects)) {
     if (saved.kind === "gltf") models.set(id, (await loadGltf(saved.resource.assetId)).object);
     else if (saved.kind === "primitive") models.set(id, primitiveMesh(checkedShape(id, saved.shape), 0xffffff));
+    else if (saved.kind === "character") models.set(id, await characterBody(saved.resource));
     else throw engineError("invalid_input", `snapshot object of ${id} has unknown kind ${JSON.stringify((saved as { kind: unknown }).kind)}`);
   }
   return models;
 }
 
 /** Fills an empty world from a snapshot (its world resources already loaded): ECS, physics, scene objects, lighting. */
-function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, THREE.Object3D>): void {
+function build(session: WorldSession, { snapshot, physics }: { snapshot: SessionSnapshot; physics: Uint8Array }, models: Map<string, Loaded>): void {
   session.world.load(snapshot.world);
   session.physics.restore(physics);
   session.terrain.attach();
+  session.characters.attach();
   const bodies = new Map(snapshot.bodies);
   for (const entry of session.world.entities.entries()) {
     const body = bodies.get(entry.id);
     if (body !== undefined) entry.body = body;
     const saved = snapshot.objects[entry.id];
     if (!saved) continue;
-    const object = models.get(entry.id)!;
+    if (saved.kind === "character") {
+      const loaded = models.get(entry.id) as Awaited<ReturnType<typeof characterBody>>;
+      session.characters.adopt(loaded, saved.resource, session.world.position(entry.eid), [], entry, saved.agent);
+      applyMeshes(loaded.rig, saved.meshes, entry.id);
+      loaded.rig.visible = saved.visible;
+      if (saved.style) entry.style = saved.style;
+      session.entities.sync(entry);
+      continue;
+    }
+    const object = models.get(entry.id) as THREE.Object3D;
     if (saved.kind === "gltf") entry.resource = saved.resource;
     if (saved.shape) entry.shape = saved.shape;
     if (saved.style) entry.style = saved.style;
@@ -297,7 +318,7 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const backup = snapshotSession(session, { exclude: keep, withoutUi: true });
   const backupModels = await loadModels(backup.snapshot);
   // The look, then the world (the world resources are loaded before: all or nothing).
-  const put = async (from: { snapshot: SessionSnapshot; physics: Uint8Array }, fromModels: Map<string, THREE.Object3D>) => {
+  const put = async (from: { snapshot: SessionSnapshot; physics: Uint8Array }, fromModels: Map<string, Loaded>) => {
     if (from.snapshot.look) await session.look.restore(from.snapshot.look);
     clear(session);
     build(session, from, fromModels);

@@ -2,11 +2,12 @@
 // render.capture renders from unless a call brings its own camera.
 
 import { z } from "zod";
+import type { CameraRig } from "../camera/rig.ts";
 import type { ViewCamera } from "../render/view-camera.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { CameraPose, CameraPoseInput } from "./schemas.ts";
 
-export function cameraSkills({ view }: { view: ViewCamera }): SkillDefinition[] {
+export function cameraSkills({ view, rig }: { view: ViewCamera; rig?: CameraRig }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "cameraSkills" };
   return [
     {
@@ -20,6 +21,8 @@ export function cameraSkills({ view }: { view: ViewCamera }): SkillDefinition[] 
       permissions: ["scene.write"],
       source,
       handler: (input, ctx) => {
+        // A placed camera is no longer driven by a rig.
+        rig?.clear();
         const pose = view.set(input);
         ctx.emit("camera.moved", pose);
         return pose;

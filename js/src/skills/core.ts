@@ -7,11 +7,15 @@ import { registerGameSkills } from "../game/skills.ts";
 import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "../persistence/snapshot.ts";
 import type { WorldSession } from "../world-session.ts";
 import { agentSkills } from "./agent.ts";
+import { animationSkills } from "./animation.ts";
 import { auditSkills } from "./audit.ts";
 import { audioSkills } from "./audio.ts";
 import { cameraSkills } from "./camera.ts";
+import { characterSkills } from "./character.ts";
+import { cameraRigSkills } from "../camera/rig-skills.ts";
 import { ecsSkills } from "./ecs.ts";
 import { materialSkills } from "./material.ts";
+import { navSkills } from "./nav.ts";
 import { packageSkills } from "./package.ts";
 import { physicsSkills } from "./physics.ts";
 import { prefabSkills } from "./prefabs.ts";
@@ -25,12 +29,12 @@ import { terrainSkills } from "../terrain/skills.ts";
 import { avatarSkills } from "../web/avatar.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
-  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs } = session;
+  const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs, nav, characters, cameraRig } = session;
   registry.registerAll(sceneSkills, { entities, spatial });
   registry.registerAll(prefabSkills, { entities, prefabs });
   registry.registerAll(ecsSkills, { entities });
   registry.registerAll(threeSkills, { entities, lighting });
-  registry.registerAll(cameraSkills, { view });
+  registry.registerAll(cameraSkills, { view, rig: cameraRig });
   registry.registerAll(physicsSkills, { entities });
   registry.registerAll(agentSkills, { agents });
   registry.registerAll(systemSkills, { registry, tracer, entities, agents, sceneBuilders, skillReload, digest: () => session.digest() });
@@ -49,5 +53,9 @@ export function registerCoreSkills(session: WorldSession): void {
   });
   registry.registerAll(renderSettingsSkills, { look });
   registry.registerAll(materialSkills, { entities });
+  registry.registerAll(characterSkills, { characters });
+  registry.registerAll(animationSkills, { characters });
+  registry.registerAll(navSkills, { nav, characters });
+  registry.registerAll(cameraRigSkills, { rig: cameraRig });
   registry.registerAll(avatarSkills, { avatars: session.avatars });
 }

@@ -19,6 +19,9 @@ export const PERMISSIONS = [
   "world.write",
   "render.write",
   "physics.define",
+  "nav.define",
+  "character.define",
+  "character.act",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -31,9 +34,10 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
     "world.write",
     "render.write",
     "physics.define",
+    "nav.define", "character.define", "character.act",
   ],
-  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act"],
-  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act"],
+  "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
+  "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
   "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
   // Watches through the state stream only (js/src/web/spectator.ts): no skill at all.
   spectator: [],

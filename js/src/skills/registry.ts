@@ -8,7 +8,7 @@ import type { Tracer } from "../observability/tracer.ts";
 import type { Decision, PolicyEngine } from "../policy/engine.ts";
 import { illFormed } from "./well-formed.ts";
 
-export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material";
+export type SkillCategory = "scene" | "ecs" | "three" | "physics" | "agent" | "system" | "render" | "ui" | "social" | "audio" | "game" | "world" | "terrain" | "material" | "character" | "nav";
 
 /**
  * Who is calling and what the call may do. What a handler acts on (the

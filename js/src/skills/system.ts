@@ -25,7 +25,7 @@ export interface SystemServices {
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
 
-const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "game", "world", "terrain"] as const;
+const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "game", "world", "terrain", "character", "nav"] as const;
 
 let reloads = 0;
 

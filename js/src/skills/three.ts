@@ -27,8 +27,8 @@ export interface GltfResource {
   textureCount: number;
 }
 
-/** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object. */
-export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource }> {
+/** Loads a glTF/glb asset (by id, through the sandboxed asset manifest) into a scene object, with its animation clips. */
+export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3D; resource: GltfResource; animations: THREE.AnimationClip[] }> {
   const info = await resolveAsset(assetId);
   if (info.kind !== "gltf") throw engineError("invalid_input", `asset ${assetId} is a ${info.kind}, not a gltf model`);
   const bytes = await readAsset(assetId);
@@ -57,7 +57,7 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
     textureCount: textures.size,
   };
   if (object.name) resource.rootName = object.name;
-  return { object, resource };
+  return { object, resource, animations: gltf.animations };
 }
 
 export function threeSkills({ entities, lighting }: { entities: Entities; lighting: Lighting }): SkillDefinition[] {

@@ -1,12 +1,16 @@
 // Locomotion: agents walking their bodies toward a target (another agent,
-// an entity or a point), one stride per fixed step, turning to face where
-// they go, until within talking distance — then `social.approached`. A
-// target that disappears ends the walk with `social.approach.abandoned`.
+// an entity or a point), until within talking distance — then
+// `social.approached`. A target that disappears ends the walk with
+// `social.approach.abandoned`. With a navmesh, walks go through it: a
+// character body walks the crowd (nav.moveTo's way, retargeted as the
+// target moves), any other body strides along the path's corners; without
+// one, a body strides straight at the target, turning to face where it goes.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { Vec3 } from "../ecs/world.ts";
 import type { Tracer } from "../observability/tracer.ts";
+import type { CharacterSystem } from "../characters/characters.ts";
 import type { Entities } from "../scene/entities.ts";
 
 /** Walking speed, metres per second. */
@@ -23,7 +27,12 @@ interface Pursuit {
   talkDistance: number;
   /** The event that started the walk. */
   cause: string;
+  /** On a navmesh: the corners still ahead, and where the target was when they were planned. */
+  route?: { corners: Vec3[]; goal: Vec3 };
 }
+
+/** How far (m) a pursued target may move before the route to it is planned again. */
+const REPLAN_DISTANCE = 0.5;
 
 /** The entity agent `agentId` inhabits, as its agent systems publish it, or null. */
 export function bodyOf(agents: AgentDirectory, agentId: string): string | null {
@@ -34,7 +43,7 @@ export function bodyOf(agents: AgentDirectory, agentId: string): string | null {
 export class Locomotion {
   private readonly pursuits = new Map<string, Pursuit>();
 
-  constructor(private readonly entities: Entities, private readonly agents: AgentDirectory, private readonly tracer: Tracer) {}
+  constructor(private readonly entities: Entities, private readonly agents: AgentDirectory, private readonly tracer: Tracer, private readonly characters: CharacterSystem) {}
 
   /** Where `target` is now: an agent's body, an entity or a point; null once it is gone. */
   locate(target: ApproachTarget): Vec3 | null {
@@ -72,7 +81,23 @@ export class Locomotion {
 
   /** Stops `agentId` where it stands. */
   stop(agentId: string): boolean {
+    const p = this.pursuits.get(agentId);
+    if (p && this.characters.get(p.entity)?.walk) this.characters.stop(p.entity);
     return this.pursuits.delete(agentId);
+  }
+
+  /** The point `p`'s walker heads for now: the target itself, or on a navmesh the next corner toward it. */
+  private waypoint(p: Pursuit, at: Vec3, goal: Vec3): Vec3 {
+    const nav = this.characters.nav;
+    if (!nav.counts()) return goal;
+    const r = p.route;
+    if (!r || Math.hypot(r.goal[0] - goal[0], r.goal[2] - goal[2]) > REPLAN_DISTANCE) {
+      const path = nav.findPath(at, goal);
+      p.route = { corners: path?.found ? path.path.slice(1) : [goal], goal };
+    }
+    const corners = p.route!.corners;
+    while (corners.length > 1 && Math.hypot(corners[0][0] - at[0], corners[0][2] - at[2]) < 0.05) corners.shift();
+    return corners.length > 1 ? corners[0] : goal;
   }
 
   /** One fixed step: every walker strides toward its target. */
@@ -86,14 +111,37 @@ export class Locomotion {
         continue;
       }
       const at = this.entities.world.position(entry.eid);
-      const dx = goal[0] - at[0];
-      const dz = goal[2] - at[2];
-      const distance = Math.hypot(dx, dz);
-      if (distance > p.talkDistance) {
-        const stride = Math.min(WALK_SPEED * dt, distance - p.talkDistance);
+      const distance = Math.hypot(goal[0] - at[0], goal[2] - at[2]);
+      const character = this.characters.get(p.entity);
+      if (character && this.characters.nav.counts()) {
+        // A character walks the crowd; its walk is retargeted as the target moves.
+        if (distance > p.talkDistance) {
+          const r = p.route;
+          if (!r || !character.walk || Math.hypot(r.goal[0] - goal[0], r.goal[2] - goal[2]) > REPLAN_DISTANCE) {
+            try {
+              this.characters.moveTo(p.entity, goal, WALK_SPEED, { actorId: p.agentId, threadId: p.sessionId, cause: p.cause });
+              p.route = { corners: [], goal };
+            } catch {
+              // No way there: it waits where it is and tries again as things change.
+              p.route = { corners: [], goal };
+            }
+          }
+          continue;
+        }
+        this.characters.stop(p.entity);
+        this.pursuits.delete(p.agentId);
+        this.tracer.emit("social.approached", { agentId: p.agentId, target: p.target, distance, position: at }, { actorId: p.agentId, threadId: p.sessionId, causedBy: [p.cause] });
+        continue;
+      }
+      const aim = this.waypoint(p, at, goal);
+      const dx = aim[0] - at[0];
+      const dz = aim[2] - at[2];
+      const leg = Math.hypot(dx, dz);
+      if (distance > p.talkDistance && leg > 1e-9) {
+        const stride = Math.min(WALK_SPEED * dt, distance - p.talkDistance, leg);
         const yaw = Math.atan2(dx, dz);
         this.entities.setTransform(entry, {
-          position: [at[0] + (dx / distance) * stride, at[1], at[2] + (dz / distance) * stride],
+          position: [at[0] + (dx / leg) * stride, at[1], at[2] + (dz / leg) * stride],
           rotation: [0, Math.sin(yaw / 2), 0, Math.cos(yaw / 2)],
         });
       }
