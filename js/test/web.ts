@@ -4,9 +4,9 @@
 import { assert, test } from "limina/testing";
 import { drive } from "./support/drivers.ts";
 
-test("limina --mcp-ws serves the spectator page; Chromium draws the world, follows it live, and cannot write to it", async () => {
+test("limina --mcp-ws serves the spectator page; Chromium draws the world, follows it live, cannot write to it, and reconnects when the server restarts", async () => {
   const out = await drive("node", "js/test/node/web_page.mjs");
-  assert((out.checks as number) >= 29, JSON.stringify(out));
+  assert((out.checks as number) >= 30, JSON.stringify(out));
 });
 
 test("with the server's token typed into the page, a person takes an avatar, walks it (WASD) and speaks through the skills agents use; a wrong token is refused", async () => {

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import http from "node:http";
 import WebSocket from "ws";
 import { launchChromium } from "./browser.mjs";
-import { checker, startWsServer, wsPeer } from "./ws_server.mjs";
+import { checker, startServer, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const { server, port } = await startWsServer(limina, [], "ignore");
@@ -149,8 +149,20 @@ check((await count()) === 3, "the world is unchanged: still 3 entities");
 const bad = page.console.filter((l) => /Content Security Policy|exception|Uncaught/i.test(l));
 check(bad.length === 0, `no CSP violation or uncaught exception in the page (${bad.join(" | ")})`);
 
-await browser.close();
+// ---- it reconnects when the server restarts -----------------------------------------------------
 builder.ws.close();
 server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+await page.waitFor(`${state}.status.startsWith("reconnecting")`, "the page to see the server go");
+const restarted = await startServer(limina, ["--mcp-ws", "--port", String(port)], "ignore");
+const builder2 = await wsPeer(port);
+await builder2.call("initialize", { agentId: "builder", sessionId: "b2", profile: "builder.readWrite" });
+await builder2.call("tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", color: 0x00ff00 } });
+await page.waitFor(`${state}.status.startsWith("watching") && ${state}.entities === 1 && ${state}.objects === 1`, "the page to reconnect to the new world");
+check(true, "the page reconnects when the server restarts and shows the new world");
+
+await browser.close();
+builder2.ws.close();
+restarted.server.kill("SIGTERM");
 console.log(JSON.stringify({ ok: true, checks: checks.length }));
 process.exit(0);
