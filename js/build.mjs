@@ -56,6 +56,36 @@ for (const [name, contents] of Object.entries(entries)) {
     logLevel: "warning",
   });
 }
+// The spectator page (js/src/web/page.ts) for browsers: the engine's own
+// look, scene and mesh modules with three.js, as one module the binary
+// serves. Engine sources import "three" as Limina's bundle entry (core,
+// TSL, addons); three's own files import the plain core.
+const engineThree = {
+  name: "engine-three",
+  setup(b) {
+    b.onResolve({ filter: /^three$/ }, (args) =>
+      args.importer.includes("/node_modules/")
+        ? b.resolve("three/webgpu", { kind: args.kind, resolveDir: args.resolveDir })
+        : { path: "limina-three", namespace: "engine-three" });
+    b.onLoad({ filter: /.*/, namespace: "engine-three" }, () => ({
+      contents: entries.three, loader: "js", resolveDir: new URL(".", import.meta.url).pathname,
+    }));
+  },
+};
+mkdirSync(new URL("./build/web/", import.meta.url), { recursive: true });
+await build({
+  entryPoints: [new URL("./src/web/page.ts", import.meta.url).pathname],
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  plugins: [engineThree],
+  minify: true,
+  legalComments: "eof",
+  banner: { js: `// The Limina spectator page with three ${pkg("three")}, bundled by js/build.mjs. Do not edit.` },
+  outfile: new URL("./build/web/page.js", import.meta.url).pathname,
+  logLevel: "warning",
+});
 // "three/tsl" and the addon paths as small modules over the one bundle, so
 // every specifier shares one copy of three's core.
 const tsl = Object.keys(await import("three/tsl")).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n)).sort();

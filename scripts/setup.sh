@@ -32,6 +32,8 @@ need espeak-ng espeak-ng
 need sox sox
 # NATS JetStream (2.9 on Debian) for the world log streamed with --log-sink (js/test/nats_log.ts).
 [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+# Chromium for the spectator page's browser tests (headless: WebGL2 through SwiftShader, no display).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

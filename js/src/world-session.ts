@@ -10,6 +10,7 @@ import { renderConfig } from "../../crates/limina-render/js/ops.ts";
 import { PhysicsWorld } from "../../crates/limina-physics/js/physics.ts";
 import { Navigation } from "../../crates/limina-nav/js/nav.ts";
 import { AgentDirectory, type AgentSummary } from "./agents/directory.ts";
+import { Avatars } from "./web/avatar.ts";
 import { followCamera } from "./audio/listener.ts";
 import { CameraRig } from "./camera/rig.ts";
 import { CharacterSystem } from "./characters/characters.ts";
@@ -94,6 +95,8 @@ export class WorldSession {
   readonly agents = new AgentDirectory();
   /** Agents walking toward what they approach (social.approach). */
   readonly locomotion: Locomotion;
+  /** People who joined from the browser page, each in an avatar (avatar.take; the world resource "avatars"). */
+  readonly avatars: Avatars;
   /** The ground: a generated region, its water, vegetation and edits (world.* and terrain.* skills; the world resource "terrain"). */
   readonly terrain: Terrain;
   /** The world's time of day and weather (world.setTime, world.setWeather; the world resources "world.time" and "world.weather"). */
@@ -152,6 +155,9 @@ export class WorldSession {
     this.resources.register("scene.prefabs", this.prefabs);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
+    this.avatars = new Avatars(this.entities);
+    this.agents.publish(this.avatars);
+    this.resources.register("avatars", this.avatars);
     this.terrain = new Terrain(this.physics);
     this.resources.register("terrain", this.terrain);
     this.climate = new Climate(this.look.environment, this.lighting, () => this.tick);

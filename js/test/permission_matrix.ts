@@ -38,6 +38,7 @@ const CONTRACT: Record<string, string[]> = {
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
   "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
+  spectator: [],
 };
 /** The catalog profiles and one no catalog defines (it grants nothing). */
 const MATRIX_PROFILES = [...Object.keys(CONTRACT), "nobody.unknown"];

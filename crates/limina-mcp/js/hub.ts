@@ -6,7 +6,8 @@
 export type Transport = "stdio" | "ws" | "http";
 
 export type HubEvent =
-  | { kind: "open"; conn: number; peer: string; transport: Transport }
+  /** `access` "spectator": a browser that presented no token (only the spectator profile). */
+  | { kind: "open"; conn: number; peer: string; transport: Transport; access: "full" | "spectator" }
   | { kind: "message"; conn: number; text: string }
   /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
   | { kind: "exchange"; conn: number; peer: string; text: string; routing: RoutingHeaders }
@@ -53,6 +54,10 @@ export interface ServeConfig {
   toolsPageSize: number;
   /** `--tools-listing`: the listing standard clients get by default. */
   toolsListing: "full" | "core";
+  /** `--spectator-sink`: where the state stream is published for relays (`nats://HOST:PORT/SUBJECT`). */
+  spectatorSink: string | null;
+  /** `limina relay URL`: the NATS address this relay serves spectators from. */
+  relay: string | null;
 }
 
 /** What queuing a message did: sent, dropped (droppable — a state delta — and the client is behind), or the connection is closed. */
@@ -62,8 +67,8 @@ export type SendOutcome = (typeof SendOutcome)[keyof typeof SendOutcome];
 interface McpOps {
   op_mcp_config(): ServeConfig | null;
   op_mcp_listen_stdio(maxMessageBytes: number): number;
-  op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number>;
-  op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[]): Promise<number>;
+  op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number, relay: boolean): Promise<number>;
+  op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: [string[], string[]], wsPort: number): Promise<number>;
   op_mcp_take(max: number): HubEvent[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
@@ -77,15 +82,19 @@ const ops = Limina.ops as unknown as McpOps;
 export const serveConfig = (): ServeConfig | null => ops.op_mcp_config();
 /** Serves MCP on stdin/stdout; returns its connection id. */
 export const listenStdio = (maxMessageBytes: number): number => ops.op_mcp_listen_stdio(maxMessageBytes);
-/** Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; resolves to the bound port. */
-export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number): Promise<number> =>
-  ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients, idleTimeoutS);
+/**
+ * Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; a plain GET gets
+ * the spectator page (`relay`: as a relay serves it). Resolves to the bound port.
+ */
+export const listenWs = (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number, relay = false): Promise<number> =>
+  ops.op_mcp_listen_ws(host, port, maxMessageBytes, maxClients, idleTimeoutS, relay);
 /**
  * Serves MCP Streamable HTTP at `path`, at most `maxSessions` sessions, ending those idle for `idleTimeoutS`;
- * `versions` are the session revisions a client may name, `modernVersions` the stateless ones. Resolves to the bound port.
+ * `versions` are the session revisions a client may name, `modernVersions` the stateless ones; other paths serve the
+ * spectator page, which connects to the WebSocket port `wsPort` (0: none). Resolves to the bound port.
  */
-export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[]): Promise<number> =>
-  ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, versions, modernVersions);
+export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[], wsPort = 0): Promise<number> =>
+  ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, [versions, modernVersions], wsPort);
 /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
 export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
 /** Queues one message to a connection. */

@@ -97,6 +97,8 @@ pub struct Config {
   pub versions: Vec<String>,
   /// The stateless revisions.
   pub modern_versions: Vec<String>,
+  /// The world server's WebSocket port, which the spectator page served here connects to.
+  pub ws_port: Option<u16>,
 }
 
 /// A stateless POST's routing headers, for the JS server to check against
@@ -336,6 +338,9 @@ impl Server {
       conn.finished();
     }
     if req.uri().path() != self.config.path {
+      if req.method() == Method::GET || req.method() == Method::HEAD {
+        return self.page(&req);
+      }
       return status_text(StatusCode::NOT_FOUND, &format!("not found: the MCP endpoint is {}", self.config.path));
     }
     if let Some(token) = &self.config.token {
@@ -375,23 +380,29 @@ impl Server {
     }
   }
 
-  /// DNS rebinding protection: on a loopback bind, Host must name a
-  /// loopback address; an Origin, when sent, must be a loopback origin (or,
-  /// on a public bind, the server's own Host).
   fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), String> {
     let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    if self.loopback && !is_loopback_name(hostname(host)) {
-      return Err(format!("Host {host:?} is not a loopback name on this loopback server"));
+    check_host_and_origin(host, headers.get(ORIGIN).map(|o| o.to_str().unwrap_or("")), self.loopback)
+  }
+
+  /// The spectator page's files (web.rs), behind the same Host and Origin checks.
+  fn page(&self, req: &Request<Incoming>) -> Response<Body> {
+    if let Err(why) = self.check_host_and_origin(req.headers()) {
+      return status_text(StatusCode::FORBIDDEN, &format!("Forbidden: {why}"));
     }
-    let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };
-    let origin = origin.to_str().unwrap_or("");
-    let origin_host = origin.split_once("://").map(|(_, rest)| hostname(rest)).unwrap_or("");
-    let allowed = if self.loopback { is_loopback_name(origin_host) } else { !origin_host.is_empty() && origin_host.eq_ignore_ascii_case(hostname(host)) };
-    if allowed {
-      Ok(())
-    } else {
-      Err(format!("Origin {origin:?} is not allowed"))
+    let config = super::web::PageConfig { server: "world", ws_port: self.config.ws_port, token: self.config.token.is_some() };
+    let page = super::web::respond(req.uri().path(), &config);
+    let host = req.headers().get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let body = if req.method() == Method::HEAD { Bytes::new() } else { Bytes::from(page.body.into_owned()) };
+    let mut r = Response::new(Full::new(body).boxed_unsync());
+    *r.status_mut() = StatusCode::from_u16(page.status).unwrap_or(StatusCode::NOT_FOUND);
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(page.content_type));
+    for (name, value) in super::web::security_headers(&super::web::connect_src(host, self.config.ws_port)) {
+      if let Ok(v) = HeaderValue::from_str(&value) {
+        r.headers_mut().insert(name, v);
+      }
     }
+    r
   }
 
   fn session_of(&self, headers: &HeaderMap) -> Result<Rc<Session>, Response<Body>> {
@@ -583,7 +594,7 @@ impl Server {
       last_active: Cell::new(Instant::now()),
       ended: Cell::new(false),
     });
-    session.inbox.push(HubEvent::Open { conn: io.conn, peer, transport: "http" });
+    session.inbox.push(HubEvent::Open { conn: io.conn, peer, transport: "http", access: "full" });
     tokio::task::spawn_local(route(self.clone(), session.clone(), io.outbound));
     session
   }
@@ -819,8 +830,26 @@ fn session_id() -> String {
   bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// DNS rebinding protection, for HTTP requests and WebSocket handshakes
+/// alike: on a loopback bind, Host must name a loopback address; an Origin,
+/// when sent, must be a loopback origin (or, on a public bind, the server's
+/// own Host).
+pub(crate) fn check_host_and_origin(host: &str, origin: Option<&str>, loopback: bool) -> Result<(), String> {
+  if loopback && !is_loopback_name(hostname(host)) {
+    return Err(format!("Host {host:?} is not a loopback name on this loopback server"));
+  }
+  let Some(origin) = origin else { return Ok(()) };
+  let origin_host = origin.split_once("://").map(|(_, rest)| hostname(rest)).unwrap_or("");
+  let allowed = if loopback { is_loopback_name(origin_host) } else { !origin_host.is_empty() && origin_host.eq_ignore_ascii_case(hostname(host)) };
+  if allowed {
+    Ok(())
+  } else {
+    Err(format!("Origin {origin:?} is not allowed"))
+  }
+}
+
 /// The host part of `host[:port]` (brackets kept for IPv6).
-fn hostname(host: &str) -> &str {
+pub(crate) fn hostname(host: &str) -> &str {
   let host = host.split(['/', '?', '#']).next().unwrap_or("");
   if host.starts_with('[') {
     return host.split_inclusive(']').next().unwrap_or(host);

@@ -12,11 +12,13 @@
 //! outbound messages it has not read. A flooding client is thus queued
 //! against itself (its socket fills) and the server's memory stays bounded.
 
+pub mod fanout;
 pub mod http;
 mod limits;
 mod pipe;
 pub mod stdio;
 mod turns;
+pub mod web;
 pub mod ws;
 
 use std::cell::{Cell, RefCell};
@@ -45,7 +47,9 @@ pub const MAX_BACKLOG: usize = 1 << 16;
 #[derive(Debug, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum HubEvent {
-  Open { conn: u32, peer: String, transport: &'static str },
+  /// `access`: "full", or "spectator" for a browser that presented no
+  /// token (it may take only the spectator profile).
+  Open { conn: u32, peer: String, transport: &'static str, access: &'static str },
   Message { conn: u32, text: String },
   /// One stateless request (MCP 2026-07-28 over HTTP): a connection of its
   /// own, opened for it and ended by its one reply, with the routing
@@ -283,6 +287,10 @@ pub struct ServeConfig {
   pub tools_page_size: u32,
   /// `--tools-listing`: `full` or `core`, the listing standard clients get by default.
   pub tools_listing: String,
+  /// `--spectator-sink`: where the state stream is published for relays (`nats://HOST:PORT/SUBJECT`).
+  pub spectator_sink: Option<String>,
+  /// `limina relay URL`: this process relays a world's state stream from NATS to browsers.
+  pub relay: Option<String>,
 }
 
 /// The serve configuration, or null when not serving.
@@ -386,7 +394,9 @@ fn token(state: &OpState) -> Option<String> {
 /// Listens for WebSocket clients on `host:port` (0 = any free port), serving
 /// at most `max_clients` at once and closing those silent for
 /// `idle_timeout_s`; returns the bound port. With a serve token, the
-/// handshake must present it.
+/// handshake must present it, except a browser's, which then gets only the
+/// spectator profile. `GET` requests that are no WebSocket handshake get
+/// the spectator page (`relay`: as served by a relay).
 #[op2]
 pub async fn op_mcp_listen_ws(
   state: Rc<RefCell<OpState>>,
@@ -395,6 +405,7 @@ pub async fn op_mcp_listen_ws(
   max_message_bytes: u32,
   max_clients: u32,
   idle_timeout_s: u32,
+  relay: bool,
 ) -> Result<u16, OpError> {
   let (registry, token) = {
     let mut state = state.borrow_mut();
@@ -402,14 +413,16 @@ pub async fn op_mcp_listen_ws(
   };
   let idle = std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1)));
   let limits = ws::Limits { max_bytes: max_message_bytes as usize, max_clients: max_clients as usize, idle };
-  ws::listen(&host, port, limits, token, registry).await
+  let server = if relay { "relay" } else { "world" };
+  ws::listen(&host, port, limits, token, server, registry).await
 }
 
 /// Serves MCP Streamable HTTP at `http://host:port{path}` (0 = any free
 /// port), at most `max_sessions` sessions, ending those idle for
 /// `idle_timeout_s`; `versions` are the session revisions clients may
-/// name, `modern_versions` the stateless ones. Returns the bound port. With
-/// a serve token, every request must present it.
+/// name, `modern_versions` the stateless ones; other paths serve the
+/// spectator page, which connects to `ws_port` (0: none). Returns the bound
+/// port. With a serve token, every MCP request must present it.
 #[op2]
 #[allow(clippy::too_many_arguments)]
 pub async fn op_mcp_listen_http(
@@ -420,8 +433,8 @@ pub async fn op_mcp_listen_http(
   max_message_bytes: u32,
   max_sessions: u32,
   idle_timeout_s: u32,
-  #[serde] versions: Vec<String>,
-  #[serde] modern_versions: Vec<String>,
+  #[serde] (versions, modern_versions): (Vec<String>, Vec<String>),
+  ws_port: u16,
 ) -> Result<u16, OpError> {
   let (registry, token) = {
     let mut state = state.borrow_mut();
@@ -437,6 +450,7 @@ pub async fn op_mcp_listen_http(
     idle: std::time::Duration::from_secs(u64::from(idle_timeout_s.max(1))),
     versions,
     modern_versions,
+    ws_port: (ws_port != 0).then_some(ws_port),
   };
   http::listen(config, registry).await
 }
@@ -520,6 +534,10 @@ deno_core::extension!(
     op_mcp_broadcast,
     op_mcp_backlog,
     op_mcp_close,
+    fanout::op_mcp_fanout_publisher,
+    fanout::op_mcp_fanout_publish,
+    fanout::op_mcp_fanout_subscribe,
+    fanout::op_mcp_fanout_next,
   ],
   options = { serve: Option<ServeConfig> },
   state = |state, options| {

@@ -43,7 +43,7 @@ pub fn serve(io: ConnIo, max_bytes: usize) {
     }
   });
   tokio::task::spawn_local(async move {
-    inbox.push(HubEvent::Open { conn, peer: "stdio".to_owned(), transport: "stdio" });
+    inbox.push(HubEvent::Open { conn, peer: "stdio".to_owned(), transport: "stdio", access: "full" });
     let stdin: Box<dyn AsyncRead + Unpin> = match Pipe::new(0, None) {
       Some(pipe) => Box::new(pipe),
       None => Box::new(tokio::io::stdin()),

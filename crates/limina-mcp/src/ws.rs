@@ -10,7 +10,13 @@
 //! close codes — 1009 for a message over the size limit, 1007 for text that
 //! is not UTF-8, 1002 for a broken frame, 1013 when the server is full.
 //! Binary frames are refused with a JSON-RPC error. With a serve token, a
-//! handshake without it is refused with 401.
+//! handshake without it is refused with 401 — unless it comes from a
+//! browser (it sends `Origin`), which is let in as a spectator. A browser
+//! presents the token as the subprotocol `limina.token.<base64url>` (it
+//! cannot set headers; a query string would leak it into logs). An `Origin`
+//! must pass the same DNS-rebinding check as Streamable HTTP's. A plain
+//! `GET` that is no handshake gets the spectator page (web.rs), within the
+//! same handshake bounds.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -28,7 +34,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
-use super::{accept_loop, bearer_matches, ConnIo, ConnRegistry, HubEvent, Refusals};
+use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Refusals};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -46,14 +52,25 @@ pub struct Limits {
 
 type Socket = WebSocketStream<TcpStream>;
 
-/// Binds and starts accepting; returns the bound port.
-pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>, registry: ConnRegistry) -> Result<u16, OpError> {
-  let token: Option<Rc<str>> = token.map(Rc::from);
+/// What every connection of one listener shares.
+struct Listener {
+  limits: Limits,
+  token: Option<Rc<str>>,
+  loopback: bool,
+  page: web::PageConfig,
+}
+
+/// Binds and starts accepting; returns the bound port. `server` names what
+/// the page is served by ("world" or "relay").
+pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>, server: &'static str, registry: ConnRegistry) -> Result<u16, OpError> {
   let listener = TcpListener::bind((host, port))
     .await
     .map_err(|e| OpError::io(format!("cannot listen on {host}:{port}"), e))?;
-  let bound = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?.port();
-  // Handshakes in progress: at least 16, and as many as there are client places.
+  let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
+  let bound = local.port();
+  let page = web::PageConfig { server, ws_port: Some(bound), token: token.is_some() };
+  let shared = Rc::new(Listener { limits, token: token.map(Rc::from), loopback: local.ip().is_loopback(), page });
+  // Handshakes (and page requests) in progress: at least 16, and as many as there are client places.
   let handshakes = limits.max_clients.max(16);
   let gate = Gate::new(GateLimits::new(usize::MAX, handshakes));
   let refusals = Refusals::default();
@@ -65,25 +82,98 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
         return;
       }
     };
-    tokio::task::spawn_local(serve(stream, peer.to_string(), admitted, limits, token.clone(), registry.clone()));
+    tokio::task::spawn_local(serve(stream, peer.to_string(), admitted, shared.clone(), registry.clone()));
   }));
   Ok(bound)
 }
 
-/// The opening handshake, refused with 401 when a token is set and the
-/// request does not present it as `Authorization: Bearer …`.
-async fn handshake(stream: TcpStream, limits: Limits, token: Option<Rc<str>>) -> Option<Socket> {
-  let config = WebSocketConfig::default().max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes));
-  let check = move |req: &Request, resp: Response| match &token {
-    Some(token) if !bearer_matches(req.headers(), token) => {
-      let mut refusal = ErrorResponse::new(Some("this server requires Authorization: Bearer <token>".to_owned()));
-      *refusal.status_mut() = StatusCode::UNAUTHORIZED;
-      Err(refusal)
+/// Peeks at the request head: a WebSocket handshake gives the stream back;
+/// any other request gets the page's answer and the connection ends.
+async fn page_or_handshake(mut stream: TcpStream, shared: &Listener) -> Option<TcpStream> {
+  const MAX_HEAD: usize = 16 * 1024;
+  let mut buf = vec![0u8; MAX_HEAD];
+  let deadline = tokio::time::Instant::now() + HANDSHAKE_TIMEOUT.min(shared.limits.idle);
+  let head_len = loop {
+    let n = tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await.ok()?.ok()?;
+    if n == 0 {
+      return None;
     }
-    _ => Ok(resp),
+    if let Some(end) = buf[..n].windows(4).position(|w| w == b"\r\n\r\n") {
+      break end + 4;
+    }
+    if n == MAX_HEAD {
+      return Some(stream); // let the handshake refuse it
+    }
+    // The head is still arriving: look again shortly.
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    if tokio::time::Instant::now() >= deadline {
+      return None;
+    }
+  };
+  let mut headers = [httparse::EMPTY_HEADER; 64];
+  let mut req = httparse::Request::new(&mut headers);
+  if !matches!(req.parse(&buf[..head_len]), Ok(httparse::Status::Complete(_))) {
+    return Some(stream);
+  }
+  let upgrade = req.headers.iter().any(|h| h.name.eq_ignore_ascii_case("upgrade") && String::from_utf8_lossy(h.value).eq_ignore_ascii_case("websocket"));
+  if upgrade {
+    return Some(stream);
+  }
+  let header = |name: &str| req.headers.iter().find(|h| h.name.eq_ignore_ascii_case(name)).map(|h| String::from_utf8_lossy(h.value).into_owned());
+  let host = header("host").unwrap_or_default();
+  let method = req.method.unwrap_or("GET").to_owned();
+  let path = req.path.unwrap_or("/").to_owned();
+  let response = match crate::http::check_host_and_origin(&host, header("origin").as_deref(), shared.loopback) {
+    Ok(()) => web::http_response(&method, &path, &host, &shared.page),
+    Err(why) => format!("HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\nForbidden: {why}\n", why.len() + 12).into_bytes(),
+  };
+  let mut discard = vec![0u8; head_len];
+  let _ = stream.read_exact(&mut discard).await;
+  use tokio::io::AsyncWriteExt;
+  let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+    stream.write_all(&response).await?;
+    stream.shutdown().await
+  })
+  .await;
+  None
+}
+
+/// The opening handshake. With a token set, a request without it (as
+/// `Authorization: Bearer …` or the `limina.token.` subprotocol) is refused
+/// with 401, except a browser's (it sends `Origin`): that one is a
+/// spectator. A browser is a spectator without a token too. A disallowed
+/// `Origin` or `Host` is refused with 403. Returns the socket and its access.
+async fn handshake(stream: TcpStream, shared: &Listener) -> Option<(Socket, &'static str)> {
+  let limits = shared.limits;
+  let config = WebSocketConfig::default().max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes));
+  let access = std::cell::Cell::new("full");
+  let check = |req: &Request, mut resp: Response| {
+    let headers = req.headers();
+    let text = |name| headers.get(name).and_then(|v: &tokio_tungstenite::tungstenite::http::HeaderValue| v.to_str().ok());
+    let refuse = |status, why: String| {
+      let mut refusal = ErrorResponse::new(Some(why));
+      *refusal.status_mut() = status;
+      Err(refusal)
+    };
+    let origin = text("origin");
+    if let Err(why) = crate::http::check_host_and_origin(text("host").unwrap_or(""), origin, shared.loopback) {
+      return refuse(StatusCode::FORBIDDEN, format!("Forbidden: {why}"));
+    }
+    let offered = text("sec-websocket-protocol").unwrap_or("");
+    let presented = shared.token.as_ref().is_some_and(|t| bearer_matches(headers, t) || web::protocol_token_matches(offered, t));
+    match (&shared.token, presented, origin) {
+      (_, true, _) | (None, _, None) => {}
+      (_, false, Some(_)) => access.set("spectator"),
+      (Some(_), false, None) => return refuse(StatusCode::UNAUTHORIZED, "this server requires Authorization: Bearer <token>".to_owned()),
+    }
+    if web::offers_subprotocol(offered) {
+      resp.headers_mut().insert("sec-websocket-protocol", web::SUBPROTOCOL.parse().expect("a valid header value"));
+    }
+    Ok(resp)
   };
   let timeout = HANDSHAKE_TIMEOUT.min(limits.idle);
-  tokio::time::timeout(timeout, tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))).await.ok()?.ok()
+  let socket = tokio::time::timeout(timeout, tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config))).await.ok()?.ok()?;
+  Some((socket, access.get()))
 }
 
 /// Sends a close frame, then drains what the client still sends for a while.
@@ -97,10 +187,13 @@ async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>
   let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
-async fn serve(stream: TcpStream, peer: String, admitted: Admitted, limits: Limits, token: Option<Rc<str>>, registry: ConnRegistry) {
-  let socket = handshake(stream, limits, token).await;
+async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<Listener>, registry: ConnRegistry) {
+  let limits = shared.limits;
+  // A plain GET is the page, not a client: it takes no client place.
+  let Some(stream) = page_or_handshake(stream, &shared).await else { return };
+  let handshake = handshake(stream, &shared).await;
   drop(admitted);
-  let Some(socket) = socket else { return };
+  let Some((socket, access)) = handshake else { return };
   let (mut sink, mut source) = socket.split();
   // Counted now, when the place is granted: the check and the grant happen in one turn of the loop.
   if registry.live() >= limits.max_clients {
@@ -108,7 +201,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, limits: Limi
     return;
   }
   let ConnIo { conn, inbox, mut outbound } = registry.open();
-  inbox.push(HubEvent::Open { conn, peer, transport: "ws" });
+  inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
   let ping_every = limits.idle / 3;
   let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
   let idle = tokio::time::sleep(limits.idle);

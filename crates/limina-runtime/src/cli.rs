@@ -149,6 +149,13 @@ pub struct Cli {
   #[arg(long, value_name = "LISTING", default_value = "full", value_parser = ["full", "core"])]
   pub tools_listing: String,
 
+  /// Publish the state stream (what WebSocket spectators get: per-tick
+  /// deltas and a snapshot every second) to NATS at
+  /// nats://HOST:PORT/SUBJECT, for `limina relay` to fan out to browsers:
+  /// the world server publishes once a tick however large the audience.
+  #[arg(long, value_name = "URL", requires = "network")]
+  pub spectator_sink: Option<String>,
+
   /// Development server: lets `dev.reload` swap skill handlers (each reload
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]
@@ -216,6 +223,19 @@ pub enum Command {
     /// Stop at this tick.
     #[arg(long, value_name = "TICK")]
     until: Option<u64>,
+  },
+  /// Serve the spectator page and fan a world's state stream out to
+  /// browsers from NATS (what a world server publishes with
+  /// --spectator-sink): spectators only, nothing that writes.
+  Relay {
+    /// Where the world publishes: nats://HOST:PORT/SUBJECT.
+    url: String,
+    /// The port browsers connect to (0 picks a free one).
+    #[arg(long, value_name = "N", default_value_t = 7880)]
+    port: u16,
+    /// The address to bind.
+    #[arg(long, value_name = "H", default_value = "127.0.0.1")]
+    host: String,
   },
 }
 

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
       }
       Some(embedded::url("js/src/cli/replay.ts"))
     }
+    Some(Command::Relay { .. }) => Some(embedded::url("js/src/web/relay.ts")),
     Some(Command::Skills { markdown }) => {
       script_args = if *markdown { vec!["--markdown".to_owned()] } else { Vec::new() };
       Some(embedded::url("js/src/cli/skills.ts"))
@@ -85,7 +86,36 @@ fn main() -> ExitCode {
     eprintln!("error: refusing to serve on {}: a non-loopback address needs a bearer token (--token or LIMINA_MCP_TOKEN), or bind 127.0.0.1", cli.host);
     return ExitCode::from(2);
   }
-  let serve = (cli.mcp_stdio || cli.mcp_ws || cli.mcp_http).then(|| limina_mcp::ServeConfig {
+  let relay = match &cli.command {
+    Some(Command::Relay { url, port, host }) => Some((url.clone(), *port, host.clone())),
+    _ => None,
+  };
+  let serve = if let Some((url, port, host)) = relay {
+    Some(limina_mcp::ServeConfig {
+      stdio: false,
+      ws: true,
+      http: false,
+      host,
+      port,
+      http_port: 0,
+      path: cli.path.clone(),
+      token: None,
+      profile: "spectator".to_owned(),
+      max_message_bytes: cli.max_message_bytes,
+      dev: false,
+      max_clients: cli.max_clients,
+      idle_timeout: cli.idle_timeout,
+      world_module: None,
+      world_file: None,
+      save_every: cli.save_every,
+      log_sink: None,
+      tools_page_size: cli.tools_page_size,
+      tools_listing: cli.tools_listing.clone(),
+      spectator_sink: None,
+      relay: Some(url),
+    })
+  } else {
+    (cli.mcp_stdio || cli.mcp_ws || cli.mcp_http).then(|| limina_mcp::ServeConfig {
     stdio: cli.mcp_stdio,
     ws: cli.mcp_ws,
     http: cli.mcp_http,
@@ -105,7 +135,10 @@ fn main() -> ExitCode {
     log_sink: cli.log_sink.clone(),
     tools_page_size: cli.tools_page_size,
     tools_listing: cli.tools_listing.clone(),
-  });
+    spectator_sink: cli.spectator_sink.clone(),
+    relay: None,
+  })
+  };
   process::STDOUT_RESERVED.store(cli.mcp_stdio, std::sync::atomic::Ordering::Relaxed);
   let main_module = match (command_module, &serve, user_module) {
     (Some(m), _, _) => m,

@@ -8,7 +8,7 @@
 pub mod chain;
 mod files;
 mod log;
-mod nats;
+pub mod nats;
 mod ops;
 mod saves;
 mod world_file;

@@ -12,6 +12,7 @@ import { keepWorldFile, loadWorld, saveWorldNow } from "../persistence/world-fil
 import { WorldSession } from "../world-session.ts";
 import { MODERN_VERSIONS } from "./modern.ts";
 import { McpServer, STANDARD_VERSIONS } from "./server.ts";
+import { SpectatorSink } from "../../../crates/limina-mcp/js/fanout.ts";
 
 const config = serveConfig();
 if (!config) throw new Error("serve.ts is the entry of limina --mcp-stdio / --mcp-ws / --mcp-http");
@@ -81,11 +82,16 @@ if (config.worldModule) {
   await build(session);
 }
 
+// Spectators beyond this machine: the state stream goes to NATS once a tick, for relays to fan out.
+const sink = config.spectatorSink ? await SpectatorSink.open(config.spectatorSink) : null;
+if (sink) console.error(`limina: publishing the state stream to ${config.spectatorSink}`);
+
 let stdioConn = -1;
 server = new McpServer(session, {
   profile: config.profile,
   toolsPageSize: config.toolsPageSize,
   toolsListing: config.toolsListing,
+  sink: sink ? (text) => sink.publish(text) : undefined,
   onClose: (conn) => {
     if (conn !== stdioConn) return;
     // End of input: exit once every reply has been written.
@@ -98,12 +104,13 @@ if (config.stdio) {
   stdioConn = listenStdio(config.maxMessageBytes);
   console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
 }
+let wsPort = 0;
 if (config.ws) {
-  const port = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients, config.idleTimeout);
-  console.error(`limina: MCP world server listening on ws://${config.host}:${port}`);
+  wsPort = await listenWs(config.host, config.port, config.maxMessageBytes, config.maxClients, config.idleTimeout);
+  console.error(`limina: MCP world server listening on ws://${config.host}:${wsPort} (the spectator page: http://${config.host}:${wsPort}/)`);
 }
 if (config.http) {
-  const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS, MODERN_VERSIONS);
+  const port = await listenHttp(config.host, config.httpPort, config.path, config.maxMessageBytes, config.maxClients, config.idleTimeout, STANDARD_VERSIONS, MODERN_VERSIONS, wsPort);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   console.error(`limina: MCP Streamable HTTP listening on http://${host}:${port}${config.path}`);
 }

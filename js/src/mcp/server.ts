@@ -32,6 +32,8 @@ import { refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
+import { worldLook } from "../web/world-look.ts";
+import { SPECTATOR } from "../web/spectator.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
 export const STANDARD_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -47,6 +49,8 @@ interface Connection {
   conn: number;
   peer: string;
   transport: Transport;
+  /** "spectator": a browser that presented no token; it may take only the spectator profile. */
+  access: "full" | "spectator";
   mcp: Mcp;
   /** "limina": initialize named {agentId, sessionId, profile}; "standard": an MCP SDK client (either revision). */
   mode: "limina" | "standard" | null;
@@ -76,6 +80,8 @@ export interface McpServerOptions {
   toolsPageSize?: number;
   /** The listing standard clients get when they ask for none (default `full`). */
   toolsListing?: Listing;
+  /** Where the state stream is published for relays too (`--spectator-sink`). */
+  sink?: (text: string) => void;
 }
 
 export class McpServer {
@@ -98,7 +104,7 @@ export class McpServer {
   readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.entities, session.spatial);
+    this.sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: options.sink });
     this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));
@@ -172,7 +178,7 @@ export class McpServer {
 
   /** One stateless HTTP request: answered, then forgotten (the transport ends the connection with the reply). */
   private async exchange(e: Extract<HubEvent, { kind: "exchange" }>): Promise<void> {
-    const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, label: null, release: null, logRank: -1 };
+    const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", access: "full", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, label: null, release: null, logRank: -1 };
     const reply = await this.handle(c, e.text);
     if (reply !== null) send(e.conn, reply, false);
   }
@@ -192,8 +198,9 @@ export class McpServer {
   private control(e: Exclude<HubEvent, { kind: "message" | "exchange" }>): void {
     switch (e.kind) {
       case "open":
-        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, mcp: this.session.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
-        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport });
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access, mcp: this.session.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
+        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access });
+        this.sync.clients(this.conns.size);
         break;
       case "rejected":
         send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
@@ -212,6 +219,7 @@ export class McpServer {
     c.release?.();
     this.conns.delete(conn);
     this.sync.unsubscribe(conn);
+    this.sync.clients(this.conns.size);
     this.session.tracer.emit("mcp.connection.closed", {
       conn,
       reason,
@@ -255,6 +263,9 @@ export class McpServer {
    */
   private opensModern(c: Connection, req: Request): boolean {
     if (c.era !== null || !req.hasId) return false;
+    if (c.access === "spectator" && req.method !== "initialize") {
+      this.refuse(c, "token", `this connection presented no token: it may only initialize the ${SPECTATOR} profile`);
+    }
     if (req.method === "initialize" || !hasEnvelope(req.params)) {
       c.era = "legacy";
       return false;
@@ -345,6 +356,9 @@ export class McpServer {
         throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: unknown profile ${profile} (known: ${Object.keys(PROFILES).join(", ")})`);
       }
       this.refuseLive(c);
+      if (c.access === "spectator" && profile !== SPECTATOR) {
+        this.refuse(c, "token", `this connection presented no token: it may take only the ${SPECTATOR} profile, not ${profile}`, { agentId, profile });
+      }
       if (c.transport !== "stdio") {
         const ceiling = resolveProfile(this.options.profile);
         const above = [...resolveProfile(profile)].filter((perm) => !ceiling.has(perm));
@@ -369,6 +383,7 @@ export class McpServer {
       throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: initialize needs {agentId, sessionId, profile} or a standard MCP {protocolVersion, capabilities, clientInfo}");
     }
     this.refuseLive(c);
+    if (c.access === "spectator") this.refuse(c, "token", `this connection presented no token: it may take only the ${SPECTATOR} profile (initialize with {agentId, sessionId, profile: "${SPECTATOR}"})`);
     const client = (p.clientInfo ?? {}) as { name?: unknown };
     const software = typeof client.name === "string" ? visibleId(client.name) : "";
     const named = software.length > 0 ? software : "mcp-client";

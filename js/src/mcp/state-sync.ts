@@ -9,6 +9,12 @@
 // each), `changed` those whose rotation or scale changed too (`ids` and
 // `transforms`, 10 floats each: px py pz rx ry rz rw sx sy sz).
 //
+// Snapshots carry `world` (the look settings, lighting and view camera the
+// spectator page draws with) and a delta carries it again when it changed.
+// A sink (`--spectator-sink`, for relays) gets the
+// full-view group's deltas and a snapshot every second, published once
+// however many spectators the relays serve.
+//
 // Clients with the full view share one known state and one encoded delta
 // per tick (the "full-view group"). A client that falls behind (its
 // outbound queue backed up, or a message dropped) leaves the group; once it
@@ -25,6 +31,8 @@ import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
 
+/** Ticks between two snapshots a sink publishes (a relay that joins or missed a message waits at most this long). */
+const SINK_SNAPSHOT_EVERY = 60;
 /** A client this many messages behind is treated as stalled. */
 const BACKLOG_LIMIT = 8;
 /** Floats per entity: position, rotation, scale. */
@@ -69,16 +77,26 @@ interface Delta {
   apply(known: Known): void;
 }
 
+export interface StateSyncOptions {
+  /** The world's look, lighting and view, sent in snapshots and again when it changes. */
+  scene?: () => unknown;
+  /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
+  sink?: (text: string) => void;
+}
+
 export class StateSync {
   private readonly subs = new Map<number, Subscriber>();
   private readonly groupKnown: Known = new Map();
   private readonly row = new Float32Array(STRIDE);
+  /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
+  private sceneJson = "";
+  private sceneChange: unknown = null;
 
   private readonly world: World;
   /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
   private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number> }>();
 
-  constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex) {
+  constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {
     this.world = entities.world;
   }
 
@@ -88,6 +106,16 @@ export class StateSync {
 
   get subscribers(): number {
     return this.subs.size;
+  }
+
+  /** Connections the server has now, as snapshots report them. */
+  private clientCount = 0;
+
+  /** Tells subscribers how many clients the server has (`state/clients`), when it changed. */
+  clients(count: number): void {
+    if (count === this.clientCount) return;
+    this.clientCount = count;
+    if (this.subs.size > 0) broadcast([...this.subs.keys()], notification("state/clients", { clients: count }), true);
   }
 
   /** Subscribes a connection; its snapshot comes as a `state/snapshot` notification on the next tick. */
@@ -194,7 +222,7 @@ export class StateSync {
       for (const id of destroyed) record.byId.delete(id);
       record.revision = worldRevision;
     };
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0) {
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && this.sceneChange === null) {
       settle();
       return null;
     }
@@ -223,6 +251,7 @@ export class StateSync {
       created: d.created,
       ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
+      ...(this.sceneChange === null ? {} : { world: this.sceneChange }),
     };
   }
 
@@ -232,13 +261,24 @@ export class StateSync {
       const r = known.get(e.id);
       if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r) });
     }
-    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, entities });
+    const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
+    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, entities });
   }
 
   /** Fans this tick's changes out to every subscriber. */
   tick(step: number): void {
-    if (this.subs.size === 0) return;
+    const sink = this.options.sink;
+    if (this.subs.size === 0 && !sink) return;
     const at = performance.timeOrigin + performance.now();
+    this.sceneChange = null;
+    if (this.options.scene) {
+      const scene = this.options.scene();
+      const json = JSON.stringify(scene);
+      if (json !== this.sceneJson) {
+        if (this.sceneJson !== "") this.sceneChange = scene;
+        this.sceneJson = json;
+      }
+    }
     const ready: Subscriber[] = [];
     for (const s of this.subs.values()) {
       if (backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
@@ -251,14 +291,16 @@ export class StateSync {
     const groupDelta = this.delta(this.groupKnown, null);
     if (groupDelta) {
       groupDelta.apply(this.groupKnown);
-      if (members.length > 0) {
+      if (members.length > 0 || sink) {
         const text = notification("state/delta", this.wire(groupDelta, step, at));
+        sink?.(text);
         const outcomes = broadcast(members, text, true);
         outcomes.forEach((o, i) => {
           if (o !== SendOutcome.Sent) this.subs.get(members[i])!.synced = false;
         });
       }
     }
+    if (sink && step % SINK_SNAPSHOT_EVERY === 0) sink(this.snapshot(this.groupKnown, null, step, at));
     // Joiners (new, or caught up after falling behind) get the group's state whole.
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {

@@ -19,7 +19,8 @@ import type { PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts"
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import type { World } from "../ecs/world.ts";
 import type { WorldSession } from "../world-session.ts";
-import { saveLighting, saveMeshes } from "./snapshot.ts";
+import { saveLighting } from "../scene/scene-graph.ts";
+import { saveMeshes } from "./snapshot.ts";
 
 const utf8 = new TextEncoder();
 

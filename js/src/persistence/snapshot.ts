@@ -18,7 +18,7 @@ import type { LookSettings } from "../render/look.ts";
 import { createMaterial, isMaterialName, libraryMaterialOf } from "../render/materials.ts";
 import type { EntityStyle } from "../scene/entities.ts";
 import { materialsOf, meshesOf } from "../scene/meshes.ts";
-import type { Lighting } from "../scene/scene-graph.ts";
+import { applyLighting, saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
 import { characterBody, type CharacterResource } from "../characters/characters.ts";
 import { type EntityShape, normalizeShape, primitiveMesh, ShapeError, type ShapeInput } from "../scene/shapes.ts";
 import type { GltfResource } from "../skills/three.ts";
@@ -58,17 +58,6 @@ export type SavedObject =
 
 /** What a snapshot's objects need loaded: glTF models and primitives, characters' bodies. */
 type Loaded = THREE.Object3D | Awaited<ReturnType<typeof characterBody>>;
-
-interface SavedLighting {
-  ambient: { color: number; intensity: number };
-  directional: {
-    color: number;
-    intensity: number;
-    position: Vec3;
-    castShadow: boolean;
-    shadow: { mapSize: number; extent: number; near: number; far: number; bias: number };
-  };
-}
 
 /** What a snapshot holds besides the physics bytes. */
 export interface SessionSnapshot {
@@ -163,41 +152,6 @@ function checkedShape(id: string, shape: unknown): Exclude<EntityShape, { shape:
     throw engineError("invalid_input", `snapshot object of ${id}: ${e.message}`);
   }
   throw engineError("invalid_input", `snapshot object of ${id} is a primitive without a primitive shape`);
-}
-
-/** The lighting as snapshots save it and digests hash it. */
-export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
-  const cam = directional.shadow.camera as THREE.OrthographicCamera;
-  const p = directional.position;
-  return {
-    ambient: { color: ambient.color.getHex(), intensity: ambient.intensity },
-    directional: {
-      color: directional.color.getHex(),
-      intensity: directional.intensity,
-      position: [p.x, p.y, p.z],
-      castShadow: directional.castShadow,
-      shadow: { mapSize: directional.shadow.mapSize.x, extent: cam.right, near: cam.near, far: cam.far, bias: directional.shadow.bias },
-    },
-  };
-}
-
-function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void {
-  ambient.color.setHex(l.ambient.color);
-  ambient.intensity = l.ambient.intensity;
-  directional.color.setHex(l.directional.color);
-  directional.intensity = l.directional.intensity;
-  directional.position.set(...l.directional.position);
-  directional.target.position.set(0, 0, 0);
-  directional.castShadow = l.directional.castShadow;
-  const s = l.directional.shadow;
-  directional.shadow.mapSize.set(s.mapSize, s.mapSize);
-  const cam = directional.shadow.camera as THREE.OrthographicCamera;
-  cam.left = cam.bottom = -s.extent;
-  cam.right = cam.top = s.extent;
-  cam.near = s.near;
-  cam.far = s.far;
-  cam.updateProjectionMatrix();
-  directional.shadow.bias = s.bias;
 }
 
 export interface SnapshotOptions {

@@ -106,6 +106,31 @@ export interface LoadedHdri {
 
 export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
 
+/** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
+export function decodeHdri(bytes: ArrayBuffer): LoadedHdri {
+  const loader = new THREE.EXRLoader().setDataType(THREE.FloatType);
+  let parsed: { width: number; height: number; data: Float32Array; format: THREE.PixelFormat };
+  try {
+    parsed = loader.parse(bytes) as unknown as typeof parsed;
+  } catch (e) {
+    throw new Error(`not a readable OpenEXR image: ${e instanceof Error ? e.message : e}`);
+  }
+  const { width, height, data, format } = parsed;
+  const channels = format === THREE.RGBAFormat ? 4 : format === THREE.RGFormat ? 2 : format === THREE.RedFormat ? 1 : 4;
+  if (channels !== 4) throw new Error("an HDRI needs RGB(A) channels");
+  // Half floats: filterable on every adapter (32-bit float filtering is an optional feature).
+  const half = new Uint16Array(data.length);
+  for (let i = 0; i < data.length; i++) half[i] = THREE.DataUtils.toHalfFloat(data[i]);
+  const texture = new THREE.DataTexture(half, width, height, THREE.RGBAFormat, THREE.HalfFloatType);
+  texture.mapping = THREE.EquirectangularReflectionMapping;
+  texture.colorSpace = THREE.LinearSRGBColorSpace;
+  texture.minFilter = texture.magFilter = THREE.LinearFilter;
+  texture.generateMipmaps = false;
+  texture.flipY = false;
+  texture.needsUpdate = true;
+  return { texture, horizon: horizonColor(data, width, height, channels) };
+}
+
 /** The asset id of a preset's HDRI. */
 export const hdriAssetOf = (preset: HdriPreset) => `hdri_${preset}`;
 

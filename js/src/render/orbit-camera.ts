@@ -13,8 +13,11 @@ export interface Orbit {
   elevation: number;
 }
 
+/** What steering reads of the input (a window's `Input`, or a browser page's own). */
+export type OrbitInput = Pick<Input, "pointer" | "wheel" | "isDown">;
+
 /** Places `camera` on `orbit`, after applying this step's input to it. */
-export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: Input): void {
+export function steerOrbit(camera: THREE.PerspectiveCamera, orbit: Orbit, input: OrbitInput): void {
   const ARROW = 0.03;
   if (input.pointer.buttons & 1) {
     orbit.azimuth -= input.pointer.dx * 0.008;

@@ -2,6 +2,7 @@
 // ambient + one directional light (what `three.setLighting` controls).
 
 import * as THREE from "three";
+import type { Vec3 } from "../ecs/world.ts";
 
 export interface Lighting {
   ambient: THREE.AmbientLight;
@@ -15,4 +16,52 @@ export function createSceneGraph(): { scene: THREE.Scene; lighting: Lighting } {
   directional.position.set(5, 9, 6);
   scene.add(ambient, directional, directional.target);
   return { scene, lighting: { ambient, directional } };
+}
+
+/** The lighting as snapshots save it, digests hash it and the state stream sends it. */
+export interface SavedLighting {
+  ambient: { color: number; intensity: number };
+  directional: {
+    color: number;
+    intensity: number;
+    position: Vec3;
+    castShadow: boolean;
+    shadow: { mapSize: number; extent: number; near: number; far: number; bias: number };
+  };
+}
+
+/** The lighting as snapshots save it and digests hash it. */
+export function saveLighting({ ambient, directional }: Lighting): SavedLighting {
+  const cam = directional.shadow.camera as THREE.OrthographicCamera;
+  const p = directional.position;
+  return {
+    ambient: { color: ambient.color.getHex(), intensity: ambient.intensity },
+    directional: {
+      color: directional.color.getHex(),
+      intensity: directional.intensity,
+      position: [p.x, p.y, p.z],
+      castShadow: directional.castShadow,
+      shadow: { mapSize: directional.shadow.mapSize.x, extent: cam.right, near: cam.near, far: cam.far, bias: directional.shadow.bias },
+    },
+  };
+}
+
+/** Sets the lights as `l` describes them. */
+export function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void {
+  ambient.color.setHex(l.ambient.color);
+  ambient.intensity = l.ambient.intensity;
+  directional.color.setHex(l.directional.color);
+  directional.intensity = l.directional.intensity;
+  directional.position.set(...l.directional.position);
+  directional.target.position.set(0, 0, 0);
+  directional.castShadow = l.directional.castShadow;
+  const s = l.directional.shadow;
+  directional.shadow.mapSize.set(s.mapSize, s.mapSize);
+  const cam = directional.shadow.camera as THREE.OrthographicCamera;
+  cam.left = cam.bottom = -s.extent;
+  cam.right = cam.top = s.extent;
+  cam.near = s.near;
+  cam.far = s.far;
+  cam.updateProjectionMatrix();
+  directional.shadow.bias = s.bias;
 }

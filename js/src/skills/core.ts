@@ -28,6 +28,7 @@ import { uiSkills } from "./ui.ts";
 import { terrainSkills } from "../terrain/skills.ts";
 import { climateSkills } from "../climate/skills.ts";
 import { vfxSkills } from "../vfx/skills.ts";
+import { avatarSkills } from "../web/avatar.ts";
 
 export function registerCoreSkills(session: WorldSession): void {
   const { registry, entities, spatial, lighting, view, audio, tracer, agents, sceneBuilders, skillReload, packages, ui, locomotion, terrain, look, prefabs, nav, characters, cameraRig } = session;
@@ -60,4 +61,5 @@ export function registerCoreSkills(session: WorldSession): void {
   registry.registerAll(animationSkills, { characters });
   registry.registerAll(navSkills, { nav, characters });
   registry.registerAll(cameraRigSkills, { rig: cameraRig });
+  registry.registerAll(avatarSkills, { avatars: session.avatars });
 }

@@ -39,6 +39,8 @@ export const PROFILES: Readonly<Record<string, readonly Permission[]>> = Object.
   "player.limited": ["scene.read", "ecs.read", "physics.read", "physics.write", "agent.read", "agent.write", "game.read", "game.act", "character.act"],
   "social.actor": ["scene.read", "ecs.read", "physics.read", "agent.read", "agent.write", "social.act", "audio.play", "game.read", "game.act", "character.act"],
   "system.readonly": ["scene.read", "ecs.read", "physics.read", "agent.read", "game.read"],
+  // Watches through the state stream only (js/src/web/spectator.ts): no skill at all.
+  spectator: [],
 });
 
 /** The permission set a profile grants; an unknown profile grants nothing. */

@@ -6,10 +6,11 @@
 // Usage: node js/test/node/nats_log.mjs <path-to-limina>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startNats } from "./nats_server.mjs";
 import { startServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
@@ -27,17 +28,8 @@ const check = (cond, msg) => {
 const run = (args) => new Promise((resolve) => execFile(limina, args, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr })));
 
 // A JetStream server on a free port, storing under a scratch directory.
-const nats = spawn("/usr/sbin/nats-server", ["-js", "-a", "127.0.0.1", "-p", "-1", "-sd", dir], { stdio: ["ignore", "ignore", "pipe"] });
+const { nats, port: natsPort } = await startNats(dir);
 children.push(nats);
-const natsPort = await new Promise((resolve, reject) => {
-  let err = "";
-  nats.stderr.on("data", (d) => {
-    err += d;
-    const m = /Listening for client connections on [^\s]*:(\d+)/.exec(err);
-    if (m) resolve(Number(m[1]));
-  });
-  nats.on("exit", (code) => reject(new Error(`nats-server exited ${code}: ${err}`)));
-});
 check(natsPort > 0, `nats-server listens on ${natsPort}`);
 const url = `nats://127.0.0.1:${natsPort}/limina.world.test${process.pid}`;
 

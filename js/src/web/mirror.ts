@@ -1,0 +1,105 @@
+// A world as its state stream describes it (js/src/mcp/state-sync.ts): each
+// entity's transform, tags and look, and the world's look — kept by a relay
+// to greet browsers that join, and by the page to draw. Runs anywhere
+// (limina, a browser): no engine ops.
+
+/** An entity as the stream carries it: `transform` is [px,py,pz,rx,ry,rz,rw,sx,sy,sz]. */
+export interface MirrorEntity {
+  transform: number[];
+  tags: string[];
+  look: unknown;
+}
+
+type Entry = { entity: string } & MirrorEntity;
+
+/** What one delta changed, by entity id. */
+export interface MirrorChange {
+  created: string[];
+  moved: string[];
+  restyled: string[];
+  destroyed: string[];
+  world: boolean;
+}
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const DECODE = new Int16Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+
+/** The float32 values a stream column holds (standard padded base64 of their bytes). */
+export function decodeFloats(b64: string): Float32Array {
+  const clean = b64.replace(/=+$/, "");
+  const bytes = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0;
+  let acc = 0;
+  let o = 0;
+  for (let i = 0; i < clean.length; i++) {
+    const v = DECODE[clean.charCodeAt(i)];
+    if (v === undefined || v < 0) throw new Error(`not base64: ${JSON.stringify(clean[i])}`);
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return new Float32Array(bytes.buffer, 0, Math.floor(o / 4));
+}
+
+export class StateMirror {
+  readonly entities = new Map<string, MirrorEntity>();
+  world: unknown = null;
+  tick = -1;
+  layout = "";
+  clients = 0;
+
+  applySnapshot(p: Record<string, unknown>): void {
+    this.entities.clear();
+    for (const e of p.entities as Entry[]) this.entities.set(e.entity, { transform: e.transform, tags: e.tags, look: e.look ?? null });
+    this.world = p.world ?? null;
+    this.tick = p.tick as number;
+    this.layout = (p.layout as string) ?? "";
+    if (typeof p.clients === "number") this.clients = p.clients;
+  }
+
+  applyDelta(p: Record<string, any>): MirrorChange {
+    const change: MirrorChange = { created: [], moved: [], restyled: [], destroyed: [], world: false };
+    const moved = decodeFloats(p.moved.positions);
+    (p.moved.ids as string[]).forEach((id, i) => {
+      const e = this.entities.get(id);
+      if (!e) return;
+      for (let k = 0; k < 3; k++) e.transform[k] = moved[i * 3 + k];
+      change.moved.push(id);
+    });
+    const changed = decodeFloats(p.changed.transforms);
+    (p.changed.ids as string[]).forEach((id, i) => {
+      const e = this.entities.get(id);
+      if (!e) return;
+      e.transform = Array.from(changed.subarray(i * 10, i * 10 + 10));
+      change.moved.push(id);
+    });
+    for (const c of p.created as Entry[]) {
+      this.entities.set(c.entity, { transform: c.transform, tags: c.tags, look: c.look ?? null });
+      change.created.push(c.entity);
+    }
+    for (const r of (p.restyled ?? []) as Entry[]) {
+      const e = this.entities.get(r.entity);
+      if (!e) continue;
+      e.tags = r.tags;
+      e.look = r.look;
+      change.restyled.push(r.entity);
+    }
+    for (const id of p.destroyed as string[]) if (this.entities.delete(id)) change.destroyed.push(id);
+    if (p.world !== undefined) {
+      this.world = p.world;
+      change.world = true;
+    }
+    this.tick = p.tick;
+    return change;
+  }
+
+  /** The whole state as a `state/snapshot`'s params. */
+  snapshot(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const entities = [...this.entities].map(([entity, e]) => ({ entity, transform: e.transform, tags: e.tags, look: e.look }));
+    return { tick: this.tick, layout: this.layout, aoi: null, clients: this.clients, world: this.world, ...extra, entities };
+  }
+}

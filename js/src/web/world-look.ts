@@ -1,0 +1,20 @@
+// What the state stream tells a spectator about the world as a whole, so the
+// page draws it as native rendering does: the look settings (sky,
+// environment, fog, post stack), the lighting and the view camera. Each
+// entity's own look is scene/describe.ts's.
+
+import type { LookSettings } from "../render/look.ts";
+import type { CameraPose } from "../render/view-camera.ts";
+import { saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
+import type { WorldSession } from "../world-session.ts";
+
+/** How the world is lit and drawn: what a spectator needs besides its entities. */
+export interface WorldLook {
+  look: LookSettings;
+  lighting: SavedLighting;
+  view: CameraPose;
+}
+
+export function worldLook(session: WorldSession): WorldLook {
+  return { look: session.look.settings(), lighting: saveLighting(session.lighting), view: session.view.get() };
+}
