@@ -1,3 +1,4 @@
+// Demo: The particle presets side by side (fire, smoke, sparks, magic, an explosion) with snow falling in the wind, at a chosen time of day.
 // The particle presets side by side — fire, smoke, sparks, magic and an
 // explosion on a stone floor, with snow falling in the wind — at a time of
 // day (the first argument, hours; default 17.5: a low evening sun), the
