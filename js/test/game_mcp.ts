@@ -9,6 +9,6 @@ test("tools/list over stdio has working skills in each gameplay family; skills.s
   assertEquals(r.code, 0, r.stderr + r.stdout);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { ok: boolean; tools: number; listed: Record<string, number> };
   assert(out.ok);
-  assertEquals(Object.keys(out.listed).length, 17);
+  assertEquals(Object.keys(out.listed).length, 18);
   assert(Object.values(out.listed).reduce((a, b) => a + b) >= 120, `${JSON.stringify(out.listed)}`);
 });

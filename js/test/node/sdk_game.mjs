@@ -12,7 +12,8 @@ const fail = (msg) => {
   console.error(`FAIL: ${msg}`);
   process.exit(1);
 };
-const FAMILIES = ["interaction", "item", "inventory", "trigger", "event", "game", "quest", "stats", "damage", "status", "combat", "ability", "dialogue", "npc", "save", "checkpoint", "progression"];
+const FAMILIES = ["interaction", "item", "inventory", "trigger", "event", "game", "quest", "stats", "damage", "status", "combat", "ability", "dialogue", "npc", "save", "checkpoint", "progression", "vfx"];
+const WORLD_TIME_WEATHER = ["world.setTime", "world.setWeather", "world.setTimeScale"];
 
 const transport = new StdioClientTransport({ command: limina, args: ["--mcp-stdio", "--profile", "builder.readWrite"], env: { ...process.env, LIMINA_AUDIO: "null" }, stderr: "inherit" });
 // A standard client is named by its clientInfo: this agent plays the hero it builds.
@@ -23,6 +24,7 @@ const { tools } = await allTools(client);
 const names = tools.map((t) => t.name);
 const listed = Object.fromEntries(FAMILIES.map((f) => [f, names.filter((n) => n.startsWith(`${f}.`)).length]));
 for (const [f, n] of Object.entries(listed)) if (n === 0) fail(`tools/list has no ${f}.* skill`);
+for (const name of WORLD_TIME_WEATHER) if (!names.includes(name)) fail(`tools/list has no ${name}`);
 
 const used = new Set();
 async function call(name, args = {}) {
@@ -73,6 +75,15 @@ if ((await call("checkpoint.load", { name: "c" })).digest !== cp.digest) fail("c
 const saved = await call("save.export", { name: "sdk-game" });
 if ((await call("save.import", { name: "sdk-game" })).digest !== saved.digest) fail("save.import digest");
 await call("save.delete", { name: "sdk-game" });
+const fire = await call("vfx.spawn", { preset: "fire", position: [2, 0, 2] });
+if (!(await call("vfx.list")).emitters.some((e) => e.id === fire.id)) fail("vfx.spawn → vfx.list");
+await call("vfx.stop", { id: fire.id });
+if ((await call("vfx.list")).emitters.some((e) => e.id === fire.id)) fail("vfx.stop");
+const noon = await call("world.setTime", { hour: 12 });
+if (noon.hour !== 12 || !(noon.sun.elevation > 45)) fail(`world.setTime: ${JSON.stringify(noon)}`);
+if ((await call("world.setTimeScale", { scale: 60 })).scale !== 60) fail("world.setTimeScale");
+const rain = await call("world.setWeather", { kind: "rain" });
+if (rain.precipitation !== "rain" || (await call("world.getWeather")).kind !== "rain") fail(`world.setWeather: ${JSON.stringify(rain)}`);
 for (const f of FAMILIES) if (!used.has(f)) fail(`no ${f}.* skill was called`);
 await client.close();
 console.log(JSON.stringify({ ok: true, tools: names.length, listed, search }));
