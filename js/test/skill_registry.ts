@@ -35,10 +35,12 @@ test("permission strings and profiles are the specified ones (each profile's who
   const seed = ["scene.read", "scene.write", "ecs.read", "ecs.modify", "physics.read", "physics.write", "agent.read", "agent.write", "ui.write", "audio.play", "social.act"];
   assertEquals([...PERMISSIONS].slice(0, seed.length), seed);
   assertEquals(new Set(PERMISSIONS).size, PERMISSIONS.length, "no permission twice");
-  assertEquals(Object.keys(PROFILES), ["builder.readWrite", "player.limited", "social.actor", "system.readonly"]);
+  // The four specified profiles, and the browser page's spectator, which watches the state stream and calls no skill.
+  assertEquals(Object.keys(PROFILES), ["builder.readWrite", "player.limited", "social.actor", "system.readonly", "spectator"]);
   assert(!resolveProfile("builder.readWrite").has("social.act"));
   assert(resolveProfile("social.actor").has("social.act"));
-  for (const profile of Object.keys(PROFILES)) assert(resolveProfile(profile).has("scene.read"), `${profile} grants scene.read`);
+  for (const profile of Object.keys(PROFILES).filter((p) => p !== "spectator")) assert(resolveProfile(profile).has("scene.read"), `${profile} grants scene.read`);
+  assertEquals(resolveProfile("spectator").size, 0);
   assertEquals(resolveProfile("nope").size, 0);
   assertEquals(resolveProfile("__proto__").size, 0);
 });

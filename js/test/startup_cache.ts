@@ -42,7 +42,8 @@ test("a damaged start-up snapshot (truncated, overwritten, flipped mid-file) is 
   for (const [how, damage, words] of [
     ["truncated", `truncate -s ${Math.floor(size / 2)} ${file}`, "truncated or extended"],
     ["overwritten at the start", `printf 'garbage!garbage!' | dd of=${file} bs=1 seek=0 conv=notrunc status=none`, "not a Limina cache file"],
-    ["flipped mid-file", `printf '\\377' | dd of=${file} bs=1 seek=${Math.floor(size / 2)} conv=notrunc status=none`, "checksum mismatch"],
+    // The byte's complement, so it changes whatever it was.
+    ["flipped mid-file", `at=${Math.floor(size / 2)}; b=$(dd if=${file} bs=1 skip=$at count=1 status=none | od -An -tu1 | tr -d ' '); printf "\\\\$(printf %03o $((255 - b)))" | dd of=${file} bs=1 seek=$at conv=notrunc status=none`, "checksum mismatch"],
   ]) {
     await sh(damage);
     const log = await hello(how.replace(/ /g, "-"));
