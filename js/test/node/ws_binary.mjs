@@ -1,0 +1,262 @@
+// The binary state stream (`state/subscribe` with `encoding: "binary"`)
+// driven by real WebSocket clients beside a JSON one: the same world in
+// both encodings (within the documented quantisation), change masks,
+// creation, restyling and destruction, areas of interest, an unknown
+// encoding refused, and a paused reader that holds up nobody and catches up
+// in one delta. Every wait is for an event, never for time.
+// Usage: node js/test/node/ws_binary.mjs <path-to-limina>
+import net from "node:net";
+import WebSocket from "ws";
+import { StateView, unpackRotation } from "../../../examples/state_view.mjs";
+import { checker, startWsServer } from "./ws_server.mjs";
+
+const limina = process.argv[2];
+const STEP = 1 / 1024;
+/** Checks passed across both servers. */
+let passed = 0;
+
+class Peer {
+  constructor(port, name) {
+    this.port = port;
+    this.name = name;
+    this.next = 1;
+    this.pending = new Map();
+    this.listeners = new Set();
+    this.view = new StateView();
+    /** JSON clients: the world by tick as the JSON stream tells it (id → transform). */
+    this.json = new Map();
+    this.jsonStates = new Map();
+  }
+  async open(profile = "builder.readWrite") {
+    this.ws = new WebSocket(`ws://127.0.0.1:${this.port}`);
+    this.ws.on("message", (data, binary) => {
+      let msg;
+      if (binary) msg = { binary: this.view.apply(data), bytes: data.length };
+      else {
+        msg = JSON.parse(data.toString());
+        if (msg.id !== undefined && this.pending.has(msg.id)) {
+          this.pending.get(msg.id)(msg);
+          this.pending.delete(msg.id);
+          return;
+        }
+        if (msg.method === "state/snapshot" || msg.method === "state/delta") this.applyJson(msg);
+      }
+      for (const l of [...this.listeners]) l(msg);
+    });
+    await new Promise((resolve, reject) => {
+      this.ws.on("open", resolve);
+      this.ws.on("error", reject);
+    });
+    const r = await this.call("initialize", { agentId: this.name, sessionId: `sess_${this.name}`, profile });
+    if (!r.result?.session) throw new Error(`${this.name} initialize: ${JSON.stringify(r)}`);
+  }
+  applyJson(msg) {
+    const p = msg.params;
+    if (msg.method === "state/snapshot") this.json = new Map(p.entities.map((e) => [e.entity, e.transform]));
+    for (const e of p.created ?? []) this.json.set(e.entity, e.transform);
+    for (const [group, key, stride] of [[p.moved, "positions", 3], [p.changed, "transforms", 10]]) {
+      if (!group) continue;
+      const bytes = Buffer.from(group[key], "base64");
+      const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+      group.ids.forEach((id, i) => this.json.set(id, [...f.subarray(i * stride, (i + 1) * stride), ...this.json.get(id).slice(stride)]));
+    }
+    for (const id of p.destroyed ?? []) this.json.delete(id);
+    this.jsonStates.set(p.tick, new Map(this.json));
+  }
+  call(method, params = {}) {
+    const id = this.next++;
+    this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    return new Promise((resolve) => this.pending.set(id, resolve));
+  }
+  async tool(name, args = {}) {
+    const r = await this.call("tools/call", { name, arguments: args });
+    if (!r.result?.result) throw new Error(`${name}: ${JSON.stringify(r)}`);
+    return r.result.result;
+  }
+  /** Resolves with the first message from now on that `pred` accepts. */
+  next_(pred) {
+    return new Promise((resolve) => {
+      const l = (m) => {
+        if (pred(m)) {
+          this.listeners.delete(l);
+          resolve(m);
+        }
+      };
+      this.listeners.add(l);
+    });
+  }
+  binary(pred = () => true) {
+    return this.next_((m) => m.binary && pred(m.binary, m));
+  }
+  /** Resolves once `holds()` is true of what this client holds (now, or after a later message). */
+  until(holds) {
+    return holds() ? Promise.resolve() : this.next_(() => holds());
+  }
+}
+
+/** Whether the binary view holds the JSON state within the quantisation: positions ±½ step, rotations to 1e-3 (as a rotation: q ≡ -q). */
+function sameWorld(view, json) {
+  if (view.entities.size !== json.size) return `binary holds ${view.entities.size} entities, JSON ${json.size}`;
+  for (const [id, t] of json) {
+    const e = view.entities.get(id);
+    if (!e) return `binary lacks ${id}`;
+    const p = e.position;
+    for (let i = 0; i < 3; i++) if (Math.abs(p[i] - t[i]) > STEP / 2 + 1e-9) return `${id} position ${p} vs ${t.slice(0, 3)}`;
+    const n = Math.hypot(t[3], t[4], t[5], t[6]);
+    const dot = Math.abs(e.rotation[0] * t[3] + e.rotation[1] * t[4] + e.rotation[2] * t[5] + e.rotation[3] * t[6]) / n;
+    if (dot < 1 - 1e-3) return `${id} rotation ${e.rotation} vs ${t.slice(3, 7)}`;
+    for (let i = 0; i < 3; i++) if (e.scale[i] !== t[7 + i]) return `${id} scale ${e.scale} vs ${t.slice(7)}`;
+  }
+  return null;
+}
+
+// --- One world, a JSON client and binary clients side by side.
+{
+  const { server, port } = await startWsServer(limina, []);
+  const { check, checks } = checker(server);
+  const writer = new Peer(port, "writer");
+  const bin = new Peer(port, "bin");
+  const json = new Peer(port, "json");
+  await Promise.all([writer.open(), bin.open("system.readonly"), json.open("system.readonly")]);
+
+  const bad = await bin.call("state/subscribe", { encoding: "msgpack" });
+  check(bad.error?.code === -32602 && /unknown encoding "msgpack".*"json".*"binary"/.test(bad.error.message), `an unknown encoding is a clear -32602 (${bad.error?.message})`);
+  const badRate = await bin.call("state/subscribe", { encoding: "binary", maxRate: 0 });
+  check(badRate.error?.code === -32602, "a maxRate outside (0, 60] is -32602");
+
+  const still = await writer.tool("scene.createEntity", { shape: "box", position: [3, 1, -2], rotation: [0, 0.3826834, 0, 0.9238795], color: 0x3366ff, tags: ["crate", "blue"] });
+  const falling = [];
+  for (let i = 0; i < 8; i++) falling.push((await writer.tool("scene.createEntity", { shape: "sphere", size: 0.5, position: [i * 1.37, 50 + i, 0.1 * i], dynamic: true })).entity);
+
+  const sub = await bin.call("state/subscribe", { encoding: "binary" });
+  check(sub.result?.encoding === "binary" && sub.result.format === "limina-delta/1" && sub.result.positionStep === STEP, `state/subscribe with encoding "binary" says its format and step (${JSON.stringify(sub.result)})`);
+  const jsonSub = await json.call("state/subscribe");
+  check(jsonSub.result?.layout === "[px,py,pz,rx,ry,rz,rw,sx,sy,sz]" && jsonSub.result.encoding === undefined, "a client that does not ask gets the JSON stream as before");
+  const snap = await bin.binary((b) => b.kind === 1);
+  check(snap.binary.created.length === 9 && bin.view.entities.get(still.entity).tags.join() === "crate,blue", "the binary snapshot holds every entity with its tags");
+  check(bin.view.entities.get(still.entity).look?.shape === "box", `and its look (${JSON.stringify(bin.view.entities.get(still.entity).look)})`);
+
+  // The same world: compare at 20 ticks both clients were sent.
+  let compared = 0;
+  let masked = true;
+  while (compared < 20) {
+    const m = await bin.binary((b) => b.kind === 0);
+    if (m.binary.updated.includes(still.entity)) masked = false;
+    await json.next_((j) => j.params?.tick >= m.binary.tick);
+    const state = json.jsonStates.get(m.binary.tick);
+    if (!state || bin.view.tick !== m.binary.tick) continue;
+    const diff = sameWorld(bin.view, state);
+    check(diff === null, `binary and JSON clients hold the same world at tick ${m.binary.tick}: ${diff}`);
+    compared++;
+  }
+  checks.push("binary and JSON clients hold the same world at 20 ticks, positions within half a step");
+  check(masked, "an entity that did not move is never resent (change masks)");
+
+  // Creation, restyling, destruction.
+  const made = (await writer.tool("scene.createEntity", { shape: "cylinder", position: [-4, 2, 4], tags: ["new"] })).entity;
+  await bin.until(() => bin.view.entities.has(made));
+  check(bin.view.entities.get(made).tags.join() === "new" && bin.view.entities.get(made).look?.shape === "cylinder", "a created entity arrives with its tags and look");
+  await writer.tool("scene.setTags", { entity: still.entity, tags: ["crate", "red"] });
+  await bin.until(() => bin.view.entities.get(still.entity).tags.includes("red"));
+  checks.push("a restyled entity is resent with its new tags");
+  await writer.tool("scene.destroyEntity", { entity: made });
+  await bin.until(() => !bin.view.entities.has(made));
+  check(!bin.view.entities.has(made), "a destroyed entity leaves the binary view");
+
+  // Area of interest: only what is near (3, 1, -2).
+  const near = new Peer(port, "near");
+  await near.open("system.readonly");
+  await near.call("aoi/declare", { center: [3, 1, -2], radius: 2 }).catch(() => {});
+  await near.call("state/subscribe", { encoding: "binary" });
+  const aoi = await near.call("aoi/declare", { center: [3, 1, -2], radius: 2 });
+  check(aoi.result?.ok === true, "aoi/declare works for a binary subscriber");
+  await near.binary((b) => b.kind === 1 && near.view.aoi !== null);
+  check([...near.view.entities.keys()].join() === still.entity, `an area-of-interest binary client holds only what is inside (${[...near.view.entities.keys()]})`);
+  const inside = (await writer.tool("scene.createEntity", { position: [3.5, 1, -2.5] })).entity;
+  const outside = (await writer.tool("scene.createEntity", { position: [30, 1, 30] })).entity;
+  // Made after the outside one: once the near client holds it, it has been sent everything before.
+  const inside2 = (await writer.tool("scene.createEntity", { position: [2.5, 1, -1.5] })).entity;
+  const nearCreated = new Set();
+  near.listeners.add((m) => m.binary?.created.forEach((id) => nearCreated.add(id)));
+  await near.until(() => near.view.entities.has(inside) && near.view.entities.has(inside2));
+  check(!near.view.entities.has(outside) && !nearCreated.has(outside), "and is not sent what is outside");
+
+  for (const p of [writer, bin, json, near]) p.ws.close();
+  server.kill("SIGTERM");
+  passed += checks.length;
+}
+
+// --- A paused reader: 8,000 entities moving every tick fill its socket.
+{
+  const { server, port } = await startWsServer(limina, ["js/bench/worlds/moving.ts", "--entities=8000"]);
+  const { check, checks } = checker(server);
+  const fast = new Peer(port, "fast");
+  await fast.open("system.readonly");
+  await fast.call("state/subscribe", { encoding: "binary" });
+  await fast.binary((b) => b.kind === 1);
+
+  // The slow reader: a raw socket that subscribes, then stops reading.
+  const slow = net.connect(port, "127.0.0.1");
+  await new Promise((r) => slow.on("connect", r));
+  slow.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  const frame = (text) => {
+    const payload = Buffer.from(text);
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    return Buffer.concat([head, mask, Buffer.from(payload.map((x, i) => x ^ mask[i % 4]))]);
+  };
+  slow.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "slow", sessionId: "sess_slow", profile: "system.readonly" } })));
+  slow.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe", params: { encoding: "binary" } })));
+  slow.pause();
+
+  // While it is paused the fast client gets delta after delta, each from the tick it holds.
+  const start = fast.view.tick;
+  let deltas = 0;
+  while (fast.view.tick < start + 600) {
+    await fast.binary();
+    deltas++;
+  }
+  check(deltas >= 150, `a paused reader holds up no one: the fast client got ${deltas} deltas over 600 ticks`);
+
+  // Resumed, the slow reader reads what its socket holds, then one delta takes it to now.
+  const slowView = new StateView();
+  const got = [];
+  let buf = Buffer.alloc(0);
+  let handshake = true;
+  const caughtUp = new Promise((resolve) => {
+    slow.on("data", (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (handshake) {
+        const end = buf.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        buf = buf.subarray(end + 4);
+        handshake = false;
+      }
+      for (;;) {
+        if (buf.length < 2) return;
+        let len = buf[1] & 127;
+        let at = 2;
+        if (len === 126) (len = buf.readUInt16BE(2)), (at = 4);
+        else if (len === 127) (len = Number(buf.readBigUInt64BE(2))), (at = 10);
+        if (buf.length < at + len) return;
+        const opcode = buf[0] & 15;
+        const payload = buf.subarray(at, at + len);
+        buf = buf.subarray(at + len);
+        if (opcode !== 2) continue;
+        const m = slowView.apply(payload);
+        got.push(m);
+        if (m.kind === 0 && m.tick - m.baseTick > 60) resolve(m);
+      }
+    });
+  });
+  slow.resume();
+  const jump = await caughtUp;
+  const skipped = got.filter((m) => m.kind === 0 && m.tick - m.baseTick > 1).length;
+  check(skipped >= 1 && got.length < 600, `the slow reader was left where it was and caught up in one delta: ${jump.baseTick} → ${jump.tick} (${got.length} messages for ${jump.tick - got[0].tick} ticks)`);
+  check(slowView.entities.size === 8000 && jump.updated.length === 8000, "that one delta brings every moved entity");
+  slow.destroy();
+  fast.ws.close();
+  server.kill("SIGTERM");
+  passed += checks.length;
+}
+console.log(JSON.stringify({ ok: true, checks: passed }));
