@@ -9,5 +9,5 @@ test("binary state deltas beside JSON ones, paced per client", async () => {
   const r = await Limina.run({ cmd: "node", args: ["js/test/node/ws_binary.mjs", Limina.execPath] });
   assertEquals(r.code, 0, `${r.stdout}\n${r.stderr}`);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-  assertEquals(out.checks, 37);
+  assertEquals(out.checks, 39);
 });
