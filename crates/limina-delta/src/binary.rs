@@ -49,13 +49,18 @@ pub struct QRow {
 
 /// A transform as a binary client holds it, with the entity's style revision.
 pub fn quantise(r: &Row, style: u32) -> QRow {
-  let pos = |v: f32| (f64::from(v) * POS_SCALE).round() as i32;
   QRow {
-    pos: [pos(r[0]), pos(r[1]), pos(r[2])],
+    pos: quantise_position(r),
     rot: pack_rotation([r[3], r[4], r[5], r[6]]),
     scale: [r[7].to_bits(), r[8].to_bits(), r[9].to_bits()],
     style,
   }
+}
+
+/// A row's position in integers of 2^-POS_SHIFT m.
+pub fn quantise_position(r: &Row) -> [i32; 3] {
+  let pos = |v: f32| (f64::from(v) * POS_SCALE).round() as i32;
+  [pos(r[0]), pos(r[1]), pos(r[2])]
 }
 
 /// Smallest-three packing of a quaternion (normalised here; a degenerate one is the identity).

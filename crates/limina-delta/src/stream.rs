@@ -35,6 +35,8 @@ impl Aoi {
 #[derive(Default)]
 pub struct StyleTable {
   styles: HashMap<u64, (u32, Vec<u8>)>,
+  /// Bumped on every change.
+  generation: u64,
 }
 
 impl StyleTable {
@@ -47,11 +49,13 @@ impl StyleTable {
     }
     w.str(look.unwrap_or(""));
     self.styles.insert(id, (revision, w.0));
+    self.generation += 1;
   }
 
   /// Forgets the styles of entities no longer live (`ids` ascending).
   pub fn retain_live(&mut self, ids: &[u64]) {
     self.styles.retain(|id, _| ids.binary_search(id).is_ok());
+    self.generation += 1;
   }
 
   pub fn revision(&self, id: u64) -> u32 {
@@ -61,6 +65,45 @@ impl StyleTable {
   /// No tags and no look when the entity's style was never set.
   pub fn bytes(&self, id: u64) -> &[u8] {
     self.styles.get(&id).map_or(&[0, 0], |s| s.1.as_slice())
+  }
+}
+
+/// The last frame's rows and their quantised form, so that what did not
+/// change since is not quantised again (most entities, most ticks).
+#[derive(Default)]
+struct Quantised {
+  ids: Arc<Vec<u64>>,
+  rows: Vec<Row>,
+  q: Vec<QRow>,
+  /// The style table's generation they were made at.
+  styles: u64,
+}
+
+/// Bit-for-bit equality (a float's `==` would take -0 for 0).
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+  a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+impl Quantised {
+  fn update(&mut self, frame: &Frame, styles: &StyleTable) -> Vec<QRow> {
+    let q: Vec<QRow> = if Arc::ptr_eq(&self.ids, &frame.ids) && self.styles == styles.generation {
+      let last = self.rows.iter().zip(&self.q);
+      frame.rows.iter().zip(last).map(|(r, (lr, lq))| {
+        if same_bits(&r[3..], &lr[3..]) {
+          QRow { pos: binary::quantise_position(r), ..*lq }
+        } else {
+          binary::quantise(r, lq.style)
+        }
+      })
+      .collect()
+    } else {
+      frame.ids.iter().zip(&frame.rows).map(|(&id, r)| binary::quantise(r, styles.revision(id))).collect()
+    };
+    self.ids = frame.ids.clone();
+    self.rows.clone_from(&frame.rows);
+    self.q.clone_from(&q);
+    self.styles = styles.generation;
+    q
   }
 }
 
@@ -98,8 +141,7 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
-  fn new(frame: &'a Frame, styles: &'a StyleTable, prev: Option<Arc<Known<QRow>>>) -> Self {
-    let cur: Vec<QRow> = frame.ids.iter().zip(&frame.rows).map(|(&id, r)| binary::quantise(r, styles.revision(id))).collect();
+  fn new(frame: &'a Frame, styles: &'a StyleTable, cur: Vec<QRow>, prev: Option<Arc<Known<QRow>>>) -> Self {
     let next = Arc::new(Known { tick: frame.tick, ids: frame.ids.clone(), rows: cur.clone() });
     Self { frame, styles, cur, prev, next, group_delta: None, snapshot: None, catch_ups: HashMap::new(), full_views: 0 }
   }
@@ -155,6 +197,7 @@ pub struct Streams {
   subs: HashMap<u32, Sub>,
   styles: StyleTable,
   group: Option<Arc<Known<QRow>>>,
+  quantised: Quantised,
 }
 
 impl Streams {
@@ -188,8 +231,9 @@ impl Streams {
   /// message now): each gets `Some(message)`, or `None` when nothing
   /// changed for it. The others are left where they are.
   pub fn frame(&mut self, frame: &Frame, reserved: &HashSet<u32>) -> Vec<(u32, Option<Bytes>)> {
-    let Self { subs, styles, group } = self;
-    let mut pass = Pass::new(frame, styles, group.take());
+    let Self { subs, styles, group, quantised } = self;
+    let cur = quantised.update(frame, styles);
+    let mut pass = Pass::new(frame, styles, cur, group.take());
     let mut out = Vec::with_capacity(reserved.len());
     for (&conn, sub) in subs.iter_mut() {
       if let Some(message) = pass.serve(sub.aoi.as_ref(), &mut sub.view, reserved.contains(&conn)) {
