@@ -77,8 +77,9 @@ export async function wsPeer(port, other = () => {}) {
 }
 
 /**
- * A WebSocket client over a bare TCP socket, for a reader the test pauses
- * (`socket.pause()`): `send(text)` writes one masked text frame.
+ * A WebSocket client over a bare TCP socket, for a reader the test pauses:
+ * resolves once the server has answered the handshake, with the socket
+ * paused; `send(text)` writes one masked text frame.
  */
 export async function rawWsClient(port) {
   const socket = net.connect(port, "127.0.0.1");
@@ -86,6 +87,19 @@ export async function rawWsClient(port) {
   socket.write(
     `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   );
+  // Frames may follow only the server's answer (a server refuses bytes after the request).
+  await new Promise((resolve, reject) => {
+    let head = "";
+    const read = (d) => {
+      head += d.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      socket.pause();
+      socket.off("data", read);
+      if (head.startsWith("HTTP/1.1 101")) resolve();
+      else reject(new Error(`handshake refused: ${head.split("\r\n")[0]}`));
+    };
+    socket.on("data", read);
+  });
   const send = (text) => {
     const payload = Buffer.from(text);
     const mask = Buffer.from([1, 2, 3, 4]);
