@@ -1,5 +1,6 @@
-// ui.* skills and the native text substrate: containers composited into
-// textures on real Three.js meshes, rendered offscreen on this machine's
+// ui.* skills and the native text substrate: containers drawn as
+// instanced quads (chrome and signed-distance glyphs) on real Three.js
+// meshes, rendered offscreen on this machine's
 // WebGPU adapter (lavapipe here) through render.capture, decoded and
 // checked pixel by pixel.
 import { assert, assertEquals, test } from "limina/testing";
@@ -217,6 +218,47 @@ test("fade in and typewriter: the text appears a character at a time", async () 
   }
   assertEquals(s.ui.inspect(handle)!.opacity, 1);
   assert(counts[0] > 0 && counts[0] < counts[1] && counts[1] < counts[2], `more text each time: ${counts}`);
+  s.dispose();
+});
+
+/** The instanced quads of the only container in `s` (chrome and glyphs, one mesh). */
+function quadsOf1(s: WorldSession) {
+  const meshes: { geometry: { instanceCount: number; getAttribute(name: string): { data: { version: number; count: number } } } }[] = [];
+  s.ui.overlay.traverse((o) => {
+    if ((o as unknown as { geometry?: { isInstancedBufferGeometry?: boolean } }).geometry?.isInstancedBufferGeometry) meshes.push(o as never);
+  });
+  assertEquals(meshes.length, 1);
+  return meshes[0];
+}
+
+test("text on the GPU: ui.update rewrites the same quads in place, a typewriter step moves none, new characters join the atlas", async () => {
+  const s = await world();
+  const { handle } = value<{ handle: string }>(
+    await s.registry.invoke("ui.speechBubble", { anchor: { type: "world", position: [0, 1, 0] }, text: "first words typed here", style: { textColor: "#ff0000" }, lifecycle: { typewriter: 20 } }, BUILDER),
+  );
+  const mesh = quadsOf1(s);
+  const buffer = mesh.geometry.getAttribute("quadRect").data;
+  const written = buffer.version;
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 20; j++) s.step(STEP);
+    counts.push((await capture(s, 320, 240, FRONT)).pixels(isRed).length);
+  }
+  assert(counts[0] > 0 && counts[0] < counts[1] && counts[1] < counts[2], `typed out progressively: ${counts}`);
+  assertEquals(buffer.version, written, "typing rewrote no quads");
+  const quads = mesh.geometry.instanceCount;
+  assertEquals(value(await s.registry.invoke("ui.update", { handle, text: "other words typed here" }, BUILDER)), { ok: true, changed: true });
+  assertEquals(quadsOf1(s), mesh, "the same mesh");
+  assert(mesh.geometry.getAttribute("quadRect").data === buffer && buffer.version > written, "the same instance buffer, rewritten");
+  assertEquals(mesh.geometry.instanceCount, quads, "as many glyphs, as many quads");
+  value(await s.registry.invoke("ui.remove", { handle }, BUILDER));
+  // Beyond Latin-1: Cyrillic and a check mark are made into the atlas on first use.
+  value(await s.registry.invoke("ui.hudPanel", { anchor: { type: "screen", corner: "center", offset: [0, 0] }, text: "Привет, мир ✓", pixelScale: 2, style: { fill: "#000000", border: "#000000", textColor: "#ff0000" } }, BUILDER));
+  const img = await capture(s, 320, 240, FRONT);
+  const box = img.box((c) => c[0] < 8 && c[1] < 8 && c[2] < 8);
+  const red = img.pixels(isRed);
+  assert(red.length > 150, `the text is drawn: ${red.length} red pixels`);
+  for (const [x, y] of red) assert(x > box.x0 && x < box.x1 && y > box.y0 && y < box.y1, `text pixel (${x}, ${y}) outside its panel ${JSON.stringify(box)}`);
   s.dispose();
 });
 
