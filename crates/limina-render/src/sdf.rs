@@ -146,83 +146,101 @@ fn distance_field(coverage: &[u8], gw: usize, gh: usize) -> Field {
       inside[(y + pad) * hw + x + pad] = coverage[y * gw + x] >= 128;
     }
   }
-  // Squared distances to the nearest pixel of the other kind.
-  let to_inside = squared_distances(&inside, hw, hh, true);
-  let to_outside = squared_distances(&inside, hw, hh, false);
-  // Pixel centres of the other kind are a pixel apart across an edge, which lies half way.
-  let signed = |i: usize| (if inside[i] { -(to_outside[i].sqrt() - 0.5) } else { to_inside[i].sqrt() - 0.5 }) as f32;
+  // Squared distances to the nearest pixel of the other kind, at the pixels on texel centres.
+  let centre = OVERSAMPLE / 2;
+  let to_inside = squared_distances(&inside, hw, hh, true, centre, OVERSAMPLE);
+  let to_outside = squared_distances(&inside, hw, hh, false, centre, OVERSAMPLE);
   let mut data = vec![0u8; width * height];
   for ty in 0..height {
     for tx in 0..width {
-      // An odd oversampling puts a pixel's centre on each texel's centre.
-      let d = signed((ty * OVERSAMPLE + OVERSAMPLE / 2) * hw + tx * OVERSAMPLE + OVERSAMPLE / 2);
-      let v = 0.5 - d / OVERSAMPLE as f32 / (2.0 * SPREAD as f32);
-      data[ty * width + tx] = (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+      let (t, here) = (ty * width + tx, (ty * OVERSAMPLE + centre) * hw + tx * OVERSAMPLE + centre);
+      // Pixel centres of the other kind are a pixel apart across an edge, which lies half way.
+      let d = if inside[here] { -(to_outside[t].sqrt() - 0.5) } else { to_inside[t].sqrt() - 0.5 };
+      let v = 0.5 - d as f32 / OVERSAMPLE as f32 / (2.0 * SPREAD as f32);
+      data[t] = (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
     }
   }
   Field { width, height, data }
 }
 
-/// Exact squared Euclidean distance from each pixel to the nearest pixel
-/// whose `inside` equals `target` (Felzenszwalb–Huttenlocher: a 1-D lower
-/// envelope of parabolas down the columns, then along the rows).
-fn squared_distances(inside: &[bool], w: usize, h: usize, target: bool) -> Vec<f64> {
+/// Exact squared Euclidean distance from the pixels at (first + i·step,
+/// first + j·step) to the nearest pixel whose `inside` equals `target`, as
+/// a (w / step) × (h / step) grid (Felzenszwalb–Huttenlocher: a 1-D lower
+/// envelope of parabolas down every column, read at the rows asked for,
+/// then along those rows, read at the columns asked for).
+fn squared_distances(inside: &[bool], w: usize, h: usize, target: bool, first: usize, step: usize) -> Vec<f64> {
   // Far beyond any real squared distance, small enough that sums of it stay exact to well under a pixel.
   const FAR: f64 = 1e9;
-  let mut grid: Vec<f64> = inside.iter().map(|&i| if i == target { 0.0 } else { FAR }).collect();
+  let (rows, cols) = ((h - first).div_ceil(step), (w - first).div_ceil(step));
   let n = w.max(h);
-  let (mut f, mut d, mut v, mut zn, mut zd) = (vec![0f64; n], vec![0f64; n], vec![0usize; n], vec![0f64; n + 1], vec![0f64; n + 1]);
+  let mut lower = Envelope { v: vec![0; n], zn: vec![0.0; n + 1], zd: vec![0.0; n + 1] };
+  let mut f = vec![0f64; n];
+  // Down the columns: rows × w.
+  let mut part = vec![0f64; rows * w];
   for x in 0..w {
     for y in 0..h {
-      f[y] = grid[y * w + x];
+      f[y] = if inside[y * w + x] == target { 0.0 } else { FAR };
     }
-    envelope(&f[..h], &mut d[..h], &mut v, &mut zn, &mut zd);
-    for y in 0..h {
-      grid[y * w + x] = d[y];
-    }
+    lower.build(&f[..h]);
+    lower.read(&f[..h], first, step, |j, d| part[j * w + x] = d);
   }
-  for y in 0..h {
-    f[..w].copy_from_slice(&grid[y * w..(y + 1) * w]);
-    envelope(&f[..w], &mut d[..w], &mut v, &mut zn, &mut zd);
-    grid[y * w..(y + 1) * w].copy_from_slice(&d[..w]);
+  // Along the rows: rows × cols.
+  let mut out = vec![0f64; rows * cols];
+  for j in 0..rows {
+    let row = &part[j * w..(j + 1) * w];
+    lower.build(row);
+    lower.read(row, first, step, |i, d| out[j * cols + i] = d);
   }
-  grid
+  out
 }
 
-/// d[q] = min over p of (q − p)² + f[p]. Where neighbouring parabolas
-/// meet is kept as a fraction (numerator `zn`, positive denominator `zd`)
-/// and compared by multiplying: no division in the loop.
-fn envelope(f: &[f64], d: &mut [f64], v: &mut [usize], zn: &mut [f64], zd: &mut [f64]) {
-  let n = f.len();
-  let mut k = 0;
-  v[0] = 0;
-  (zn[0], zd[0]) = (f64::NEG_INFINITY, 1.0);
-  (zn[1], zd[1]) = (f64::INFINITY, 1.0);
-  for q in 1..n {
-    let fq = f[q] + (q * q) as f64;
-    let (mut num, mut den);
-    loop {
-      let p = v[k];
-      num = fq - (f[p] + (p * p) as f64);
-      den = 2.0 * (q - p) as f64;
-      // s ≤ z[k], both over positive denominators.
-      if k == 0 || num * zd[k] > zn[k] * den {
-        break;
+/// The lower envelope of the parabolas (q − p)² + f[p]: which parabola is
+/// lowest (`v`) between where neighbours meet, each meeting point kept as a
+/// fraction (numerator `zn`, positive denominator `zd`) and compared by
+/// multiplying, so no division is in the loop.
+struct Envelope {
+  v: Vec<usize>,
+  zn: Vec<f64>,
+  zd: Vec<f64>,
+}
+
+impl Envelope {
+  fn build(&mut self, f: &[f64]) {
+    let Envelope { v, zn, zd } = self;
+    let mut k = 0;
+    v[0] = 0;
+    (zn[0], zd[0]) = (f64::NEG_INFINITY, 1.0);
+    (zn[1], zd[1]) = (f64::INFINITY, 1.0);
+    for q in 1..f.len() {
+      let fq = f[q] + (q * q) as f64;
+      let (mut num, mut den);
+      loop {
+        let p = v[k];
+        num = fq - (f[p] + (p * p) as f64);
+        den = 2.0 * (q - p) as f64;
+        // Keep parabola k while q's meets it past where k begins.
+        if k == 0 || num * zd[k] > zn[k] * den {
+          break;
+        }
+        k -= 1;
       }
-      k -= 1;
-    }
-    k += 1;
-    v[k] = q;
-    (zn[k], zd[k]) = (num, den);
-    (zn[k + 1], zd[k + 1]) = (f64::INFINITY, 1.0);
-  }
-  k = 0;
-  for (q, out) in d.iter_mut().enumerate() {
-    while zn[k + 1] < q as f64 * zd[k + 1] {
       k += 1;
+      v[k] = q;
+      (zn[k], zd[k]) = (num, den);
+      (zn[k + 1], zd[k + 1]) = (f64::INFINITY, 1.0);
     }
-    let dq = q as f64 - v[k] as f64;
-    *out = dq * dq + f[v[k]];
+  }
+
+  /// Calls `out(i, min over p of (q − p)² + f[p])` at q = first + i·step.
+  fn read(&self, f: &[f64], first: usize, step: usize, mut out: impl FnMut(usize, f64)) {
+    let mut k = 0;
+    for (i, q) in (first..f.len()).step_by(step).enumerate() {
+      while self.zn[k + 1] < q as f64 * self.zd[k + 1] {
+        k += 1;
+      }
+      let dq = q as f64 - self.v[k] as f64;
+      out(i, dq * dq + f[self.v[k]]);
+    }
   }
 }
 
