@@ -308,23 +308,32 @@ test("the anchor and style schemas are in the JSON Schema agents see", () => {
   s.dispose();
 });
 
-test("ui_showcase: as the camera orbits the world panels move while the HUD stays at its corner", async () => {
+test("ui_showcase: as the camera orbits the world panels move while the HUD stays at its corner; a window shows the same frame", async () => {
   const dir = (await Limina.run({ cmd: "mktemp", args: ["-d", "/tmp/limina-ui-XXXXXX"] })).stdout.trim();
-  const frame = async (frames: number) => {
-    const png = `${dir}/ui-${frames}.png`;
-    const r = await Limina.run({ cmd: Limina.execPath, args: ["examples/ui_showcase.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", "480x320"] });
+  const shot = async (frames: number, window: boolean) => {
+    const png = `${dir}/ui-${frames}${window ? "-window" : ""}.png`;
+    const args = ["examples/ui_showcase.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", "480x320"];
+    const r = await Limina.run(window ? { cmd: "xvfb-run", args: ["-a", Limina.execPath, ...args, "--window"] } : { cmd: Limina.execPath, args });
     assertEquals(r.code, 0, r.stderr);
-    const { box } = pixelsOf(readPng(png));
-    // The HUD's title bar (#1d3350) and the callout's fill (#fff6d5), both opaque.
-    return { title: box((c) => near(c, [0x1d, 0x33, 0x50], 3)), callout: box((c) => near(c, [0xff, 0xf6, 0xd5], 4)) };
+    return pixelsOf(readPng(png));
   };
-  const early = await frame(60);
-  const late = await frame(240);
+  // The HUD's title bar (#1d3350) and the callout's fill (#fff6d5), both opaque.
+  const panels = ({ box }: ReturnType<typeof pixelsOf>) => ({ title: box((c) => near(c, [0x1d, 0x33, 0x50], 3)), callout: box((c) => near(c, [0xff, 0xf6, 0xd5], 4)) });
+  const offscreen = await shot(60, false);
+  const early = panels(offscreen);
+  const late = panels(await shot(240, false));
   assert(early.title.n > 300 && late.title.n > 300, `the HUD title bar: ${early.title.n}, ${late.title.n} px`);
   assertEquals([early.title.x0, early.title.y0], [13, 13], "pinned 12 px in from the top-left corner, inside its 1 px border");
   assertEquals([late.title.x0, late.title.y0], [early.title.x0, early.title.y0], "where it was");
   assert(early.callout.n > 200 && late.callout.n > 200, `the world callout in both frames: ${early.callout.n}, ${late.callout.n}`);
   const moved = Math.hypot((early.callout.x0 + early.callout.x1) / 2 - (late.callout.x0 + late.callout.x1) / 2, (early.callout.y0 + early.callout.y1) / 2 - (late.callout.y0 + late.callout.y1) / 2);
   assert(moved > 20, `the world panels moved with the orbit: ${moved} px`);
+  // The same frame in a window (on a private X display) and offscreen: the same panels, text and colours.
+  const windowed = await shot(60, true);
+  let differing = 0;
+  for (let y = 0; y < offscreen.height; y++) {
+    for (let x = 0; x < offscreen.width; x++) if (!near(offscreen.at(x, y), windowed.at(x, y), 8)) differing++;
+  }
+  assert(differing <= offscreen.width * offscreen.height * 0.005, `the window's frame differs from the capture's in ${differing} pixels`);
   await Limina.run({ cmd: "rm", args: ["-rf", dir] });
 });
