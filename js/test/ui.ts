@@ -4,7 +4,7 @@
 // WebGPU adapter (lavapipe here) through render.capture, decoded and
 // checked pixel by pixel.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, createWorldSession, type DecodedImage, decodePng, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createWorldSession, type DecodedImage, decodePng, glyphAtlas, layoutText, paint, type Paint, QUAD_FLOATS, quadsOf, readPng, resolveProfile, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -72,7 +72,7 @@ const isMagenta = (c: Rgb) => near(c, [255, 0, 255], 40);
 
 const FRONT = { position: [0, 1, 6], target: [0, 1, 0], fov: 50 };
 
-test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, DPI-aware pixelScale", () => {
+test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, DPI-aware pixelScale, the same paints as GPU quads", () => {
   const text = "the quick brown fox jumps over the lazy dog";
   const wide = layoutText({ text, size: 16 });
   assertEquals(wide.lines.length, 1);
@@ -98,6 +98,21 @@ test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, 
     threw = (e as { code?: string }).code ?? "";
   }
   assertEquals(threw, "invalid_input", "an image over 4096 px a side is refused");
+  // The same paints as GPU quads: one per box, one per inked glyph, over the shared atlas.
+  const q = quadsOf([{ op: "roundRect", x: 0, y: 0, w: 100, h: 30, radius: 6, fill: [0, 0, 0, 255] }, { op: "text", x: 4, y: 4, text: { text: "Hi there", size: 16 }, color: [255, 255, 255, 255] }]);
+  assertEquals([q.count, q.data.byteLength], [8, 8 * QUAD_FLOATS * 4]);
+  const atlas = glyphAtlas();
+  assert(atlas.version >= q.atlasVersion && atlas.data.length === atlas.width * atlas.height && atlas.data.some((v) => v > 128), `the atlas: ${atlas.width}×${atlas.height} v${atlas.version}`);
+  const refusedQuads = (paints: Paint[]) => {
+    try {
+      quadsOf(paints);
+      return "";
+    } catch (e) {
+      return `${(e as { code?: string }).code}: ${(e as Error).message}`;
+    }
+  };
+  assert(refusedQuads([{ op: "triangle", points: [[0, 0], [1, 0], [0, 1]], fill: [0, 0, 0, 255] }]).startsWith("invalid_input: triangles"), "a triangle is not a quad");
+  assert(refusedQuads([{ op: "text", x: 0, y: 0, text: { text: "x", size: 0 }, color: [0, 0, 0, 255] }]).startsWith("invalid_input: text size"), "a bad size is refused as in layout");
 });
 
 test("a speech bubble's text pixels lie inside its box, its tail below it towards the speaker", async () => {
