@@ -3159,71 +3159,6 @@ declare module "limina/internal/engine/render/overlay" {
      */
     export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
 }
-declare module "limina/internal/limina-render/js/text" {
-    /** Straight-alpha RGBA, 0–255 each. */
-    export type Rgba = [number, number, number, number];
-    export interface TextSpec {
-        text: string;
-        /** Font size (em), logical pixels. */
-        size: number;
-        maxWidth?: number;
-        maxLines?: number;
-        /** Line advance as a multiple of size (default 1.25). */
-        lineHeight?: number;
-    }
-    export interface TextLayout {
-        lines: string[];
-        /** The widest line, logical pixels. */
-        width: number;
-        height: number;
-        lineAdvance: number;
-        /** Whether maxLines cut the text (its last line then ends in "…"). */
-        truncated: boolean;
-    }
-    /** One thing to paint, in logical pixels, painted in list order. */
-    export type Paint = {
-        op: "roundRect";
-        x: number;
-        y: number;
-        w: number;
-        h: number;
-        radius?: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "circle";
-        x: number;
-        y: number;
-        r: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "triangle";
-        points: [[number, number], [number, number], [number, number]];
-        fill: Rgba;
-    }
-    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
-     | {
-        op: "text";
-        x: number;
-        y: number;
-        text: TextSpec;
-        color: Rgba;
-        reveal?: number;
-    };
-    /** RGBA8, straight alpha, rows top to bottom. */
-    export interface PaintedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
-    export function layoutText(spec: TextSpec): TextLayout;
-    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
-    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
-}
 declare module "limina/internal/engine/ui/anchor" {
     import * as THREE from "three";
     import { z } from "zod";
@@ -3302,6 +3237,101 @@ declare module "limina/internal/engine/ui/anchor" {
     export function triangleMatrix(a: THREE.Vector3, b: THREE.Vector3, c: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
     /** The matrix mapping the unit segment (0,0,0)–(1,0,0) onto a–b. */
     export function segmentMatrix(a: THREE.Vector3, b: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+}
+declare module "limina/internal/limina-render/js/text" {
+    /** Straight-alpha RGBA, 0–255 each. */
+    export type Rgba = [number, number, number, number];
+    export interface TextSpec {
+        text: string;
+        /** Font size (em), logical pixels. */
+        size: number;
+        maxWidth?: number;
+        maxLines?: number;
+        /** Line advance as a multiple of size (default 1.25). */
+        lineHeight?: number;
+    }
+    export interface TextLayout {
+        lines: string[];
+        /** The widest line, logical pixels. */
+        width: number;
+        height: number;
+        lineAdvance: number;
+        /** Whether maxLines cut the text (its last line then ends in "…"). */
+        truncated: boolean;
+    }
+    /** One thing to paint, in logical pixels, painted in list order. */
+    export type Paint = {
+        op: "roundRect";
+        x: number;
+        y: number;
+        w: number;
+        h: number;
+        radius?: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "circle";
+        x: number;
+        y: number;
+        r: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "triangle";
+        points: [[number, number], [number, number], [number, number]];
+        fill: Rgba;
+    }
+    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
+     | {
+        op: "text";
+        x: number;
+        y: number;
+        text: TextSpec;
+        color: Rgba;
+        reveal?: number;
+    };
+    /** RGBA8, straight alpha, rows top to bottom. */
+    export interface PaintedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** Floats per quad: rect (x, y, w, h), atlas rect (u0, v0, u1, v1) in texels, colour (rgba 0–1), border colour, (kind, order, radius, border width). */
+    export const QUAD_FLOATS = 20;
+    /** A quad's kind: a rounded box (circles are boxes rounded by half their side) or a glyph. */
+    export const QUAD_BOX = 0;
+    export const QUAD_GLYPH = 1;
+    /** Paints as quads: `count` × QUAD_FLOATS little-endian f32s, indexing the atlas at `atlasVersion`. */
+    export interface Quads {
+        count: number;
+        atlasVersion: number;
+        data: Uint8Array;
+    }
+    /** The signed-distance glyph atlas: R8, rows top to bottom; a texel ≥ ½ is inside, `spread` texels either side of the edge saturate. */
+    export interface GlyphAtlas {
+        width: number;
+        height: number;
+        version: number;
+        /** The em size glyphs are stored at, texels. */
+        em: number;
+        spread: number;
+        data: Uint8Array;
+    }
+    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
+    export function layoutText(spec: TextSpec): TextLayout;
+    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
+    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
+    /**
+     * Paints (no triangles) as instanced quads in order: boxes and circles as
+     * rounded boxes, text as one quad per inked glyph. The glyphs of a text
+     * paint with `reveal` carry their character index as their order (others
+     * −1), so a typewriter shows the first n without laying anything out again.
+     */
+    export function quadsOf(paints: Paint[]): Quads;
+    /** A copy of the shared glyph atlas now (it grows as new characters are used). */
+    export function glyphAtlas(): GlyphAtlas;
 }
 declare module "limina/internal/engine/ui/lifecycle" {
     import { z } from "zod";
@@ -3571,6 +3601,27 @@ declare module "limina/internal/engine/ui/panel" {
         maxLines?: number;
     }, reveal?: number): Composition;
 }
+declare module "limina/internal/engine/ui/quads" {
+    import * as THREE from "three";
+    import { type Paint } from "limina/internal/limina-render/js/text";
+    /** One container's quads: a mesh whose instances are rewritten in place while they fit. */
+    export class PanelQuads {
+        readonly mesh: THREE.Mesh<THREE.InstancedBufferGeometry, THREE.MeshBasicNodeMaterial>;
+        private buffer;
+        private readonly state;
+        constructor(screen: boolean);
+        /** Replaces the quads with `paints` (logical px), drawn in a unit quad spanning `extent`. */
+        set(paints: Paint[], extent: [number, number]): void;
+        /** Instances allocated (for tests: updates that fit reuse them). */
+        get capacity(): number;
+        /** Shows the first `n` characters of typed text (Infinity: all). */
+        reveal(n: number): void;
+        set opacity(value: number);
+        get opacity(): number;
+        /** Frees the instances (the shader and atlas are shared). */
+        dispose(): void;
+    }
+}
 declare module "limina/internal/engine/ui/container" {
     import * as THREE from "three";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
@@ -3600,8 +3651,7 @@ declare module "limina/internal/engine/ui/container" {
     export class UiContainer {
         private options;
         readonly group: THREE.Group<THREE.Object3DEventMap>;
-        readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
-        private texture;
+        private readonly quads;
         private composition;
         private readonly extras;
         private tail;
@@ -3615,12 +3665,17 @@ declare module "limina/internal/engine/ui/container" {
         get kind(): ContainerKind;
         /** Whether the entity it is anchored to is gone. */
         anchorLost(): boolean;
-        /** The texture's size in device pixels. */
+        /** The panel's size in device pixels (screen panels cover exactly these). */
         get pixelSize(): [number, number];
         get opacity(): number;
+        /** Instances the panel's quads have room for (updates that fit reuse them). */
+        get quadCapacity(): number;
         private adopt;
-        private makeTexture;
-        /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
+        /** Writes the composition's quads; a screen panel's unit quad spans its whole device pixels. */
+        private draw;
+        /** Shows the first `n` characters of a typewriter's text: no layout, no new quads. */
+        reveal(n: number): void;
+        /** Re-composites with new words, style or reveal, rewriting the quads in place while they fit. */
         recomposite(changes: {
             content?: Content;
             style?: ResolvedStyle;
@@ -3649,7 +3704,7 @@ declare module "limina/internal/engine/ui/layer" {
         phase: string;
         /** The panel's material opacity now. */
         opacity: number;
-        /** Texture size, device pixels. */
+        /** Device pixels it covers at its pixelScale (a screen panel, exactly). */
         pixelSize: [number, number];
         /** Logical size and the body text's box in it. */
         width: number;
@@ -9058,7 +9113,7 @@ declare module "limina" {
     export { LUT_NAMES, type LutName } from "limina/internal/engine/render/lut";
     export { loadHdriAsset } from "limina/internal/engine/render/hdri";
     export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
-    export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
+    export { glyphAtlas, type GlyphAtlas, layoutText, type Paint, paint, type PaintedImage, QUAD_FLOATS, type Quads, quadsOf, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
     export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";
     export { PanelSpec, type PanelSpecInput } from "limina/internal/engine/ui/panel";
     export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";
