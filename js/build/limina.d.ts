@@ -8811,6 +8811,8 @@ declare module "limina/internal/engine/persistence/replay" {
             logSeq: number;
             digest: string;
         };
+        /** Called before each fixed step with the tick the world is at, once everything the log applies at that tick is applied. */
+        beforeStep?: (tick: number) => void;
     }
     export type ReplayResult = {
         ok: true;

@@ -91,6 +91,7 @@ export class StateSync {
   /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
   private sceneJson = "";
   private sceneChange: unknown = null;
+  private sinkStarted = false;
 
   private readonly world: World;
   /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
@@ -300,7 +301,9 @@ export class StateSync {
         });
       }
     }
-    if (sink && step % SINK_SNAPSHOT_EVERY === 0) sink(this.snapshot(this.groupKnown, null, step, at));
+    // A sink's first tick brings a snapshot too: its stream starts whole.
+    if (sink && (step % SINK_SNAPSHOT_EVERY === 0 || !this.sinkStarted)) sink(this.snapshot(this.groupKnown, null, step, at));
+    this.sinkStarted = true;
     // Joiners (new, or caught up after falling behind) get the group's state whole.
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {

@@ -54,7 +54,8 @@ export class StateMirror {
 
   applySnapshot(p: Record<string, unknown>): void {
     this.entities.clear();
-    for (const e of p.entities as Entry[]) this.entities.set(e.entity, { transform: e.transform, tags: e.tags, look: e.look ?? null });
+    // Transforms are copied: deltas change them in place, and a player applies the same snapshot again.
+    for (const e of p.entities as Entry[]) this.entities.set(e.entity, { transform: [...e.transform], tags: e.tags, look: e.look ?? null });
     this.world = p.world ?? null;
     this.tick = p.tick as number;
     this.layout = (p.layout as string) ?? "";
@@ -78,7 +79,7 @@ export class StateMirror {
       change.moved.push(id);
     });
     for (const c of p.created as Entry[]) {
-      this.entities.set(c.entity, { transform: c.transform, tags: c.tags, look: c.look ?? null });
+      this.entities.set(c.entity, { transform: [...c.transform], tags: c.tags, look: c.look ?? null });
       change.created.push(c.entity);
     }
     for (const r of (p.restyled ?? []) as Entry[]) {

@@ -18,6 +18,7 @@ import { applyLighting, createSceneGraph, type SavedLighting } from "../scene/sc
 import type { EntityLook } from "../scene/describe.ts";
 import { primitiveMesh } from "../scene/shapes.ts";
 import { StateMirror } from "./mirror.ts";
+import { Player } from "./player.ts";
 
 interface WorldHeader {
   look: LookSettings;
@@ -117,6 +118,23 @@ async function applyWorld(header: unknown): Promise<void> {
 function rebuild(): void {
   for (const id of [...objects.keys()]) remove(id);
   for (const id of mirror.entities.keys()) add(id);
+  dirty = true;
+}
+
+/** The whole state, from a `state/snapshot` (live) or a keyframe (the player). */
+function applySnapshot(params: Record<string, unknown>): void {
+  mirror.applySnapshot(params);
+  rebuild();
+  void applyWorld(mirror.world);
+}
+
+/** One tick's changes, from a `state/delta` (live) or the player's recording. */
+function applyDelta(params: Record<string, unknown>): void {
+  const c = mirror.applyDelta(params);
+  for (const id of c.destroyed) remove(id);
+  for (const id of [...c.created, ...c.restyled]) add(id);
+  for (const id of c.moved) place(id);
+  if (c.world) void applyWorld(mirror.world);
   dirty = true;
 }
 
@@ -254,7 +272,8 @@ addEventListener("resize", resize);
 // ---- live: the world server or a relay -------------------------------------------
 
 interface PageConfig {
-  server: "world" | "relay";
+  /** `player`: the static player `limina export-web` wrote (files, no server). */
+  server: "world" | "relay" | "player";
   wsPort: number | null;
   token: boolean;
 }
@@ -302,16 +321,9 @@ function connect(config: PageConfig): void {
       return;
     }
     if (msg.method === "state/snapshot") {
-      mirror.applySnapshot(msg.params);
-      rebuild();
-      void applyWorld(mirror.world);
+      applySnapshot(msg.params);
     } else if (msg.method === "state/delta") {
-      const c = mirror.applyDelta(msg.params);
-      for (const id of c.destroyed) remove(id);
-      for (const id of [...c.created, ...c.restyled]) add(id);
-      for (const id of c.moved) place(id);
-      if (c.world) void applyWorld(mirror.world);
-      dirty = true;
+      applyDelta(msg.params);
     } else if (msg.method === "state/clients") {
       mirror.clients = msg.params.clients;
       hud();
@@ -423,14 +435,17 @@ $("say").addEventListener("submit", (e) => {
 // ---- start -----------------------------------------------------------------------
 
 /** What tests and tools can read and do from outside the page (the DevTools protocol). */
-(globalThis as unknown as { limina: unknown }).limina = {
+const api = {
   state: () => ({ status, tick: mirror.tick, entities: mirror.entities.size, objects: objects.size, frames, clients: mirror.clients, backend: webgpu ? "webgpu" : "webgl2", avatar, following, selected }),
   /** An entity as the page knows it (transform, tags, look), or null. */
   entity: (id: string) => mirror.entities.get(id) ?? null,
   request,
   select,
   pick,
+  /** The static player (null on a live page): its state, play/pause, seek and speed. */
+  player: null as Player | null,
 };
+(globalThis as unknown as { limina: unknown }).limina = api;
 
 await renderer.init();
 applyEngineLook(renderer);
@@ -440,4 +455,22 @@ resize();
 requestAnimationFrame(frame);
 const config = (await (await fetch("config.json")).json()) as PageConfig;
 $("join").hidden = config.server !== "world" || !config.token;
-connect(config);
+if (config.server === "player") {
+  const player = new Player({
+    snapshot: applySnapshot,
+    delta: applyDelta,
+    shown(tick) {
+      mirror.tick = tick;
+      hud();
+    },
+  });
+  api.player = player;
+  player.bindControls();
+  status = "verifying the world log";
+  hud();
+  await player.load();
+  status = player.status === "ready" ? "replaying a verified world log" : "refused: the world log failed its check";
+  hud();
+} else {
+  connect(config);
+}
