@@ -7,7 +7,7 @@
 // by a plain static file server, plays, pauses, seeks to the positions the
 // native replay of the trace gives for that tick, and refuses a log with one
 // byte changed or one line removed, saying so, with nothing played.
-import { type EngineEvent, parseTrace, readTraceText, replay, traceDir, TraceIntegrityError, verifyJsonl, waitSteps, WorldSession } from "limina";
+import { type EngineEvent, parseTrace, readTraceText, replay, saveWorld, traceDir, TraceIntegrityError, verifyJsonl, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { sha256 } from "../../crates/limina-trace/js/world-file.ts";
 import { canonicalJson, verifyLog } from "../src/web/log-chain.ts";
@@ -128,6 +128,40 @@ test("limina export-web refuses a missing or broken trace and an --out it cannot
   // Only what the test made: no half-written folder, no staging left beside it.
   assertEquals((await run("ls", "-A", scratch)).stdout.split("\n").filter((l) => l !== "").sort(), ["broken.jsonl", "taken"]);
   assertEquals((await run("ls", "-A", `${scratch}/taken`)).stdout.trim(), "keep.txt");
+  await run("rm", "-r", scratch, trace);
+});
+
+test("export-web --snapshot S records from the snapshot's tick: a first keyframe of the restored world, ending at the recorded digest", async () => {
+  const session = new WorldSession({ checkpointEvery: 15 });
+  const mcp = session.mcp();
+  mcp.initialize({ agentId: "recorder", sessionId: "sess_export_snap", profile: "builder.readWrite" });
+  const call = (tool: string, input: Record<string, unknown>) => mcp.mustCall<{ entity: string }>(tool, input);
+  const before = [
+    (await call("scene.createEntity", { shape: "box", size: 30, position: [0, -15, 0], static: true })).entity,
+    (await call("scene.createEntity", { shape: "sphere", size: 1, position: [0, 2, 0], dynamic: true })).entity,
+  ];
+  await waitSteps(40);
+  await run("mkdir", "-p", scratch);
+  const world = `${scratch}/before.world`;
+  await saveWorld(session, world);
+  const savedAt = session.tick;
+  await call("scene.createEntity", { shape: "box", size: 0.7, position: [1, 4, 0], dynamic: true });
+  await waitSteps(30);
+  const exported = await mcp.mustCall<{ name: string }>("trace.export", { name: "web-export-snapshot" });
+  const trace = `${traceDir()}/${exported.name}`;
+  const final = parseTrace(readTraceText(trace)).filter((e) => e.type === "world.checkpoint").at(-1)!.payload as { tick: number; digest: string };
+  session.dispose();
+  const made = await exportWeb(trace, "--snapshot", world, "--out", `${scratch}/from-snapshot`);
+  assertEquals(made.code, 0, made.stderr);
+  const [header, ...stream] = readTraceText(`${scratch}/from-snapshot/recording.jsonl`).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  assertEquals([header.firstTick, header.lastTick, header.digest], [savedAt, final.tick, final.digest]);
+  const first = stream.find((m) => m.method === "state/snapshot");
+  assertEquals(first.params.tick, savedAt, "the first keyframe is at the snapshot's tick");
+  const kept = first.params.entities.map((e: { entity: string }) => e.entity);
+  assert(before.every((id) => kept.includes(id)), `the first keyframe holds the world the snapshot restored (${kept})`);
+  const missing = await exportWeb(trace, "--snapshot", `${world}.missing`, "--out", `${scratch}/no`);
+  assertEquals(missing.code, 1);
+  assert(missing.stderr.includes("cannot restore") && missing.stderr.includes("no world file"), missing.stderr);
   await run("rm", "-r", scratch, trace);
 });
 
