@@ -25,9 +25,9 @@ test("limina --mcp-ws serves the spectator page; Chromium draws the world, follo
   await Limina.run({ cmd: "rm", args: ["-r", images.page.replace(/\/page\.png$/, "")] });
 });
 
-test("with the server's token typed into the page, a person takes an avatar, walks it (WASD) and speaks through the skills agents use; a wrong token is refused", async () => {
+test("with the server's token typed into the page, a person takes an avatar — a humanoid the page draws skinned and posed from the streamed animation — walks it (WASD: character.move) and speaks through the skills agents use; a wrong token is refused", async () => {
   const out = await drive("node", "js/test/node/web_join.mjs");
-  assert((out.checks as number) >= 11, JSON.stringify(out));
+  assert((out.checks as number) >= 14, JSON.stringify(out));
 });
 
 test("--spectator-sink publishes the state stream to NATS; limina relay serves the page and fans it out, spectators only", async () => {
