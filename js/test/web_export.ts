@@ -18,7 +18,7 @@ const run = (cmd: string, ...args: string[]) => Limina.run({ cmd, args });
 const exportWeb = (...args: string[]) => run(Limina.execPath, "export-web", ...args);
 const scratch = `/tmp/limina-web-export-${Date.now()}`;
 
-/** A recorded world: a floor, spheres falling and bouncing, an impulse, a move, a recolour, one destroyed. */
+/** A recorded world: a floor, spheres falling and bouncing, an impulse, a move, one destroyed, and a humanoid walking then stopping (the last id). */
 async function recordTrace(name: string): Promise<{ trace: string; ids: string[] }> {
   const session = new WorldSession({ checkpointEvery: 30 });
   const mcp = session.mcp();
@@ -29,19 +29,22 @@ async function recordTrace(name: string): Promise<{ trace: string; ids: string[]
     ids.push((await call("scene.createEntity", { shape: "sphere", size: 1, position: [i * 1.5 - 2, 3 + i, 0], color: 0x2060ff, dynamic: true, restitution: 0.6 })).entity);
     await waitSteps(7);
   }
+  const walker = (await call<{ entityId: string }>("character.spawn", { position: [0, 0, 5], appearance: { shirt: 0xcc3333 } })).entityId;
   await call("physics.applyImpulse", { entity: ids[2], impulse: [1.5, 2, 0] });
+  await call("character.move", { entityId: walker, direction: [1, 0], speed: 1.4 });
   await waitSteps(40);
   await call("three.setTransform", { entity: ids[3], position: [4, 5, 1] });
   await waitSteps(50);
+  await call("character.move", { entityId: walker, direction: [1, 0], speed: 0 });
   await call("scene.destroyEntity", { entity: ids[4] });
   await waitSteps(40);
   const exported = await call<{ name: string }>("trace.export", { name });
   session.dispose();
-  return { trace: `${traceDir()}/${exported.name}`, ids };
+  return { trace: `${traceDir()}/${exported.name}`, ids: [...ids, walker] };
 }
 
-/** The transform rows ([px,py,pz,rx,ry,rz,rw,sx,sy,sz]) of every entity when `limina replay --until tick` stops. */
-async function replayedAt(events: EngineEvent[], tick: number): Promise<Record<string, number[]>> {
+/** The transform rows ([px,py,pz,rx,ry,rz,rw,sx,sy,sz]) of every entity, and each character's animation state, when `limina replay --until tick` stops. */
+async function replayedAt(events: EngineEvent[], tick: number): Promise<{ rows: Record<string, number[]>; animations: Record<string, unknown> }> {
   const session = new WorldSession({ simulate: false, checkpointEvery: 0 });
   const result = await replay(session, events, { until: tick });
   assert(result.ok && result.tick === tick, JSON.stringify(result));
@@ -51,8 +54,9 @@ async function replayedAt(events: EngineEvent[], tick: number): Promise<Record<s
     const i = e.eid;
     rows[e.id] = [w.Position.x[i], w.Position.y[i], w.Position.z[i], w.Rotation.x[i], w.Rotation.y[i], w.Rotation.z[i], w.Rotation.w[i], w.Scale.x[i], w.Scale.y[i], w.Scale.z[i]];
   }
+  const animations = Object.fromEntries(session.characters.list().map((c) => [c.entity.id, c.animator.save()]));
   session.dispose();
-  return rows;
+  return { rows, animations };
 }
 
 const write = (path: string, text: string) => Limina.run({ cmd: "sh", args: ["-c", 'cat > "$0"', path], stdin: text });
@@ -190,8 +194,11 @@ test("the exported player, from a static file server in headless Chromium, plays
   const last = Number(/exported ticks 0–(\d+)/.exec(made.stdout)![1]);
   const ticks = [Math.floor(last * 0.3), last - 5, 37];
   const expected = [];
-  for (const tick of ticks) expected.push({ tick, rows: await replayedAt(events, tick) });
+  for (const tick of ticks) expected.push({ tick, ...(await replayedAt(events, tick)) });
   assert(!(ids[4] in expected[1].rows) && ids[4] in expected[0].rows, "the destroyed sphere is gone by the later tick");
+  const walker = ids[5];
+  const states = expected.map((e) => (e.animations[walker] as { state: string }).state);
+  assertEquals(states, ["locomotion", "idle", "locomotion"], "the humanoid walks at the first and last ticks seeked, and stands at the second");
   await write(`${scratch}/expected.json`, JSON.stringify(expected));
 
   const out = await drive("node", "js/test/node/web_export.mjs", scratch, `${scratch}/expected.json`);

@@ -1,8 +1,9 @@
 // The static player `limina export-web` wrote, in headless Chromium, served
 // by a plain static file server (this script's own, no Limina in it): the
 // good folder verifies its log, plays (ticks advance), pauses (ticks stop),
-// seeks — forward and back — to the transforms the native replay of the
-// trace gives for that tick (expected.json, made by js/test/web_export.ts);
+// seeks — forward and back — to the transforms and the humanoid's animation
+// state the native replay of the trace gives for that tick (expected.json,
+// made by js/test/web_export.ts), drawing the humanoid skinned and posed;
 // the folders whose log had one byte changed or one line removed are
 // refused with the reason shown and nothing drawn.
 // Usage: node js/test/node/web_export.mjs <path-to-limina> <dir with good/ byte/ line/> <expected.json>
@@ -65,13 +66,21 @@ await page.evaluate(`(() => { const s = document.getElementById("speed"); s.valu
 check((await page.evaluate(`limina.player.state().speed`)) === 4, "the speed menu sets 4×");
 
 // Seek with the bar to each tick, forward and then back: the entities and transforms the native replay gives there.
-for (const { tick, rows } of expected) {
+let lastPose = null;
+for (const { tick, rows, animations } of expected) {
   await page.evaluate(`(() => { const s = document.getElementById("seek"); s.value = "${tick}"; s.dispatchEvent(new Event("input")); })()`);
   const shown = await page.evaluate(`({ tick: limina.state().tick, hud: document.getElementById("hud-tick").textContent, ids: [...Object.keys(${JSON.stringify(rows)})].map((id) => [id, limina.entity(id) && limina.entity(id).transform]), entities: limina.state().entities, objects: limina.state().objects })`);
   check(shown.tick === tick && shown.hud === String(tick), `seeking shows tick ${tick} (${shown.tick}, HUD ${shown.hud})`);
   check(shown.entities === Object.keys(rows).length && shown.objects === shown.entities, `tick ${tick}: the replay's ${Object.keys(rows).length} entities, each drawn (${shown.entities}, ${shown.objects} objects)`);
   for (const [id, transform] of shown.ids) {
     check(JSON.stringify(transform) === JSON.stringify(rows[id]), `tick ${tick}: ${id} at the replayed transform ${JSON.stringify(rows[id])} (shown ${JSON.stringify(transform)})`);
+  }
+  for (const [id, animation] of Object.entries(animations)) {
+    const drawn = await page.evaluate(`({ animation: limina.entity(${JSON.stringify(id)}).animation, pose: limina.pose(${JSON.stringify(id)}) })`);
+    check(JSON.stringify(drawn.animation) === JSON.stringify(animation), `tick ${tick}: the humanoid ${id} has the replayed animation state (${animation.state})`);
+    check(drawn.pose && drawn.pose.skinned >= 1 && drawn.pose.bones.length > 10, `tick ${tick}: ${id} is drawn as the skinned humanoid`);
+    if (lastPose) check(JSON.stringify(drawn.pose.bones) !== JSON.stringify(lastPose), `tick ${tick}: its pose differs from the previous tick seeked (the rig follows the animation)`);
+    lastPose = drawn.pose.bones;
   }
 }
 // Chromium asks for /favicon.ico on its own; the folder has none.
