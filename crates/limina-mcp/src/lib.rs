@@ -599,6 +599,7 @@ deno_core::extension!(
     sync::op_sync_aoi,
     sync::op_sync_entities,
     sync::op_sync_frame,
+    web::op_mcp_web_export,
   ],
   options = { serve: Option<ServeConfig> },
   state = |state, options| {
