@@ -3131,16 +3131,38 @@ declare module "limina/internal/engine/render/look" {
         private readonly amortise;
         private pmrem;
         private bakes;
+        /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
+        private pending;
         private stacks;
         private frame;
-        /** Milliseconds the last bake took (for the benchmark). */
+        /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
         lastBakeMs: number;
-        /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+        /** Frames the last completed bake took (1 when baked at once). */
+        lastBakeFrames: number;
+        /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
+        bakeSteps: number;
+        bakesDone: number;
+        /**
+         * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
+         * frames — the sky captured on one, then one PMREM level per frame — keeping the previous
+         * map in use until the new one is complete, and starts one for a sun that keeps moving at
+         * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
+         * it is stale.
+         */
         constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
         /** Draws `scene` from `camera` with `look`. */
         render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
-        /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+        /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
         private bake;
+        /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
+        private step;
+        /** Renders the sky (or HDRI) of `look` into a new PMREM target; `filter` false leaves its levels for `filter` to do. */
+        private capture;
+        /** Filters PMREM level `level` of `target` from the captured cube (three's own filter, its other levels skipped). */
+        private filter;
+        private complete;
+        /** Abandons the amortised bake under way (a newer one replaces it). */
+        private drop;
     }
     /** The look's state for `renderer` (see LookRenderer for `amortise`). */
     export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;

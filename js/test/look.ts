@@ -6,7 +6,7 @@
 // a snapshot. Captures are small (256×144) so the suite stays quick.
 import { assert, assertEquals, test } from "limina/testing";
 import * as THREE from "three";
-import { Capturer, createWorldSession, decodeSnapshot, encodeSnapshot, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
+import { applyEngineLook, attachLook, Capturer, createOffscreenRenderer, createWorldSession, Look, LookRenderer, decodeSnapshot, encodeSnapshot, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 import { crop, decodeCapture, edgeEnergy, meanDifference, meanLuma, meanRgb, type Region } from "./support/images.ts";
 
@@ -321,4 +321,54 @@ test("render settings and dressed materials are world state: a snapshot restores
   assertEquals(material.userData.look, { material: "brick", tint: 0xffd0c0, uvScale: 1.5, space: "object" });
   s.dispose();
   r.dispose();
+});
+
+test("the window's renderer spreads a sky re-bake over frames, keeps the old map until the new one is complete, and ends where an at-once bake does", async () => {
+  const out = await createOffscreenRenderer(64, 64, { antialias: false });
+  applyEngineLook(out.renderer);
+  const scene = new THREE.Scene();
+  const sun = new THREE.DirectionalLight(0xffffff, 3);
+  scene.add(sun, sun.target);
+  const look = new Look(scene, sun, () => Promise.reject(new Error("no HDRI here")), "low");
+  attachLook(scene, look);
+  // A mirror and a rough ball: their pixels read the sharp and the blurred levels of the map.
+  for (const [x, roughness] of [[-0.6, 0.05], [0.6, 0.7]]) {
+    const ball = new THREE.Mesh(new THREE.SphereGeometry(0.5, 32, 16), new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness }));
+    ball.position.x = x;
+    scene.add(ball);
+  }
+  const camera = new THREE.PerspectiveCamera(50, 1, 0.1, 100);
+  camera.position.set(0, 0.3, 3);
+  camera.lookAt(0, 0, 0);
+  const diff = (a: Uint8Array, b: Uint8Array) => a.reduce((sum, v, i) => sum + Math.abs(v - b[i]), 0) / a.length;
+
+  const window = new LookRenderer(out.renderer, true);
+  window.render(look, scene, camera);
+  const first = scene.environment;
+  assert(first !== null, "the first frame bakes at once");
+  const before = await out.readPixels();
+
+  look.environment.setSun(200, 6);
+  let frames = 0;
+  const seen = new Set<THREE.Texture | null>();
+  while (true) {
+    window.render(look, scene, camera);
+    frames++;
+    if (scene.environment !== first) break;
+    seen.add(scene.environment);
+    assert(frames < 30, "the re-bake completes");
+  }
+  assert(frames > 1, `the re-bake spans ${frames} frames`);
+  assertEquals([...seen], [first], "the old map is in use on every frame until the new one is complete");
+  assertEquals(window.lastBakeFrames, frames);
+  const amortised = await out.readPixels();
+
+  const once = new LookRenderer(out.renderer, false);
+  once.render(look, scene, camera);
+  assert(scene.environment !== first, "the at-once renderer baked its own map");
+  const atOnce = await out.readPixels();
+  const same = diff(amortised, atOnce);
+  const moved = diff(before, atOnce);
+  assert(same < 1, `amortised and at-once bakes light the balls alike (mean |Δ| ${same.toFixed(3)} of 255)`);
+  assert(moved > 10 * Math.max(same, 0.1), `the sun's move shows (mean |Δ| ${moved.toFixed(2)})`);
 });

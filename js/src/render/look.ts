@@ -80,16 +80,50 @@ export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePn
 /** Textures the look baked, so a scene's own environment map is never replaced. */
 const baked = new WeakSet<THREE.Texture>();
 
+interface Bake {
+  target: THREE.RenderTarget;
+  version: number;
+  size: number;
+  frame: number;
+  hdri: boolean;
+}
+
+/** A bake spread over frames: the sky (or HDRI) captured into the cube on its first step, then one PMREM level a step. */
+interface PendingBake extends Bake {
+  look: Look;
+  /** The next PMREM level to filter; the bake is done past the last one. */
+  level: number;
+}
+
+/** The private steps of three's PMREMGenerator that an amortised bake calls one at a time (three 0.187). */
+interface PmremSteps {
+  _applyPMREM(target: THREE.RenderTarget): void;
+  _renderCube(target: THREE.RenderTarget, lod: number, material: THREE.Material): void;
+}
+
 /** Everything the look keeps per renderer (GPU resources of its device). */
 export class LookRenderer {
   private pmrem: THREE.PMREMGenerator | null = null;
-  private bakes = new WeakMap<Look, { target: THREE.RenderTarget; version: number; size: number; frame: number; hdri: boolean }>();
+  private bakes = new WeakMap<Look, Bake>();
+  /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
+  private pending: PendingBake | null = null;
   private stacks = new WeakMap<THREE.Scene, Map<THREE.Camera, PostStack>>();
   private frame = 0;
-  /** Milliseconds the last bake took (for the benchmark). */
+  /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
   lastBakeMs = 0;
+  /** Frames the last completed bake took (1 when baked at once). */
+  lastBakeFrames = 0;
+  /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
+  bakeSteps = 0;
+  bakesDone = 0;
 
-  /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+  /**
+   * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
+   * frames — the sky captured on one, then one PMREM level per frame — keeping the previous
+   * map in use until the new one is complete, and starts one for a sun that keeps moving at
+   * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
+   * it is stale.
+   */
   constructor(readonly renderer: THREE.WebGPURenderer, private readonly amortise: boolean) {}
 
   /** Draws `scene` from `camera` with `look`. */
@@ -135,24 +169,93 @@ export class LookRenderer {
     }
   }
 
-  /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+  /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
   private bake(look: Look, version: number, size: number): THREE.Texture {
     const env = look.environment;
     const last = this.bakes.get(look);
     const hdri = env.hdri !== null;
-    const stale = !last || last.version !== version;
-    if (last) {
-      const deferred = this.amortise && this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
-      if (!stale || deferred) return last.target.texture;
+    if (last && last.version === version) return last.target.texture;
+    if (!last || !this.amortise) {
+      // The generator's source cube is shared: an at-once bake abandons an amortised one (its look re-bakes later).
+      this.drop();
+      const start = performance.now();
+      const target = this.capture(look, size, true);
+      this.complete(look, { target, version, size, frame: this.frame, hdri });
+      this.lastBakeMs = performance.now() - start;
+      this.lastBakeFrames = 1;
+      this.bakeSteps++;
+      return target.texture;
     }
+    const pending = this.pending;
+    if (pending === null) {
+      const moving = this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
+      if (!moving) this.step(look, version, size, hdri);
+    } else if (pending.look === look) {
+      this.step(look, version, size, hdri);
+    }
+    return (this.bakes.get(look) ?? last).target.texture;
+  }
+
+  /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
+  private step(look: Look, version: number, size: number, hdri: boolean): void {
     const start = performance.now();
-    this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
-    last?.target.dispose();
-    const target = env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size });
-    baked.add(target.texture);
-    this.bakes.set(look, { target, version, size, frame: this.frame, hdri });
+    const pending = this.pending;
+    if (pending === null) {
+      this.pending = { look, target: this.capture(look, size, false), version, size, hdri, frame: this.frame, level: 0 };
+    } else {
+      const target = pending.target as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
+      this.filter(target, pending.level);
+      pending.level++;
+      if (pending.level >= target.texture.mipmaps.length) {
+        this.pending = null;
+        this.lastBakeFrames = this.frame - pending.frame + 1;
+        this.complete(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri });
+      }
+    }
     this.lastBakeMs = performance.now() - start;
-    return target.texture;
+    this.bakeSteps++;
+  }
+
+  /** Renders the sky (or HDRI) of `look` into a new PMREM target; `filter` false leaves its levels for `filter` to do. */
+  private capture(look: Look, size: number, filter: boolean): THREE.RenderTarget {
+    const env = look.environment;
+    this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
+    const steps = this.pmrem as unknown as PmremSteps;
+    const apply = steps._applyPMREM;
+    if (!filter) steps._applyPMREM = () => {};
+    try {
+      return env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size });
+    } finally {
+      steps._applyPMREM = apply;
+    }
+  }
+
+  /** Filters PMREM level `level` of `target` from the captured cube (three's own filter, its other levels skipped). */
+  private filter(target: THREE.RenderTarget, level: number): void {
+    const steps = this.pmrem as unknown as PmremSteps;
+    const renderCube = steps._renderCube;
+    steps._renderCube = (t, lod, material) => {
+      if (lod === level) renderCube.call(steps, t, lod, material);
+    };
+    try {
+      steps._applyPMREM(target);
+    } finally {
+      steps._renderCube = renderCube;
+    }
+  }
+
+  private complete(look: Look, bake: Bake): void {
+    const old = this.bakes.get(look);
+    if (old && old.target !== bake.target) old.target.dispose();
+    baked.add(bake.target.texture);
+    this.bakes.set(look, bake);
+    this.bakesDone++;
+  }
+
+  /** Abandons the amortised bake under way (a newer one replaces it). */
+  private drop(): void {
+    this.pending?.target.dispose();
+    this.pending = null;
   }
 }
 
