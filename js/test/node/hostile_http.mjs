@@ -15,7 +15,7 @@ const limina = process.argv[2];
 const MAX_SESSIONS = 200;
 const { server, http: port } = await startServer(limina, ["--mcp-http", "--port", "0", "--max-message-bytes", "65536", "--max-clients", String(MAX_SESSIONS), "--idle-timeout", "3"]);
 const { check, checks } = checker(server);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+let agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /** One raw HTTP request: {status, headers, text, json}. */
 function request(method, { headers = {}, body, path = "/mcp", to = port } = {}) {
@@ -108,6 +108,10 @@ check(rpcError(r, 503, -32002, "server full") && r.headers["retry-after"], `sess
 await alive(`${MAX_SESSIONS} idle sessions`);
 const quietSince = Date.now();
 await new Promise((res) => setTimeout(res, 3000));
+// The server also closes keep-alive connections idle past --idle-timeout: a request sent on one as it
+// closes would meet a hang-up (a race any HTTP client retries), so the looks below connect afresh.
+agent.destroy();
+agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 // Each look touches the session it names, so each looks at another one; a busy machine may sweep late.
 for (let k = 1; k < MAX_SESSIONS; k++) {
   r = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": sessions[k] });
