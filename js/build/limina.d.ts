@@ -3144,7 +3144,8 @@ declare module "limina/internal/engine/render/look" {
         bakesDone: number;
         /**
          * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
-         * frames — the sky captured on one, then one PMREM level per frame — keeping the previous
+         * frames — the sky captured on one, then bands of each face of each PMREM level, a few
+         * million texel samples a frame at most (BAKE_STEP_SAMPLES) — keeping the previous
          * map in use until the new one is complete, and starts one for a sun that keeps moving at
          * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
          * it is stale.
@@ -3158,9 +3159,17 @@ declare module "limina/internal/engine/render/look" {
         private step;
         /** Renders the sky (or HDRI) of `look` into a new PMREM target; `filter` false leaves its levels for `filter` to do. */
         private capture;
-        /** Filters PMREM level `level` of `target` from the captured cube (three's own filter, its other levels skipped). */
+        /**
+         * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
+         * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
+         */
         private filter;
         private complete;
+        /**
+         * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
+         * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+         */
+        private completeInPlace;
         /** Abandons the amortised bake under way (a newer one replaces it). */
         private drop;
     }

@@ -77,6 +77,9 @@ export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePn
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
 }
 
+/** The six faces of a cube level (its size set per level). */
+const region = new THREE.Box3(new THREE.Vector3(), new THREE.Vector3());
+
 /** Textures the look baked, so a scene's own environment map is never replaced. */
 const baked = new WeakSet<THREE.Texture>();
 
@@ -88,14 +91,59 @@ interface Bake {
   hdri: boolean;
 }
 
-/** A bake spread over frames: the sky (or HDRI) captured into the cube on its first step, then one PMREM level a step. */
+/**
+ * A bake spread over frames: the sky (or HDRI) captured into the cube on its first step, then
+ * its pieces filtered, as many a step as BAKE_STEP_SAMPLES allows.
+ */
 interface PendingBake extends Bake {
   look: Look;
-  /** The next PMREM level to filter; the bake is done past the last one. */
-  level: number;
+  pieces: Piece[];
+  /** The next piece to filter; the bake is done past the last one. */
+  next: number;
 }
 
-/** The private steps of three's PMREMGenerator that an amortised bake calls one at a time (three 0.187). */
+/** Rows [y0, y1) of one cube face of one PMREM level, and what filtering them costs (texels × source samples). */
+interface Piece {
+  level: number;
+  face: number;
+  y0: number;
+  y1: number;
+  cost: number;
+}
+
+/**
+ * Source samples a window's bake step may filter: about 10 ms on lavapipe (docs/PERF.md, look_bake), well inside
+ * its frame-time spread. A 256² map (about 38 M samples) spreads over some 75 frames.
+ */
+const BAKE_STEP_SAMPLES = 1 << 19;
+
+/**
+ * Source samples a texel of PMREM level `level` (of `levels`) reads in three's filter (0.187): the mirror level
+ * copies one, the sharp levels take 256 GGX samples, the three roughest weight every texel of three 16² faces.
+ */
+function samplesPerTexel(level: number, levels: number): number {
+  if (level === 0) return 1;
+  return level >= levels - 3 ? 3 * 16 * 16 : 256;
+}
+
+/** The pieces of a PMREM target of `size`² with `levels` levels: each face of each level cut into bands of rows costing at most BAKE_STEP_SAMPLES. */
+function bakePieces(size: number, levels: number): Piece[] {
+  const pieces: Piece[] = [];
+  for (let level = 0; level < levels; level++) {
+    const width = size >> level;
+    const perRow = width * samplesPerTexel(level, levels);
+    const rows = Math.max(1, Math.min(width, Math.floor(BAKE_STEP_SAMPLES / perRow)));
+    for (let face = 0; face < 6; face++) {
+      for (let y0 = 0; y0 < width; y0 += rows) {
+        const y1 = Math.min(width, y0 + rows);
+        pieces.push({ level, face, y0, y1, cost: (y1 - y0) * perRow });
+      }
+    }
+  }
+  return pieces;
+}
+
+/** The private steps of three's PMREMGenerator that an amortised bake calls piece by piece (three 0.187). */
 interface PmremSteps {
   _applyPMREM(target: THREE.RenderTarget): void;
   _renderCube(target: THREE.RenderTarget, lod: number, material: THREE.Material): void;
@@ -119,7 +167,8 @@ export class LookRenderer {
 
   /**
    * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
-   * frames — the sky captured on one, then one PMREM level per frame — keeping the previous
+   * frames — the sky captured on one, then bands of rows of each face of each PMREM level,
+   * about half a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
    * map in use until the new one is complete, and starts one for a sun that keeps moving at
    * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
    * it is stale.
@@ -201,15 +250,20 @@ export class LookRenderer {
     const start = performance.now();
     const pending = this.pending;
     if (pending === null) {
-      this.pending = { look, target: this.capture(look, size, false), version, size, hdri, frame: this.frame, level: 0 };
+      const target = this.capture(look, size, false) as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
+      this.pending = { look, target, version, size, hdri, frame: this.frame, pieces: bakePieces(target.width, target.texture.mipmaps.length), next: 0 };
     } else {
-      const target = pending.target as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
-      this.filter(target, pending.level);
-      pending.level++;
-      if (pending.level >= target.texture.mipmaps.length) {
+      const { pieces, target } = pending;
+      let budget = BAKE_STEP_SAMPLES;
+      do {
+        const piece = pieces[pending.next++];
+        this.filter(target, piece);
+        budget -= piece.cost;
+      } while (pending.next < pieces.length && pieces[pending.next].cost <= budget);
+      if (pending.next >= pieces.length) {
         this.pending = null;
         this.lastBakeFrames = this.frame - pending.frame + 1;
-        this.complete(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri });
+        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri });
       }
     }
     this.lastBakeMs = performance.now() - start;
@@ -230,17 +284,34 @@ export class LookRenderer {
     }
   }
 
-  /** Filters PMREM level `level` of `target` from the captured cube (three's own filter, its other levels skipped). */
-  private filter(target: THREE.RenderTarget, level: number): void {
+  /**
+   * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
+   * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
+   */
+  private filter(target: THREE.RenderTarget, piece: Piece): void {
+    const { renderer } = this;
     const steps = this.pmrem as unknown as PmremSteps;
-    const renderCube = steps._renderCube;
+    const { _renderCube: renderCube } = steps;
+    const { render, autoClear } = renderer;
     steps._renderCube = (t, lod, material) => {
-      if (lod === level) renderCube.call(steps, t, lod, material);
+      if (lod === piece.level) renderCube.call(steps, t, lod, material);
     };
+    // The cube camera sets each face as the render target before drawing it.
+    renderer.render = (scene, camera) => {
+      if (renderer.getActiveCubeFace() === piece.face) render.call(renderer, scene, camera);
+    };
+    // Bands of one face are drawn by separate passes: a clear would wipe the bands before.
+    renderer.autoClear = false;
+    // three shifts a render target's scissor size, not its offset, by the mip level.
+    target.scissor.set(0, piece.y0, target.width, (piece.y1 - piece.y0) << piece.level);
+    target.scissorTest = true;
     try {
       steps._applyPMREM(target);
     } finally {
       steps._renderCube = renderCube;
+      renderer.render = render;
+      renderer.autoClear = autoClear;
+      target.scissorTest = false;
     }
   }
 
@@ -250,6 +321,22 @@ export class LookRenderer {
     baked.add(bake.target.texture);
     this.bakes.set(look, bake);
     this.bakesDone++;
+  }
+
+  /**
+   * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
+   * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+   */
+  private completeInPlace(look: Look, bake: Bake): void {
+    const live = this.bakes.get(look)?.target as (THREE.RenderTarget & { texture: { mipmaps: { width: number }[] } }) | undefined;
+    const levels = (bake.target.texture as unknown as { mipmaps: { width: number }[] }).mipmaps;
+    if (!live || live.width !== bake.target.width || live.texture.mipmaps.length !== levels.length) return this.complete(look, bake);
+    levels.forEach(({ width }, level) => {
+      region.max.set(width, width, 6);
+      this.renderer.copyTextureToTexture(bake.target.texture, live.texture, region, null, level, level);
+    });
+    bake.target.dispose();
+    this.complete(look, { ...bake, target: live });
   }
 
   /** Abandons the amortised bake under way (a newer one replaces it). */
