@@ -92,11 +92,13 @@ interface Bake {
 }
 
 /**
- * A bake spread over frames: the sky (or HDRI) captured into the cube on its first step, then
- * its pieces filtered, as many a step as BAKE_STEP_SAMPLES allows.
+ * A bake spread over frames: the sky (or HDRI) captured into the cube a face a step, then its
+ * pieces filtered, as many a step as BAKE_STEP_SAMPLES allows.
  */
 interface PendingBake extends Bake {
   look: Look;
+  /** Cube faces of the sky (or HDRI) captured so far. */
+  captured: number;
   pieces: Piece[];
   /** The next piece to filter; the bake is done past the last one. */
   next: number;
@@ -167,7 +169,7 @@ export class LookRenderer {
 
   /**
    * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
-   * frames — the sky captured on one, then bands of rows of each face of each PMREM level,
+   * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
    * about half a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
    * map in use until the new one is complete, and starts one for a sun that keeps moving at
    * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
@@ -250,8 +252,12 @@ export class LookRenderer {
     const start = performance.now();
     const pending = this.pending;
     if (pending === null) {
-      const target = this.capture(look, size, false) as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
-      this.pending = { look, target, version, size, hdri, frame: this.frame, pieces: bakePieces(target.width, target.texture.mipmaps.length), next: 0 };
+      const target = this.onFace(0, () => this.capture(look, size, false)) as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
+      const pieces = bakePieces(target.width, target.texture.mipmaps.length);
+      this.pending = { look, target, version, size, hdri, frame: this.frame, captured: 1, pieces, next: 0 };
+    } else if (pending.captured < 6) {
+      // The last face also makes the source cube's mipmaps, which the filter reads.
+      this.onFace(pending.captured++, () => this.capture(look, size, false, pending.target));
     } else {
       const { pieces, target } = pending;
       let budget = BAKE_STEP_SAMPLES;
@@ -270,17 +276,34 @@ export class LookRenderer {
     this.bakeSteps++;
   }
 
-  /** Renders the sky (or HDRI) of `look` into a new PMREM target; `filter` false leaves its levels for `filter` to do. */
-  private capture(look: Look, size: number, filter: boolean): THREE.RenderTarget {
+  /**
+   * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
+   * `filter` false leaves its levels for `filter` to do.
+   */
+  private capture(look: Look, size: number, filter: boolean, into: THREE.RenderTarget | null = null): THREE.RenderTarget {
     const env = look.environment;
     this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
     const steps = this.pmrem as unknown as PmremSteps;
     const apply = steps._applyPMREM;
     if (!filter) steps._applyPMREM = () => {};
     try {
-      return env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size });
+      return env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture, into) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size, renderTarget: into });
     } finally {
       steps._applyPMREM = apply;
+    }
+  }
+
+  /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
+  private onFace<T>(face: number, draw: () => T): T {
+    const { renderer } = this;
+    const { render } = renderer;
+    renderer.render = (scene, camera) => {
+      if (renderer.getActiveCubeFace() === face) render.call(renderer, scene, camera);
+    };
+    try {
+      return draw();
+    } finally {
+      renderer.render = render;
     }
   }
 
@@ -292,13 +315,9 @@ export class LookRenderer {
     const { renderer } = this;
     const steps = this.pmrem as unknown as PmremSteps;
     const { _renderCube: renderCube } = steps;
-    const { render, autoClear } = renderer;
+    const { autoClear } = renderer;
     steps._renderCube = (t, lod, material) => {
       if (lod === piece.level) renderCube.call(steps, t, lod, material);
-    };
-    // The cube camera sets each face as the render target before drawing it.
-    renderer.render = (scene, camera) => {
-      if (renderer.getActiveCubeFace() === piece.face) render.call(renderer, scene, camera);
     };
     // Bands of one face are drawn by separate passes: a clear would wipe the bands before.
     renderer.autoClear = false;
@@ -306,10 +325,9 @@ export class LookRenderer {
     target.scissor.set(0, piece.y0, target.width, (piece.y1 - piece.y0) << piece.level);
     target.scissorTest = true;
     try {
-      steps._applyPMREM(target);
+      this.onFace(piece.face, () => steps._applyPMREM(target));
     } finally {
       steps._renderCube = renderCube;
-      renderer.render = render;
       renderer.autoClear = autoClear;
       target.scissorTest = false;
     }
