@@ -12,12 +12,12 @@
 // Or offscreen:  limina demo forest_conversation --frames 1800 --screenshot forest.png
 // OLLAMA_HOST (default http://127.0.0.1:11434) and LIMINA_OLLAMA_MODEL
 // (default qwen2.5:7b) say which server and model to use.
-import { createAgentSystems, createEngine, type EngineEvent, env, type InvokeBase, OllamaChat, onFixedStep, resolveProfile, type Vec3 } from "limina";
+import { createAgentSystems, createEngine, type EngineEvent, env, type InvokeBase, OllamaChat, onFixedStep, resolveProfile, type Vec3, waitSteps } from "limina";
 import * as THREE from "three";
 
 /** Lines each side says per visit before the traveller moves on. */
 const EXCHANGES = 2;
-const RETRY_MS = 5000;
+const RETRY_SECONDS = 5;
 const host = env("OLLAMA_HOST") ?? "http://127.0.0.1:11434";
 const baseUrl = /^https?:\/\//.test(host) ? host : `http://${host}`;
 const model = env("LIMINA_OLLAMA_MODEL") ?? "qwen2.5:7b";
@@ -110,7 +110,8 @@ onFixedStep(() => {
   engine.camera.lookAt(focus);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Waits in world time: when a --frames run has spent its frames, nothing is left waiting on a clock.
+const sleep = (seconds: number) => waitSteps(Math.round(seconds * 60));
 const arrived = (who: Who, target: Who) =>
   new Promise<void>((resolve) => {
     const off = session.tracer.subscribe((e) => {
@@ -142,7 +143,7 @@ async function nextLine(speaker: Who, listener: Who, history: { who: Who; text: 
       const reason = e instanceof Error ? e.message : String(e);
       setStatus(false, `LLM offline: ${reason}. Waiting for ${model} at ${baseUrl}; nobody speaks until it answers.`);
       console.log(`LLM offline: ${reason}`);
-      await sleep(RETRY_MS);
+      await sleep(RETRY_SECONDS);
     }
   }
 }
@@ -151,21 +152,25 @@ async function say(who: Who, text: string): Promise<void> {
   const { handle } = await call<{ handle: string }>("social.say", { text }, as(who));
   console.log(`${who} (${people[who].name}): ${text}`);
   // The next line waits until this one has been read.
-  while (session.ui.has(handle)) await sleep(100);
+  while (session.ui.has(handle)) await sleep(0.1);
 }
 
-for (let visit = 0; ; visit++) {
-  const npc: Who = visit % 2 === 0 ? "agt_mira" : "agt_osric";
-  facing = npc;
-  const there = arrived("agt_traveller", npc);
-  await call("social.approach", { target: npc, talkDistance: 1.6 }, as("agt_traveller"));
-  await there;
-  console.log(`approached ${npc}`);
-  const history: { who: Who; text: string }[] = [];
-  for (let turn = 0; turn < 2 * EXCHANGES; turn++) {
-    const speaker: Who = turn % 2 === 0 ? "agt_traveller" : npc;
-    const text = await nextLine(speaker, speaker === npc ? "agt_traveller" : npc, history);
-    history.push({ who: speaker, text });
-    await say(speaker, text);
+// The conversation runs beside the module, not in its top level: a --frames run ends when its frames are spent.
+async function converse(): Promise<never> {
+  for (let visit = 0; ; visit++) {
+    const npc: Who = visit % 2 === 0 ? "agt_mira" : "agt_osric";
+    facing = npc;
+    const there = arrived("agt_traveller", npc);
+    await call("social.approach", { target: npc, talkDistance: 1.6 }, as("agt_traveller"));
+    await there;
+    console.log(`approached ${npc}`);
+    const history: { who: Who; text: string }[] = [];
+    for (let turn = 0; turn < 2 * EXCHANGES; turn++) {
+      const speaker: Who = turn % 2 === 0 ? "agt_traveller" : npc;
+      const text = await nextLine(speaker, speaker === npc ? "agt_traveller" : npc, history);
+      history.push({ who: speaker, text });
+      await say(speaker, text);
+    }
   }
 }
+void converse();

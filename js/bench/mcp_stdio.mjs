@@ -10,10 +10,10 @@
 // constant.
 // Run: node js/bench/mcp_stdio.mjs target/release/limina   (final line: JSON figures)
 //      node js/bench/mcp_stdio.mjs target/release/limina limina   (Limina alone)
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { connectStdio } from "../test/node/stdio_rpc.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "../..");
@@ -32,40 +32,7 @@ const SERVERS = [
   ...(existsSync(python) ? [{ name: "pythonSdk", cmd: python, args: [join(here, "peers/python_sdk_server.py")] }] : []),
 ].filter((s) => only === undefined || s.name === only);
 
-/** One spawned server and a line-framed JSON-RPC client on its pipes. */
-function connect({ cmd, args }) {
-  const spawned = performance.now();
-  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"], cwd: root });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-  const waiting = new Map();
-  let rest = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk) => {
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop();
-    for (const line of lines) {
-      if (line === "") continue;
-      const msg = JSON.parse(line);
-      const resolve = waiting.get(msg.id);
-      if (resolve) {
-        waiting.delete(msg.id);
-        resolve(msg);
-      }
-    }
-  });
-  let next = 1;
-  const call = (method, params) => {
-    const id = next++;
-    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    return new Promise((r) => waiting.set(id, r));
-  };
-  const notify = (method, params) => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }) + "\n");
-  const close = async () => {
-    child.stdin.end();
-    if (child.exitCode === null) await new Promise((r) => child.on("exit", r));
-  };
-  return { child, spawned, call, notify, close, stderr: () => stderr };
-}
+const connect = ({ cmd, args }) => connectStdio(cmd, args, { cwd: root });
 
 async function handshake(c) {
   const init = await c.call("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } });

@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
+import { deltaSentAt } from "./delta_head.mjs";
 
 const limina = process.argv[2] ?? "target/release/limina";
 const COUNTS = (process.argv[3] ?? "1,4,16,64").split(",").map(Number);
@@ -64,18 +65,16 @@ async function scenario(clientCount) {
         }
         ws.on("message", (data) => {
           const at = now();
-          // Read the head of the message only; delta bodies are not parsed.
-          const head = data.toString("utf8", 0, 120);
-          const m = /"method":"state\/delta","params":\{"tick":\d+,"sentAt":([\d.]+)/.exec(head);
-          if (m) {
+          const sent = deltaSentAt(data);
+          if (sent !== undefined) {
             if (measuring) {
-              latencies.push(at - Number(m[1]));
+              latencies.push(at - sent);
               bytes += data.length;
               deltas++;
             }
             return;
           }
-          const id = /"id":(\d+)/.exec(head)?.[1];
+          const id = /"id":(\d+)/.exec(data.toString("utf8", 0, 120))?.[1];
           if (id !== undefined && sentAt.has(Number(id))) {
             if (measuring) rtts.push(at - sentAt.get(Number(id)));
             sentAt.delete(Number(id));

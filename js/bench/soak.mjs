@@ -24,6 +24,7 @@ import net from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { httpRequest, MCP_POST_HEADERS } from "../test/node/http_request.mjs";
 
 const limina = process.argv[2] ?? "target/release/limina";
 const SECONDS = Number(process.argv[3] ?? 60);
@@ -88,24 +89,8 @@ function client(name, { subscribe, profile = "builder.readWrite", from = "127.0.
   });
 }
 
-/** One HTTP request on a fresh connection from `from`: {status, headers, json}. */
-function request(method, { body, headers = {}, from = "127.0.0.2" } = {}) {
-  return new Promise((resolve) => {
-    const req = http.request({ host: "127.0.0.1", port: ports.http, method, path: "/mcp", localAddress: from, agent: false, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode, headers: res.headers, json });
-      });
-    });
-    req.on("error", (e) => resolve({ status: e.code }));
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+/** One HTTP request on a fresh connection from `from`: {status, headers, text, json}. */
+const request = (method, { body, headers = {}, from = "127.0.0.2" } = {}) => httpRequest(ports.http, method, { body, from, headers: { ...MCP_POST_HEADERS, ...headers } });
 const INIT = (name) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name, version: "1" } } });
 const count = (tally, key) => (tally[key] = (tally[key] ?? 0) + 1);
 

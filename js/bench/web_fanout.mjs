@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
+import { deltaSentAt } from "./delta_head.mjs";
 import { startNats } from "../test/node/nats_server.mjs";
 
 const limina = process.argv[2] ?? "target/release/limina";
@@ -82,15 +83,14 @@ function spectator(i, port) {
     });
     ws.on("message", (data) => {
       const at = now();
-      const head = data.toString("utf8", 0, 120);
-      const m = /"method":"state\/delta","params":\{"tick":\d+,"sentAt":([\d.]+)/.exec(head);
-      if (m) {
+      const sent = deltaSentAt(data);
+      if (sent !== undefined) {
         if (measuring) {
-          latencies.push(at - Number(m[1]));
+          latencies.push(at - sent);
           bytes += data.length;
           deltas++;
         }
-      } else if (!synced && head.includes('"state/snapshot"')) {
+      } else if (!synced && data.toString("utf8", 0, 120).includes('"state/snapshot"')) {
         synced = true;
         resolve(ws);
       }

@@ -15,7 +15,8 @@ const H = 320;
 
 async function runDemo(name: string, frames: number, env: Record<string, string>) {
   const png = `${dir}/${name}.png`;
-  const args = ["examples/forest_conversation.ts", "--frames", String(frames), "--screenshot", png, "--size", `${W}x${H}`];
+  // --deterministic: world time, unpaced; the demo waits in world time and the engine holds each step while a reply is on its way.
+  const args = ["examples/forest_conversation.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", `${W}x${H}`];
   const r = await Limina.run({ cmd: Limina.execPath, args, env: { LIMINA_AUDIO: "null", ...env } });
   assertEquals(r.code, 0, `limina ${args.join(" ")}:\n${r.stdout}\n${r.stderr}`);
   return { stdout: r.stdout, frame: readPng(png) };

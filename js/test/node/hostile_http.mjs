@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import http from "node:http";
 import WebSocket from "ws";
+import { httpRequest, MCP_POST_HEADERS } from "./http_request.mjs";
 import { checker, startServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
@@ -17,29 +18,10 @@ const { server, http: port } = await startServer(limina, ["--mcp-http", "--port"
 const { check, checks } = checker(server);
 let agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-/** One raw HTTP request: {status, headers, text, json}. */
-function request(method, { headers = {}, body, path = "/mcp", to = port } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: to, method, path, headers, agent }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode, headers: res.headers, text, json });
-      });
-    });
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+/** One raw HTTP request over the shared keep-alive agent: {status, headers, text, json}. */
+const request = (method, { headers = {}, body, path = "/mcp", to = port, fresh = false } = {}) => httpRequest(to, method, { headers, body, path, agent: fresh ? false : agent });
 const post = (message, headers = {}, extra = {}) =>
-  request("POST", { headers: { ...JSON_HEADERS, ...headers }, body: typeof message === "string" ? message : JSON.stringify(message), ...extra });
+  request("POST", { headers: { ...MCP_POST_HEADERS, ...headers }, body: typeof message === "string" ? message : JSON.stringify(message), ...extra });
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "hostile", version: "1" } } };
 async function open() {
   const r = await post(INIT);
@@ -74,9 +56,10 @@ r = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": "0
 check(rpcError(r, 404, -32600, "no such session"), `an unknown session id → 404: ${r.status}`);
 r = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { ...S, "mcp-protocol-version": "1999-01-01" });
 check(rpcError(r, 400, -32600, "unsupported MCP-Protocol-Version"), `an unknown protocol version → 400: ${r.text}`);
-r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70000) } }, S);
+// An oversize body is refused unread and its connection closed, so each goes on a connection of its own.
+r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70000) } }, S, { fresh: true });
 check(rpcError(r, 413, -32600, "at most 65536 bytes"), `an oversize body → 413: ${r.status}`);
-r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70000) } }, { ...S, "transfer-encoding": "chunked" });
+r = await post({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70000) } }, { ...S, "transfer-encoding": "chunked" }, { fresh: true });
 check(rpcError(r, 413, -32600, "at most 65536 bytes"), `an oversize chunked body (no length given) → 413: ${r.status}`);
 r = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { ...S, origin: "http://evil.example.com" });
 check(rpcError(r, 403, -32001, "Origin"), `a foreign Origin → 403: ${r.status} ${r.text}`);

@@ -10,6 +10,7 @@
 import http from "node:http";
 import net from "node:net";
 import WebSocket from "ws";
+import { httpRequest, MCP_POST_HEADERS } from "./http_request.mjs";
 import { checker, startServer } from "./ws_server.mjs";
 
 const [limina, only] = process.argv.slice(2);
@@ -23,24 +24,8 @@ async function serve(idle) {
   return { ...s, ...checker(s.server) };
 }
 
-/** One request from `from` on a fresh connection: {status, headers, json}. */
-function request(port, method, { body, headers = {}, from = "127.0.0.2", agent = false } = {}) {
-  return new Promise((resolve) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: "/mcp", localAddress: from, agent, headers: { ...AUTH, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode, headers: res.headers, json, text });
-      });
-    });
-    req.on("error", (e) => resolve({ status: e.code }));
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+/** One request from `from` (on a fresh connection unless `agent` says otherwise): {status, headers, text, json}. */
+const request = (port, method, { body, headers = {}, from = "127.0.0.2", agent = false } = {}) => httpRequest(port, method, { body, from, agent, headers: { ...AUTH, ...MCP_POST_HEADERS, ...headers } });
 
 /** A raw connection that sends `bytes` and then nothing; resolves `.reply` with what the server sent before it closed, `.closed` when it did. */
 function stalled(port, bytes) {

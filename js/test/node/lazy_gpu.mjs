@@ -5,33 +5,15 @@
 // driver — and the first render.capture starts it, works, and reports what
 // starting it cost. stderr holds the one start-up line and nothing else.
 // Usage: node lazy_gpu.mjs <limina>   (last line: a JSON summary)
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { connectStdio } from "./stdio_rpc.mjs";
 
 const limina = process.argv[2];
 const env = { ...process.env };
 for (const name of ["XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "DISPLAY", "DENO_WEBGPU_BACKEND"]) delete env[name];
-const child = spawn(limina, ["--mcp-stdio"], { stdio: ["pipe", "pipe", "pipe"], env });
-let stderr = "";
-child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-const waiting = new Map();
-let rest = "";
-child.stdout.setEncoding("utf8").on("data", (chunk) => {
-  const lines = (rest + chunk).split("\n");
-  rest = lines.pop();
-  for (const line of lines) {
-    const msg = JSON.parse(line);
-    waiting.get(msg.id)?.(msg);
-  }
-});
-let next = 1;
-const call = (method, params = {}) => {
-  const id = next++;
-  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-  return new Promise((resolve) => waiting.set(id, resolve));
-};
+const { child, call, notify, close, stderr } = connectStdio(limina, ["--mcp-stdio"], { env });
 const fail = (msg) => {
-  console.error(`FAIL: ${msg}\nstderr:\n${stderr}`);
+  console.error(`FAIL: ${msg}\nstderr:\n${stderr()}`);
   child.kill();
   process.exit(1);
 };
@@ -46,7 +28,7 @@ const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pi
 
 const init = await call("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "lazy-gpu", version: "1.0.0" } });
 if (init.result?.serverInfo?.name !== "limina") fail(`initialize: ${JSON.stringify(init)}`);
-child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+notify("notifications/initialized");
 // Every page of the listing (standard tools/list is paginated).
 const tools = [];
 for (let cursor; ;) {
@@ -72,9 +54,8 @@ if (!after.some((p) => /libvulkan/.test(p))) fail(`the capture started WebGPU on
 const second = await tool("render.capture", { width: 64, height: 48 });
 if ("gpuStartMs" in second.structuredContent) fail("only the capture that started the device reports it");
 
-child.stdin.end();
-const code = await new Promise((resolve) => child.on("exit", resolve));
-if (code !== 0) fail(`exit ${code}`);
-const lines = stderr.split("\n").filter((l) => l !== "");
+await close();
+if (child.exitCode !== 0) fail(`exit ${child.exitCode}`);
+const lines = stderr().split("\n").filter((l) => l !== "");
 if (lines.length !== 1 || !lines[0].startsWith("limina: serving MCP on stdio")) fail("stderr holds the start-up line alone: no driver noise");
 console.log(JSON.stringify({ ok: true, tools: tools.length, idleRssMiB: +idleRssMiB.toFixed(1), gpuStartMs, librariesAfterCapture: after.length }));

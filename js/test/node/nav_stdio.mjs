@@ -3,28 +3,13 @@
 // nav.moveTo — then waiting (by polling the world log, never a frame count)
 // for nav.arrived, which must come within a few seconds of world time.
 // Prints a JSON summary as its last line.
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
+import { connectStdio } from "./stdio_rpc.mjs";
 
 const limina = process.argv[2];
-const server = spawn(limina, ["--mcp-stdio"], { stdio: ["pipe", "pipe", "pipe"] });
-let stderr = "";
-server.stderr.on("data", (d) => (stderr += d));
-const pending = new Map();
-createInterface({ input: server.stdout }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  pending.get(msg.id)?.(msg);
-  pending.delete(msg.id);
-});
-let nextId = 1;
-function request(method, params) {
-  const id = nextId++;
-  server.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-  return new Promise((resolve) => pending.set(id, resolve));
-}
+const { child: server, call: request, stderr } = connectStdio(limina, ["--mcp-stdio"]);
 async function tool(name, args) {
   const r = await request("tools/call", { name, arguments: args });
-  if (r.error || !r.result.success) throw new Error(`${name}: ${JSON.stringify(r.error ?? r.result.error)}\n${stderr}`);
+  if (r.error || !r.result.success) throw new Error(`${name}: ${JSON.stringify(r.error ?? r.result.error)}\n${stderr()}`);
   return r.result.result;
 }
 const fail = (why) => {
