@@ -2904,8 +2904,8 @@ declare module "limina/internal/engine/render/environment" {
     export function decodeHdri(bytes: ArrayBuffer): LoadedHdri;
     /** The asset id of a preset's HDRI. */
     export const hdriAssetOf: (preset: HdriPreset) => string;
-    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
-    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band?: number): THREE.Color;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA values, `toFloat` reading each). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, toFloat?: (v: number) => number, band?: number): THREE.Color;
     /**
      * The environment of one scene. `attach` adds its lights; each frame a
      * renderer calls `update` (which notices when code moved the sun light) and
@@ -3146,8 +3146,8 @@ declare module "limina/internal/engine/render/look" {
         bakesDone: number;
         /**
          * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
-         * frames — the sky captured on one, then bands of each face of each PMREM level, a few
-         * million texel samples a frame at most (BAKE_STEP_SAMPLES) — keeping the previous
+         * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
+         * about half a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
          * map in use until the new one is complete, and starts one for a sun that keeps moving at
          * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
          * it is stale.
@@ -3159,8 +3159,13 @@ declare module "limina/internal/engine/render/look" {
         private bake;
         /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
         private step;
-        /** Renders the sky (or HDRI) of `look` into a new PMREM target; `filter` false leaves its levels for `filter` to do. */
+        /**
+         * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
+         * `filter` false leaves its levels for `filter` to do.
+         */
         private capture;
+        /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
+        private onFace;
         /**
          * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
          * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.

@@ -77,6 +77,9 @@ export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePn
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
 }
 
+/** The PMREM levels of a bake's target (three lists them as the texture's mipmaps). */
+const levelsOf = (target: THREE.RenderTarget) => (target.texture as unknown as { mipmaps: { width: number }[] }).mipmaps;
+
 /** The six faces of a cube level (its size set per level). */
 const region = new THREE.Box3(new THREE.Vector3(), new THREE.Vector3());
 
@@ -84,7 +87,7 @@ const region = new THREE.Box3(new THREE.Vector3(), new THREE.Vector3());
 const baked = new WeakSet<THREE.Texture>();
 
 interface Bake {
-  target: THREE.RenderTarget;
+  target: THREE.CubeRenderTarget;
   version: number;
   size: number;
   frame: number;
@@ -252,8 +255,8 @@ export class LookRenderer {
     const start = performance.now();
     const pending = this.pending;
     if (pending === null) {
-      const target = this.onFace(0, () => this.capture(look, size, false)) as THREE.RenderTarget & { texture: { mipmaps: unknown[] } };
-      const pieces = bakePieces(target.width, target.texture.mipmaps.length);
+      const target = this.onFace(0, () => this.capture(look, size, false));
+      const pieces = bakePieces(target.width, levelsOf(target).length);
       this.pending = { look, target, version, size, hdri, frame: this.frame, captured: 1, pieces, next: 0 };
     } else if (pending.captured < 6) {
       // The last face also makes the source cube's mipmaps, which the filter reads.
@@ -280,7 +283,7 @@ export class LookRenderer {
    * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
    * `filter` false leaves its levels for `filter` to do.
    */
-  private capture(look: Look, size: number, filter: boolean, into: THREE.RenderTarget | null = null): THREE.RenderTarget {
+  private capture(look: Look, size: number, filter: boolean, into: THREE.CubeRenderTarget | null = null): THREE.CubeRenderTarget {
     const env = look.environment;
     this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
     const steps = this.pmrem as unknown as PmremSteps;
@@ -346,9 +349,9 @@ export class LookRenderer {
    * scene keeps the same texture (a new one would rebuild every material that the environment lights).
    */
   private completeInPlace(look: Look, bake: Bake): void {
-    const live = this.bakes.get(look)?.target as (THREE.RenderTarget & { texture: { mipmaps: { width: number }[] } }) | undefined;
-    const levels = (bake.target.texture as unknown as { mipmaps: { width: number }[] }).mipmaps;
-    if (!live || live.width !== bake.target.width || live.texture.mipmaps.length !== levels.length) return this.complete(look, bake);
+    const live = this.bakes.get(look)?.target;
+    const levels = levelsOf(bake.target);
+    if (!live || live.width !== bake.target.width || levelsOf(live).length !== levels.length) return this.complete(look, bake);
     levels.forEach(({ width }, level) => {
       region.max.set(width, width, 6);
       this.renderer.copyTextureToTexture(bake.target.texture, live.texture, region, null, level, level);
