@@ -3147,7 +3147,7 @@ declare module "limina/internal/engine/render/look" {
         /**
          * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
          * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
-         * about half a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
+         * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
          * map in use until the new one is complete, and starts one for a sun that keeps moving at
          * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
          * it is stale.

@@ -117,10 +117,11 @@ interface Piece {
 }
 
 /**
- * Source samples a window's bake step may filter: about 10 ms on lavapipe (docs/PERF.md, look_bake), well inside
- * its frame-time spread. A 256² map (about 38 M samples) spreads over some 75 frames.
+ * Source samples a window's bake step may filter: about 5 ms on lavapipe, inside its frame-time spread
+ * (docs/PERF.md, look_bake: twice this added some 10 ms to the median frame). A 256² map (about 38 M
+ * samples) spreads over some 160 frames.
  */
-const BAKE_STEP_SAMPLES = 1 << 19;
+const BAKE_STEP_SAMPLES = 1 << 18;
 
 /**
  * Source samples a texel of PMREM level `level` (of `levels`) reads in three's filter (0.187): the mirror level
@@ -173,7 +174,7 @@ export class LookRenderer {
   /**
    * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
    * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
-   * about half a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
+   * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
    * map in use until the new one is complete, and starts one for a sun that keeps moving at
    * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
    * it is stale.
