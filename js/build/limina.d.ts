@@ -3153,8 +3153,8 @@ declare module "limina/internal/engine/render/look" {
          * it is stale.
          */
         constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
-        /** Draws `scene` from `camera` with `look`. */
-        render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
+        /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
         /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
         private bake;
         /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
@@ -3191,9 +3191,9 @@ declare module "limina/internal/engine/render/overlay" {
      * Renders `scene` from `camera` with its look (when it has one), then its
      * overlay (if it has one, with anything in it) over the result; the scene's
      * before-render work (onBeforeRender) runs first.
-     * `amortise`: see LookRenderer.
+     * `amortise`: see LookRenderer; `exact`: see LookRenderer.render.
      */
-    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean, exact?: boolean): void;
 }
 declare module "limina/internal/limina-render/js/text" {
     /** Straight-alpha RGBA, 0–255 each. */

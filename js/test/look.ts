@@ -323,7 +323,7 @@ test("render settings and dressed materials are world state: a snapshot restores
   r.dispose();
 });
 
-test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces, keeps the old map until the new one is complete, and ends with the map an at-once bake makes, bit for bit", async () => {
+test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces, keeps the old map until the new one is complete, and ends with the map an at-once bake makes, bit for bit; an exact frame bakes at once", async () => {
   const out = await createOffscreenRenderer(64, 64, { antialias: false });
   applyEngineLook(out.renderer);
   const scene = new THREE.Scene();
@@ -406,6 +406,14 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
     assert(hdriFrames < 400, "the HDRI bake completes");
   }
   assert(hdriFrames > 20, `the HDRI bake spans ${hdriFrames} frames`);
+  once.render(look, scene, camera);
+  await sameMaps(window, once);
+
+  // A screenshot's frame (exact) bakes a stale map at once, even in the window.
+  look.environment.setSun(120, 40);
+  const exactDone = window.bakesDone;
+  window.render(look, scene, camera, true);
+  assertEquals(window.bakesDone, exactDone + 1, "an exact frame completes the bake at once");
   once.render(look, scene, camera);
   await sameMaps(window, once);
 });

@@ -181,8 +181,8 @@ export class LookRenderer {
    */
   constructor(readonly renderer: THREE.WebGPURenderer, private readonly amortise: boolean) {}
 
-  /** Draws `scene` from `camera` with `look`. */
-  render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void {
+  /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
+  render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact = false): void {
     this.frame++;
     const { renderer } = this;
     const tier = TIERS[look.quality];
@@ -194,7 +194,7 @@ export class LookRenderer {
     env.sun.shadow.radius = tier.softShadows ? 3 : 1;
     if ((camera as THREE.PerspectiveCamera).isPerspectiveCamera) fitSunShadow(env.sun, camera as THREE.PerspectiveCamera, scene, tier.shadowDistance, tier.shadowMapSize);
 
-    const map = this.bake(look, version, tier.environmentSize);
+    const map = this.bake(look, version, tier.environmentSize, exact);
     if (scene.environment === null || baked.has(scene.environment)) scene.environment = map;
     scene.environmentIntensity = settings.environmentIntensity;
     scene.backgroundNode = settings.background && scene.background === null ? env.backgroundNode : null;
@@ -225,12 +225,12 @@ export class LookRenderer {
   }
 
   /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
-  private bake(look: Look, version: number, size: number): THREE.Texture {
+  private bake(look: Look, version: number, size: number, exact: boolean): THREE.Texture {
     const env = look.environment;
     const last = this.bakes.get(look);
     const hdri = env.hdri !== null;
     if (last && last.version === version) return last.target.texture;
-    if (!last || !this.amortise) {
+    if (!last || !this.amortise || exact) {
       // The generator's source cube is shared: an at-once bake abandons an amortised one (its look re-bakes later).
       this.drop();
       const start = performance.now();
