@@ -3144,6 +3144,11 @@ declare module "limina/internal/engine/render/look" {
         lastBakeMs: number;
         /** Frames the last completed bake took (1 when baked at once). */
         lastBakeFrames: number;
+        /**
+         * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
+         * draws only when something changed (the web page) draws again until it is not.
+         */
+        stale: boolean;
         /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
         bakeSteps: number;
         bakesDone: number;

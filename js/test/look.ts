@@ -376,10 +376,14 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
   while (window.bakesDone === done) {
     window.render(look, scene, camera);
     frames++;
-    if (window.bakesDone === done) assertEquals(diff(await out.readPixels(), oldMap), 0, `frame ${frames} of the re-bake still lights with the old map`);
+    if (window.bakesDone === done) {
+      assertEquals(diff(await out.readPixels(), oldMap), 0, `frame ${frames} of the re-bake still lights with the old map`);
+      assert(window.stale, "a frame lit with the old map says so");
+    }
     assert(frames < 400, "the re-bake completes");
   }
   assert(frames > 20, `the re-bake spans ${frames} frames, in pieces smaller than a PMREM level`);
+  assert(!window.stale, "the frame completing the bake lights with the new map");
   assertEquals(window.lastBakeFrames, frames);
   assert(scene.environment === first, "the new map is copied into the texture in use (materials keep theirs)");
   const amortised = await out.readPixels();

@@ -167,6 +167,11 @@ export class LookRenderer {
   lastBakeMs = 0;
   /** Frames the last completed bake took (1 when baked at once). */
   lastBakeFrames = 0;
+  /**
+   * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
+   * draws only when something changed (the web page) draws again until it is not.
+   */
+  stale = false;
   /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
   bakeSteps = 0;
   bakesDone = 0;
@@ -195,6 +200,7 @@ export class LookRenderer {
     if ((camera as THREE.PerspectiveCamera).isPerspectiveCamera) fitSunShadow(env.sun, camera as THREE.PerspectiveCamera, scene, tier.shadowDistance, tier.shadowMapSize);
 
     const map = this.bake(look, version, tier.environmentSize, exact);
+    this.stale = this.bakes.get(look)?.version !== version;
     if (scene.environment === null || baked.has(scene.environment)) scene.environment = map;
     scene.environmentIntensity = settings.environmentIntensity;
     scene.backgroundNode = settings.background && scene.background === null ? env.backgroundNode : null;
