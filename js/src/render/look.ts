@@ -252,6 +252,9 @@ export class LookRenderer {
       const moving = this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
       if (!moving) this.step(look, version, size, hdri);
     } else if (pending.look === look) {
+      // Settings set before the capture is complete would mix two skies in one cube (a sun that code moves
+      // barely shifts between faces); another size needs another cube.
+      if ((pending.captured < 6 && env.changedExplicitlySince(pending.version)) || pending.size !== size) this.drop();
       this.step(look, version, size, hdri);
     }
     return (this.bakes.get(look) ?? last).target.texture;
