@@ -1,6 +1,6 @@
 //! The compact binary encoding: one WebSocket binary message per delta,
 //! little-endian, documented in docs/mcp-protocol.md ("Binary state deltas")
-//! and decoded by `js/clients/state-view.mjs`.
+//! and decoded by `examples/state_view.mjs`.
 //!
 //! ```text
 //! header   "LD" · version u8 (1) · kind u8 (0 delta, 1 snapshot) · posShift u8 · flags u8 (bit 0: area of interest) · 2 zero bytes
@@ -245,7 +245,7 @@ pub fn snapshot(frame: &Frame, cur: &[QRow], visible: Option<&[u32]>, aoi: Optio
 
 #[cfg(test)]
 pub(crate) mod decode {
-  //! A reference decoder for the tests: what `state-view.mjs` does.
+  //! A reference decoder for the tests: what `examples/state_view.mjs` does.
   use std::collections::BTreeMap;
 
   #[derive(Debug, Clone, PartialEq)]
