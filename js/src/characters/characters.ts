@@ -22,7 +22,7 @@ import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import { fromBase64 } from "../game/save/bytes.ts";
 import { Animator, clipKey, type SavedAnimation } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
-import { type Appearance, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
+import { type Appearance, createHumanoid, createSkeleton, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
 
 export interface SpawnOptions {
   position: Vec3;
@@ -32,6 +32,8 @@ export interface SpawnOptions {
   tags?: string[];
   /** Top walking speed, m/s (default 4.5: it can run). */
   maxSpeed?: number;
+  /** Drawn by a CrowdDraw, not by a mesh of its own: its body is the humanoid's skeleton alone. */
+  drawnByCrowd?: boolean;
 }
 
 /** What a character is, as snapshots save it. */
@@ -40,6 +42,7 @@ export interface CharacterResource {
   appearance: Appearance;
   model?: string;
   maxSpeed: number;
+  drawnByCrowd?: true;
 }
 
 interface Walk {
@@ -79,6 +82,13 @@ const AGENT_RADIUS = 0.35;
 export async function characterBody(resource: CharacterResource): Promise<{ rig: THREE.Object3D; clips: THREE.AnimationClip[]; scale: number }> {
   const height = resource.appearance.height ?? DEFAULT_APPEARANCE.height;
   const builtIn = humanoidClips(height);
+  if (resource.drawnByCrowd) {
+    const h = createSkeleton(resource.appearance);
+    // Nothing reads a crowd skeleton's Euler angles, and keeping them in step with every
+    // quaternion the mixer writes is most of its animation cost (2.7× the whole update).
+    for (const bone of h.skeleton.bones) bone.quaternion._onChange(() => {});
+    return { rig: h.root, clips: builtIn, scale: h.scale };
+  }
   if (resource.model === undefined) {
     const h = createHumanoid(resource.appearance);
     return { rig: h.root, clips: builtIn, scale: h.scale };
@@ -185,7 +195,13 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
 
   /** A new character standing at `position`. */
   async spawn(o: SpawnOptions): Promise<Character> {
-    const resource: CharacterResource = { kind: "character", appearance: { ...o.appearance }, ...(o.model !== undefined ? { model: o.model } : {}), maxSpeed: o.maxSpeed ?? 4.5 };
+    const resource: CharacterResource = {
+      kind: "character",
+      appearance: { ...o.appearance },
+      ...(o.model !== undefined ? { model: o.model } : {}),
+      maxSpeed: o.maxSpeed ?? 4.5,
+      ...(o.drawnByCrowd ? { drawnByCrowd: true as const } : {}),
+    };
     const body = await characterBody(resource);
     return this.adopt(body, resource, o.position, o.tags ?? []);
   }
