@@ -1775,6 +1775,8 @@ declare module "limina/internal/engine/observability/tracer" {
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
         childrenOf(id: string): EngineEvent[];
+        /** The newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must. */
+        latest(limit: number, keep?: (event: EngineEvent) => boolean): EngineEvent[];
         /** The in-memory window, oldest first. */
         tail(): EngineEvent[];
         /** The full history, read back from the world log on disk (costly: for audits and tests). */

@@ -13,7 +13,7 @@
 
 import type { Tracer } from "../observability/tracer.ts";
 import { resolveProfile } from "../skills/profiles.ts";
-import type { SkillRegistry } from "../skills/registry.ts";
+import type { SkillRegistry, SkillTool } from "../skills/registry.ts";
 import { estimateTokens, type Focus, LIST_SKILLS, type Offer, READ_SKILL, SkillSurface } from "./discovery.ts";
 import { type DecideRequest, type DecideResult, decisionMessages, functionTools, type LLMProvider, type ProviderMap } from "./providers/provider.ts";
 import type { AgentRecord, QueuedAction } from "./registry.ts";
@@ -33,10 +33,27 @@ export interface PromptStats {
   activeSkills: string[];
 }
 
+/** Each tool's length as a function tool in JSON; offered tools are the surface's cached forms, so each is measured once. */
+const functionToolChars = new WeakMap<SkillTool, number>();
+
+/** The length of `JSON.stringify(functionTools(tools))`, from the tools' memoised lengths. */
+function functionToolsChars(tools: SkillTool[]): number {
+  let chars = 1 + tools.length; // the brackets and the commas between
+  for (const tool of tools) {
+    let n = functionToolChars.get(tool);
+    if (n === undefined) {
+      n = JSON.stringify(functionTools([tool])[0]).length;
+      functionToolChars.set(tool, n);
+    }
+    chars += n;
+  }
+  return chars;
+}
+
 /** The size of a request as a provider sends it: its messages and function tools. */
 export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "prompted" | "active">): PromptStats {
   const messages = decisionMessages(req).reduce((n, m) => n + m.content.length, 0);
-  const tools = req.tools.length > 0 ? JSON.stringify(functionTools(req.tools)).length : 0;
+  const tools = req.tools.length > 0 ? functionToolsChars(req.tools) : 0;
   const chars = messages + tools;
   return { chars, tokens: estimateTokens(chars), tools: offer.tools.length, prompted: offer.prompted.length, activeSkills: offer.active };
 }

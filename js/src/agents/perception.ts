@@ -54,12 +54,7 @@ export class PerceptionSystem {
   }
 
   private recentEvents(): { type: string }[] {
-    const h = this.tracer.tail();
-    const out: { type: string }[] = [];
-    for (let i = h.length - 1; i >= 0 && out.length < RECENT_EVENTS; i--) {
-      if (h[i].type !== "agent.perception.updated") out.unshift({ type: h[i].type });
-    }
-    return out;
+    return this.tracer.latest(RECENT_EVENTS, (e) => e.type !== "agent.perception.updated").map((e) => ({ type: e.type }));
   }
 
   /** The one place a Perception envelope is assembled, whichever path found the hits. */

@@ -208,6 +208,16 @@ export class Tracer {
     return (this.children.get(id) ?? []).map((c) => this.get(c)).filter((e): e is EngineEvent => e !== undefined);
   }
 
+  /** The newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must. */
+  latest(limit: number, keep: (event: EngineEvent) => boolean = () => true): EngineEvent[] {
+    const out: EngineEvent[] = [];
+    for (let s = this.seq - 1; s >= this.firstRecentSeq && out.length < limit; s--) {
+      const event = this.ring[s % this.tailSize]!;
+      if (keep(event)) out.push(event);
+    }
+    return out.reverse();
+  }
+
   /** The in-memory window, oldest first. */
   tail(): EngineEvent[] {
     const out: EngineEvent[] = [];
