@@ -2421,10 +2421,6 @@ declare module "limina/internal/engine/characters/humanoid" {
         /** Metres per reference metre (height / 1.75). */
         scale: number;
     }
-    /** The humanoid's skeleton alone, in its bind pose, under `root` (what a crowd-drawn character animates). */
-    export function createSkeleton(appearance?: Appearance): Omit<Humanoid, "mesh"> & {
-        at: Map<string, THREE.Vector3>;
-    };
     /**
      * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
      * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
@@ -2590,7 +2586,7 @@ declare module "limina/internal/engine/characters/characters" {
         tags?: string[];
         /** Top walking speed, m/s (default 4.5: it can run). */
         maxSpeed?: number;
-        /** Drawn by a CrowdDraw, not by a mesh of its own: its body is the humanoid's skeleton alone. */
+        /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
         drawnByCrowd?: boolean;
     }
     /** What a character is, as snapshots save it. */

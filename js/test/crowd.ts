@@ -73,7 +73,8 @@ test("feet do not slide in the crowd: a member moving at its body's speed, posed
     for (const speed of [1.0, 1.6, 2.7, 4.5]) {
       const crowd = new CrowdDraw(1);
       crowd.paint(0, { height });
-      const c = await spawn(s, [0, 0, 0], height);
+      // A character drawn by the crowd: its animator plays clips of names and lengths, no tracks.
+      const c = await s.characters.spawn({ position: [0, 0, 0], appearance: { height }, drawnByCrowd: true });
       // The instance's motion: along +z at `speed`, its animation driven by the same speed.
       const position = { x: new Float32Array([0]), y: new Float32Array([0]), z: new Float32Array([0]) };
       const rotation = { y: new Float32Array([0]), w: new Float32Array([1]) };

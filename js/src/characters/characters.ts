@@ -22,7 +22,7 @@ import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import { fromBase64 } from "../game/save/bytes.ts";
 import { Animator, clipKey, type SavedAnimation } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
-import { type Appearance, createHumanoid, createSkeleton, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
+import { type Appearance, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
 
 export interface SpawnOptions {
   position: Vec3;
@@ -32,7 +32,7 @@ export interface SpawnOptions {
   tags?: string[];
   /** Top walking speed, m/s (default 4.5: it can run). */
   maxSpeed?: number;
-  /** Drawn by a CrowdDraw, not by a mesh of its own: its body is the humanoid's skeleton alone. */
+  /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
   drawnByCrowd?: boolean;
 }
 
@@ -78,17 +78,21 @@ const CAPSULE_RADIUS = 0.3;
 /** Crowd agents keep this far apart (a little wider than the capsule, for elbow room). */
 const AGENT_RADIUS = 0.35;
 
+let trackless: THREE.AnimationClip[] | null = null;
+/**
+ * A crowd-drawn character's clips: the crowd poses it from its baked table by what its animator
+ * plays, so the animator needs the clips' names and lengths (the same at every height), not their
+ * tracks, and its body no skeleton. Shared by every such character.
+ */
+function crowdClips(): THREE.AnimationClip[] {
+  return (trackless ??= humanoidClips().map((c) => new THREE.AnimationClip(c.name, c.duration, [])));
+}
+
 /** The body a character's resource describes: the built-in humanoid or a loaded glTF rig, with its clips and scale. */
 export async function characterBody(resource: CharacterResource): Promise<{ rig: THREE.Object3D; clips: THREE.AnimationClip[]; scale: number }> {
   const height = resource.appearance.height ?? DEFAULT_APPEARANCE.height;
+  if (resource.drawnByCrowd) return { rig: new THREE.Group(), clips: crowdClips(), scale: height / REFERENCE_HEIGHT };
   const builtIn = humanoidClips(height);
-  if (resource.drawnByCrowd) {
-    const h = createSkeleton(resource.appearance);
-    // Nothing reads a crowd skeleton's Euler angles, and keeping them in step with every
-    // quaternion the mixer writes is most of its animation cost (2.7× the whole update).
-    for (const bone of h.skeleton.bones) bone.quaternion._onChange(() => {});
-    return { rig: h.root, clips: builtIn, scale: h.scale };
-  }
   if (resource.model === undefined) {
     const h = createHumanoid(resource.appearance);
     return { rig: h.root, clips: builtIn, scale: h.scale };

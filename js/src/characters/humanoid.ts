@@ -111,8 +111,11 @@ function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | 
   return g.index ? g.toNonIndexed() : g;
 }
 
-/** The humanoid's skeleton alone, in its bind pose, under `root` (what a crowd-drawn character animates). */
-export function createSkeleton(appearance: Appearance = {}): Omit<Humanoid, "mesh"> & { at: Map<string, THREE.Vector3> } {
+/**
+ * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
+ * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
+ */
+export function createHumanoid(appearance: Appearance = {}, lowPoly = false): Humanoid {
   const look = { ...DEFAULT_APPEARANCE, ...appearance };
   const s = look.height / REFERENCE_HEIGHT;
   const wide = look.build;
@@ -130,20 +133,6 @@ export function createSkeleton(appearance: Appearance = {}): Omit<Humanoid, "mes
     bones.set(b.name, bone);
     list.push(bone);
   }
-  const root = new THREE.Group();
-  root.add(list[0]);
-  root.updateMatrixWorld(true);
-  return { root, skeleton: new THREE.Skeleton(list), bones, scale: s, at };
-}
-
-/**
- * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
- * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
- */
-export function createHumanoid(appearance: Appearance = {}, lowPoly = false): Humanoid {
-  const look = { ...DEFAULT_APPEARANCE, ...appearance };
-  const { root, skeleton, bones, scale: s, at } = createSkeleton(appearance);
-  const wide = look.build;
   const P = (name: string) => at.get(name)!;
   const v = (x: number, y: number, z: number) => new THREE.Vector3(x * wide, y, z).multiplyScalar(s);
   const h = look.head;
@@ -172,14 +161,17 @@ export function createHumanoid(appearance: Appearance = {}, lowPoly = false): Hu
     add(`${side}Foot`, v(0.1 * x, 0.05, -0.04), v(0.1 * x, 0.045, 0.1), 0.05, look.shoes, "box", { parent: `${side}Leg` }, 0.045);
     add(`${side}ToeBase`, P(`${side}ToeBase`), v(0.1 * x, 0.035, 0.2), 0.045, look.shoes, "box", { parent: `${side}Foot` }, 0.03);
   }
-  const index = new Map(skeleton.bones.map((b, i) => [b.name, i]));
+  const index = new Map(list.map((b, i) => [b.name, i]));
   const geometry = mergeParts(parts, index);
   const material = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.75, metalness: 0 });
   const mesh = new THREE.SkinnedMesh(geometry, material);
   mesh.name = "humanoid";
   mesh.castShadow = true;
+  const root = new THREE.Group();
+  root.add(list[0]);
   root.add(mesh);
   root.updateMatrixWorld(true);
+  const skeleton = new THREE.Skeleton(list);
   mesh.bind(skeleton);
   return { root, mesh, skeleton, bones, scale: s };
 }
