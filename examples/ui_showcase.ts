@@ -38,7 +38,7 @@ const bobber = (await call<{ entity: string }>("scene.createEntity", { shape: "s
 await call("ui.label", { anchor: { type: "world", entity: bobber, offset: [0, 0.7, 0] }, text: "bobbing label" });
 await call("ui.speechBubble", { anchor: { type: "world", entity: speaker, offset: [0.6, 1.6, 0], align: "bottom" }, text: "Speech bubbles aim their tail at whoever speaks.", maxWidth: 220, lifecycle: { fadeIn: 0.4, typewriter: 30 } });
 await call("ui.thoughtBubble", { anchor: { type: "world", entity: thinker, offset: [0.4, 1.9, 0], align: "bottom" }, text: "…and thoughts trail puffs back to the thinker.", maxWidth: 200 });
-await call("ui.textBox", { anchor: { type: "world", position: [0, 3.6, -2] }, title: "Text box", text: "A title bar over a word-wrapped body, composited natively into a texture on a real mesh.", maxWidth: 300 });
+await call("ui.textBox", { anchor: { type: "world", position: [0, 3.6, -2] }, title: "Text box", text: "A title bar over a word-wrapped body, drawn on the GPU as glyph quads from a distance-field atlas.", maxWidth: 300 });
 await call("ui.callout", { anchor: { type: "world", position: [2.2, 2.4, 3] }, text: "a callout: its leader line ends at the crate", maxWidth: 170, leader: { target: crate } });
 const hud = (await call<{ handle: string }>("ui.hudPanel", { anchor: { type: "screen", corner: "topLeft", offset: [12, 12] }, title: "agent ops", lines: [], maxWidth: 300, style: { titleColor: "#ffe08a", fontSize: 12 }, lifecycle: { feed: { maxLines: 5 } } })).handle;
 const status = (await call<{ handle: string }>("ui.hudPanel", { anchor: { type: "screen", corner: "bottomRight", offset: [12, 12] }, text: "camera orbiting", style: { fill: "#00000099" } })).handle;

@@ -1598,6 +1598,59 @@ declare module "limina/internal/engine/agents/directory" {
         perceptionOf(agentId: string): unknown | null;
     }
 }
+declare module "limina/internal/limina-physics/js/character" {
+    import type { QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    export interface CharacterDesc {
+        /** Where its feet stand. */
+        position: Vec3;
+        /** Capsule radius (m, default 0.3). */
+        radius?: number;
+        /** Head to feet (m, default 1.8). */
+        height?: number;
+        /** Steepest slope it walks up, degrees (default 45). */
+        maxSlope?: number;
+        /** Highest step it steps up (m, default 0.35). */
+        stepHeight?: number;
+        /** How far down it sticks to the ground (m, default 0.3). */
+        snapDistance?: number;
+        /** Mass for pushing dynamic bodies (kg, default 70). */
+        mass?: number;
+        /** The ECS entity it drives (its SoA slot). */
+        eid?: number;
+    }
+    export interface CharacterState {
+        /** Feet position. */
+        position: Vec3;
+        /** Velocity achieved over the last step. */
+        velocity: Vec3;
+        grounded: boolean;
+        sliding: boolean;
+        /** Unit ground-plane direction it faces, [x, z]. */
+        facing: [number, number];
+    }
+    /** The characters of one physics world. */
+    export class Characters {
+        readonly physics: PhysicsWorld;
+        constructor(physics: PhysicsWorld);
+        /** A new character; returns its body handle (destroy it with `physics.destroyBody`). */
+        create(desc: CharacterDesc): number;
+        /** The horizontal velocity [x, z] it walks at from the next step on. */
+        setVelocity(handle: number, [x, z]: [number, number]): void;
+        /** Turns it to face ground direction [x, z] (kept until it walks another way). */
+        setFacing(handle: number, [x, z]: [number, number]): void;
+        /** Jumps at `speed` m/s up at the next step, if it stands on the ground; returns whether it will. */
+        jump(handle: number, speed: number): boolean;
+        state(handle: number): CharacterState;
+        /** Moves every character one step (before the physics step), feet and facing into the SoA. */
+        step(dt: number, position: Vec3Columns, rotation: QuatColumns): number;
+        /** Every controller's settings and state, as bytes `restore` takes back (the bodies are in the physics snapshot). */
+        snapshot(): Uint8Array;
+        restore(bytes: Uint8Array): void;
+        /** What the world digest hashes of them: wanted and achieved motion, facing, grounded, in handle order. */
+        digestBytes(): Uint8Array;
+    }
+}
 declare module "limina/internal/limina-trace/js/chain" {
     import type { EngineEvent } from "limina/internal/engine/observability/tracer";
     export type IntegrityReason = "invalid_json" | "partial_final_line" | "missing_integrity" | "previous_hash_mismatch" | "hash_mismatch" | "truncated" | "terminator_mismatch" | "after_terminator";
@@ -1818,6 +1871,43 @@ declare module "limina/internal/engine/observability/tracer" {
         /** Frees the world log (an anonymous spool is deleted, a live one sealed); later emits throw `unavailable`. */
         close(): void;
     }
+}
+declare module "limina/internal/limina-render/js/gltf" {
+    import * as THREE from "three";
+    /** A GLTFLoader whose textures decode natively (embedded PNG). */
+    export function createGLTFLoader(): THREE.GLTFLoader;
+}
+declare module "limina/internal/limina-runtime/js/host" {
+    export interface AssetInfo {
+        id: string;
+        kind: string;
+        /** The manifest path, relative to the asset directory. */
+        source: string;
+        description: string;
+    }
+    export interface HttpPostRequest {
+        url: string;
+        body: string;
+        headers: [string, string][];
+        /** The whole exchange, connecting included. */
+        timeoutMs: number;
+        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
+        connectTimeoutMs?: number;
+    }
+    export interface HttpPostResponse {
+        status: number;
+        /** Names lower-case. */
+        headers: [string, string][];
+        body: string;
+    }
+    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
+    export const resolveAsset: (id: string) => Promise<AssetInfo>;
+    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
+    export const readAsset: (id: string) => Promise<Uint8Array>;
+    /** One HTTP POST off the loop: the status and body. */
+    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
+    /** An environment variable, or undefined when unset. */
+    export const env: (name: string) => string | undefined;
 }
 declare module "limina/internal/engine/policy/engine" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
@@ -2063,231 +2153,6 @@ declare module "limina/internal/engine/skills/registry" {
         get policyEngine(): PolicyEngine | null;
         invoke(name: string, input: unknown, base: InvokeBase): Promise<InvokeResult>;
     }
-}
-declare module "limina/internal/engine/web/avatar" {
-    import type { AgentSource, AgentSummary } from "limina/internal/engine/agents/directory";
-    import type { WorldResource } from "limina/internal/engine/ecs/resources";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
-    interface Avatar {
-        agentId: string;
-        entity: string;
-        name: string;
-    }
-    /** The world's avatars: an agent roster for locomotion and speech, and a world resource. */
-    interface SavedAvatars {
-        taken: number;
-        avatars: Avatar[];
-    }
-    export class Avatars implements AgentSource, WorldResource<SavedAvatars> {
-        private readonly entities;
-        private readonly byAgent;
-        /** Avatars ever taken (their spawn places around the ring). */
-        private taken;
-        constructor(entities: Entities);
-        list(): AgentSummary[];
-        perceptionOf(): null;
-        /** The live avatar of `agentId`, or a new one; `created` says which. */
-        take(agentId: string, name: string): {
-            entity: string;
-            created: boolean;
-        };
-        save(): SavedAvatars;
-        load(saved: SavedAvatars | null): void;
-    }
-    export function avatarSkills({ avatars }: {
-        avatars: Avatars;
-    }): SkillDefinition[];
-}
-declare module "limina/internal/engine/audio/listener" {
-    import type * as THREE from "three";
-    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
-    /** Puts `audio`'s listener where `camera` is now (unchanged poses cost nothing). */
-    export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
-    /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
-    export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
-}
-declare module "limina/internal/engine/render/view-camera" {
-    import * as THREE from "three";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    export interface CameraPose {
-        position: Vec3;
-        target: Vec3;
-        /** Vertical field of view, degrees. */
-        fov: number;
-    }
-    /** Where a world's view starts: above and in front of the origin, looking at it. */
-    export const DEFAULT_POSE: Readonly<CameraPose>;
-    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
-    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
-    export class ViewCamera {
-        /** What the window renders (its aspect follows the window). */
-        readonly camera: THREE.PerspectiveCamera;
-        private pose;
-        private readonly placed;
-        constructor(pose?: CameraPose);
-        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
-        set(pose: {
-            position: Vec3;
-            target: Vec3;
-            fov?: number;
-        }): CameraPose;
-        /** The current pose. When code steered the camera since the last `set`
-         *  (an orbit control, say), the target is the point it now looks at, as
-         *  far away as the last target was. */
-        get(): CameraPose;
-    }
-    /**
-     * A pose that frames `object` (its bounding sphere fills the frame at
-     * `aspect`), looking at it along the direction `from` looks, so framing
-     * keeps the angle the view had.
-     */
-    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
-}
-declare module "limina/internal/engine/camera/rig" {
-    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
-    import type { Vec3 } from "limina/internal/engine/ecs/world";
-    import type { CameraPose, ViewCamera } from "limina/internal/engine/render/view-camera";
-    import type { Entities } from "limina/internal/engine/scene/entities";
-    export type RigSpec = {
-        mode: "follow";
-        entity: string;
-        distance: number;
-        height: number;
-        smoothing: number;
-    } | {
-        mode: "thirdPerson";
-        entity: string;
-        distance: number;
-        shoulder: number;
-        height: number;
-        smoothing: number;
-    } | {
-        mode: "firstPerson";
-        entity: string;
-        eyeHeight: number;
-    } | {
-        mode: "orbit";
-        target: string | Vec3;
-        distance: number;
-        height: number;
-        speed: number;
-    };
-    export class CameraRig {
-        private readonly view;
-        private readonly entities;
-        private readonly physics;
-        private spec;
-        private pose;
-        private azimuth;
-        private shake;
-        private steps;
-        constructor(view: ViewCamera, entities: Entities, physics: PhysicsWorld);
-        /** The rig now driving the view, if any. */
-        current(): RigSpec | null;
-        /** Drives the view with `spec` from now on; places the camera at once and returns the pose. */
-        set(spec: RigSpec): CameraPose;
-        /** Stops the rig: the view stays where it is. */
-        clear(): void;
-        /** Shakes the view for `duration` seconds, `intensity` metres at its strongest, easing out. */
-        startShake(intensity: number, duration: number): void;
-        private center;
-        /** Where `entity` stands and the ground direction it faces ([x, z], from its rotation). */
-        private body;
-        /** One fixed step: the rig's pose, smoothed, shaken, onto the view. Returns the pose. */
-        step(dt: number): CameraPose;
-        private desired;
-    }
-}
-declare module "limina/internal/limina-physics/js/character" {
-    import type { QuatColumns, Vec3, Vec3Columns } from "limina/internal/limina-ops/js/soa";
-    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
-    export interface CharacterDesc {
-        /** Where its feet stand. */
-        position: Vec3;
-        /** Capsule radius (m, default 0.3). */
-        radius?: number;
-        /** Head to feet (m, default 1.8). */
-        height?: number;
-        /** Steepest slope it walks up, degrees (default 45). */
-        maxSlope?: number;
-        /** Highest step it steps up (m, default 0.35). */
-        stepHeight?: number;
-        /** How far down it sticks to the ground (m, default 0.3). */
-        snapDistance?: number;
-        /** Mass for pushing dynamic bodies (kg, default 70). */
-        mass?: number;
-        /** The ECS entity it drives (its SoA slot). */
-        eid?: number;
-    }
-    export interface CharacterState {
-        /** Feet position. */
-        position: Vec3;
-        /** Velocity achieved over the last step. */
-        velocity: Vec3;
-        grounded: boolean;
-        sliding: boolean;
-        /** Unit ground-plane direction it faces, [x, z]. */
-        facing: [number, number];
-    }
-    /** The characters of one physics world. */
-    export class Characters {
-        readonly physics: PhysicsWorld;
-        constructor(physics: PhysicsWorld);
-        /** A new character; returns its body handle (destroy it with `physics.destroyBody`). */
-        create(desc: CharacterDesc): number;
-        /** The horizontal velocity [x, z] it walks at from the next step on. */
-        setVelocity(handle: number, [x, z]: [number, number]): void;
-        /** Turns it to face ground direction [x, z] (kept until it walks another way). */
-        setFacing(handle: number, [x, z]: [number, number]): void;
-        /** Jumps at `speed` m/s up at the next step, if it stands on the ground; returns whether it will. */
-        jump(handle: number, speed: number): boolean;
-        state(handle: number): CharacterState;
-        /** Moves every character one step (before the physics step), feet and facing into the SoA. */
-        step(dt: number, position: Vec3Columns, rotation: QuatColumns): number;
-        /** Every controller's settings and state, as bytes `restore` takes back (the bodies are in the physics snapshot). */
-        snapshot(): Uint8Array;
-        restore(bytes: Uint8Array): void;
-        /** What the world digest hashes of them: wanted and achieved motion, facing, grounded, in handle order. */
-        digestBytes(): Uint8Array;
-    }
-}
-declare module "limina/internal/limina-render/js/gltf" {
-    import * as THREE from "three";
-    /** A GLTFLoader whose textures decode natively (embedded PNG). */
-    export function createGLTFLoader(): THREE.GLTFLoader;
-}
-declare module "limina/internal/limina-runtime/js/host" {
-    export interface AssetInfo {
-        id: string;
-        kind: string;
-        /** The manifest path, relative to the asset directory. */
-        source: string;
-        description: string;
-    }
-    export interface HttpPostRequest {
-        url: string;
-        body: string;
-        headers: [string, string][];
-        /** The whole exchange, connecting included. */
-        timeoutMs: number;
-        /** The TCP connect, and then the TLS handshake, each (default 10 000). */
-        connectTimeoutMs?: number;
-    }
-    export interface HttpPostResponse {
-        status: number;
-        /** Names lower-case. */
-        headers: [string, string][];
-        body: string;
-    }
-    /** An asset's manifest entry, by id (the user's `assets/` first, then the built-in ones), looked up off the loop. */
-    export const resolveAsset: (id: string) => Promise<AssetInfo>;
-    /** An asset's bytes, by id, read off the loop (regular files only, at most 256 MiB). */
-    export const readAsset: (id: string) => Promise<Uint8Array>;
-    /** One HTTP POST off the loop: the status and body. */
-    export const httpPost: (request: HttpPostRequest) => Promise<HttpPostResponse>;
-    /** An environment variable, or undefined when unset. */
-    export const env: (name: string) => string | undefined;
 }
 declare module "limina/internal/engine/skills/schemas" {
     import { z } from "zod";
@@ -2694,6 +2559,144 @@ declare module "limina/internal/engine/characters/characters" {
         afterStep(dt: number): void;
         /** Crowd states of the given characters (position, velocity, speed, mode, facing per AGENT_STATE_FLOATS). */
         agentStates(list: Character[]): Float32Array;
+    }
+}
+declare module "limina/internal/engine/web/avatar" {
+    import type { AgentSource, AgentSummary } from "limina/internal/engine/agents/directory";
+    import type { WorldResource } from "limina/internal/engine/ecs/resources";
+    import type { CharacterSystem } from "limina/internal/engine/characters/characters";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SkillDefinition } from "limina/internal/engine/skills/registry";
+    interface Avatar {
+        agentId: string;
+        entity: string;
+        name: string;
+    }
+    /** The world's avatars: an agent roster for locomotion and speech, and a world resource. */
+    interface SavedAvatars {
+        taken: number;
+        avatars: Avatar[];
+    }
+    export class Avatars implements AgentSource, WorldResource<SavedAvatars> {
+        private readonly entities;
+        private readonly characters;
+        private readonly byAgent;
+        /** Avatars ever taken (their spawn places around the ring). */
+        private taken;
+        /** `characters`: the world's characters system (the session makes it after the avatars). */
+        constructor(entities: Entities, characters: () => CharacterSystem);
+        list(): AgentSummary[];
+        perceptionOf(): null;
+        /** The live avatar of `agentId`, or a new humanoid standing on the spawn ring; `created` says which. */
+        take(agentId: string, name: string): Promise<{
+            entity: string;
+            created: boolean;
+        }>;
+        save(): SavedAvatars;
+        load(saved: SavedAvatars | null): void;
+    }
+    export function avatarSkills({ avatars }: {
+        avatars: Avatars;
+    }): SkillDefinition[];
+}
+declare module "limina/internal/engine/audio/listener" {
+    import type * as THREE from "three";
+    import type { AudioScene } from "limina/internal/limina-audio/js/audio";
+    /** Puts `audio`'s listener where `camera` is now (unchanged poses cost nothing). */
+    export function syncListener(audio: AudioScene, camera: THREE.Object3D): void;
+    /** Keeps `audio`'s listener on `camera` every frame; returns a function that stops it. */
+    export function followCamera(audio: AudioScene, camera: THREE.Object3D): () => void;
+}
+declare module "limina/internal/engine/render/view-camera" {
+    import * as THREE from "three";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    export interface CameraPose {
+        position: Vec3;
+        target: Vec3;
+        /** Vertical field of view, degrees. */
+        fov: number;
+    }
+    /** Where a world's view starts: above and in front of the origin, looking at it. */
+    export const DEFAULT_POSE: Readonly<CameraPose>;
+    /** Points `camera` along `pose`; the far plane reaches well past the target however far the camera stands. */
+    export function placeCamera(camera: THREE.PerspectiveCamera, pose: CameraPose): void;
+    export class ViewCamera {
+        /** What the window renders (its aspect follows the window). */
+        readonly camera: THREE.PerspectiveCamera;
+        private pose;
+        private readonly placed;
+        constructor(pose?: CameraPose);
+        /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
+        set(pose: {
+            position: Vec3;
+            target: Vec3;
+            fov?: number;
+        }): CameraPose;
+        /** The current pose. When code steered the camera since the last `set`
+         *  (an orbit control, say), the target is the point it now looks at, as
+         *  far away as the last target was. */
+        get(): CameraPose;
+    }
+    /**
+     * A pose that frames `object` (its bounding sphere fills the frame at
+     * `aspect`), looking at it along the direction `from` looks, so framing
+     * keeps the angle the view had.
+     */
+    export function framing(object: THREE.Object3D, from: CameraPose, aspect: number): CameraPose;
+}
+declare module "limina/internal/engine/camera/rig" {
+    import type { PhysicsWorld } from "limina/internal/limina-physics/js/physics";
+    import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import type { CameraPose, ViewCamera } from "limina/internal/engine/render/view-camera";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    export type RigSpec = {
+        mode: "follow";
+        entity: string;
+        distance: number;
+        height: number;
+        smoothing: number;
+    } | {
+        mode: "thirdPerson";
+        entity: string;
+        distance: number;
+        shoulder: number;
+        height: number;
+        smoothing: number;
+    } | {
+        mode: "firstPerson";
+        entity: string;
+        eyeHeight: number;
+    } | {
+        mode: "orbit";
+        target: string | Vec3;
+        distance: number;
+        height: number;
+        speed: number;
+    };
+    export class CameraRig {
+        private readonly view;
+        private readonly entities;
+        private readonly physics;
+        private spec;
+        private pose;
+        private azimuth;
+        private shake;
+        private steps;
+        constructor(view: ViewCamera, entities: Entities, physics: PhysicsWorld);
+        /** The rig now driving the view, if any. */
+        current(): RigSpec | null;
+        /** Drives the view with `spec` from now on; places the camera at once and returns the pose. */
+        set(spec: RigSpec): CameraPose;
+        /** Stops the rig: the view stays where it is. */
+        clear(): void;
+        /** Shakes the view for `duration` seconds, `intensity` metres at its strongest, easing out. */
+        startShake(intensity: number, duration: number): void;
+        private center;
+        /** Where `entity` stands and the ground direction it faces ([x, z], from its rotation). */
+        private body;
+        /** One fixed step: the rig's pose, smoothed, shaken, onto the view. Returns the pose. */
+        step(dt: number): CameraPose;
+        private desired;
     }
 }
 declare module "limina/internal/engine/skills/profiles" {
@@ -3170,71 +3173,6 @@ declare module "limina/internal/engine/render/overlay" {
      */
     export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
 }
-declare module "limina/internal/limina-render/js/text" {
-    /** Straight-alpha RGBA, 0–255 each. */
-    export type Rgba = [number, number, number, number];
-    export interface TextSpec {
-        text: string;
-        /** Font size (em), logical pixels. */
-        size: number;
-        maxWidth?: number;
-        maxLines?: number;
-        /** Line advance as a multiple of size (default 1.25). */
-        lineHeight?: number;
-    }
-    export interface TextLayout {
-        lines: string[];
-        /** The widest line, logical pixels. */
-        width: number;
-        height: number;
-        lineAdvance: number;
-        /** Whether maxLines cut the text (its last line then ends in "…"). */
-        truncated: boolean;
-    }
-    /** One thing to paint, in logical pixels, painted in list order. */
-    export type Paint = {
-        op: "roundRect";
-        x: number;
-        y: number;
-        w: number;
-        h: number;
-        radius?: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "circle";
-        x: number;
-        y: number;
-        r: number;
-        fill: Rgba;
-        border?: number;
-        borderColor?: Rgba;
-    } | {
-        op: "triangle";
-        points: [[number, number], [number, number], [number, number]];
-        fill: Rgba;
-    }
-    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
-     | {
-        op: "text";
-        x: number;
-        y: number;
-        text: TextSpec;
-        color: Rgba;
-        reveal?: number;
-    };
-    /** RGBA8, straight alpha, rows top to bottom. */
-    export interface PaintedImage {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    }
-    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
-    export function layoutText(spec: TextSpec): TextLayout;
-    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
-    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
-}
 declare module "limina/internal/engine/ui/anchor" {
     import * as THREE from "three";
     import { z } from "zod";
@@ -3313,6 +3251,101 @@ declare module "limina/internal/engine/ui/anchor" {
     export function triangleMatrix(a: THREE.Vector3, b: THREE.Vector3, c: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
     /** The matrix mapping the unit segment (0,0,0)–(1,0,0) onto a–b. */
     export function segmentMatrix(a: THREE.Vector3, b: THREE.Vector3, out: THREE.Matrix4): THREE.Matrix4;
+}
+declare module "limina/internal/limina-render/js/text" {
+    /** Straight-alpha RGBA, 0–255 each. */
+    export type Rgba = [number, number, number, number];
+    export interface TextSpec {
+        text: string;
+        /** Font size (em), logical pixels. */
+        size: number;
+        maxWidth?: number;
+        maxLines?: number;
+        /** Line advance as a multiple of size (default 1.25). */
+        lineHeight?: number;
+    }
+    export interface TextLayout {
+        lines: string[];
+        /** The widest line, logical pixels. */
+        width: number;
+        height: number;
+        lineAdvance: number;
+        /** Whether maxLines cut the text (its last line then ends in "…"). */
+        truncated: boolean;
+    }
+    /** One thing to paint, in logical pixels, painted in list order. */
+    export type Paint = {
+        op: "roundRect";
+        x: number;
+        y: number;
+        w: number;
+        h: number;
+        radius?: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "circle";
+        x: number;
+        y: number;
+        r: number;
+        fill: Rgba;
+        border?: number;
+        borderColor?: Rgba;
+    } | {
+        op: "triangle";
+        points: [[number, number], [number, number], [number, number]];
+        fill: Rgba;
+    }
+    /** Text with its first line's box top at y; `reveal` draws only the first that many characters (line breaks count one). */
+     | {
+        op: "text";
+        x: number;
+        y: number;
+        text: TextSpec;
+        color: Rgba;
+        reveal?: number;
+    };
+    /** RGBA8, straight alpha, rows top to bottom. */
+    export interface PaintedImage {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    }
+    /** Floats per quad: rect (x, y, w, h), atlas rect (u0, v0, u1, v1) in texels, colour (rgba 0–1), border colour, (kind, order, radius, border width). */
+    export const QUAD_FLOATS = 20;
+    /** A quad's kind: a rounded box (circles are boxes rounded by half their side) or a glyph. */
+    export const QUAD_BOX = 0;
+    export const QUAD_GLYPH = 1;
+    /** Paints as quads: `count` × QUAD_FLOATS little-endian f32s, indexing the atlas at `atlasVersion`. */
+    export interface Quads {
+        count: number;
+        atlasVersion: number;
+        data: Uint8Array;
+    }
+    /** The signed-distance glyph atlas: R8, rows top to bottom; a texel ≥ ½ is inside, `spread` texels either side of the edge saturate. */
+    export interface GlyphAtlas {
+        width: number;
+        height: number;
+        version: number;
+        /** The em size glyphs are stored at, texels. */
+        em: number;
+        spread: number;
+        data: Uint8Array;
+    }
+    /** Lays text out: word wrap within maxWidth, at most maxLines (the last then ends in "…"). */
+    export function layoutText(spec: TextSpec): TextLayout;
+    /** Paints onto a transparent width×height logical-pixel image at `scale` device pixels per logical pixel (at most 4096 a side). */
+    export function paint(width: number, height: number, scale: number, paints: Paint[]): PaintedImage;
+    /**
+     * Paints (no triangles) as instanced quads in order: boxes and circles as
+     * rounded boxes, text as one quad per inked glyph. The glyphs of a text
+     * paint with `reveal` carry their character index as their order (others
+     * −1), so a typewriter shows the first n without laying anything out again.
+     */
+    export function quadsOf(paints: Paint[]): Quads;
+    /** A copy of the shared glyph atlas now (it grows as new characters are used). */
+    export function glyphAtlas(): GlyphAtlas;
 }
 declare module "limina/internal/engine/ui/lifecycle" {
     import { z } from "zod";
@@ -3582,6 +3615,27 @@ declare module "limina/internal/engine/ui/panel" {
         maxLines?: number;
     }, reveal?: number): Composition;
 }
+declare module "limina/internal/engine/ui/quads" {
+    import * as THREE from "three";
+    import { type Paint } from "limina/internal/limina-render/js/text";
+    /** One container's quads: a mesh whose instances are rewritten in place while they fit. */
+    export class PanelQuads {
+        readonly mesh: THREE.Mesh<THREE.InstancedBufferGeometry, THREE.MeshBasicNodeMaterial>;
+        private buffer;
+        private readonly state;
+        constructor(screen: boolean);
+        /** Replaces the quads with `paints` (logical px), drawn in a unit quad spanning `extent`. */
+        set(paints: Paint[], extent: [number, number]): void;
+        /** Instances allocated (for tests: updates that fit reuse them). */
+        get capacity(): number;
+        /** Shows the first `n` characters of typed text (Infinity: all). */
+        reveal(n: number): void;
+        set opacity(value: number);
+        get opacity(): number;
+        /** Frees the instances (the shader and atlas are shared). */
+        dispose(): void;
+    }
+}
 declare module "limina/internal/engine/ui/container" {
     import * as THREE from "three";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
@@ -3611,8 +3665,7 @@ declare module "limina/internal/engine/ui/container" {
     export class UiContainer {
         private options;
         readonly group: THREE.Group<THREE.Object3DEventMap>;
-        readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
-        private texture;
+        private readonly quads;
         private composition;
         private readonly extras;
         private tail;
@@ -3626,12 +3679,17 @@ declare module "limina/internal/engine/ui/container" {
         get kind(): ContainerKind;
         /** Whether the entity it is anchored to is gone. */
         anchorLost(): boolean;
-        /** The texture's size in device pixels. */
+        /** The panel's size in device pixels (screen panels cover exactly these). */
         get pixelSize(): [number, number];
         get opacity(): number;
+        /** Instances the panel's quads have room for (updates that fit reuse them). */
+        get quadCapacity(): number;
         private adopt;
-        private makeTexture;
-        /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
+        /** Writes the composition's quads; a screen panel's unit quad spans its whole device pixels. */
+        private draw;
+        /** Shows the first `n` characters of a typewriter's text: no layout, no new quads. */
+        reveal(n: number): void;
+        /** Re-composites with new words, style or reveal, rewriting the quads in place while they fit. */
         recomposite(changes: {
             content?: Content;
             style?: ResolvedStyle;
@@ -3660,7 +3718,7 @@ declare module "limina/internal/engine/ui/layer" {
         phase: string;
         /** The panel's material opacity now. */
         opacity: number;
-        /** Texture size, device pixels. */
+        /** Device pixels it covers at its pixelScale (a screen panel, exactly). */
         pixelSize: [number, number];
         /** Logical size and the body text's box in it. */
         width: number;
@@ -8824,6 +8882,8 @@ declare module "limina/internal/engine/persistence/replay" {
             logSeq: number;
             digest: string;
         };
+        /** Called before each fixed step with the tick the world is at, once everything the log applies at that tick is applied. */
+        beforeStep?: (tick: number) => void;
     }
     export type ReplayResult = {
         ok: true;
@@ -9136,7 +9196,7 @@ declare module "limina" {
     export { LUT_NAMES, type LutName } from "limina/internal/engine/render/lut";
     export { loadHdriAsset } from "limina/internal/engine/render/hdri";
     export { type AssetInfo, env, readAsset, resolveAsset } from "limina/internal/limina-runtime/js/host";
-    export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
+    export { glyphAtlas, type GlyphAtlas, layoutText, type Paint, paint, type PaintedImage, QUAD_FLOATS, type Quads, quadsOf, type Rgba, type TextLayout, type TextSpec } from "limina/internal/limina-render/js/text";
     export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "limina/internal/engine/ui/layer";
     export { PanelSpec, type PanelSpecInput } from "limina/internal/engine/ui/panel";
     export { Anchor as UiAnchor, SCREEN_CORNERS } from "limina/internal/engine/ui/anchor";

@@ -90,7 +90,7 @@ export { loadHdriAsset } from "./render/hdri.ts";
 export { type AssetInfo, env, readAsset, resolveAsset } from "../../crates/limina-runtime/js/host.ts";
 
 // In-world UI: text laid out and rasterized natively, containers composited into textures.
-export { layoutText, type Paint, paint, type PaintedImage, type Rgba, type TextLayout, type TextSpec } from "../../crates/limina-render/js/text.ts";
+export { glyphAtlas, type GlyphAtlas, layoutText, type Paint, paint, type PaintedImage, QUAD_FLOATS, type Quads, quadsOf, type Rgba, type TextLayout, type TextSpec } from "../../crates/limina-render/js/text.ts";
 export { type ContainerInfo, MAX_CONTAINERS, UiLayer } from "./ui/layer.ts";
 export { PanelSpec, type PanelSpecInput } from "./ui/panel.ts";
 export { Anchor as UiAnchor, SCREEN_CORNERS } from "./ui/anchor.ts";

@@ -155,7 +155,7 @@ export class WorldSession {
     this.resources.register("scene.prefabs", this.prefabs);
     this.spatial = new SpatialIndex(this.world);
     this.ui = new UiLayer(this.scene, this.entities);
-    this.avatars = new Avatars(this.entities);
+    this.avatars = new Avatars(this.entities, () => this.characters);
     this.agents.publish(this.avatars);
     this.resources.register("avatars", this.avatars);
     this.terrain = new Terrain(this.physics);

@@ -1,9 +1,10 @@
-// ui.* skills and the native text substrate: containers composited into
-// textures on real Three.js meshes, rendered offscreen on this machine's
+// ui.* skills and the native text substrate: containers drawn as
+// instanced quads (chrome and signed-distance glyphs) on real Three.js
+// meshes, rendered offscreen on this machine's
 // WebGPU adapter (lavapipe here) through render.capture, decoded and
 // checked pixel by pixel.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, createWorldSession, type DecodedImage, decodePng, layoutText, paint, readPng, resolveProfile, type WorldSession } from "limina";
+import { Capturer, createWorldSession, type DecodedImage, decodePng, glyphAtlas, layoutText, paint, type Paint, QUAD_FLOATS, quadsOf, readPng, resolveProfile, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 
 const BUILDER = { agentId: "b1", sessionId: "s1", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -71,7 +72,7 @@ const isMagenta = (c: Rgb) => near(c, [255, 0, 255], 40);
 
 const FRONT = { position: [0, 1, 6], target: [0, 1, 0], fov: 50 };
 
-test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, DPI-aware pixelScale", () => {
+test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, DPI-aware pixelScale, the same paints as GPU quads", () => {
   const text = "the quick brown fox jumps over the lazy dog";
   const wide = layoutText({ text, size: 16 });
   assertEquals(wide.lines.length, 1);
@@ -97,6 +98,21 @@ test("the text substrate: word wrap within maxWidth, maxLines with an ellipsis, 
     threw = (e as { code?: string }).code ?? "";
   }
   assertEquals(threw, "invalid_input", "an image over 4096 px a side is refused");
+  // The same paints as GPU quads: one per box, one per inked glyph, over the shared atlas.
+  const q = quadsOf([{ op: "roundRect", x: 0, y: 0, w: 100, h: 30, radius: 6, fill: [0, 0, 0, 255] }, { op: "text", x: 4, y: 4, text: { text: "Hi there", size: 16 }, color: [255, 255, 255, 255] }]);
+  assertEquals([q.count, q.data.byteLength], [8, 8 * QUAD_FLOATS * 4]);
+  const atlas = glyphAtlas();
+  assert(atlas.version >= q.atlasVersion && atlas.data.length === atlas.width * atlas.height && atlas.data.some((v) => v > 128), `the atlas: ${atlas.width}×${atlas.height} v${atlas.version}`);
+  const refusedQuads = (paints: Paint[]) => {
+    try {
+      quadsOf(paints);
+      return "";
+    } catch (e) {
+      return `${(e as { code?: string }).code}: ${(e as Error).message}`;
+    }
+  };
+  assert(refusedQuads([{ op: "triangle", points: [[0, 0], [1, 0], [0, 1]], fill: [0, 0, 0, 255] }]).startsWith("invalid_input: triangles"), "a triangle is not a quad");
+  assert(refusedQuads([{ op: "text", x: 0, y: 0, text: { text: "x", size: 0 }, color: [0, 0, 0, 255] }]).startsWith("invalid_input: text size"), "a bad size is refused as in layout");
 });
 
 test("a speech bubble's text pixels lie inside its box, its tail below it towards the speaker", async () => {
@@ -220,6 +236,47 @@ test("fade in and typewriter: the text appears a character at a time", async () 
   s.dispose();
 });
 
+/** The instanced quads of the only container in `s` (chrome and glyphs, one mesh). */
+function quadsOf1(s: WorldSession) {
+  const meshes: { geometry: { instanceCount: number; getAttribute(name: string): { data: { version: number; count: number } } } }[] = [];
+  s.ui.overlay.traverse((o) => {
+    if ((o as unknown as { geometry?: { isInstancedBufferGeometry?: boolean } }).geometry?.isInstancedBufferGeometry) meshes.push(o as never);
+  });
+  assertEquals(meshes.length, 1);
+  return meshes[0];
+}
+
+test("text on the GPU: ui.update rewrites the same quads in place, a typewriter step moves none, new characters join the atlas", async () => {
+  const s = await world();
+  const { handle } = value<{ handle: string }>(
+    await s.registry.invoke("ui.speechBubble", { anchor: { type: "world", position: [0, 1, 0] }, text: "first words typed here", style: { textColor: "#ff0000" }, lifecycle: { typewriter: 20 } }, BUILDER),
+  );
+  const mesh = quadsOf1(s);
+  const buffer = mesh.geometry.getAttribute("quadRect").data;
+  const written = buffer.version;
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 20; j++) s.step(STEP);
+    counts.push((await capture(s, 320, 240, FRONT)).pixels(isRed).length);
+  }
+  assert(counts[0] > 0 && counts[0] < counts[1] && counts[1] < counts[2], `typed out progressively: ${counts}`);
+  assertEquals(buffer.version, written, "typing rewrote no quads");
+  const quads = mesh.geometry.instanceCount;
+  assertEquals(value(await s.registry.invoke("ui.update", { handle, text: "other words typed here" }, BUILDER)), { ok: true, changed: true });
+  assertEquals(quadsOf1(s), mesh, "the same mesh");
+  assert(mesh.geometry.getAttribute("quadRect").data === buffer && buffer.version > written, "the same instance buffer, rewritten");
+  assertEquals(mesh.geometry.instanceCount, quads, "as many glyphs, as many quads");
+  value(await s.registry.invoke("ui.remove", { handle }, BUILDER));
+  // Beyond Latin-1: Cyrillic and a check mark are made into the atlas on first use.
+  value(await s.registry.invoke("ui.hudPanel", { anchor: { type: "screen", corner: "center", offset: [0, 0] }, text: "Привет, мир ✓", pixelScale: 2, style: { fill: "#000000", border: "#000000", textColor: "#ff0000" } }, BUILDER));
+  const img = await capture(s, 320, 240, FRONT);
+  const box = img.box((c) => c[0] < 8 && c[1] < 8 && c[2] < 8);
+  const red = img.pixels(isRed);
+  assert(red.length > 150, `the text is drawn: ${red.length} red pixels`);
+  for (const [x, y] of red) assert(x > box.x0 && x < box.x1 && y > box.y0 && y < box.y1, `text pixel (${x}, ${y}) outside its panel ${JSON.stringify(box)}`);
+  s.dispose();
+});
+
 test("ui.update re-composites, a feed keeps the newest lines, ui.remove detaches and disposes", async () => {
   const s = await world();
   const { handle } = value<{ handle: string }>(await s.registry.invoke("ui.hudPanel", { anchor: { type: "screen" }, title: "ops", lines: ["one"], lifecycle: { feed: { maxLines: 3 } } }, BUILDER));
@@ -266,23 +323,32 @@ test("the anchor and style schemas are in the JSON Schema agents see", () => {
   s.dispose();
 });
 
-test("ui_showcase: as the camera orbits the world panels move while the HUD stays at its corner", async () => {
+test("ui_showcase: as the camera orbits the world panels move while the HUD stays at its corner; a window shows the same frame", async () => {
   const dir = (await Limina.run({ cmd: "mktemp", args: ["-d", "/tmp/limina-ui-XXXXXX"] })).stdout.trim();
-  const frame = async (frames: number) => {
-    const png = `${dir}/ui-${frames}.png`;
-    const r = await Limina.run({ cmd: Limina.execPath, args: ["examples/ui_showcase.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", "480x320"] });
+  const shot = async (frames: number, window: boolean) => {
+    const png = `${dir}/ui-${frames}${window ? "-window" : ""}.png`;
+    const args = ["examples/ui_showcase.ts", "--deterministic", "--frames", String(frames), "--screenshot", png, "--size", "480x320"];
+    const r = await Limina.run(window ? { cmd: "xvfb-run", args: ["-a", Limina.execPath, ...args, "--window"] } : { cmd: Limina.execPath, args });
     assertEquals(r.code, 0, r.stderr);
-    const { box } = pixelsOf(readPng(png));
-    // The HUD's title bar (#1d3350) and the callout's fill (#fff6d5), both opaque.
-    return { title: box((c) => near(c, [0x1d, 0x33, 0x50], 3)), callout: box((c) => near(c, [0xff, 0xf6, 0xd5], 4)) };
+    return pixelsOf(readPng(png));
   };
-  const early = await frame(60);
-  const late = await frame(240);
+  // The HUD's title bar (#1d3350) and the callout's fill (#fff6d5), both opaque.
+  const panels = ({ box }: ReturnType<typeof pixelsOf>) => ({ title: box((c) => near(c, [0x1d, 0x33, 0x50], 3)), callout: box((c) => near(c, [0xff, 0xf6, 0xd5], 4)) });
+  const offscreen = await shot(60, false);
+  const early = panels(offscreen);
+  const late = panels(await shot(240, false));
   assert(early.title.n > 300 && late.title.n > 300, `the HUD title bar: ${early.title.n}, ${late.title.n} px`);
   assertEquals([early.title.x0, early.title.y0], [13, 13], "pinned 12 px in from the top-left corner, inside its 1 px border");
   assertEquals([late.title.x0, late.title.y0], [early.title.x0, early.title.y0], "where it was");
   assert(early.callout.n > 200 && late.callout.n > 200, `the world callout in both frames: ${early.callout.n}, ${late.callout.n}`);
   const moved = Math.hypot((early.callout.x0 + early.callout.x1) / 2 - (late.callout.x0 + late.callout.x1) / 2, (early.callout.y0 + early.callout.y1) / 2 - (late.callout.y0 + late.callout.y1) / 2);
   assert(moved > 20, `the world panels moved with the orbit: ${moved} px`);
+  // The same frame in a window (on a private X display) and offscreen: the same panels, text and colours.
+  const windowed = await shot(60, true);
+  let differing = 0;
+  for (let y = 0; y < offscreen.height; y++) {
+    for (let x = 0; x < offscreen.width; x++) if (!near(offscreen.at(x, y), windowed.at(x, y), 8)) differing++;
+  }
+  assert(differing <= offscreen.width * offscreen.height * 0.005, `the window's frame differs from the capture's in ${differing} pixels`);
   await Limina.run({ cmd: "rm", args: ["-rf", dir] });
 });

@@ -538,6 +538,7 @@ deno_core::extension!(
     fanout::op_mcp_fanout_publish,
     fanout::op_mcp_fanout_subscribe,
     fanout::op_mcp_fanout_next,
+    web::op_mcp_web_export,
   ],
   options = { serve: Option<ServeConfig> },
   state = |state, options| {

@@ -10,6 +10,8 @@
 //! token is a spectator.
 
 use base64::Engine as _;
+use deno_core::op2;
+use limina_ops::OpError;
 
 /// One embedded file of the page.
 pub struct Asset {
@@ -143,4 +145,57 @@ pub fn protocol_token_matches(offered: &str, token: &str) -> bool {
 /// Whether the offered subprotocols include the page's.
 pub fn offers_subprotocol(offered: &str) -> bool {
   offered.split(',').any(|p| p.trim() == SUBPROTOCOL)
+}
+
+/// What `limina export-web` wrote.
+#[derive(serde::Serialize)]
+pub struct ExportedPlayer {
+  pub path: String,
+  pub files: usize,
+  pub bytes: u64,
+}
+
+/// Writes the static player into the folder `out`: the page's files (the
+/// same embedded ones the server serves) and `files` (name, content), into
+/// a fresh folder beside `out` that is then renamed into place — the folder
+/// is whole or absent. `out` must not exist or be an empty folder.
+#[op2]
+#[serde]
+pub fn op_mcp_web_export(#[string] out: String, #[serde] files: Vec<(String, String)>) -> Result<ExportedPlayer, OpError> {
+  let target = std::path::Path::new(&out);
+  if let Some(bad) = files.iter().map(|(n, _)| n).find(|n| n.is_empty() || n.contains(['/', '\\']) || n.starts_with('.')) {
+    return Err(OpError::invalid_input(format!("not a plain file name: {bad:?}")));
+  }
+  match std::fs::symlink_metadata(target) {
+    Ok(m) if !m.is_dir() => return Err(OpError::invalid_input(format!("{out} exists and is not a folder: nothing written"))),
+    Ok(_) if std::fs::read_dir(target).map_or(true, |mut entries| entries.next().is_some()) => {
+      return Err(OpError::invalid_input(format!("{out} exists and is not empty: nothing written")));
+    }
+    // Absent (or unreadable: writing it says why).
+    _ => {}
+  }
+  let name = target.file_name().ok_or_else(|| OpError::invalid_input(format!("{out:?} names no folder")))?;
+  let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+  let staging = parent.join(format!(".{}.limina-{}", name.to_string_lossy(), std::process::id()));
+  let write = || -> std::io::Result<(usize, u64)> {
+    std::fs::create_dir(&staging)?;
+    std::fs::create_dir(staging.join("hdri"))?;
+    let mut count = 0;
+    let mut bytes = 0;
+    let pages = ASSETS.iter().filter(|a| a.path != "/").map(|a| (&a.path[1..], a.bytes));
+    for (path, content) in pages.chain(files.iter().map(|(n, c)| (n.as_str(), c.as_bytes()))) {
+      std::fs::write(staging.join(path), content)?;
+      count += 1;
+      bytes += content.len() as u64;
+    }
+    std::fs::rename(&staging, target)?;
+    Ok((count, bytes))
+  };
+  match write() {
+    Ok((files, bytes)) => Ok(ExportedPlayer { path: out, files, bytes }),
+    Err(e) => {
+      let _ = std::fs::remove_dir_all(&staging);
+      Err(OpError::io(format!("cannot write {out} (nothing written)"), e))
+    }
+  }
 }

@@ -2,9 +2,10 @@
 //! `deno_web` pieces it needs) so `navigator.gpu` and the `GPU*` classes
 //! exist inside V8, owns the native window and its surface, and captures
 //! rendered frames to PNG files natively, and lays out and rasterizes UI
-//! text (`text`).
+//! text (`text`), and draws it on the GPU from a glyph atlas (`sdf`).
 
 pub mod gpu;
+pub mod sdf;
 pub mod text;
 pub mod window;
 
@@ -170,7 +171,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint],
+  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow>, config: RenderConfig },

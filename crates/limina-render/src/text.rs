@@ -380,52 +380,62 @@ impl Canvas {
   }
 
   /// Draws laid-out lines: each glyph rasterized at the device size and
-  /// placed at its pen position, lines centred in their advance.
+  /// placed at its pen position.
   pub fn text(&mut self, x: f32, y: f32, laid: &TextLayout, size: f32, color: Rgba, reveal: Option<usize>, glyphs: &mut GlyphCache) {
-    let font = font();
     let s = self.scale;
     let px_size = size * s;
-    let metrics = font.horizontal_line_metrics(size).expect("DejaVu Sans has horizontal metrics");
-    let ink = metrics.ascent - metrics.descent;
-    let mut left = reveal.unwrap_or(usize::MAX);
-    for (i, line) in laid.lines.iter().enumerate() {
-      let baseline = y + i as f32 * laid.line_advance + (laid.line_advance - ink) / 2.0 + metrics.ascent;
-      let mut pen = x;
-      let mut prev = None;
-      for c in line.chars() {
-        if left == 0 {
-          return;
+    let reveal = reveal.unwrap_or(usize::MAX);
+    for_each_glyph(x, y, laid, size, |index, c, pen, baseline| {
+      if index >= reveal {
+        return;
+      }
+      let (m, bitmap) = glyphs.get(c, px_size);
+      let gx = (pen * s).round() as i64 + m.xmin as i64;
+      let gy = (baseline * s).round() as i64 - m.height as i64 - m.ymin as i64;
+      let (gw, gh) = (m.width, m.height);
+      for row in 0..gh {
+        let py = gy + row as i64;
+        if py < 0 || py >= self.height as i64 {
+          continue;
         }
-        left -= 1;
-        if let Some(p) = prev {
-          pen += font.horizontal_kern(p, c, size).unwrap_or(0.0);
-        }
-        prev = Some(c);
-        let (m, bitmap) = glyphs.get(c, px_size);
-        let gx = (pen * s).round() as i64 + m.xmin as i64;
-        let gy = (baseline * s).round() as i64 - m.height as i64 - m.ymin as i64;
-        let (gw, gh) = (m.width, m.height);
-        pen += font.metrics(c, size).advance_width;
-        for row in 0..gh {
-          let py = gy + row as i64;
-          if py < 0 || py >= self.height as i64 {
+        for col in 0..gw {
+          let px = gx + col as i64;
+          if px < 0 || px >= self.width as i64 {
             continue;
           }
-          for col in 0..gw {
-            let px = gx + col as i64;
-            if px < 0 || px >= self.width as i64 {
-              continue;
-            }
-            let coverage = bitmap[row * gw + col];
-            if coverage > 0 {
-              self.blend(px as u32, py as u32, color, coverage as f32 / 255.0);
-            }
+          let coverage = bitmap[row * gw + col];
+          if coverage > 0 {
+            self.blend(px as u32, py as u32, color, coverage as f32 / 255.0);
           }
         }
       }
-      // The line break counts as a revealed character.
-      left = left.saturating_sub(1);
+    });
+  }
+}
+
+/// Calls `f(index, character, pen x, baseline y)` for each character of
+/// laid-out lines, in logical pixels, lines centred in their advance and
+/// kerned. `index` counts characters as a typewriter reveals them: each
+/// line break counts one.
+pub fn for_each_glyph(x: f32, y: f32, laid: &TextLayout, size: f32, mut f: impl FnMut(usize, char, f32, f32)) {
+  let font = font();
+  let metrics = font.horizontal_line_metrics(size).expect("DejaVu Sans has horizontal metrics");
+  let ink = metrics.ascent - metrics.descent;
+  let mut index = 0;
+  for (i, line) in laid.lines.iter().enumerate() {
+    let baseline = y + i as f32 * laid.line_advance + (laid.line_advance - ink) / 2.0 + metrics.ascent;
+    let mut pen = x;
+    let mut prev = None;
+    for c in line.chars() {
+      if let Some(p) = prev {
+        pen += font.horizontal_kern(p, c, size).unwrap_or(0.0);
+      }
+      prev = Some(c);
+      f(index, c, pen, baseline);
+      index += 1;
+      pen += font.metrics(c, size).advance_width;
     }
+    index += 1;
   }
 }
 

@@ -224,6 +224,24 @@ pub enum Command {
     #[arg(long, value_name = "TICK")]
     until: Option<u64>,
   },
+  /// Write a static player of a world log: a folder (index.html, the page's
+  /// module, the world log, keyframes and deltas of every tick, the HDRIs)
+  /// that replays the world in a browser from any static file server, with
+  /// play, pause, seek and speed. The trace is verified and replayed here
+  /// first (a broken one, or one that does not replay, is refused); the
+  /// browser checks the log's sha256 chain again before it plays anything.
+  /// The folder is written beside DIR and renamed into place, so it is
+  /// whole or absent; an existing non-empty DIR is refused.
+  ExportWeb {
+    /// The .jsonl trace file (a sealed world log, e.g. from trace.export).
+    trace: String,
+    /// The folder to write (must not exist, or be empty).
+    #[arg(long, value_name = "DIR")]
+    out: String,
+    /// The world file (snapshot) the trace continues from, as for `limina replay`.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
+  },
   /// Serve the spectator page and fan a world's state stream out to
   /// browsers from NATS (what a world server publishes with
   /// --spectator-sink): spectators only, nothing that writes.

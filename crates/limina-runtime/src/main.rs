@@ -55,6 +55,13 @@ fn main() -> ExitCode {
       }
       Some(embedded::url("js/src/cli/replay.ts"))
     }
+    Some(Command::ExportWeb { trace, out, snapshot }) => {
+      script_args = vec![trace.clone(), "--out".to_owned(), out.clone()];
+      if let Some(s) = snapshot {
+        script_args.extend(["--snapshot".to_owned(), s.clone()]);
+      }
+      Some(embedded::url("js/src/web/export.ts"))
+    }
     Some(Command::Relay { .. }) => Some(embedded::url("js/src/web/relay.ts")),
     Some(Command::Skills { markdown }) => {
       script_args = if *markdown { vec!["--markdown".to_owned()] } else { Vec::new() };

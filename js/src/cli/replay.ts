@@ -5,19 +5,10 @@
 // every checkpoint. Exit 0 printing the final digest when all match; exit 1
 // naming the first divergent tick, or why the trace or snapshot is refused.
 
-import { readWorldFile } from "../../../crates/limina-trace/js/world-file.ts";
-import { parseTrace, readTraceText } from "../../../crates/limina-trace/js/chain.ts";
-import { readNatsLog } from "../../../crates/limina-trace/js/nats.ts";
+import { commandFailure, loadReplay } from "./replay-input.ts";
 import { replay } from "../persistence/replay.ts";
-import { decodeSnapshot, restoreSession } from "../persistence/snapshot.ts";
-import type { EngineEvent } from "../observability/tracer.ts";
-import { WorldSession } from "../world-session.ts";
 
-function fail(message: string): never {
-  console.error(`limina replay: ${message}`);
-  Limina.exit(1);
-  throw new Error(message);
-}
+const fail: (message: string) => never = commandFailure("replay");
 
 const args = [...Limina.args];
 let source: string | undefined;
@@ -34,25 +25,7 @@ while (args.length > 0) {
 }
 if (!source) fail("no trace given");
 
-let events: EngineEvent[] = [];
-try {
-  // A stream is a live log: an intact prefix (a world killed mid-run leaves no terminator).
-  events = source.startsWith("nats://") ? parseTrace(await readNatsLog(source), { open: true }) : parseTrace(readTraceText(source));
-} catch (e) {
-  fail(`refusing ${source}: ${e instanceof Error ? e.message : e}`);
-}
-
-const session = new WorldSession({ simulate: false, checkpointEvery: 0 });
-let from: { logSeq: number; digest: string } | undefined;
-if (snapshotPath !== undefined) {
-  try {
-    const snap = decodeSnapshot(readWorldFile(snapshotPath));
-    await restoreSession(session, snap);
-    from = snap.snapshot;
-  } catch (e) {
-    fail(`cannot restore ${snapshotPath}: ${e instanceof Error ? e.message : e}`);
-  }
-}
+const { events, session, from } = await loadReplay(source, snapshotPath, fail);
 const result = await replay(session, events, { until, from });
 if (result.ok) {
   console.log(`ok: tick ${result.tick}, ${result.calls} calls replayed, ${result.checkpoints} checkpoints matched`);

@@ -11,6 +11,10 @@
 //
 // Snapshots carry `world` (the look settings, lighting and view camera the
 // spectator page draws with) and a delta carries it again when it changed.
+// A character's entry also carries `character` (its appearance), and its
+// animation state (characters/animator.ts's SavedAnimation) rides as
+// `animation` in snapshots and in `animations` (by entity id) in every
+// delta, so a page poses the same skinned humanoid the same way.
 // A sink (`--spectator-sink`, for relays) gets the
 // full-view group's deltas and a snapshot every second, published once
 // however many spectators the relays serve.
@@ -60,11 +64,12 @@ interface Columns {
   values: number[];
 }
 
-/** An entity's look and tags as the stream carries them. */
+/** An entity's look and tags as the stream carries them (and a character's appearance). */
 interface Styled {
   entity: string;
   look: EntityLook | null;
   tags: string[];
+  character?: { appearance: unknown; model?: string };
 }
 
 interface Delta {
@@ -73,6 +78,8 @@ interface Delta {
   created: (Styled & { transform: number[] })[];
   restyled: Styled[];
   destroyed: string[];
+  /** The animation state of each character in view, by entity id. */
+  animations: Record<string, unknown>;
   /** Applies this delta to a known state. */
   apply(known: Known): void;
 }
@@ -82,6 +89,8 @@ export interface StateSyncOptions {
   scene?: () => unknown;
   /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
   sink?: (text: string) => void;
+  /** Each character's animation state now, by entity id. */
+  animations?: () => Map<string, unknown>;
 }
 
 export class StateSync {
@@ -91,6 +100,9 @@ export class StateSync {
   /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
   private sceneJson = "";
   private sceneChange: unknown = null;
+  private sinkStarted = false;
+  /** This tick's animation states (empty: no characters). */
+  private animationsNow = new Map<string, unknown>();
 
   private readonly world: World;
   /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
@@ -101,7 +113,9 @@ export class StateSync {
   }
 
   private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
-    return { entity: id, look: entityLook(entry), tags: [...tags] };
+    const r = entry.resource as { kind?: unknown; appearance?: unknown; model?: string } | undefined;
+    const character = r?.kind === "character" ? { character: { appearance: r.appearance, ...(r.model === undefined ? {} : { model: r.model }) } } : {};
+    return { entity: id, look: entityLook(entry), tags: [...tags], ...character };
   }
 
   get subscribers(): number {
@@ -216,13 +230,20 @@ export class StateSync {
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
+    const animations: Record<string, unknown> = {};
+    let animated = false;
+    for (const [id, a] of this.animationsNow) {
+      if (!present.has(id)) continue;
+      animations[id] = a;
+      animated = true;
+    }
     const record = sent;
     const settle = () => {
       for (const [id, rev] of styles) record.byId.set(id, rev);
       for (const id of destroyed) record.byId.delete(id);
       record.revision = worldRevision;
     };
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && this.sceneChange === null) {
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && this.sceneChange === null) {
       settle();
       return null;
     }
@@ -232,6 +253,7 @@ export class StateSync {
       created,
       restyled,
       destroyed,
+      animations,
       apply(k: Known) {
         for (const [id, r] of updates) k.set(id, r);
         for (const id of destroyed) k.delete(id);
@@ -251,6 +273,7 @@ export class StateSync {
       created: d.created,
       ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
+      ...(Object.keys(d.animations).length > 0 ? { animations: d.animations } : {}),
       ...(this.sceneChange === null ? {} : { world: this.sceneChange }),
     };
   }
@@ -259,7 +282,8 @@ export class StateSync {
     const entities = [];
     for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
-      if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r) });
+      const animation = this.animationsNow.get(e.id);
+      if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r), ...(animation === undefined ? {} : { animation }) });
     }
     const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
     return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, entities });
@@ -271,6 +295,7 @@ export class StateSync {
     if (this.subs.size === 0 && !sink) return;
     const at = performance.timeOrigin + performance.now();
     this.sceneChange = null;
+    this.animationsNow = this.options.animations?.() ?? this.animationsNow;
     if (this.options.scene) {
       const scene = this.options.scene();
       const json = JSON.stringify(scene);
@@ -300,7 +325,9 @@ export class StateSync {
         });
       }
     }
-    if (sink && step % SINK_SNAPSHOT_EVERY === 0) sink(this.snapshot(this.groupKnown, null, step, at));
+    // A sink's first tick brings a snapshot too: its stream starts whole.
+    if (sink && (step % SINK_SNAPSHOT_EVERY === 0 || !this.sinkStarted)) sink(this.snapshot(this.groupKnown, null, step, at));
+    this.sinkStarted = true;
     // Joiners (new, or caught up after falling behind) get the group's state whole.
     const joiners = full.filter((s) => !s.synced);
     if (joiners.length > 0) {

@@ -21,6 +21,8 @@ export interface ReplayOptions {
    * including that log's `world.restored` (whose digest must be the snapshot's).
    */
   from?: { logSeq: number; digest: string };
+  /** Called before each fixed step with the tick the world is at, once everything the log applies at that tick is applied. */
+  beforeStep?: (tick: number) => void;
 }
 
 export type ReplayResult =
@@ -55,7 +57,10 @@ export async function replay(session: WorldSession, events: readonly EngineEvent
   let calls = 0;
   const diverged = (tick: number, reason: string, more: { expected?: string; actual?: string } = {}): ReplayResult => ({ ok: false, tick, reason, ...more, checkpoints, calls });
   const advance = (tick: number): void => {
-    while (session.tick < tick) session.step(FIXED_DT);
+    while (session.tick < tick) {
+      options.beforeStep?.(session.tick);
+      session.step(FIXED_DT);
+    }
   };
   let start = 0;
   const restoredAt = events.findLastIndex((e) => e.type === "world.restored");

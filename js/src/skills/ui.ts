@@ -1,6 +1,6 @@
 // ui.* skills over a world's UiLayer: styled containers (labels, text
-// boxes, speech and thought bubbles, callouts, HUD panels) composited
-// natively into textures on Three.js meshes, anchored in the world or on the
+// boxes, speech and thought bubbles, callouts, HUD panels) drawn as
+// instanced quads over a native glyph atlas, anchored in the world or on the
 // screen. Handles are opaque strings; one that names no live container of
 // this world answers ok: false / removed: false.
 

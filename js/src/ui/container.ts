@@ -1,14 +1,14 @@
-// A UI container in the scene: its composited texture on a real Three.js
-// mesh, plus its speech tail, thought puffs or callout leader as meshes of
-// their own. Each is placed as a camera renders it (onBeforeRender), so
+// A UI container in the scene: its chrome and text as instanced quads on
+// the GPU (quads.ts), plus its speech tail, thought puffs or callout leader
+// as meshes of their own. Each is placed as a camera renders it (onBeforeRender), so
 // world panels billboard toward that camera and screen panels sit at that
 // frame's corner; culling is off because placement happens after it.
 
 import * as THREE from "three";
-import { paint } from "../../../crates/limina-render/js/text.ts";
 import type { Vec3 } from "../ecs/world.ts";
 import { type AnchorSpec, cameraQuaternion, type FrameSize, screenMatrix, segmentMatrix, triangleMatrix, worldMatrix } from "./anchor.ts";
 import { type Composition, compose, type Content } from "./panel.ts";
+import { PanelQuads } from "./quads.ts";
 import type { ContainerKind, ResolvedStyle } from "./style.ts";
 
 /** Screen panels draw after everything else. */
@@ -34,24 +34,15 @@ export interface ContainerOptions {
   leaderColor: [number, number, number, number] | null;
 }
 
-function basicMaterial(color: THREE.Color | null, screen: boolean): THREE.MeshBasicMaterial {
+/** The material of a tail, puff or leader dot (world panels only). */
+function basicMaterial(color: THREE.Color): THREE.MeshBasicMaterial {
   // One pass for both faces: a billboard is only ever seen from the front anyway.
-  const m = new THREE.MeshBasicMaterial({ transparent: true, depthWrite: false, depthTest: !screen, side: THREE.DoubleSide, forceSinglePass: true, toneMapped: false, fog: false });
-  if (color) m.color.copy(color);
-  return m;
+  return new THREE.MeshBasicMaterial({ color, transparent: true, depthWrite: false, side: THREE.DoubleSide, forceSinglePass: true, toneMapped: false, fog: false });
 }
 
 /** A colour whose sRGB bytes the overlay writes unchanged (it renders with no conversion). */
 function srgb([r, g, b]: [number, number, number, number]): THREE.Color {
   return new THREE.Color().setRGB(r / 255, g / 255, b / 255, THREE.LinearSRGBColorSpace);
-}
-
-/** A unit plane whose texture's first row is at the top. */
-function panelGeometry(): THREE.PlaneGeometry {
-  const g = new THREE.PlaneGeometry(1, 1);
-  const uv = g.getAttribute("uv") as THREE.BufferAttribute;
-  for (let i = 0; i < uv.count; i++) uv.setY(i, 1 - uv.getY(i));
-  return g;
 }
 
 const _centre = new THREE.Vector3();
@@ -65,8 +56,7 @@ const _target = new THREE.Vector3();
 
 export class UiContainer {
   readonly group = new THREE.Group();
-  readonly panel: THREE.Mesh<THREE.PlaneGeometry, THREE.MeshBasicMaterial>;
-  private texture: THREE.DataTexture;
+  private readonly quads: PanelQuads;
   private composition: Composition;
   private readonly extras: THREE.Object3D[] = [];
   private tail: THREE.Mesh | null = null;
@@ -77,25 +67,23 @@ export class UiContainer {
 
   constructor(private options: ContainerOptions, reveal?: number) {
     this.composition = compose(options.kind, options.content, options.style, options.sizing, reveal);
-    this.texture = this.makeTexture();
     const screen = options.anchor.type === "screen";
-    const material = basicMaterial(null, screen);
-    material.map = this.texture;
-    this.panel = new THREE.Mesh(panelGeometry(), material);
-    this.panel.renderOrder = screen ? SCREEN_ORDER : WORLD_ORDER;
-    this.adopt(this.panel);
+    this.quads = new PanelQuads(screen);
+    this.draw(reveal);
+    this.quads.mesh.renderOrder = screen ? SCREEN_ORDER : WORLD_ORDER;
+    this.adopt(this.quads.mesh);
     if (options.pointAt && options.anchor.type === "world") {
       const fill = srgb(options.style.fill);
       if (options.kind === "speechBubble") {
         const g = new THREE.BufferGeometry();
         g.setAttribute("position", new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0], 3));
-        this.tail = new THREE.Mesh(g, basicMaterial(fill, false));
+        this.tail = new THREE.Mesh(g, basicMaterial(fill));
         this.tail.renderOrder = WORLD_ORDER - 1;
         this.adopt(this.tail);
       } else if (options.kind === "thoughtBubble") {
         const g = new THREE.CircleGeometry(1, 24);
         for (let i = 0; i < PUFFS; i++) {
-          const puff = new THREE.Mesh(i === 0 ? g : g.clone(), basicMaterial(fill, false));
+          const puff = new THREE.Mesh(i === 0 ? g : g.clone(), basicMaterial(fill));
           puff.renderOrder = WORLD_ORDER - 1;
           this.puffs.push(puff);
           this.adopt(puff);
@@ -107,7 +95,7 @@ export class UiContainer {
         this.leader = new THREE.Line(g, new THREE.LineBasicMaterial({ color, transparent: true, depthWrite: false, toneMapped: false, fog: false }));
         this.leader.renderOrder = WORLD_ORDER - 1;
         this.adopt(this.leader);
-        this.leaderDot = new THREE.Mesh(new THREE.CircleGeometry(1, 16), basicMaterial(color, false));
+        this.leaderDot = new THREE.Mesh(new THREE.CircleGeometry(1, 16), basicMaterial(color));
         this.adopt(this.leaderDot);
       }
     }
@@ -128,13 +116,19 @@ export class UiContainer {
     return this.options.locate !== null && this.options.locate() === null;
   }
 
-  /** The texture's size in device pixels. */
+  /** The panel's size in device pixels (screen panels cover exactly these). */
   get pixelSize(): [number, number] {
-    return [this.texture.image.width, this.texture.image.height];
+    const s = this.options.pixelScale;
+    return [Math.ceil(this.composition.width * s), Math.ceil(this.composition.height * s)];
   }
 
   get opacity(): number {
-    return this.panel.material.opacity;
+    return this.quads.opacity;
+  }
+
+  /** Instances the panel's quads have room for (updates that fit reuse them). */
+  get quadCapacity(): number {
+    return this.quads.capacity;
   }
 
   private adopt(o: THREE.Object3D): void {
@@ -146,35 +140,25 @@ export class UiContainer {
     this.group.add(o);
   }
 
-  private makeTexture(): THREE.DataTexture {
+  /** Writes the composition's quads; a screen panel's unit quad spans its whole device pixels. */
+  private draw(reveal: number | undefined): void {
     const c = this.composition;
-    const img = paint(c.width, c.height, this.options.pixelScale, c.paints);
-    const t = new THREE.DataTexture(img.data, img.width, img.height, THREE.RGBAFormat, THREE.UnsignedByteType);
-    // sRGB bytes, sampled and written as they are: the overlay renders with no colour conversion.
-    t.colorSpace = THREE.NoColorSpace;
-    t.magFilter = THREE.LinearFilter;
-    t.minFilter = THREE.LinearFilter;
-    t.generateMipmaps = false;
-    t.needsUpdate = true;
-    return t;
+    const [pw, ph] = this.pixelSize;
+    const s = this.options.pixelScale;
+    this.quads.set(c.paints, this.options.anchor.type === "screen" ? [pw / s, ph / s] : [c.width, c.height]);
+    this.reveal(reveal ?? Infinity);
   }
 
-  /** Re-composites with new words, style or reveal; the texture is replaced only when its size changes. */
+  /** Shows the first `n` characters of a typewriter's text: no layout, no new quads. */
+  reveal(n: number): void {
+    this.quads.reveal(n);
+  }
+
+  /** Re-composites with new words, style or reveal, rewriting the quads in place while they fit. */
   recomposite(changes: { content?: Content; style?: ResolvedStyle }, reveal?: number): void {
     this.options = { ...this.options, ...(changes.content ? { content: changes.content } : {}), ...(changes.style ? { style: changes.style } : {}) };
     this.composition = compose(this.options.kind, this.options.content, this.options.style, this.options.sizing, reveal);
-    const c = this.composition;
-    const img = paint(c.width, c.height, this.options.pixelScale, c.paints);
-    if (img.width === this.texture.image.width && img.height === this.texture.image.height) {
-      (this.texture.image.data as Uint8Array).set(img.data);
-      this.texture.needsUpdate = true;
-    } else {
-      const old = this.texture;
-      this.texture = this.makeTexture();
-      this.panel.material.map = this.texture;
-      this.panel.material.needsUpdate = true;
-      old.dispose();
-    }
+    this.draw(reveal);
     if (changes.style) {
       const fill = srgb(this.options.style.fill);
       this.tail && (this.tail.material as THREE.MeshBasicMaterial).color.copy(fill);
@@ -192,9 +176,11 @@ export class UiContainer {
     this.alpha = alpha;
     const opacity = alpha * this.options.style.opacity;
     const fillAlpha = this.options.style.fill[3] / 255;
+    this.quads.opacity = opacity;
     for (const o of this.extras) {
+      if (o === this.quads.mesh) continue;
       const m = (o as THREE.Mesh).material as THREE.Material;
-      m.opacity = o === this.panel || o === this.leader || o === this.leaderDot ? opacity : opacity * fillAlpha;
+      m.opacity = o === this.leader || o === this.leaderDot ? opacity : opacity * fillAlpha;
     }
     this.group.visible = opacity > 0;
   }
@@ -204,7 +190,7 @@ export class UiContainer {
     const { anchor, pixelScale } = this.options;
     const [pw, ph] = this.pixelSize;
     if (anchor.type === "screen") {
-      screenMatrix(anchor, pixelScale, pw, ph, renderer, camera, this.panel.matrixWorld);
+      screenMatrix(anchor, pixelScale, pw, ph, renderer, camera, this.quads.mesh.matrixWorld);
       return;
     }
     const at = this.options.locate?.();
@@ -218,10 +204,10 @@ export class UiContainer {
     _right.set(1, 0, 0).applyQuaternion(q);
     _centre.set(at[0] + anchor.offset[0], at[1] + anchor.offset[1], at[2] + anchor.offset[2]);
     if (anchor.align === "bottom") _centre.addScaledVector(_up, h / 2);
-    worldMatrix(_centre, w, h, anchor.billboard, camera, this.panel.matrixWorld);
+    worldMatrix(_centre, w, h, anchor.billboard, camera, this.quads.mesh.matrixWorld);
     const target = this.options.pointAt?.();
     if (!target) {
-      for (const o of this.extras) if (o !== this.panel) o.visible = false;
+      for (const o of this.extras) if (o !== this.quads.mesh) o.visible = false;
       return;
     }
     for (const o of this.extras) o.visible = true;
@@ -256,8 +242,9 @@ export class UiContainer {
   /** Detaches everything from the scene and frees its GPU resources. */
   dispose(): void {
     this.group.removeFromParent();
-    this.texture.dispose();
+    this.quads.dispose();
     for (const o of this.extras) {
+      if (o === this.quads.mesh) continue;
       const m = o as THREE.Mesh;
       m.geometry.dispose();
       (m.material as THREE.Material).dispose();

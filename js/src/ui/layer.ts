@@ -35,7 +35,7 @@ export interface ContainerInfo {
   phase: string;
   /** The panel's material opacity now. */
   opacity: number;
-  /** Texture size, device pixels. */
+  /** Device pixels it covers at its pixelScale (a screen panel, exactly). */
   pixelSize: [number, number];
   /** Logical size and the body text's box in it. */
   width: number;
@@ -184,7 +184,7 @@ export class UiLayer {
       }
       if (life.revealed !== entry.shownReveal) {
         entry.shownReveal = life.revealed;
-        container.recomposite({}, life.revealed);
+        container.reveal(life.revealed);
       }
       container.setAlpha(life.alpha);
     }

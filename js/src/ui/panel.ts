@@ -1,6 +1,6 @@
 // What a UI container says and how it looks: the panel spec every ui.*
-// skill takes, and its composition into the paint list the native painter
-// turns into the container's texture (chrome, title bar, wrapped body).
+// skill takes, and its composition into the paint list (chrome, title bar,
+// wrapped body) the container draws as GPU quads.
 
 import { z } from "zod";
 import { layoutText, type Paint, type TextLayout } from "../../../crates/limina-render/js/text.ts";
@@ -36,7 +36,7 @@ export const PanelFields = {
   maxWidth: z.number().gt(0).max(2048).optional().describe("wrap width, logical px (default 320)"),
   width: z.number().gt(0).max(2048).optional().describe("fixed content width, logical px (default: as wide as the text, up to maxWidth)"),
   maxLines: z.number().int().gt(0).max(500).optional().describe("body lines shown at most; the last then ends in …"),
-  pixelScale: z.number().gt(0).max(8).optional().describe("device pixels per logical pixel the text is rasterized at (DPI); screen panels are drawn that many device pixels per logical pixel (default 1 on screen, 2 in the world)"),
+  pixelScale: z.number().gt(0).max(8).optional().describe("device pixels per logical pixel (DPI): a screen panel is drawn that many device pixels per logical pixel (default 1 on screen, 2 in the world)"),
   tail: Tail.optional(),
   leader: Leader.optional(),
   lifecycle: Lifecycle.optional(),

@@ -1,7 +1,7 @@
 // avatar.*: a person joining a world from the browser page takes a body —
-// an avatar entity bound to the caller's agent id — and then walks it
-// (social.approach) and speaks (social.say) through the very skills and
-// permissions agents use. Which agent inhabits which avatar is world state
+// a humanoid character (characters/) bound to the caller's agent id — and
+// then walks it (character.move, nav.moveTo) and speaks (social.say)
+// through the very skills and permissions agents use. Which agent inhabits which avatar is world state
 // (the world resource "avatars"): snapshots, world files, the digest and
 // replay cover it, and agent rosters list the avatars.
 
@@ -9,12 +9,12 @@ import { z } from "zod";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import type { AgentSource, AgentSummary } from "../agents/directory.ts";
 import type { WorldResource } from "../ecs/resources.ts";
+import type { CharacterSystem } from "../characters/characters.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "../skills/registry.ts";
 
 /** Avatars stand on a ring this far from the world's origin, metres. */
 const SPAWN_RADIUS = 3;
-const AVATAR_SIZE = 0.9;
 
 interface Avatar {
   agentId: string;
@@ -33,7 +33,8 @@ export class Avatars implements AgentSource, WorldResource<SavedAvatars> {
   /** Avatars ever taken (their spawn places around the ring). */
   private taken = 0;
 
-  constructor(private readonly entities: Entities) {}
+  /** `characters`: the world's characters system (the session makes it after the avatars). */
+  constructor(private readonly entities: Entities, private readonly characters: () => CharacterSystem) {}
 
   list(): AgentSummary[] {
     return [...this.byAgent.values()].filter((a) => this.entities.world.entities.get(a.entity)).map((a) => ({ agentId: a.agentId, entityId: a.entity, name: a.name, kind: "avatar" }));
@@ -43,28 +44,21 @@ export class Avatars implements AgentSource, WorldResource<SavedAvatars> {
     return null;
   }
 
-  /** The live avatar of `agentId`, or a new one; `created` says which. */
-  take(agentId: string, name: string): { entity: string; created: boolean } {
+  /** The live avatar of `agentId`, or a new humanoid standing on the spawn ring; `created` says which. */
+  async take(agentId: string, name: string): Promise<{ entity: string; created: boolean }> {
     const had = this.byAgent.get(agentId);
     if (had && this.entities.world.entities.get(had.entity)) return { entity: had.entity, created: false };
     const angle = this.taken * 2.399963; // the golden angle: spawn places spread without colliding
     let hue = 0;
     for (const c of agentId) hue = (hue * 31 + c.charCodeAt(0)) % 360;
-    const color = hslHex(hue / 360, 0.65, 0.55);
-    const entry = this.entities.create({
-      shape: "sphere",
-      size: AVATAR_SIZE,
-      color,
-      position: [Math.cos(angle) * SPAWN_RADIUS, AVATAR_SIZE / 2, Math.sin(angle) * SPAWN_RADIUS],
-      dynamic: false,
-      static: false,
-      friction: 0.5,
-      restitution: 0,
+    this.taken++;
+    const character = await this.characters().spawn({
+      position: [Math.cos(angle) * SPAWN_RADIUS, 0, Math.sin(angle) * SPAWN_RADIUS],
+      appearance: { shirt: hslHex(hue / 360, 0.65, 0.55) },
       tags: ["avatar", `avatar:${name}`],
     });
-    this.taken++;
-    this.byAgent.set(agentId, { agentId, entity: entry.id, name });
-    return { entity: entry.id, created: true };
+    this.byAgent.set(agentId, { agentId, entity: character.entity.id, name });
+    return { entity: character.entity.id, created: true };
   }
 
   save(): SavedAvatars {
@@ -98,13 +92,13 @@ export function avatarSkills({ avatars }: { avatars: Avatars }): SkillDefinition
       version: "1.0.0",
       category: "social",
       description:
-        "Take a body in the world as the calling agent (a person joining from the browser page): a new avatar entity, or the one the caller already has. Then social.approach walks it and social.say speaks as it.",
+        "Take a body in the world as the calling agent (a person joining from the browser page): a new humanoid character (tagged avatar), or the one the caller already has. Then character.move and nav.moveTo walk it and social.say speaks as it.",
       input: z.strictObject({ name: z.string().min(1).max(32).regex(/^[^\u0000-\u001f]+$/).optional().describe("what the avatar is called (tag avatar:<name>); default the agent id") }),
       output: z.object({ entity: z.string(), created: z.boolean() }),
       permissions: ["social.act"],
       source,
-      handler: ({ name }, ctx) => {
-        const r = avatars.take(ctx.agentId, name ?? ctx.agentId.slice(0, 32));
+      handler: async ({ name }, ctx) => {
+        const r = await avatars.take(ctx.agentId, name ?? ctx.agentId.slice(0, 32));
         if (r.created) ctx.emit("avatar.taken", { agentId: ctx.agentId, entity: r.entity });
         return r;
       },

@@ -8,6 +8,9 @@ export interface MirrorEntity {
   transform: number[];
   tags: string[];
   look: unknown;
+  /** A character's appearance (`{appearance, model?}`), and its animation state now. */
+  character?: unknown;
+  animation?: unknown;
 }
 
 type Entry = { entity: string } & MirrorEntity;
@@ -18,6 +21,8 @@ export interface MirrorChange {
   moved: string[];
   restyled: string[];
   destroyed: string[];
+  /** Characters whose animation state came. */
+  animated: string[];
   world: boolean;
 }
 
@@ -45,6 +50,11 @@ export function decodeFloats(b64: string): Float32Array {
   return new Float32Array(bytes.buffer, 0, Math.floor(o / 4));
 }
 
+/** An entity as a snapshot or creation carries it (transforms copied: deltas change them in place, and a player applies the same snapshot again). */
+function entityOf(e: Entry): MirrorEntity {
+  return { transform: [...e.transform], tags: e.tags, look: e.look ?? null, ...(e.character === undefined ? {} : { character: e.character, animation: e.animation }) };
+}
+
 export class StateMirror {
   readonly entities = new Map<string, MirrorEntity>();
   world: unknown = null;
@@ -54,7 +64,7 @@ export class StateMirror {
 
   applySnapshot(p: Record<string, unknown>): void {
     this.entities.clear();
-    for (const e of p.entities as Entry[]) this.entities.set(e.entity, { transform: e.transform, tags: e.tags, look: e.look ?? null });
+    for (const e of p.entities as Entry[]) this.entities.set(e.entity, entityOf(e));
     this.world = p.world ?? null;
     this.tick = p.tick as number;
     this.layout = (p.layout as string) ?? "";
@@ -62,7 +72,7 @@ export class StateMirror {
   }
 
   applyDelta(p: Record<string, any>): MirrorChange {
-    const change: MirrorChange = { created: [], moved: [], restyled: [], destroyed: [], world: false };
+    const change: MirrorChange = { created: [], moved: [], restyled: [], destroyed: [], animated: [], world: false };
     const moved = decodeFloats(p.moved.positions);
     (p.moved.ids as string[]).forEach((id, i) => {
       const e = this.entities.get(id);
@@ -78,7 +88,7 @@ export class StateMirror {
       change.moved.push(id);
     });
     for (const c of p.created as Entry[]) {
-      this.entities.set(c.entity, { transform: c.transform, tags: c.tags, look: c.look ?? null });
+      this.entities.set(c.entity, entityOf(c));
       change.created.push(c.entity);
     }
     for (const r of (p.restyled ?? []) as Entry[]) {
@@ -89,6 +99,12 @@ export class StateMirror {
       change.restyled.push(r.entity);
     }
     for (const id of p.destroyed as string[]) if (this.entities.delete(id)) change.destroyed.push(id);
+    for (const [id, animation] of Object.entries((p.animations ?? {}) as Record<string, unknown>)) {
+      const e = this.entities.get(id);
+      if (!e) continue;
+      e.animation = animation;
+      change.animated.push(id);
+    }
     if (p.world !== undefined) {
       this.world = p.world;
       change.world = true;
@@ -99,7 +115,7 @@ export class StateMirror {
 
   /** The whole state as a `state/snapshot`'s params. */
   snapshot(extra: Record<string, unknown> = {}): Record<string, unknown> {
-    const entities = [...this.entities].map(([entity, e]) => ({ entity, transform: e.transform, tags: e.tags, look: e.look }));
+    const entities = [...this.entities].map(([entity, e]) => ({ entity, ...e }));
     return { tick: this.tick, layout: this.layout, aoi: null, clients: this.clients, world: this.world, ...extra, entities };
   }
 }

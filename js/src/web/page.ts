@@ -17,7 +17,11 @@ import { placeCamera, type CameraPose } from "../render/view-camera.ts";
 import { applyLighting, createSceneGraph, type SavedLighting } from "../scene/scene-graph.ts";
 import type { EntityLook } from "../scene/describe.ts";
 import { primitiveMesh } from "../scene/shapes.ts";
-import { StateMirror } from "./mirror.ts";
+import { Animator, type SavedAnimation } from "../characters/animator.ts";
+import { humanoidClips } from "../characters/clips.ts";
+import { type Appearance, createHumanoid, DEFAULT_APPEARANCE } from "../characters/humanoid.ts";
+import { type MirrorEntity, StateMirror } from "./mirror.ts";
+import { Player } from "./player.ts";
 
 interface WorldHeader {
   look: LookSettings;
@@ -40,6 +44,8 @@ const look = new Look(scene, lighting.directional, hdriLoader, "low");
 const camera = new THREE.PerspectiveCamera(55, 1, 0.1, 2000);
 let lookRenderer: LookRenderer | null = null;
 const objects = new Map<string, THREE.Object3D>();
+/** Each drawn character's animator: it poses the rig from the animation state the stream carries. */
+const animators = new Map<string, Animator>();
 const mirror = new StateMirror();
 const orbit: Orbit = { target: new THREE.Vector3(), distance: 15, azimuth: 0.7, elevation: 0.5 };
 /** Until the person moves the camera, it is the world's view camera (what native captures show). */
@@ -54,10 +60,17 @@ let status = "starting";
 const marker = new THREE.OctahedronGeometry(0.3);
 const markerMaterial = new THREE.MeshStandardMaterial({ color: 0x9aa4b2, roughness: 0.6 });
 
-function objectFor(id: string, lookValue: unknown): THREE.Object3D {
-  const l = lookValue as EntityLook | null;
+function objectFor(id: string, e: MirrorEntity | undefined): THREE.Object3D {
+  const l = (e?.look ?? null) as EntityLook | null;
+  const character = e?.character as { appearance: Appearance; model?: string } | undefined;
   let object: THREE.Object3D;
-  if (l && l.shape !== "mesh") {
+  if (character && character.model === undefined) {
+    // The engine's own humanoid (characters/humanoid.ts), skinned, with its clips and animator.
+    const humanoid = createHumanoid(character.appearance);
+    humanoid.root.traverse((o) => (o.castShadow = o.receiveShadow = true));
+    animators.set(id, new Animator(humanoid.root, humanoidClips(character.appearance.height ?? DEFAULT_APPEARANCE.height), humanoid.scale));
+    object = humanoid.root;
+  } else if (l && l.shape !== "mesh") {
     // The engine's own primitive (scene/shapes.ts): the geometry and material native rendering draws.
     const mesh = primitiveMesh(l, l.color ?? 0xffffff, l.roughness, l.metalness);
     if (l.material && isMaterialName(l.material)) mesh.material = createMaterial(l.material, { tint: l.color ?? 0xffffff });
@@ -65,7 +78,7 @@ function objectFor(id: string, lookValue: unknown): THREE.Object3D {
     mesh.visible = l.visible;
     object = mesh;
   } else {
-    // No shape (a module's own scene object, a bare ECS entity) or a model the page does not load: a marker.
+    // No shape (a module's own scene object, a bare ECS entity) or a model the page does not load (a glTF rig too): a marker.
     object = new THREE.Mesh(marker, markerMaterial);
   }
   object.name = id;
@@ -84,10 +97,11 @@ function place(id: string): void {
 
 function add(id: string): void {
   remove(id);
-  const o = objectFor(id, mirror.entities.get(id)?.look ?? null);
+  const o = objectFor(id, mirror.entities.get(id));
   objects.set(id, o);
   scene.add(o);
   place(id);
+  pose(id);
 }
 
 function remove(id: string): void {
@@ -95,6 +109,16 @@ function remove(id: string): void {
   if (!o) return;
   o.removeFromParent();
   objects.delete(id);
+  animators.delete(id);
+}
+
+/** Poses a character's rig as the world's animator has it (the state the stream carried). */
+function pose(id: string): void {
+  const animator = animators.get(id);
+  const saved = mirror.entities.get(id)?.animation as SavedAnimation | undefined;
+  if (!animator || !saved) return;
+  animator.load(saved);
+  animator.mixer.update(0);
 }
 
 async function applyWorld(header: unknown): Promise<void> {
@@ -117,6 +141,24 @@ async function applyWorld(header: unknown): Promise<void> {
 function rebuild(): void {
   for (const id of [...objects.keys()]) remove(id);
   for (const id of mirror.entities.keys()) add(id);
+  dirty = true;
+}
+
+/** The whole state, from a `state/snapshot` (live) or a keyframe (the player). */
+function applySnapshot(params: Record<string, unknown>): void {
+  mirror.applySnapshot(params);
+  rebuild();
+  void applyWorld(mirror.world);
+}
+
+/** One tick's changes, from a `state/delta` (live) or the player's recording. */
+function applyDelta(params: Record<string, unknown>): void {
+  const c = mirror.applyDelta(params);
+  for (const id of c.destroyed) remove(id);
+  for (const id of [...c.created, ...c.restyled]) add(id);
+  for (const id of c.moved) place(id);
+  for (const id of c.animated) pose(id);
+  if (c.world) void applyWorld(mirror.world);
   dirty = true;
 }
 
@@ -164,12 +206,15 @@ const raycaster = new THREE.Raycaster();
 function pick(x: number, y: number): void {
   const ndc = new THREE.Vector2((x / canvas.clientWidth) * 2 - 1, -(y / canvas.clientHeight) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
-  const hit = raycaster.intersectObjects([...objects.values()], false)[0];
-  if (joined && hit && ground(hit.object.name)) {
+  const hit = raycaster.intersectObjects([...objects.values()], true)[0];
+  // A character is a rig of meshes: the entity is the object the page placed.
+  let entity: THREE.Object3D | null = hit?.object ?? null;
+  while (entity && objects.get(entity.name) !== entity) entity = entity.parent;
+  if (joined && hit && entity && ground(entity.name)) {
     walkTo([hit.point.x, hit.point.y, hit.point.z]);
     return;
   }
-  select(hit ? hit.object.name : null);
+  select(entity ? entity.name : null);
 }
 
 function select(id: string | null): void {
@@ -254,7 +299,8 @@ addEventListener("resize", resize);
 // ---- live: the world server or a relay -------------------------------------------
 
 interface PageConfig {
-  server: "world" | "relay";
+  /** `player`: the static player `limina export-web` wrote (files, no server). */
+  server: "world" | "relay" | "player";
   wsPort: number | null;
   token: boolean;
 }
@@ -302,16 +348,9 @@ function connect(config: PageConfig): void {
       return;
     }
     if (msg.method === "state/snapshot") {
-      mirror.applySnapshot(msg.params);
-      rebuild();
-      void applyWorld(mirror.world);
+      applySnapshot(msg.params);
     } else if (msg.method === "state/delta") {
-      const c = mirror.applyDelta(msg.params);
-      for (const id of c.destroyed) remove(id);
-      for (const id of [...c.created, ...c.restyled]) add(id);
-      for (const id of c.moved) place(id);
-      if (c.world) void applyWorld(mirror.world);
-      dirty = true;
+      applyDelta(msg.params);
     } else if (msg.method === "state/clients") {
       mirror.clients = msg.params.clients;
       hud();
@@ -375,29 +414,35 @@ async function takeAvatar(): Promise<void> {
   avatar = r.entity;
   following = avatar;
   userCamera = true;
-  $("join-status").textContent = `you are ${avatar}: WASD or click the ground to walk, Enter to speak`;
+  $("join-status").textContent = `you are ${avatar}: WASD (or click the ground, where the world has a navmesh) to walk, Enter to speak`;
   $("say").hidden = false;
 }
 
+/** Walks the avatar to a point on the navmesh (nav.moveTo; refused where the world has none). */
 function walkTo(point: [number, number, number]): void {
-  if (avatar) void call("social.approach", { target: point, talkDistance: 0.2 });
+  if (avatar) void call("nav.moveTo", { entityId: avatar, target: point });
 }
 
-let lastSteer = 0;
+/** Walking speed with W A S D, m/s. */
+const WALK_SPEED = 1.6;
+/** The direction last sent (character.move keeps walking until told otherwise). */
+let steering = "0,0";
+let steered = 0;
 function steerAvatar(): void {
   if (!avatar) return;
-  const now = performance.now();
-  if (now - lastSteer < 250) return;
   const f = Number(input.isDown("KeyW")) - Number(input.isDown("KeyS"));
   const r = Number(input.isDown("KeyD")) - Number(input.isDown("KeyA"));
-  if (f === 0 && r === 0) return;
-  lastSteer = now;
-  const e = mirror.entities.get(avatar);
-  if (!e) return;
   const forward = new THREE.Vector3().subVectors(orbit.target, camera.position).setY(0).normalize();
   const right = new THREE.Vector3().crossVectors(forward, new THREE.Vector3(0, 1, 0));
-  const step = forward.multiplyScalar(f * 2).add(right.multiplyScalar(r * 2));
-  walkTo([e.transform[0] + step.x, e.transform[1], e.transform[2] + step.z]);
+  const d = forward.multiplyScalar(f).add(right.multiplyScalar(r));
+  const direction: [number, number] = f === 0 && r === 0 ? [0, 0] : [Math.round(d.x * 100) / 100, Math.round(d.z * 100) / 100];
+  const key = direction.join(",");
+  // A new direction (or stopping) goes at once; a held one is re-sent as the camera turns, at most 4 times a second.
+  const now = performance.now();
+  if (key === steering || (key !== "0,0" && steering !== "0,0" && now - steered < 250)) return;
+  steering = key;
+  steered = now;
+  void call("character.move", { entityId: avatar, direction: key === "0,0" ? [1, 0] : direction, speed: key === "0,0" ? 0 : WALK_SPEED });
 }
 
 $("join").addEventListener("click", () => {
@@ -423,14 +468,25 @@ $("say").addEventListener("submit", (e) => {
 // ---- start -----------------------------------------------------------------------
 
 /** What tests and tools can read and do from outside the page (the DevTools protocol). */
-(globalThis as unknown as { limina: unknown }).limina = {
+const api = {
   state: () => ({ status, tick: mirror.tick, entities: mirror.entities.size, objects: objects.size, frames, clients: mirror.clients, backend: webgpu ? "webgpu" : "webgl2", avatar, following, selected }),
   /** An entity as the page knows it (transform, tags, look), or null. */
   entity: (id: string) => mirror.entities.get(id) ?? null,
   request,
   select,
   pick,
+  /** A drawn character's pose: its skinned meshes and every bone's rotation (null: not a drawn character). */
+  pose: (id: string) => {
+    const o = animators.has(id) ? objects.get(id) : undefined;
+    if (!o) return null;
+    const skinned: THREE.SkinnedMesh[] = [];
+    o.traverse((c) => (c as THREE.SkinnedMesh).isSkinnedMesh && skinned.push(c as THREE.SkinnedMesh));
+    return { skinned: skinned.length, bones: skinned[0]?.skeleton.bones.map((b) => b.quaternion.toArray()) ?? [] };
+  },
+  /** The static player (null on a live page): its state, play/pause, seek and speed. */
+  player: null as Player | null,
 };
+(globalThis as unknown as { limina: unknown }).limina = api;
 
 await renderer.init();
 applyEngineLook(renderer);
@@ -440,4 +496,22 @@ resize();
 requestAnimationFrame(frame);
 const config = (await (await fetch("config.json")).json()) as PageConfig;
 $("join").hidden = config.server !== "world" || !config.token;
-connect(config);
+if (config.server === "player") {
+  const player = new Player({
+    snapshot: applySnapshot,
+    delta: applyDelta,
+    shown(tick) {
+      mirror.tick = tick;
+      hud();
+    },
+  });
+  api.player = player;
+  player.bindControls();
+  status = "verifying the world log";
+  hud();
+  await player.load();
+  status = player.status === "ready" ? "replaying a verified world log" : "refused: the world log failed its check";
+  hud();
+} else {
+  connect(config);
+}

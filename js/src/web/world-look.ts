@@ -1,7 +1,7 @@
 // What the state stream tells a spectator about the world as a whole, so the
 // page draws it as native rendering does: the look settings (sky,
-// environment, fog, post stack), the lighting and the view camera. Each
-// entity's own look is scene/describe.ts's.
+// environment, fog, post stack), the lighting and the view camera, and the
+// characters' animation. Each entity's own look is scene/describe.ts's.
 
 import type { LookSettings } from "../render/look.ts";
 import type { CameraPose } from "../render/view-camera.ts";
@@ -17,4 +17,9 @@ export interface WorldLook {
 
 export function worldLook(session: WorldSession): WorldLook {
   return { look: session.look.settings(), lighting: saveLighting(session.lighting), view: session.view.get() };
+}
+
+/** Each character's animation state (its animator's saved state), by entity id: what a spectator poses its humanoid with. */
+export function characterAnimations(session: WorldSession): Map<string, unknown> {
+  return new Map(session.characters.list().map((c) => [c.entity.id, c.animator.save()]));
 }

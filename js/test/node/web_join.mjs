@@ -1,7 +1,9 @@
 // Joining from the spectator page in headless Chromium: with the server's
-// token (typed into the page, never in a URL) a person takes an avatar,
-// walks it with WASD and speaks — through avatar.take, social.approach and
-// social.say under the social.actor profile, traced like any agent's calls.
+// token (typed into the page, never in a URL) a person takes an avatar — a
+// humanoid character the page draws skinned and poses from the streamed
+// animation state — walks it with WASD and speaks, through avatar.take,
+// character.move and social.say under the social.actor profile, traced like
+// any agent's calls.
 // A wrong token is refused and the page goes back to watching.
 // Usage: node js/test/node/web_join.mjs <path-to-limina>
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -78,12 +80,21 @@ check(typeof avatar === "string", `the person took avatar ${avatar}`);
 const list = await avatars();
 check(list.length === 1 && list[0].entity === avatar, "the server holds that one avatar");
 check(await page.evaluate(`location.href === ${JSON.stringify(`${base}/`)} && document.getElementById("join-token").value === ""`), "the token is in no URL and left the form");
-const start = await page.evaluate(`limina.entity(${JSON.stringify(avatar)}).transform.slice(0, 3)`);
+const id = JSON.stringify(avatar);
+check((await avatars())[0].tags.includes("character"), "the avatar is a character (a humanoid with a controller and an animator)");
+const standing = await page.waitFor(`(() => { const p = limina.pose(${id}); return p && p.bones.length > 10 && limina.entity(${id}).animation && p })()`, "the page to draw the humanoid");
+check(standing.skinned >= 1, `the page draws the avatar as the engine's skinned humanoid (${standing.skinned} skinned meshes, ${standing.bones.length} bones)`);
+const start = await page.evaluate(`limina.entity(${id}).transform.slice(0, 3)`);
 await page.evaluate(`document.activeElement?.blur(), true`);
 await page.send("Input.dispatchKeyEvent", { type: "keyDown", code: "KeyW", key: "w", windowsVirtualKeyCode: 87 });
-await page.waitFor(`(() => { const p = limina.entity(${JSON.stringify(avatar)}).transform; return Math.hypot(p[0] - ${start[0]}, p[2] - ${start[2]}) > 0.5 })()`, "the avatar to walk");
+await page.waitFor(`(() => { const p = limina.entity(${id}).transform; return Math.hypot(p[0] - ${start[0]}, p[2] - ${start[2]}) > 0.5 })()`, "the avatar to walk");
+const walking = await page.waitFor(`(() => { const a = limina.entity(${id}).animation; return a.state === "locomotion" && a })()`, "the walk to show in the streamed animation state");
+const stride = await page.evaluate(`limina.pose(${id})`);
+const bent = stride.bones.filter((q, i) => q.some((v, k) => Math.abs(v - standing.bones[i][k]) > 0.02)).length;
+check(walking.speed > 0.5 && bent >= 4, `walking, the streamed animation is locomotion at ${walking.speed.toFixed(2)} m/s and the page's rig strides (${bent} bones turned from standing)`);
 await page.send("Input.dispatchKeyEvent", { type: "keyUp", code: "KeyW", key: "w", windowsVirtualKeyCode: 87 });
-check(true, "W walks the avatar (social.approach), and the page sees it move");
+await page.waitFor(`limina.entity(${id}).animation.state === "idle"`, "the avatar to stop when W is released");
+check(true, "W walks the avatar (character.move), the page sees it move, and letting go stops it");
 await page.evaluate(`(() => { document.getElementById("say-text").value = "hello from the browser"; document.getElementById("say").requestSubmit(); return true })()`);
 
 // What the world recorded: the page's calls are skills like any agent's, under its own agent id.
@@ -98,7 +109,8 @@ for (let i = 0; i < 600; i++) {
 const line = events.find((e) => e.type === "social.said");
 check(line && JSON.stringify(line.payload).includes("hello from the browser") && JSON.stringify(line).includes(agentId), `social.said is traced for the page's agent ${agentId}: ${JSON.stringify(line)}`);
 check(events.some((e) => e.type === "avatar.taken"), "avatar.taken is traced");
-check(events.some((e) => e.type === "social.approach"), "the walk is traced (social.approach)");
+const moves = events.filter((e) => e.type === "skill.executed" && e.payload.skill === "character.move" && e.actorId === agentId);
+check(moves.length >= 2 && moves.some((e) => e.payload.input.speed > 0) && moves.at(-1).payload.input.speed === 0, `the walk and the stop are traced under the page's agent (character.move ×${moves.length})`);
 
 const bad = page.console.filter((l) => /Content Security Policy|exception|Uncaught/i.test(l));
 check(bad.length === 0, `no CSP violation or uncaught exception in the page (${bad.join(" | ")})`);

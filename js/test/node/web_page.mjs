@@ -4,14 +4,17 @@
 // the screenshot's pixels) and follows changes live; what the page crafts
 // to write is refused and changes nothing.
 // Usage: node js/test/node/web_page.mjs <path-to-limina>
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import http from "node:http";
 import WebSocket from "ws";
 import { launchChromium } from "./browser.mjs";
 import { checker, startServer, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
-const { server, port } = await startWsServer(limina, [], "ignore");
+// The page draws at the `low` tier; so does the server's render.capture (the SSIM check).
+const { server, port } = await startWsServer(limina, ["--quality", "low"], "ignore");
 const { check, fail, checks } = checker(server);
 const base = `http://127.0.0.1:${port}`;
 
@@ -123,12 +126,29 @@ check(before.colours > 20, `the screenshot is not blank (${before.colours} disti
 check(before.reds > 100, `the red box is drawn (${before.reds} red pixels)`);
 check(before.blues > 30, `the blue sphere is drawn (${before.blues} blue pixels)`);
 
+// ---- the same camera natively: render.capture, for the SSIM check in js/test/web.ts --------
+// The page is still at the world's view camera (nobody moved it) and draws at the `low` tier, as
+// the server does (--quality low). The page's overlays are hidden from here on (the checks below
+// read the page's state, not its overlays), so its pictures show the world alone.
+const capture = await builder.call("tools/call", { name: "render.capture", arguments: { width: shot.width, height: shot.height } });
+const native = capture.result?.result;
+check(native?.png && native.width === shot.width && native.height === shot.height, `render.capture of the view camera at the page's size (${JSON.stringify(capture.error ?? { width: native?.width, height: native?.height })})`);
+const overlays = `["hud", "join-box", "player-box"].map((id) => document.getElementById(id))`;
+await page.evaluate(`${overlays}.forEach((e) => (e.hidden = true))`);
+const bare = await page.screenshot();
+const images = mkdtempSync(join(tmpdir(), "limina-web-ssim-"));
+writeFileSync(join(images, "page.png"), bare.png);
+writeFileSync(join(images, "native.png"), Buffer.from(native.png, "base64"));
+
 // ---- it follows the world live ---------------------------------------------------------
 const framesBefore = await page.evaluate(`${state}.frames`);
 await builder.call("tools/call", { name: "ecs.updateComponent", arguments: { entity: red, component: "position", value: [4, 1, -4] } });
 await page.waitFor(`(() => { const e = globalThis.limina.entity(${JSON.stringify(red)}); return e && Math.abs(e.transform[0] - 4) < 1e-6 && e.transform[2] === -4 })()`, "the move to reach the page");
 await page.waitFor(`${state}.frames > ${framesBefore}`, "a frame after the move");
-const after = look(await page.screenshot());
+const moved = await page.screenshot();
+// The moved box against the native picture from before: what a wrong picture scores (js/test/web.ts).
+writeFileSync(join(images, "moved.png"), moved.png);
+const after = look(moved);
 check(after.reds > 50 && Math.abs(after.redX - before.redX) > 15, `the red box moved on screen (x ${before.redX.toFixed(1)} → ${after.redX.toFixed(1)})`);
 const added = await make({ shape: "sphere", size: 1, color: 0x00ff00, position: [2, 0.5, 4] });
 await page.waitFor(`${state}.entities === 4 && ${state}.objects === 4`, "a created entity to appear");
@@ -164,5 +184,5 @@ check(true, "the page reconnects when the server restarts and shows the new worl
 await browser.close();
 builder2.ws.close();
 restarted.server.kill("SIGTERM");
-console.log(JSON.stringify({ ok: true, checks: checks.length }));
+console.log(JSON.stringify({ ok: true, checks: checks.length, images: { page: join(images, "page.png"), native: join(images, "native.png"), moved: join(images, "moved.png") } }));
 process.exit(0);
