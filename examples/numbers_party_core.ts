@@ -383,7 +383,7 @@ export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> 
   const overlay = await host.mustCall<{ handle: string }>("ui.hudPanel", {
     anchor: { type: "screen", corner: "topRight" },
     title: "perf",
-    lines: ["render … fps", "sim … steps/s", "sim-step p95 …", `${AGENTS} agents`],
+    lines: ["render fps: …", "sim steps/s: …", "sim-step p95 ms: …", `${AGENTS} agents`],
     width: 200,
   });
   // The newest events, at most three of a kind (moves outnumber everything
@@ -403,7 +403,8 @@ export async function createHud(host: Mcp, session: WorldSession): Promise<Hud> 
       if (fresh.length > 0) show(feed.handle, fresh.splice(0).map((f) => f.line));
     },
     perf({ fps, stepsPerSecond, simStepP95Ms }, stats) {
-      show(overlay.handle, [`render ${fps.toFixed(1)} fps`, `sim ${stepsPerSecond.toFixed(0)} steps/s`, `sim-step p95 ${simStepP95Ms.toFixed(2)} ms`, `${AGENTS} agents, ${stats.chatting / 2} pairs chatting`]);
+      // Each figure ends its line, so a changing value moves nothing else on the panel.
+      show(overlay.handle, [`render fps: ${fps.toFixed(1)}`, `sim steps/s: ${stepsPerSecond.toFixed(0)}`, `sim-step p95 ms: ${simStepP95Ms.toFixed(2)}`, `${AGENTS} agents, pairs chatting: ${stats.chatting / 2}`]);
     },
   };
 }
