@@ -124,3 +124,4 @@ const skyBake = summarize(bakes);
 const figures = { bench: "look", adapter: engine.output.adapter, width: W, height: H, frames: FRAMES, bare, passes: rows, skyBakeMs: { p50: round(skyBake.p50, 1), max: round(skyBake.max, 1) }, hdriBakeMs };
 console.log(`  sky bake ${figures.skyBakeMs.p50} ms (max ${figures.skyBakeMs.max}), HDRI bake ${hdriBakeMs} ms`);
 console.log(JSON.stringify(figures));
+Limina.exit(0);

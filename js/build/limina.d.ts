@@ -2918,8 +2918,8 @@ declare module "limina/internal/engine/render/environment" {
     export function decodeHdri(bytes: ArrayBuffer): LoadedHdri;
     /** The asset id of a preset's HDRI. */
     export const hdriAssetOf: (preset: HdriPreset) => string;
-    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
-    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band?: number): THREE.Color;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA values, `toFloat` reading each). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, toFloat?: (v: number) => number, band?: number): THREE.Color;
     /**
      * The environment of one scene. `attach` adds its lights; each frame a
      * renderer calls `update` (which notices when code moved the sun light) and
@@ -3147,16 +3147,57 @@ declare module "limina/internal/engine/render/look" {
         private readonly amortise;
         private pmrem;
         private bakes;
+        /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
+        private pending;
         private stacks;
         private frame;
-        /** Milliseconds the last bake took (for the benchmark). */
+        /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
         lastBakeMs: number;
-        /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+        /** Frames the last completed bake took (1 when baked at once). */
+        lastBakeFrames: number;
+        /**
+         * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
+         * draws only when something changed (the web page) draws again until it is not.
+         */
+        stale: boolean;
+        /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
+        bakeSteps: number;
+        bakesDone: number;
+        /**
+         * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
+         * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
+         * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
+         * map in use until the new one is complete, and starts one for a sun that keeps moving at
+         * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
+         * it is stale.
+         */
         constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
-        /** Draws `scene` from `camera` with `look`. */
-        render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void;
-        /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
+        /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
+        /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
         private bake;
+        /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
+        private step;
+        /**
+         * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
+         * `filter` false leaves its levels for `filter` to do.
+         */
+        private capture;
+        /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
+        private onFace;
+        /**
+         * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
+         * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
+         */
+        private filter;
+        private complete;
+        /**
+         * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
+         * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+         */
+        private completeInPlace;
+        /** Abandons the amortised bake under way (a newer one replaces it). */
+        private drop;
     }
     /** The look's state for `renderer` (see LookRenderer for `amortise`). */
     export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
@@ -3169,9 +3210,9 @@ declare module "limina/internal/engine/render/overlay" {
      * Renders `scene` from `camera` with its look (when it has one), then its
      * overlay (if it has one, with anything in it) over the result; the scene's
      * before-render work (onBeforeRender) runs first.
-     * `amortise`: see LookRenderer.
+     * `amortise`: see LookRenderer; `exact`: see LookRenderer.render.
      */
-    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean): void;
+    export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise?: boolean, exact?: boolean): void;
 }
 declare module "limina/internal/engine/ui/anchor" {
     import * as THREE from "three";

@@ -99,7 +99,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     });
   };
   let rendered = 0;
-  const renderFrame = (alpha = 1) => {
+  /** `exact`: a screenshot's frame shows the look as it is now, not an amortised bake's previous map. */
+  const draw = (alpha: number, exact: boolean) => {
     rendered++;
     const size = output.windowed ? windowSize() : null;
     if (size && (size[0] !== output.width || size[1] !== output.height)) {
@@ -108,13 +109,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       camera.updateProjectionMatrix();
     }
     interpolate(alpha);
-    renderScene(renderer, scene, camera);
+    renderScene(renderer, scene, camera, true, exact);
   };
+  const renderFrame = (alpha = 1) => draw(alpha, false);
   onFrame((alpha) => {
     const frame = config.screenshot === null ? 0 : Limina.loop.stats().frames;
     const last = config.screenshot !== null && frame === config.maxFrames;
     if (!last && !options.renderEveryFrame && !output.windowed) return;
-    renderFrame(alpha);
+    draw(alpha, last);
     if (last) {
       output.savePng(config.screenshot!).then(
         () => console.error(`limina: wrote ${config.screenshot} (${output.width}×${output.height}, frame ${frame}, ${output.adapter}${output.windowed ? ", window" : ""})`),

@@ -6,7 +6,7 @@
 // a snapshot. Captures are small (256×144) so the suite stays quick.
 import { assert, assertEquals, test } from "limina/testing";
 import * as THREE from "three";
-import { Capturer, createWorldSession, decodeSnapshot, encodeSnapshot, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
+import { applyEngineLook, attachLook, Capturer, createOffscreenRenderer, createWorldSession, Look, LookRenderer, decodeSnapshot, encodeSnapshot, loadHdriAsset, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 import { crop, decodeCapture, edgeEnergy, meanDifference, meanLuma, meanRgb, type Region } from "./support/images.ts";
 
@@ -321,4 +321,106 @@ test("render settings and dressed materials are world state: a snapshot restores
   assertEquals(material.userData.look, { material: "brick", tint: 0xffd0c0, uvScale: 1.5, space: "object" });
   s.dispose();
   r.dispose();
+});
+
+test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces, keeps the old map until the new one is complete, and ends with the map an at-once bake makes, bit for bit; an exact frame bakes at once", async () => {
+  const out = await createOffscreenRenderer(64, 64, { antialias: false });
+  applyEngineLook(out.renderer);
+  const scene = new THREE.Scene();
+  const sun = new THREE.DirectionalLight(0xffffff, 3);
+  scene.add(sun, sun.target);
+  const look = new Look(scene, sun, loadHdriAsset, "low");
+  attachLook(scene, look);
+  // Balls from a mirror to fully rough: their pixels read every level of the map, sharp to blurred.
+  for (const [x, roughness] of [[-1.2, 0.05], [-0.4, 0.3], [0.4, 0.6], [1.2, 1]]) {
+    const ball = new THREE.Mesh(new THREE.SphereGeometry(0.38, 32, 16), new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness }));
+    ball.position.x = x;
+    scene.add(ball);
+  }
+  const camera = new THREE.PerspectiveCamera(50, 1, 0.1, 100);
+  camera.position.set(0, 0.3, 3);
+  camera.lookAt(0, 0, 0);
+  const diff = (a: Uint8Array, b: Uint8Array) => a.reduce((sum, v, i) => sum + Math.abs(v - b[i]), 0) / a.length;
+
+  /** Every level and face of the map `r` baked for `look`, read back. */
+  const levels = async (r: LookRenderer) => {
+    const map = (r as unknown as { bakes: WeakMap<Look, { target: THREE.RenderTarget & { texture: { mipmaps: { width: number }[] } } }> }).bakes.get(look)!.target;
+    const texels: Uint16Array[] = [];
+    for (const [level, { width }] of map.texture.mipmaps.entries()) {
+      const copy = new THREE.CubeRenderTarget(width, { type: THREE.HalfFloatType });
+      out.renderer.initRenderTarget(copy);
+      out.renderer.copyTextureToTexture(map.texture, copy.texture, new THREE.Box3(new THREE.Vector3(), new THREE.Vector3(width, width, 6)), null, level, 0);
+      for (let face = 0; face < 6; face++) texels.push((await out.renderer.readRenderTargetPixelsAsync(copy, 0, 0, width, width, 0, face)) as Uint16Array);
+      copy.dispose();
+    }
+    return texels;
+  };
+  const sameMaps = async (a: LookRenderer, b: LookRenderer) => {
+    const [mapA, mapB] = [await levels(a), await levels(b)];
+    assertEquals(mapA.length, mapB.length);
+    mapA.forEach((texels, i) => assert(texels.every((v, j) => v === mapB[i][j]), `level ${Math.floor(i / 6)} face ${i % 6} matches the at-once bake bit for bit`));
+  };
+
+  const window = new LookRenderer(out.renderer, true);
+  window.render(look, scene, camera);
+  const first = scene.environment;
+  assert(first !== null, "the first frame bakes at once");
+  const before = await out.readPixels();
+
+  look.environment.setSun(200, 6);
+  const done = window.bakesDone;
+  // The sun light and the sky move at once; the map lighting the balls stays the old one until the new one is complete.
+  window.render(look, scene, camera);
+  const oldMap = await out.readPixels();
+  let frames = 1;
+  while (window.bakesDone === done) {
+    window.render(look, scene, camera);
+    frames++;
+    if (window.bakesDone === done) {
+      assertEquals(diff(await out.readPixels(), oldMap), 0, `frame ${frames} of the re-bake still lights with the old map`);
+      assert(window.stale, "a frame lit with the old map says so");
+    }
+    assert(frames < 400, "the re-bake completes");
+  }
+  assert(frames > 20, `the re-bake spans ${frames} frames, in pieces smaller than a PMREM level`);
+  assert(!window.stale, "the frame completing the bake lights with the new map");
+  assertEquals(window.lastBakeFrames, frames);
+  assert(scene.environment === first, "the new map is copied into the texture in use (materials keep theirs)");
+  const amortised = await out.readPixels();
+  const once = new LookRenderer(out.renderer, false);
+  once.render(look, scene, camera);
+  assert(scene.environment !== first, "the at-once renderer baked its own map");
+  const atOnce = await out.readPixels();
+  // The maps themselves are bit-identical, every level and face.
+  await sameMaps(window, once);
+  // The frame lighting with it: three's environment node, built for the texture before its copy, samples it a hair apart from a fresh one (measured: mean 0.39 of 255, at most 7).
+  const same = diff(amortised, atOnce);
+  const moved = diff(before, atOnce);
+  assert(same < 0.5 && amortised.every((v, i) => Math.abs(v - atOnce[i]) <= 8), `amortised and at-once bakes light the balls alike (mean |Δ| ${same.toFixed(3)} of 255)`);
+  assert(moved > 1, `the sun's move shows (mean |Δ| ${moved.toFixed(2)})`);
+  assert(diff(oldMap, atOnce) > 0.5, `the new map shows (mean |Δ| ${diff(oldMap, atOnce).toFixed(2)})`);
+
+  // An HDRI preset is baked over frames the same way, and ends with the at-once map too; chosen while a
+  // sky bake is being captured, it restarts the bake rather than finish a cube of both.
+  look.environment.setSun(160, 30);
+  window.render(look, scene, camera);
+  await look.environment.set({ ...look.environment.settings(), preset: "forest" });
+  const hdriDone = window.bakesDone;
+  let hdriFrames = 0;
+  while (window.bakesDone === hdriDone) {
+    window.render(look, scene, camera);
+    hdriFrames++;
+    assert(hdriFrames < 400, "the HDRI bake completes");
+  }
+  assert(hdriFrames > 20, `the HDRI bake spans ${hdriFrames} frames`);
+  once.render(look, scene, camera);
+  await sameMaps(window, once);
+
+  // A screenshot's frame (exact) bakes a stale map at once, even in the window.
+  look.environment.setSun(120, 40);
+  const exactDone = window.bakesDone;
+  window.render(look, scene, camera, true);
+  assertEquals(window.bakesDone, exactDone + 1, "an exact frame completes the bake at once");
+  once.render(look, scene, camera);
+  await sameMaps(window, once);
 });

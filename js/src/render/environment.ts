@@ -108,8 +108,10 @@ export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
 
 /** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
 export function decodeHdri(bytes: ArrayBuffer): LoadedHdri {
-  const loader = new THREE.EXRLoader().setDataType(THREE.FloatType);
-  let parsed: { width: number; height: number; data: Float32Array; format: THREE.PixelFormat };
+  // Half floats: filterable on every adapter (32-bit float filtering is an optional feature), and what
+  // the loader reads a half-float EXR into without converting a value (the decode blocks the loop thread).
+  const loader = new THREE.EXRLoader().setDataType(THREE.HalfFloatType);
+  let parsed: { width: number; height: number; data: Uint16Array; format: THREE.PixelFormat };
   try {
     parsed = loader.parse(bytes) as unknown as typeof parsed;
   } catch (e) {
@@ -118,31 +120,28 @@ export function decodeHdri(bytes: ArrayBuffer): LoadedHdri {
   const { width, height, data, format } = parsed;
   const channels = format === THREE.RGBAFormat ? 4 : format === THREE.RGFormat ? 2 : format === THREE.RedFormat ? 1 : 4;
   if (channels !== 4) throw new Error("an HDRI needs RGB(A) channels");
-  // Half floats: filterable on every adapter (32-bit float filtering is an optional feature).
-  const half = new Uint16Array(data.length);
-  for (let i = 0; i < data.length; i++) half[i] = THREE.DataUtils.toHalfFloat(data[i]);
-  const texture = new THREE.DataTexture(half, width, height, THREE.RGBAFormat, THREE.HalfFloatType);
+  const texture = new THREE.DataTexture(data, width, height, THREE.RGBAFormat, THREE.HalfFloatType);
   texture.mapping = THREE.EquirectangularReflectionMapping;
   texture.colorSpace = THREE.LinearSRGBColorSpace;
   texture.minFilter = texture.magFilter = THREE.LinearFilter;
   texture.generateMipmaps = false;
   texture.flipY = false;
   texture.needsUpdate = true;
-  return { texture, horizon: horizonColor(data, width, height, channels) };
+  return { texture, horizon: horizonColor(data, width, height, channels, THREE.DataUtils.fromHalfFloat) };
 }
 
 /** The asset id of a preset's HDRI. */
 export const hdriAssetOf = (preset: HdriPreset) => `hdri_${preset}`;
 
-/** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA floats). */
-export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, band = 0.08): THREE.Color {
+/** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA values, `toFloat` reading each). */
+export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, toFloat = (v: number) => v, band = 0.08): THREE.Color {
   const rows = Math.max(1, Math.round(height * band));
   const sum = [0, 0, 0];
   let n = 0;
   for (let y = Math.floor(height / 2 - rows); y < Math.ceil(height / 2 + rows); y++) {
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * channels;
-      for (let c = 0; c < 3; c++) sum[c] += data[o + c];
+      for (let c = 0; c < 3; c++) sum[c] += toFloat(data[o + c]);
       n++;
     }
   }

@@ -77,23 +77,117 @@ export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePn
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
 }
 
+/** The PMREM levels of a bake's target (three lists them as the texture's mipmaps). */
+const levelsOf = (target: THREE.RenderTarget) => (target.texture as unknown as { mipmaps: { width: number }[] }).mipmaps;
+
+/** The six faces of a cube level (its size set per level). */
+const region = new THREE.Box3(new THREE.Vector3(), new THREE.Vector3());
+
 /** Textures the look baked, so a scene's own environment map is never replaced. */
 const baked = new WeakSet<THREE.Texture>();
+
+interface Bake {
+  target: THREE.CubeRenderTarget;
+  version: number;
+  size: number;
+  frame: number;
+  hdri: boolean;
+}
+
+/**
+ * A bake spread over frames: the sky (or HDRI) captured into the cube a face a step, then its
+ * pieces filtered, as many a step as BAKE_STEP_SAMPLES allows.
+ */
+interface PendingBake extends Bake {
+  look: Look;
+  /** Cube faces of the sky (or HDRI) captured so far. */
+  captured: number;
+  pieces: Piece[];
+  /** The next piece to filter; the bake is done past the last one. */
+  next: number;
+}
+
+/** Rows [y0, y1) of one cube face of one PMREM level, and what filtering them costs (texels × source samples). */
+interface Piece {
+  level: number;
+  face: number;
+  y0: number;
+  y1: number;
+  cost: number;
+}
+
+/**
+ * Source samples a window's bake step may filter: about 5 ms on lavapipe, inside its frame-time spread
+ * (docs/PERF.md, look_bake: twice this added some 10 ms to the median frame). A 256² map (about 38 M
+ * samples) spreads over some 160 frames.
+ */
+const BAKE_STEP_SAMPLES = 1 << 18;
+
+/**
+ * Source samples a texel of PMREM level `level` (of `levels`) reads in three's filter (0.187): the mirror level
+ * copies one, the sharp levels take 256 GGX samples, the three roughest weight every texel of three 16² faces.
+ */
+function samplesPerTexel(level: number, levels: number): number {
+  if (level === 0) return 1;
+  return level >= levels - 3 ? 3 * 16 * 16 : 256;
+}
+
+/** The pieces of a PMREM target of `size`² with `levels` levels: each face of each level cut into bands of rows costing at most BAKE_STEP_SAMPLES. */
+function bakePieces(size: number, levels: number): Piece[] {
+  const pieces: Piece[] = [];
+  for (let level = 0; level < levels; level++) {
+    const width = size >> level;
+    const perRow = width * samplesPerTexel(level, levels);
+    const rows = Math.max(1, Math.min(width, Math.floor(BAKE_STEP_SAMPLES / perRow)));
+    for (let face = 0; face < 6; face++) {
+      for (let y0 = 0; y0 < width; y0 += rows) {
+        const y1 = Math.min(width, y0 + rows);
+        pieces.push({ level, face, y0, y1, cost: (y1 - y0) * perRow });
+      }
+    }
+  }
+  return pieces;
+}
+
+/** The private steps of three's PMREMGenerator that an amortised bake calls piece by piece (three 0.187). */
+interface PmremSteps {
+  _applyPMREM(target: THREE.RenderTarget): void;
+  _renderCube(target: THREE.RenderTarget, lod: number, material: THREE.Material): void;
+}
 
 /** Everything the look keeps per renderer (GPU resources of its device). */
 export class LookRenderer {
   private pmrem: THREE.PMREMGenerator | null = null;
-  private bakes = new WeakMap<Look, { target: THREE.RenderTarget; version: number; size: number; frame: number; hdri: boolean }>();
+  private bakes = new WeakMap<Look, Bake>();
+  /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
+  private pending: PendingBake | null = null;
   private stacks = new WeakMap<THREE.Scene, Map<THREE.Camera, PostStack>>();
   private frame = 0;
-  /** Milliseconds the last bake took (for the benchmark). */
+  /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
   lastBakeMs = 0;
+  /** Frames the last completed bake took (1 when baked at once). */
+  lastBakeFrames = 0;
+  /**
+   * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
+   * draws only when something changed (the web page) draws again until it is not.
+   */
+  stale = false;
+  /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
+  bakeSteps = 0;
+  bakesDone = 0;
 
-  /** `amortise`: a renderer drawing every frame re-bakes a moving environment at most every REBAKE_EVERY frames; one drawing now and then (captures) bakes whenever it is stale. */
+  /**
+   * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
+   * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
+   * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
+   * map in use until the new one is complete, and starts one for a sun that keeps moving at
+   * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
+   * it is stale.
+   */
   constructor(readonly renderer: THREE.WebGPURenderer, private readonly amortise: boolean) {}
 
-  /** Draws `scene` from `camera` with `look`. */
-  render(look: Look, scene: THREE.Scene, camera: THREE.Camera): void {
+  /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
+  render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact = false): void {
     this.frame++;
     const { renderer } = this;
     const tier = TIERS[look.quality];
@@ -105,7 +199,8 @@ export class LookRenderer {
     env.sun.shadow.radius = tier.softShadows ? 3 : 1;
     if ((camera as THREE.PerspectiveCamera).isPerspectiveCamera) fitSunShadow(env.sun, camera as THREE.PerspectiveCamera, scene, tier.shadowDistance, tier.shadowMapSize);
 
-    const map = this.bake(look, version, tier.environmentSize);
+    const map = this.bake(look, version, tier.environmentSize, exact);
+    this.stale = this.bakes.get(look)?.version !== version;
     if (scene.environment === null || baked.has(scene.environment)) scene.environment = map;
     scene.environmentIntensity = settings.environmentIntensity;
     scene.backgroundNode = settings.background && scene.background === null ? env.backgroundNode : null;
@@ -135,24 +230,150 @@ export class LookRenderer {
     }
   }
 
-  /** The environment map for `look`, baked again when its environment moved (at most every REBAKE_EVERY frames while it keeps moving). */
-  private bake(look: Look, version: number, size: number): THREE.Texture {
+  /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
+  private bake(look: Look, version: number, size: number, exact: boolean): THREE.Texture {
     const env = look.environment;
     const last = this.bakes.get(look);
     const hdri = env.hdri !== null;
-    const stale = !last || last.version !== version;
-    if (last) {
-      const deferred = this.amortise && this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
-      if (!stale || deferred) return last.target.texture;
+    if (last && last.version === version) return last.target.texture;
+    if (!last || !this.amortise || exact) {
+      // The generator's source cube is shared: an at-once bake abandons an amortised one (its look re-bakes later).
+      this.drop();
+      const start = performance.now();
+      const target = this.capture(look, size, true);
+      this.complete(look, { target, version, size, frame: this.frame, hdri });
+      this.lastBakeMs = performance.now() - start;
+      this.lastBakeFrames = 1;
+      this.bakeSteps++;
+      return target.texture;
     }
+    const pending = this.pending;
+    if (pending === null) {
+      const moving = this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
+      if (!moving) this.step(look, version, size, hdri);
+    } else if (pending.look === look) {
+      // Settings set before the capture is complete would mix two skies in one cube (a sun that code moves
+      // barely shifts between faces); another size needs another cube.
+      if ((pending.captured < 6 && env.changedExplicitlySince(pending.version)) || pending.size !== size) this.drop();
+      this.step(look, version, size, hdri);
+    }
+    return (this.bakes.get(look) ?? last).target.texture;
+  }
+
+  /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
+  private step(look: Look, version: number, size: number, hdri: boolean): void {
     const start = performance.now();
-    this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
-    last?.target.dispose();
-    const target = env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size });
-    baked.add(target.texture);
-    this.bakes.set(look, { target, version, size, frame: this.frame, hdri });
+    const pending = this.pending;
+    if (pending === null) {
+      const target = this.onFace(0, () => this.capture(look, size, false));
+      const pieces = bakePieces(target.width, levelsOf(target).length);
+      this.pending = { look, target, version, size, hdri, frame: this.frame, captured: 1, pieces, next: 0 };
+    } else if (pending.captured < 6) {
+      // The last face also makes the source cube's mipmaps, which the filter reads.
+      this.onFace(pending.captured++, () => this.capture(look, size, false, pending.target));
+    } else {
+      const { pieces, target } = pending;
+      let budget = BAKE_STEP_SAMPLES;
+      do {
+        const piece = pieces[pending.next++];
+        this.filter(target, piece);
+        budget -= piece.cost;
+      } while (pending.next < pieces.length && pieces[pending.next].cost <= budget);
+      if (pending.next >= pieces.length) {
+        this.pending = null;
+        this.lastBakeFrames = this.frame - pending.frame + 1;
+        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri });
+      }
+    }
     this.lastBakeMs = performance.now() - start;
-    return target.texture;
+    this.bakeSteps++;
+  }
+
+  /**
+   * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
+   * `filter` false leaves its levels for `filter` to do.
+   */
+  private capture(look: Look, size: number, filter: boolean, into: THREE.CubeRenderTarget | null = null): THREE.CubeRenderTarget {
+    const env = look.environment;
+    this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
+    const steps = this.pmrem as unknown as PmremSteps;
+    const apply = steps._applyPMREM;
+    if (!filter) steps._applyPMREM = () => {};
+    try {
+      return env.hdri ? this.pmrem.fromEquirectangular(env.hdri.texture, into) : this.pmrem.fromScene(env.skyScene, 0, 0.1, 100, { size, renderTarget: into });
+    } finally {
+      steps._applyPMREM = apply;
+    }
+  }
+
+  /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
+  private onFace<T>(face: number, draw: () => T): T {
+    const { renderer } = this;
+    const { render } = renderer;
+    renderer.render = (scene, camera) => {
+      if (renderer.getActiveCubeFace() === face) render.call(renderer, scene, camera);
+    };
+    try {
+      return draw();
+    } finally {
+      renderer.render = render;
+    }
+  }
+
+  /**
+   * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
+   * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
+   */
+  private filter(target: THREE.RenderTarget, piece: Piece): void {
+    const { renderer } = this;
+    const steps = this.pmrem as unknown as PmremSteps;
+    const { _renderCube: renderCube } = steps;
+    const { autoClear } = renderer;
+    steps._renderCube = (t, lod, material) => {
+      if (lod === piece.level) renderCube.call(steps, t, lod, material);
+    };
+    // Bands of one face are drawn by separate passes: a clear would wipe the bands before.
+    renderer.autoClear = false;
+    // three shifts a render target's scissor size, not its offset, by the mip level.
+    target.scissor.set(0, piece.y0, target.width, (piece.y1 - piece.y0) << piece.level);
+    target.scissorTest = true;
+    try {
+      this.onFace(piece.face, () => steps._applyPMREM(target));
+    } finally {
+      steps._renderCube = renderCube;
+      renderer.autoClear = autoClear;
+      target.scissorTest = false;
+    }
+  }
+
+  private complete(look: Look, bake: Bake): void {
+    const old = this.bakes.get(look);
+    if (old && old.target !== bake.target) old.target.dispose();
+    baked.add(bake.target.texture);
+    this.bakes.set(look, bake);
+    this.bakesDone++;
+  }
+
+  /**
+   * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
+   * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+   */
+  private completeInPlace(look: Look, bake: Bake): void {
+    const live = this.bakes.get(look)?.target;
+    const levels = levelsOf(bake.target);
+    if (!live || live.width !== bake.target.width || levelsOf(live).length !== levels.length) return this.complete(look, bake);
+    levels.forEach(({ width }, level) => {
+      region.max.set(width, width, 6);
+      this.renderer.copyTextureToTexture(bake.target.texture, live.texture, region, null, level, level);
+    });
+    bake.target.dispose();
+    this.complete(look, { ...bake, target: live });
+  }
+
+  /** Abandons the amortised bake under way (a newer one replaces it). */
+  private drop(): void {
+    this.pending?.target.dispose();
+    this.pending = null;
   }
 }
 

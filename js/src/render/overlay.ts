@@ -19,12 +19,12 @@ export function attachOverlay(scene: THREE.Scene, overlay: THREE.Scene): void {
  * Renders `scene` from `camera` with its look (when it has one), then its
  * overlay (if it has one, with anything in it) over the result; the scene's
  * before-render work (onBeforeRender) runs first.
- * `amortise`: see LookRenderer.
+ * `amortise`: see LookRenderer; `exact`: see LookRenderer.render.
  */
-export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise = true): void {
+export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, amortise = true, exact = false): void {
   runBeforeRender(renderer, scene, camera, amortise);
   const look = lookOf(scene);
-  if (look) lookRendererOf(renderer, amortise).render(look, scene, camera);
+  if (look) lookRendererOf(renderer, amortise).render(look, scene, camera, exact);
   else renderer.render(scene, camera);
   const overlay = overlays.get(scene);
   if (!overlay || overlay.children.length === 0) return;

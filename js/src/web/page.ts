@@ -265,6 +265,8 @@ function frame(): void {
   if (!dirty || !lookRenderer) return;
   dirty = false;
   lookRenderer.render(look, scene, camera);
+  // An environment re-bake is spread over frames: keep drawing until it is complete.
+  if (lookRenderer.stale) dirty = true;
   frames++;
   fpsFrames++;
   const now = performance.now();
