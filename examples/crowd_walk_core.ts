@@ -4,7 +4,7 @@
 // random points through the crowd, every walk a nav.moveTo by the plaza's
 // host (arrivals are nav.arrived events; each then picks a new goal). Not a
 // demo by itself: crowd_walk.ts runs it.
-import type { Mcp, Vec3, WorldSession } from "limina";
+import type { Appearance, Mcp, Vec3, WorldSession } from "limina";
 import * as THREE from "three";
 
 export const PLAZA = 18;
@@ -55,15 +55,20 @@ export function somewhere(rng: Rng): Vec3 {
 
 export interface Walkers {
   ids: string[];
+  appearances: Appearance[];
   /** Sends whoever arrived (or failed) somewhere new; call every step or so. */
   keepWalking(): Promise<void>;
   arrivals(): number;
 }
 
-/** `n` humanoids, each sent walking; they keep walking to new goals as they arrive. */
-export async function spawnWalkers(host: Mcp, session: WorldSession, n: number, seed = 0x0ddba11): Promise<Walkers> {
+/**
+ * `n` humanoids, each sent walking; they keep walking to new goals as they arrive. `drawnByCrowd`:
+ * spawned through the module API as skeletons for a CrowdDraw (character.spawn gives each its mesh).
+ */
+export async function spawnWalkers(host: Mcp, session: WorldSession, n: number, seed = 0x0ddba11, drawnByCrowd = false): Promise<Walkers> {
   const rng = new Rng(seed);
   const ids: string[] = [];
+  const appearances: Appearance[] = [];
   for (let i = 0; i < n; i++) {
     const r = 3 + (PLAZA - 4) * Math.sqrt((i + 0.5) / n);
     const a = i * 2.399963;
@@ -74,10 +79,11 @@ export async function spawnWalkers(host: Mcp, session: WorldSession, n: number, 
       skin: SKINS[(i * 7) % SKINS.length],
       pants: PANTS[(i * 3) % PANTS.length],
     };
+    appearances.push(appearance);
     // On the navmesh: never inside a planter.
     const at = session.nav.nearest([Math.cos(a) * r, 0, Math.sin(a) * r]) ?? [Math.cos(a) * r, 0, Math.sin(a) * r];
-    const { entityId } = await host.mustCall<{ entityId: string }>("character.spawn", { position: at, appearance });
-    ids.push(entityId);
+    if (drawnByCrowd) ids.push((await session.characters.spawn({ position: at, appearance, drawnByCrowd })).entity.id);
+    else ids.push((await host.mustCall<{ entityId: string }>("character.spawn", { position: at, appearance })).entityId);
   }
   const send = async (id: string) => {
     for (let tries = 0; tries < 5; tries++) {
@@ -90,6 +96,7 @@ export async function spawnWalkers(host: Mcp, session: WorldSession, n: number, 
   let arrived = 0;
   return {
     ids,
+    appearances,
     arrivals: () => arrived,
     async keepWalking() {
       const events = session.tracer.tail();

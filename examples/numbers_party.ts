@@ -1,10 +1,12 @@
 // Demo: 200 number-people wander a plaza, meet and chat: real agents, a live trace HUD and a perf overlay.
-// The numbers party: 200 instanced number-people wander a plaza, spot
+// The numbers party: 200 humanoid number-people wander a plaza, spot
 // someone free, walk up and chat in babbling blips, then part — each one a
 // real agent (numbers_party_core.ts): perceived by one batched native
 // spatial query per tick, deciding off the frame path, acting only through
-// traced skills (three.setTransform for every step, audio.playAt for every
-// blip, heard from the camera; ui.speechBubble for each line said). An
+// traced skills (nav.moveTo through the navmesh crowd, which keeps them off
+// each other; audio.playAt for every blip, heard from the camera;
+// ui.speechBubble for each line said). The crowd is one instanced,
+// GPU-skinned draw, its feet matched to its speed. An
 // ambience bed plays under the chatter. An agent-ops HUD streams the agents'
 // world-log events as they are written, beside a perf overlay (render fps,
 // simulation steps per second, sim-step p95: under --deterministic the loop
@@ -21,12 +23,12 @@ import { AGENTS, createHud, createParty, dressPlaza, type Party, PLAZA_RADIUS } 
 
 // Registered before the engine's own frame system, so each frame draws the crowd where it is now.
 let party: Party | null = null;
-onFrame((alpha) => party?.draw(alpha));
+onFrame(() => party?.draw());
 
 const engine = await createEngine();
 const { session } = engine;
 dressPlaza(session);
-party = createParty(session);
+party = await createParty(session);
 console.log(`numbers_party: ${AGENTS} number-people on a ${PLAZA_RADIUS} m plaza, each an agent deciding six times a second`);
 
 // The party's host starts the ambience bed and keeps the HUD, through skills like everyone else.
@@ -37,7 +39,7 @@ if (!bed.success) console.log(`no ambience: ${bed.error?.code}: ${bed.error?.mes
 
 const hud = await createHud(host, session);
 
-const orbit = { target: new THREE.Vector3(0, 0.8, 0), distance: 30, azimuth: 0.4, elevation: 0.5 };
+const orbit = { target: new THREE.Vector3(0, 0.8, 0), distance: 20, azimuth: 0.4, elevation: 0.5 };
 let lastReport = performance.now();
 let lastFrames = 0;
 let lastSteps = 0;
@@ -46,7 +48,7 @@ onFixedStep((dt, step) => {
   // A slow flythrough: round the plaza, in and out, up and down.
   const t = step * dt;
   orbit.azimuth += 0.07 * dt;
-  orbit.distance += (22 + 8 * Math.sin(t * 0.11) - orbit.distance) * 0.02;
+  orbit.distance += (16 + 5 * Math.sin(t * 0.11) - orbit.distance) * 0.02;
   orbit.elevation += (0.42 + 0.16 * Math.sin(t * 0.07) - orbit.elevation) * 0.02;
   steerOrbit(engine.camera, orbit, engine.input);
   if (step % 12 === 0) hud.feed();

@@ -5,13 +5,13 @@
 // host's accumulator does: at most 5 a frame, at most 0.25 s of lag
 // counted), then draws the crowd, renders, and waits for the GPU to finish
 // the frame. The agent-ops HUD and perf overlay are updated as the demo
-// updates them. A sim-step is one fixed step of the party: the crowd's easing
-// plus the agent pipeline's tick (perception by one batched native query,
-// decisions started, the queued actions run through the registry, traced),
+// updates them. A sim-step is one fixed step of the party: the world's step
+// (the navmesh crowd, 200 character controllers and animators) plus the
+// agent pipeline's tick (perception by one batched native query, decisions started, the queued actions run through the registry, traced),
 // until its actions have run. First the party runs 600 steps alone (no
 // rendering: the pipeline's own cost), then the frame loop for [seconds].
 // Run: limina js/bench/numbers_party.ts [seconds]   (default 20; final line: JSON figures)
-import { createEngine } from "limina";
+import { createEngine, FIXED_DT } from "limina";
 import { round, summarize } from "limina/bench";
 import { AGENTS, createHud, createParty, dressPlaza, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
 
@@ -23,9 +23,14 @@ const STEP_MS = 1000 / 60;
 const MAX_STEPS_PER_FRAME = 5;
 const MAX_LAG_MS = 250;
 
-const engine = await createEngine({ width: W, height: H, antialias: true });
+const engine = await createEngine({ width: W, height: H, antialias: true, simulate: false });
 dressPlaza(engine.session);
-const party = createParty(engine.session, { manual: true });
+const party = await createParty(engine.session, { manual: true });
+/** One fixed step: the world (the crowd, the characters' controllers and animation), then the party's agents. */
+const tick = (step: number) => {
+  engine.session.step(FIXED_DT);
+  return party.tick(step);
+};
 const host = engine.session.mcp();
 host.initialize({ agentId: "party_host", sessionId: "sess_party_host", profile: "builder.readWrite" });
 const hud = await createHud(host, engine.session);
@@ -38,7 +43,7 @@ let step = 0;
 const aloneMs: number[] = [];
 for (let k = 0; k < 660; k++) {
   const s0 = performance.now();
-  await party.tick(++step);
+  await tick(++step);
   if (k >= 60) aloneMs.push(performance.now() - s0);
 }
 const alone = summarize(aloneMs);
@@ -64,7 +69,7 @@ for (;;) {
   let steps = 0;
   while (lag >= STEP_MS && steps < MAX_STEPS_PER_FRAME) {
     const s0 = performance.now();
-    await party.tick(++step);
+    await tick(++step);
     if (measuring) stepMs.push(performance.now() - s0);
     if (step % 12 === 0) hud.feed();
     if (step % 60 === 0) {
@@ -81,7 +86,7 @@ for (;;) {
   engine.camera.position.set(Math.sin(a) * (PLAZA_RADIUS + 8), 12, Math.cos(a) * (PLAZA_RADIUS + 8));
   engine.camera.lookAt(0, 0.8, 0);
   const f0 = performance.now();
-  party.draw(1);
+  party.draw();
   engine.renderFrame(1);
   await device.queue.onSubmittedWorkDone();
   if (measuring) {

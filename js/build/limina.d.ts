@@ -2286,8 +2286,11 @@ declare module "limina/internal/engine/characters/humanoid" {
         /** Metres per reference metre (height / 1.75). */
         scale: number;
     }
-    /** A new humanoid with the given appearance, in its bind pose. */
-    export function createHumanoid(appearance?: Appearance): Humanoid;
+    /**
+     * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
+     * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
+     */
+    export function createHumanoid(appearance?: Appearance, lowPoly?: boolean): Humanoid;
     /** The head-top height of a humanoid of this appearance (for bubbles and cameras). */
     export function headTop(appearance?: Appearance): number;
 }
@@ -2420,6 +2423,11 @@ declare module "limina/internal/engine/characters/animator" {
         save(): SavedAnimation;
         /** Puts back a state `save` made (of a rig with the same clips); a malformed one throws and changes nothing. */
         load(saved: SavedAnimation): void;
+        /**
+         * The two clips weighing most now, as (clip, time, weight) triples into `out` at `o` for a
+         * crowd draw: a clip's index in `index` (-1 for a clip it lacks, or for none).
+         */
+        heaviest(out: Float32Array, o: number, index: Map<string, number>): void;
         /** The state machine's state, the dominant clip and the speed it saw. */
         getState(): AnimationState;
     }
@@ -2443,6 +2451,8 @@ declare module "limina/internal/engine/characters/characters" {
         tags?: string[];
         /** Top walking speed, m/s (default 4.5: it can run). */
         maxSpeed?: number;
+        /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
+        drawnByCrowd?: boolean;
     }
     /** What a character is, as snapshots save it. */
     export interface CharacterResource {
@@ -2450,6 +2460,7 @@ declare module "limina/internal/engine/characters/characters" {
         appearance: Appearance;
         model?: string;
         maxSpeed: number;
+        drawnByCrowd?: true;
     }
     interface Walk {
         target: Vec3;
@@ -9122,6 +9133,73 @@ declare module "limina/internal/engine/terrain/view" {
         dispose(): void;
     }
 }
+declare module "limina/internal/engine/characters/crowd" {
+    import * as THREE from "three";
+    import type { Animator } from "limina/internal/engine/characters/animator";
+    import { type Appearance } from "limina/internal/engine/characters/humanoid";
+    /**
+     * Samples per second of clip time the bake takes (a walk cycle is about 220 samples): dense
+     * enough that blending neighbouring samples' matrices stays within a millimetre or so of the
+     * mixer's interpolated pose, even for the run's fast swing.
+     */
+    export const BAKE_RATE = 240;
+    /** Floats per member in `CrowdDraw.root`: x, y, z, yaw, scale. */
+    export const ROOT_FLOATS = 5;
+    /** Floats per member in `CrowdDraw.layers`: two (clip index, time, weight) triples; a clip index < 0 is unused. */
+    export const LAYER_FLOATS = 6;
+    /** The clips a crowd bakes unless told otherwise: the locomotion gaits and the looping emotes. */
+    export const CROWD_CLIPS: readonly ["idle", "walk", "run", "talk", "wave"];
+    /** The humanoid's clips baked: `matrices` holds 16 floats (column-major skinning matrix, bind space to model space) per bone per sample. */
+    export interface BakedClips {
+        names: string[];
+        /** Per clip: its first sample's index, its sample count and its duration (s). */
+        start: Int32Array;
+        samples: Int32Array;
+        duration: Float32Array;
+        matrices: Float32Array;
+    }
+    /** Bakes `names` (clips of the reference humanoid) at BAKE_RATE; the same input always gives the same table. */
+    export function bakeClips(names?: readonly string[]): BakedClips;
+    /** Adds `w` × clip `k`'s skinning matrices at `time` (looping) into `out` (BONE_COUNT × 16 floats), interpolating between samples. */
+    export function accumulatePose(baked: BakedClips, k: number, time: number, w: number, out: Float32Array): void;
+    /**
+     * `n` humanoids drawn at once. Fill `root` and `layers` (or call `follow`),
+     * then `update()` before rendering; `mesh` goes in the scene.
+     */
+    export class CrowdDraw {
+        readonly n: number;
+        readonly baked: BakedClips;
+        readonly mesh: THREE.Mesh;
+        /** Per member: x, y, z (feet), yaw about +y (facing +z at 0), scale (height / 1.75). */
+        readonly root: Float32Array;
+        /** Per member: (clip, time, weight) × 2, clip an index into `baked.names` (< 0: none). */
+        readonly layers: Float32Array;
+        /** The palette: a row of ROW_TEXELS RGBA float texels per member. */
+        private readonly palette;
+        private readonly data;
+        private readonly pose;
+        private readonly clipIndex;
+        constructor(n: number, baked?: BakedClips);
+        /** Member `i`'s colours (and height, into its root scale). */
+        paint(i: number, appearance: Appearance): void;
+        /** The index of a baked clip, or -1. */
+        clip(name: string): number;
+        /** Fills member `i`'s root from the SoA transform at `eid` (yaw of a rotation about y) and its layers from `animator`. */
+        follow(i: number, position: {
+            x: Float32Array;
+            y: Float32Array;
+            z: Float32Array;
+        }, rotation: {
+            y: Float32Array;
+            w: Float32Array;
+        }, eid: number, animator: Animator): void;
+        /** Member `i`'s skinning matrices (model space, without its root), BONE_COUNT × 16 floats, as the palette gets them. */
+        poseOf(i: number, out?: Float32Array): Float32Array;
+        /** Writes every member's palette row: root × blended pose, as the rows of each bone's affine matrix. */
+        update(): void;
+        dispose(): void;
+    }
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -9224,6 +9302,10 @@ declare module "limina" {
     export { type BeforeRender, onBeforeRender } from "limina/internal/engine/render/before-render";
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
+    /** A crowd of humanoids in one instanced, GPU-skinned draw, from clips baked once (docs/navigation.md). */
+    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CrowdDraw, LAYER_FLOATS, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
+    export type { Character } from "limina/internal/engine/characters/characters";
+    export type { Appearance } from "limina/internal/engine/characters/humanoid";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -1,26 +1,49 @@
 // limina: --deterministic
-// The numbers party: in this process, 200 number-people run through the
-// real agent pipeline for ten simulated seconds — every agent perceives,
-// decides and moves itself only through traced three.setTransform calls
-// caused by its decisions, pairs walk up to each other and chatter through
-// positional audio.playAt and say a line each in a ui.speechBubble; and the
+// The numbers party: in this process, 200 humanoid number-people run through
+// the real agent pipeline for ten simulated seconds — every agent perceives,
+// decides and walks only through traced nav.moveTo calls caused by its
+// decisions, the navmesh crowd keeping them apart (no two interpenetrate at
+// any step), pairs walk up to each other, stop, turn and talk, chatter
+// through positional audio.playAt and say a line each in a ui.speechBubble; and the
 // demo, run as users run it (`limina demo numbers_party`), draws the crowd
 // and its agent-ops HUD and perf overlay offscreen, and the crowd in a window
 // under Xvfb.
 import { assert, assertEquals, test } from "limina/testing";
-import { createWorldSession, type EngineEvent, waitSteps } from "limina";
+import { createWorldSession, type EngineEvent, onFixedStep, waitSteps } from "limina";
 import { AGENTS, createParty, DECISION_INTERVAL, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
 import { cleanUp, countPixels, runDemo, scratch, textStrokes } from "./support/demos.ts";
 
 /** A number-person's body: a vivid hue (the plaza, lawn, sky and the HUD's panels and bubbles are all muted: without the crowd, no such pixels). */
 const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;
 
-test("200 agents perceive, decide and move only through traced skills; pairs meet, chatter and say lines in speech bubbles", async () => {
+test("200 agents perceive, decide and walk the navmesh crowd only through traced skills, never interpenetrating; pairs meet, talk, chatter and say lines in speech bubbles", async () => {
   const session = createWorldSession();
-  const party = createParty(session);
+  const party = await createParty(session);
   assertEquals(party.systems.agents.size, AGENTS);
   const start = party.people.map((e) => session.world.position(e.eid));
+  // Non-penetration at every step: each pair at least 0.9 × the sum of their crowd radii (0.35 m × height / 1.75) apart.
+  const { Position } = session.world;
+  const eids = party.people.map((e) => e.eid);
+  const radius = party.characters.map((c) => 0.35 * (c.resource.appearance.height ?? 1.75) / 1.75);
+  let worst = Infinity;
+  let worstStep = -1;
+  const order = eids.map((_, i) => i);
+  const offCheck = onFixedStep((_dt, step) => {
+    // Sweep along x: only pairs closer in x than the widest sum of radii can touch.
+    order.sort((a, b) => Position.x[eids[a]] - Position.x[eids[b]]);
+    for (let a = 0; a < order.length; a++) {
+      const i = order[a];
+      for (let b = a + 1; b < order.length && Position.x[eids[order[b]]] - Position.x[eids[i]] < 1; b++) {
+        const j = order[b];
+        const d = Math.hypot(Position.x[eids[i]] - Position.x[eids[j]], Position.z[eids[i]] - Position.z[eids[j]]) / (radius[i] + radius[j]);
+        if (d < worst) [worst, worstStep] = [d, step];
+      }
+    }
+  });
   await waitSteps(600);
+  offCheck();
+  assert(worst >= 0.9, `two agents came within ${worst.toFixed(3)} × the sum of their radii at step ${worstStep}`);
+  console.log(`  closest pair over the run: ${worst.toFixed(3)} × the sum of their radii`);
   await party.systems.action.settled();
   const h = session.tracer.history();
   const byId = new Map(h.map((e) => [e.id, e]));
@@ -33,22 +56,25 @@ test("200 agents perceive, decide and move only through traced skills; pairs mee
   assertEquals(ofAgents("agent.toolcall.rejected").length, 0, "every tool call the policy made was valid");
 
   const executed = ofAgents("skill.executed");
-  const moves = executed.filter((e) => (e.payload as { skill: string }).skill === "three.setTransform");
+  const moves = executed.filter((e) => (e.payload as { skill: string }).skill === "nav.moveTo");
   const blips = executed.filter((e) => (e.payload as { skill: string }).skill === "audio.playAt");
   assertEquals(moves.length, party.stats().moves);
   assertEquals(blips.length, party.stats().blips);
   assert(moves.length > AGENTS * 40, `${moves.length} moves`);
-  // Each move is the agent's own numeral, caused by its own decision, caused by its own perception.
+  // Each walk is the agent's own body's, caused by its own decision, caused by its own perception.
   const entityOf = new Map(party.systems.agents.all().map((a) => [a.id, a.entityId]));
   for (const e of [...moves.slice(0, 200), ...moves.slice(-200)]) {
-    const p = e.payload as { input: { entity: string; position?: number[] }; decisionId: string };
-    assertEquals(p.input.entity, entityOf.get(e.actorId));
-    if (p.input.position) assert(Math.hypot(p.input.position[0], p.input.position[2]) <= PLAZA_RADIUS + 1e-6, "inside the plaza");
+    const p = e.payload as { input: { entityId: string; target: number[] }; decisionId: string };
+    assertEquals(p.input.entityId, entityOf.get(e.actorId));
+    assert(Math.hypot(p.input.target[0], p.input.target[2]) <= PLAZA_RADIUS + 1e-6, "a target inside the plaza");
     const decision = byId.get(e.causedBy[0]) as EngineEvent;
     assertEquals([decision.type, decision.actorId, (decision.payload as { decisionId: string }).decisionId], ["agent.decision.made", e.actorId, p.decisionId]);
     assertEquals(byId.get(decision.causedBy[0])?.type, "agent.perception.updated");
   }
-  // Nothing moved a numeral but its agent's actions.
+  // Chatting partners stopped, turned to each other and talked.
+  const talks = executed.filter((e) => (e.payload as { skill: string; input: { clip?: string } }).skill === "animation.play" && (e.payload as { input: { clip: string } }).input.clip === "talk");
+  assert(talks.length >= party.stats().chats, `${talks.length} talk animations for ${party.stats().chats} chats`);
+  // Nothing moved a number-person but its agent's actions.
   assertEquals(h.filter((e) => e.type === "skill.executed" && !e.actorId.startsWith("agt_num")).length, 0);
 
   const s = party.stats();

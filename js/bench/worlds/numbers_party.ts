@@ -1,5 +1,5 @@
 // A world module for the spectator fan-out benchmark (js/bench/web_fanout.mjs):
-// the numbers party (200 agents wandering and chatting, each move a traced
+// the numbers party (200 agents wandering and chatting, each walk a traced
 // skill) as a world server runs it, reporting its own sim-step times — from
 // the first fixed-step system to the last, so the state stream's work (and
 // the spectator sink's publishing) is inside — as one stderr line a second:
@@ -7,7 +7,7 @@
 import { onFixedStep, type WorldSession } from "limina";
 import { createParty, dressPlaza } from "../../../examples/numbers_party_core.ts";
 
-export default function build(session: WorldSession): void {
+export default async function build(session: WorldSession): Promise<void> {
   let began = 0;
   let steps: number[] = [];
   let ending = false;
@@ -26,5 +26,5 @@ export default function build(session: WorldSession): void {
   });
   // After the timer's first system, so the party's own step is timed too.
   dressPlaza(session);
-  createParty(session);
+  await createParty(session);
 }

@@ -285,6 +285,32 @@ export class Animator {
     }
   }
 
+  /**
+   * The two clips weighing most now, as (clip, time, weight) triples into `out` at `o` for a
+   * crowd draw: a clip's index in `index` (-1 for a clip it lacks, or for none).
+   */
+  heaviest(out: Float32Array, o: number, index: Map<string, number>): void {
+    let a: THREE.AnimationAction | null = null;
+    let b: THREE.AnimationAction | null = null;
+    let ka = "";
+    let kb = "";
+    for (const [clip, action] of this.actions) {
+      const w = action.getEffectiveWeight();
+      if (w <= 0) continue;
+      if (!a || w > a.getEffectiveWeight()) {
+        [b, kb, a, ka] = [a, ka, action, clip];
+      } else if (!b || w > b.getEffectiveWeight()) {
+        [b, kb] = [action, clip];
+      }
+    }
+    out[o] = a ? (index.get(ka) ?? -1) : -1;
+    out[o + 1] = a ? a.time : 0;
+    out[o + 2] = a ? a.getEffectiveWeight() : 0;
+    out[o + 3] = b ? (index.get(kb) ?? -1) : -1;
+    out[o + 4] = b ? b.time : 0;
+    out[o + 5] = b ? b.getEffectiveWeight() : 0;
+  }
+
   /** The state machine's state, the dominant clip and the speed it saw. */
   getState(): AnimationState {
     const playing: AnimationState["playing"] = [];

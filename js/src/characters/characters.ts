@@ -32,6 +32,8 @@ export interface SpawnOptions {
   tags?: string[];
   /** Top walking speed, m/s (default 4.5: it can run). */
   maxSpeed?: number;
+  /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
+  drawnByCrowd?: boolean;
 }
 
 /** What a character is, as snapshots save it. */
@@ -40,6 +42,7 @@ export interface CharacterResource {
   appearance: Appearance;
   model?: string;
   maxSpeed: number;
+  drawnByCrowd?: true;
 }
 
 interface Walk {
@@ -75,9 +78,20 @@ const CAPSULE_RADIUS = 0.3;
 /** Crowd agents keep this far apart (a little wider than the capsule, for elbow room). */
 const AGENT_RADIUS = 0.35;
 
+let trackless: THREE.AnimationClip[] | null = null;
+/**
+ * A crowd-drawn character's clips: the crowd poses it from its baked table by what its animator
+ * plays, so the animator needs the clips' names and lengths (the same at every height), not their
+ * tracks, and its body no skeleton. Shared by every such character.
+ */
+function crowdClips(): THREE.AnimationClip[] {
+  return (trackless ??= humanoidClips().map((c) => new THREE.AnimationClip(c.name, c.duration, [])));
+}
+
 /** The body a character's resource describes: the built-in humanoid or a loaded glTF rig, with its clips and scale. */
 export async function characterBody(resource: CharacterResource): Promise<{ rig: THREE.Object3D; clips: THREE.AnimationClip[]; scale: number }> {
   const height = resource.appearance.height ?? DEFAULT_APPEARANCE.height;
+  if (resource.drawnByCrowd) return { rig: new THREE.Group(), clips: crowdClips(), scale: height / REFERENCE_HEIGHT };
   const builtIn = humanoidClips(height);
   if (resource.model === undefined) {
     const h = createHumanoid(resource.appearance);
@@ -185,7 +199,13 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
 
   /** A new character standing at `position`. */
   async spawn(o: SpawnOptions): Promise<Character> {
-    const resource: CharacterResource = { kind: "character", appearance: { ...o.appearance }, ...(o.model !== undefined ? { model: o.model } : {}), maxSpeed: o.maxSpeed ?? 4.5 };
+    const resource: CharacterResource = {
+      kind: "character",
+      appearance: { ...o.appearance },
+      ...(o.model !== undefined ? { model: o.model } : {}),
+      maxSpeed: o.maxSpeed ?? 4.5,
+      ...(o.drawnByCrowd ? { drawnByCrowd: true as const } : {}),
+    };
     const body = await characterBody(resource);
     return this.adopt(body, resource, o.position, o.tags ?? []);
   }

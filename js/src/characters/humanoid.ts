@@ -98,12 +98,12 @@ function weightsAt(t: number, part: Part, index: Map<string, number>): [number[]
 }
 
 /** A capsule (or box, sphere) from `a` to `b` of radius `r`, its axis along a–b. */
-function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | "box" | "sphere", depth = r): THREE.BufferGeometry {
+function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | "box" | "sphere", depth: number, lowPoly: boolean): THREE.BufferGeometry {
   const length = a.distanceTo(b);
   let g: THREE.BufferGeometry;
-  if (shape === "capsule") g = new THREE.CapsuleGeometry(r, Math.max(0.001, length - 2 * r * 0.6), 3, 8);
+  if (shape === "capsule") g = new THREE.CapsuleGeometry(r, Math.max(0.001, length - 2 * r * 0.6), lowPoly ? 1 : 3, lowPoly ? 6 : 8);
   else if (shape === "box") g = new THREE.BoxGeometry(r * 2, length, depth * 2);
-  else g = new THREE.SphereGeometry(r, 10, 7);
+  else g = lowPoly ? new THREE.SphereGeometry(r, 6, 4) : new THREE.SphereGeometry(r, 10, 7);
   const mid = a.clone().add(b).multiplyScalar(0.5);
   const dir = b.clone().sub(a).normalize();
   const q = new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 1, 0), dir.lengthSq() > 0 ? dir : new THREE.Vector3(0, 1, 0));
@@ -111,8 +111,11 @@ function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | 
   return g.index ? g.toNonIndexed() : g;
 }
 
-/** A new humanoid with the given appearance, in its bind pose. */
-export function createHumanoid(appearance: Appearance = {}): Humanoid {
+/**
+ * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
+ * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
+ */
+export function createHumanoid(appearance: Appearance = {}, lowPoly = false): Humanoid {
   const look = { ...DEFAULT_APPEARANCE, ...appearance };
   const s = look.height / REFERENCE_HEIGHT;
   const wide = look.build;
@@ -135,7 +138,7 @@ export function createHumanoid(appearance: Appearance = {}): Humanoid {
   const h = look.head;
   const parts: Part[] = [];
   const add = (bone: string, from: THREE.Vector3, to: THREE.Vector3, r: number, color: number, shape: "capsule" | "box" | "sphere", blend: { parent?: string; child?: string } = {}, depth?: number) =>
-    parts.push({ geometry: limb(from, to, r * s, shape, (depth ?? r) * s), color, bone, from, to, ...blend });
+    parts.push({ geometry: limb(from, to, r * s, shape, (depth ?? r) * s, lowPoly), color, bone, from, to, ...blend });
   // Torso: pelvis in the trousers' colour, belly and chest in the shirt's.
   add("Hips", v(0, 0.9, 0), P("Spine"), 0.15 * wide, look.pants, "box", { child: "Spine" }, 0.1);
   add("Spine", P("Spine"), P("Chest"), 0.15 * wide, look.shirt, "box", { parent: "Hips", child: "Chest" }, 0.1);
