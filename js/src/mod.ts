@@ -172,6 +172,11 @@ export {
   type WorldLogOptions,
   writeTraceFile,
 } from "../../crates/limina-trace/js/chain.ts";
+/** SHA-256 of bytes, natively, as "sha256:<hex>". */
+export { sha256 } from "../../crates/limina-trace/js/world-file.ts";
+// The same chain checked in plain JS, as the static player checks it in a browser (no native code).
+export { canonicalJson, type LogVerdict, verifyLog } from "./web/log-chain.ts";
+export { sha256Hex } from "./web/sha256.ts";
 
 // MCP.
 export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "./mcp/mcp.ts";

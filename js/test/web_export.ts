@@ -7,11 +7,8 @@
 // by a plain static file server, plays, pauses, seeks to the positions the
 // native replay of the trace gives for that tick, and refuses a log with one
 // byte changed or one line removed, saying so, with nothing played.
-import { type EngineEvent, parseTrace, readTraceText, replay, saveWorld, traceDir, TraceIntegrityError, verifyJsonl, waitSteps, WorldSession } from "limina";
+import { canonicalJson, type EngineEvent, parseTrace, readTraceText, replay, saveWorld, sha256, sha256Hex, traceDir, TraceIntegrityError, verifyJsonl, verifyLog, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
-import { sha256 } from "../../crates/limina-trace/js/world-file.ts";
-import { canonicalJson, verifyLog } from "../src/web/log-chain.ts";
-import { sha256Hex } from "../src/web/sha256.ts";
 import { drive } from "./support/drivers.ts";
 
 const run = (cmd: string, ...args: string[]) => Limina.run({ cmd, args });

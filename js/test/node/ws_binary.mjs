@@ -180,7 +180,9 @@ function sameWorld(bin, json) {
 // --- A paused reader: 16,000 entities moving every tick fill its socket.
 {
   const ENTITIES = 16000;
-  const { server, port } = await startWsServer(limina, ["js/bench/worlds/moving.ts", `--entities=${ENTITIES}`]);
+  // The paused reader sends nothing for as long as the stream takes to fill its socket, which on a
+  // loaded machine can outlast the default idle timeout; this part is about pacing, not idleness.
+  const { server, port } = await startWsServer(limina, ["--idle-timeout", "3600", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`]);
   const { check, checks } = checker(server);
   const fast = new Peer(port, "fast");
   await fast.open("system.readonly");
