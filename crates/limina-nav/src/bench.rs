@@ -15,7 +15,7 @@ use limina_physics::rapier3d::parry::utils::Array2;
 use limina_physics::{PhysicsWorld, TransformColumns};
 
 use crate::crowd::AgentDesc;
-use crate::geometry::{cuboid, PoseF, Source, SourceShape};
+use crate::geometry::{cuboid, Fnv, PoseF, Source, SourceShape};
 use crate::navmesh::NavMesh;
 use crate::params::NavParams;
 use crate::world::{query_reach, NavWorld};
@@ -57,6 +57,13 @@ fn obstacle(key: u64, at: [f32; 3], half: [f32; 3]) -> Source<'static> {
   }
 }
 
+/// The world digest's bytes hashed, so runs of old and new code can be compared bit for bit.
+fn digest(nav: &NavWorld) -> String {
+  let mut h = Fnv::new();
+  nav.digest_bytes().iter().for_each(|&b| h.word(b as u32));
+  format!("{:016x}", h.0)
+}
+
 fn ms(t: Instant) -> f64 {
   t.elapsed().as_secs_f64() * 1e3
 }
@@ -92,8 +99,11 @@ fn bench_navigation() {
     bakes.push(ms(t));
     mesh = Some(m);
   }
-  let mut mesh = mesh.unwrap();
+  let mesh = mesh.unwrap();
   let (polygons, tiles) = mesh.counts();
+  let mut nav = NavWorld { mesh: Some(mesh), ..NavWorld::default() };
+  let bake_digest = digest(&nav);
+  let mut mesh = nav.mesh.take().unwrap();
   // One more obstacle at a time: only the tiles under it are rebuilt.
   let mut rebuilds = Vec::new();
   for k in 0..10u64 {
@@ -112,7 +122,8 @@ fn bench_navigation() {
     let n = mesh.refresh_from(&probe, move || full).len();
     rebuilds.push((ms(t), n));
   }
-  let mut nav = NavWorld { mesh: Some(mesh), ..NavWorld::default() };
+  nav.mesh = Some(mesh);
+  let rebuild_digest = digest(&nav);
   // Path queries between random points of the mesh, up to 60 m apart.
   let mut times = Vec::new();
   let mut found = 0;
@@ -162,12 +173,13 @@ fn bench_navigation() {
       steps.push(ms(t));
     }
   }
+  let crowd_digest = digest(&nav);
   let crowd_p50 = percentile(&mut steps, 50.0);
   let crowd_p95 = percentile(&mut steps, 95.0);
   let rebuild_ms: Vec<f64> = rebuilds.iter().map(|r| r.0).collect();
   let mut sorted = rebuild_ms.clone();
   println!(
-    "{{\"bench\":\"navigation\",\"terrain\":\"256x256 m heightfield (257x257 samples)\",\"obstacles\":500,\"cellSize\":{},\"tileSize\":{},\"polygons\":{polygons},\"tiles\":{tiles},\"bakeMs\":[{}],\"tileRebuildP50Ms\":{:.3},\"tileRebuildMaxMs\":{:.3},\"tilesPerRebuild\":[{}],\"pathQueries\":{},\"pathFound\":{found},\"pathP50Us\":{path_p50:.1},\"pathP95Us\":{path_p95:.1},\"nodesExpandedMean\":{:.1},\"crowdAgents\":500,\"crowdStepP50Ms\":{crowd_p50:.3},\"crowdStepP95Ms\":{crowd_p95:.3}}}",
+    "{{\"bench\":\"navigation\",\"terrain\":\"256x256 m heightfield (257x257 samples)\",\"obstacles\":500,\"cellSize\":{},\"tileSize\":{},\"polygons\":{polygons},\"tiles\":{tiles},\"bakeMs\":[{}],\"tileRebuildP50Ms\":{:.3},\"tileRebuildMaxMs\":{:.3},\"tilesPerRebuild\":[{}],\"pathQueries\":{},\"pathFound\":{found},\"pathP50Us\":{path_p50:.1},\"pathP95Us\":{path_p95:.1},\"nodesExpandedMean\":{:.1},\"crowdAgents\":500,\"crowdStepP50Ms\":{crowd_p50:.3},\"crowdStepP95Ms\":{crowd_p95:.3},\"digests\":[\"{bake_digest}\",\"{rebuild_digest}\",\"{crowd_digest}\"]}}",
     params.cell_size,
     params.tile_size,
     bakes.iter().map(|b| format!("{b:.1}")).collect::<Vec<_>>().join(","),

@@ -14,7 +14,7 @@
 //! velocity is then handed to the character's controller and its position
 //! read back from the character's body next step.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use limina_ops::OpError;
 use limina_physics::PhysicsWorld;
@@ -155,6 +155,17 @@ struct Scratch {
   lines: Vec<Line>,
   lp: Vec<Line>,
   neighbours: Vec<Vec<u32>>,
+  /// Per agent, in agent order: ground-plane body, height, chosen velocity, next position.
+  bodies: Vec<Body>,
+  heights: Vec<f32>,
+  chosen: Vec<[f32; 2]>,
+  next: Vec<V3>,
+  /// (cell key, agent index), sorted: the neighbour grid.
+  grid: Vec<(i64, u32)>,
+  near: Vec<(f32, u32)>,
+  push: Vec<[f32; 2]>,
+  /// An agent's corridor as the funnel reads it.
+  steps: Vec<Step>,
 }
 
 fn check(name: &str, v: f32, lo: f32, hi: f32) -> Result<(), OpError> {
@@ -392,8 +403,10 @@ impl Crowd {
           } else {
             a.stalled += dt;
           }
-          let corridor: Vec<Step> = a.corridor.iter().map(|&s| s.into()).collect();
-          let corners = query::corners(mesh, a.pos, a.target, &corridor, 2);
+          let corridor = &mut self.scratch.steps;
+          corridor.clear();
+          corridor.extend(a.corridor.iter().map(|&s| Step::from(s)));
+          let corners = query::corners(mesh, a.pos, a.target, corridor, 2);
           // An off-mesh link starting at the next corner: cross it once there.
           let next_link = corridor.iter().skip(1).find_map(|s| s.via.filter(|l| l.offmesh != u16::MAX).map(|l| (s.poly, l)));
           let next = corners.get(1).copied().unwrap_or(a.target);
@@ -429,68 +442,67 @@ impl Crowd {
       }
     }
 
-    // 3. Neighbours (a hash grid, agent order within each cell) and ORCA.
+    // 3. Neighbours (a grid of cells sorted by key, agent order within each cell) and ORCA.
     let n = ids.len();
-    let pos: Vec<V3> = ids.iter().map(|id| self.agents[id].pos).collect();
+    let sc = &mut self.scratch;
+    sc.bodies.clear();
+    sc.bodies.extend(self.agents.values().map(|a| Body { position: [a.pos[0], a.pos[2]], velocity: [a.vel[0], a.vel[2]], radius: a.desc.radius }));
+    sc.heights.clear();
+    sc.heights.extend(self.agents.values().map(|a| a.pos[1]));
     let cell = self.params.neighbour_distance;
-    let key = |p: V3| (((p[0] / cell).floor() as i64) << 32) ^ ((p[2] / cell).floor() as i64 & 0xffff_ffff);
-    let mut buckets: HashMap<i64, Vec<u32>> = HashMap::new();
-    for (i, p) in pos.iter().enumerate() {
-      buckets.entry(key(*p)).or_default().push(i as u32);
-    }
+    let cell_of = |p: [f32; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
+    let key = |(cx, cz): (i64, i64)| (cx << 32) ^ (cz & 0xffff_ffff);
+    sc.grid.clear();
+    sc.grid.extend(sc.bodies.iter().enumerate().map(|(i, b)| (key(cell_of(b.position)), i as u32)));
+    sc.grid.sort_unstable();
     let nd2 = cell * cell;
-    self.scratch.neighbours.resize(n, Vec::new());
+    sc.neighbours.resize(n, Vec::new());
     for i in 0..n {
-      let p = pos[i];
-      let (cx, cz) = ((p[0] / cell).floor() as i64, (p[2] / cell).floor() as i64);
-      let mut near: Vec<(f32, u32)> = Vec::new();
+      let p = sc.bodies[i].position;
+      let y = sc.heights[i];
+      let (cx, cz) = cell_of(p);
+      sc.near.clear();
       for dz in -1..=1 {
         for dx in -1..=1 {
-          let Some(list) = buckets.get(&(((cx + dx) << 32) ^ ((cz + dz) & 0xffff_ffff))) else { continue };
-          for &j in list {
+          let k = key((cx + dx, cz + dz));
+          let from = sc.grid.partition_point(|e| e.0 < k);
+          for &(_, j) in sc.grid[from..].iter().take_while(|e| e.0 == k) {
             if j as usize == i {
               continue;
             }
-            let q = pos[j as usize];
-            let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[2] - p[2]) * (q[2] - p[2]);
-            if d2 < nd2 && (q[1] - p[1]).abs() < 2.0 {
-              near.push((d2, j));
+            let q = sc.bodies[j as usize].position;
+            let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+            if d2 < nd2 && (sc.heights[j as usize] - y).abs() < 2.0 {
+              sc.near.push((d2, j));
             }
           }
         }
       }
-      near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-      near.truncate(self.params.max_neighbours);
-      let list = &mut self.scratch.neighbours[i];
+      sc.near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+      sc.near.truncate(self.params.max_neighbours);
+      let list = &mut sc.neighbours[i];
       list.clear();
-      list.extend(near.iter().map(|&(_, j)| j));
+      list.extend(sc.near.iter().map(|&(_, j)| j));
     }
-    let bodies: Vec<Body> = ids
-      .iter()
-      .map(|id| {
-        let a = &self.agents[id];
-        Body { position: [a.pos[0], a.pos[2]], velocity: [a.vel[0], a.vel[2]], radius: a.desc.radius }
-      })
-      .collect();
-    let mut chosen: Vec<[f32; 2]> = Vec::with_capacity(n);
-    for i in 0..n {
-      let a = &self.agents[&ids[i]];
+    sc.chosen.clear();
+    for (i, a) in self.agents.values().enumerate() {
       if let Mode::Crossing { .. } = a.mode {
-        chosen.push([0.0, 0.0]);
+        sc.chosen.push([0.0, 0.0]);
         continue;
       }
-      self.scratch.lines.clear();
-      for &j in &self.scratch.neighbours[i] {
-        self.scratch.lines.push(orca::constraint(&bodies[i], &bodies[j as usize], self.params.horizon, dt));
+      sc.lines.clear();
+      for &j in &sc.neighbours[i] {
+        sc.lines.push(orca::constraint(&sc.bodies[i], &sc.bodies[j as usize], self.params.horizon, dt));
       }
       let max = a.desc.max_speed.max(math::len(a.preferred));
-      chosen.push(orca::solve(&self.scratch.lines, [a.preferred[0], a.preferred[2]], max, &mut self.scratch.lp));
+      sc.chosen.push(orca::solve(&sc.lines, [a.preferred[0], a.preferred[2]], max, &mut sc.lp));
     }
 
     // 4. Move: accelerate toward the chosen velocity, slide along the mesh, push overlaps apart.
-    let mut next: Vec<V3> = Vec::with_capacity(n);
-    for (i, id) in ids.iter().enumerate() {
-      let a = self.agents.get_mut(id).unwrap();
+    let sc = &mut self.scratch;
+    let next = &mut sc.next;
+    next.clear();
+    for (i, a) in self.agents.values_mut().enumerate() {
       if let Mode::Crossing { from, to, t, duration } = a.mode {
         let t = (t + dt).min(duration);
         let s = t / duration;
@@ -507,7 +519,7 @@ impl Crowd {
         next.push(p);
         continue;
       }
-      let want = chosen[i];
+      let want = sc.chosen[i];
       let dv = [want[0] - a.vel[0], want[1] - a.vel[2]];
       let dl = (dv[0] * dv[0] + dv[1] * dv[1]).sqrt();
       let cap = a.desc.max_accel * dt;
@@ -517,13 +529,15 @@ impl Crowd {
       next.push(slide(mesh, a.pos, goal));
     }
     for _ in 0..self.params.separation_passes {
-      let mut push = vec![[0.0f32; 2]; n];
+      let push = &mut sc.push;
+      push.clear();
+      push.resize(n, [0.0; 2]);
       let mut any = false;
       for i in 0..n {
-        let ri = self.agents[&ids[i]].desc.radius;
-        for &j in &self.scratch.neighbours[i] {
+        let ri = sc.bodies[i].radius;
+        for &j in &sc.neighbours[i] {
           let j = j as usize;
-          let rj = self.agents[&ids[j]].desc.radius;
+          let rj = sc.bodies[j].radius;
           let (dx, dz) = (next[i][0] - next[j][0], next[i][2] - next[j][2]);
           let d = (dx * dx + dz * dz).sqrt();
           let overlap = ri + rj - d;
@@ -540,16 +554,16 @@ impl Crowd {
       if !any {
         break;
       }
-      for i in 0..n {
-        if push[i] != [0.0, 0.0] && !matches!(self.agents[&ids[i]].mode, Mode::Crossing { .. }) {
+      for (i, a) in self.agents.values().enumerate() {
+        if push[i] != [0.0, 0.0] && !matches!(a.mode, Mode::Crossing { .. }) {
           next[i] = slide(mesh, next[i], [next[i][0] + push[i][0], next[i][1], next[i][2] + push[i][1]]);
         }
       }
     }
 
     // 5. Write back: positions, facings, characters' velocities.
-    for (i, id) in ids.iter().enumerate() {
-      let a = self.agents.get_mut(id).unwrap();
+    let next = &self.scratch.next;
+    for (i, a) in self.agents.values_mut().enumerate() {
       let moved = [(next[i][0] - a.pos[0]) / dt, (next[i][2] - a.pos[2]) / dt];
       let sp = (moved[0] * moved[0] + moved[1] * moved[1]).sqrt();
       if sp > 0.05 {

@@ -37,7 +37,7 @@ pub struct SpanGrid {
 
 impl SpanGrid {
   pub fn new(origin: [f32; 2], cs: f32, gx0: i32, gz0: i32, w: usize, h: usize, climb: f32, cos_slope: f32) -> Self {
-    Self { origin, cs, gx0, gz0, w, h, heads: vec![NONE; w * h], pool: Vec::new(), climb, cos_slope }
+    Self { origin, cs, gx0, gz0, w, h, heads: vec![NONE; w * h], pool: Vec::with_capacity(w * h), climb, cos_slope }
   }
 
   /// World x of the west edge of global column `gx` (the same bits whichever tile asks).
@@ -138,11 +138,18 @@ impl SpanGrid {
     let gz_hi = ((hi[2] - self.origin[1]) * inv).floor() as i64;
     let z0 = (gz_lo - self.gz0 as i64).clamp(-1, self.h as i64 - 1);
     let z1 = (gz_hi - self.gz0 as i64).clamp(0, self.h as i64 - 1);
-    let mut poly = Poly::from(tri);
+    // The part above the last cut, in one of two buffers (no copies of whole polygons per cell).
+    let mut rest = [Poly::from(tri), Poly::EMPTY];
+    let mut rest_at = 0;
+    let mut row = Poly::EMPTY;
+    let mut row_rest = [Poly::EMPTY, Poly::EMPTY];
+    let mut cell = Poly::EMPTY;
     for z in z0..=z1 {
       let cut = self.line_z(self.gz0 + z as i32 + 1);
-      let (row, rest) = poly.split(cut, 2);
-      poly = rest;
+      let [a, b] = &mut rest;
+      let (from, into) = if rest_at == 0 { (&*a, b) } else { (&*b, a) };
+      from.split(cut, 2, &mut row, into);
+      rest_at ^= 1;
       if row.n < 3 || z < 0 {
         continue;
       }
@@ -151,11 +158,14 @@ impl SpanGrid {
       let gx_hi = ((rhi - self.origin[0]) * inv).floor() as i64;
       let x0 = (gx_lo - self.gx0 as i64).clamp(-1, self.w as i64 - 1);
       let x1 = (gx_hi - self.gx0 as i64).clamp(0, self.w as i64 - 1);
-      let mut row = row;
+      row_rest[0] = row;
+      let mut row_at = 0;
       for x in x0..=x1 {
         let cut = self.line_x(self.gx0 + x as i32 + 1);
-        let (cell, rest) = row.split(cut, 0);
-        row = rest;
+        let [a, b] = &mut row_rest;
+        let (from, into) = if row_at == 0 { (&*a, b) } else { (&*b, a) };
+        from.split(cut, 0, &mut cell, into);
+        row_at ^= 1;
         if cell.n < 3 || x < 0 {
           continue;
         }
@@ -265,6 +275,8 @@ struct Poly {
 }
 
 impl Poly {
+  const EMPTY: Poly = Poly { v: [[0.0; 3]; 12], n: 0 };
+
   fn from(tri: &[V3; 3]) -> Self {
     let mut v = [[0.0; 3]; 12];
     v[..3].copy_from_slice(tri);
@@ -281,10 +293,13 @@ impl Poly {
     (lo, hi)
   }
 
-  /// The parts below and above `at` on `axis`.
-  fn split(&self, at: f32, axis: usize) -> (Poly, Poly) {
-    let mut below = Poly { v: [[0.0; 3]; 12], n: 0 };
-    let mut above = Poly { v: [[0.0; 3]; 12], n: 0 };
+  /// The parts below and above `at` on `axis`, written into `below` and `above`.
+  fn split(&self, at: f32, axis: usize, below: &mut Poly, above: &mut Poly) {
+    below.n = 0;
+    above.n = 0;
+    if self.n == 0 {
+      return;
+    }
     let d: [f32; 12] = std::array::from_fn(|i| if i < self.n { at - self.v[i][axis] } else { 0.0 });
     let mut j = self.n - 1;
     for i in 0..self.n {
@@ -309,7 +324,6 @@ impl Poly {
       }
       j = i;
     }
-    (below, above)
   }
 
   fn push(&mut self, p: V3) {
