@@ -4,7 +4,9 @@
 // Measures the request round trip, tick-to-delivery latency of the state
 // deltas (the server stamps each delta with its tick's epoch time; clients
 // compare on arrival — same machine, same clock), server CPU and memory
-// per client.
+// per client. Each count runs twice: clients on the JSON stream (`curve`)
+// and on the binary one (`binaryCurve`, `state/subscribe` with
+// `encoding: "binary"`).
 // Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…]   (final line: JSON figures)
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -22,7 +24,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-async function scenario(clientCount) {
+async function scenario(clientCount, encoding) {
   const server = spawn(limina, ["--mcp-ws", "--port", "0", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`], { stdio: ["ignore", "inherit", "pipe"] });
   const port = await new Promise((resolve) => {
     let err = "";
@@ -47,42 +49,42 @@ async function scenario(clientCount) {
   let bytes = 0;
   let deltas = 0;
   let measuring = false;
-  const clients = await Promise.all(
-    Array.from({ length: clientCount }, (_, i) =>
-      new Promise((resolve) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-        const sentAt = new Map();
-        let next = 3;
-        ws.on("open", () => {
-          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `viewer_${i}`, sessionId: `sess_${i}`, profile: "system.readonly" } }));
-          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
-          resolve({ ws, call });
-        });
-        function call() {
-          const id = next++;
-          sentAt.set(id, now());
-          ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } } }));
+  // Opened 8 at a time: the server admits a bounded number of handshakes per peer address.
+  const open = (i) =>
+    new Promise((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+      const sentAt = new Map();
+      let next = 3;
+      ws.on("open", () => {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `viewer_${i}`, sessionId: `sess_${i}`, profile: "system.readonly" } }));
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe", ...(encoding === "binary" ? { params: { encoding } } : {}) }));
+        resolve({ ws, call });
+      });
+      function call() {
+        const id = next++;
+        sentAt.set(id, now());
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } } }));
+      }
+      ws.on("message", (data, isBinary) => {
+        const at = now();
+        const sent = deltaSentAt(data, isBinary);
+        if (sent !== undefined) {
+          if (measuring) {
+            latencies.push(at - sent);
+            bytes += data.length;
+            deltas++;
+          }
+          return;
         }
-        ws.on("message", (data) => {
-          const at = now();
-          const sent = deltaSentAt(data);
-          if (sent !== undefined) {
-            if (measuring) {
-              latencies.push(at - sent);
-              bytes += data.length;
-              deltas++;
-            }
-            return;
-          }
-          const id = /"id":(\d+)/.exec(data.toString("utf8", 0, 120))?.[1];
-          if (id !== undefined && sentAt.has(Number(id))) {
-            if (measuring) rtts.push(at - sentAt.get(Number(id)));
-            sentAt.delete(Number(id));
-          }
-        });
-      })
-    ),
-  );
+        const id = /"id":(\d+)/.exec(data.toString("utf8", 0, 120))?.[1];
+        if (id !== undefined && sentAt.has(Number(id))) {
+          if (measuring) rtts.push(at - sentAt.get(Number(id)));
+          sentAt.delete(Number(id));
+        }
+      });
+    });
+  const clients = [];
+  for (let i = 0; i < clientCount; i += 8) clients.push(...(await Promise.all(Array.from({ length: Math.min(8, clientCount - i) }, (_, k) => open(i + k)))));
   // Calls staggered over the interval, so they do not all land on one tick.
   const timers = clients.map((c, i) => setTimeout(() => timers.push(setInterval(c.call, CALL_EVERY_MS)), (i * CALL_EVERY_MS) / clientCount));
   await sleep(1000);
@@ -101,6 +103,7 @@ async function scenario(clientCount) {
   rtts.sort((a, b) => a - b);
   return {
     clients: clientCount,
+    encoding,
     deltasPerClientPerSec: +(deltas / clientCount / SECONDS).toFixed(1),
     deltaKiB: +(bytes / deltas / 1024).toFixed(1),
     calls: rtts.length,
@@ -116,11 +119,12 @@ async function scenario(clientCount) {
 }
 
 const curve = [];
-for (const n of COUNTS) {
-  const s = await scenario(n);
-  curve.push(s);
+const binaryCurve = [];
+for (const n of COUNTS) for (const encoding of ["json", "binary"]) {
+  const s = await scenario(n, encoding);
+  (encoding === "json" ? curve : binaryCurve).push(s);
   console.log(
-    `${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
+    `${encoding}: ${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
   );
 }
-console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, curve }));
+console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, curve, binaryCurve }));

@@ -17,6 +17,7 @@ pub mod http;
 mod limits;
 mod pipe;
 pub mod stdio;
+pub mod sync;
 mod turns;
 pub mod web;
 pub mod ws;
@@ -84,6 +85,8 @@ struct Flow {
   backlog: Cell<usize>,
   /// Signalled when either count falls.
   room: Notify,
+  /// A state delta is queued and not yet written: the next one waits (see `sync`).
+  delta_pending: Cell<bool>,
 }
 
 impl Flow {
@@ -92,9 +95,18 @@ impl Flow {
   }
 }
 
+/// One outbound message.
+pub enum Out {
+  /// A JSON-RPC message.
+  Text(Arc<str>),
+  /// This tick's state delta, in its place among the replies; the encoder
+  /// thread fills it (see `sync`).
+  Delta(Arc<sync::DeltaCell>),
+}
+
 /// One connection's outbound side.
 struct Outbound {
-  tx: mpsc::UnboundedSender<Arc<str>>,
+  tx: mpsc::UnboundedSender<Out>,
   flow: Rc<Flow>,
 }
 
@@ -168,19 +180,47 @@ impl Inbox {
 
 /// A connection's outbound queue, read by its writer.
 pub struct Outbox {
-  rx: mpsc::UnboundedReceiver<Arc<str>>,
+  rx: mpsc::UnboundedReceiver<Out>,
   flow: Rc<Flow>,
 }
 
 impl Outbox {
-  /// The next message to write; `None` once the server closed the connection.
-  pub async fn recv(&mut self) -> Option<Arc<str>> {
+  /// The next message to write, state deltas included; `None` once the
+  /// server closed the connection. A delta's writer calls
+  /// [`Outbox::delta_written`] once it is on the wire.
+  pub async fn recv_any(&mut self) -> Option<Out> {
     self.rx.recv().await
   }
 
-  /// The next message if one is already queued.
+  /// The next JSON-RPC message to write (transports without state deltas);
+  /// `None` once the server closed the connection.
+  pub async fn recv(&mut self) -> Option<Arc<str>> {
+    loop {
+      match self.rx.recv().await? {
+        Out::Text(text) => return Some(text),
+        Out::Delta(_) => self.skip_delta(),
+      }
+    }
+  }
+
+  /// The next JSON-RPC message if one is already queued.
   pub fn try_recv(&mut self) -> Result<Arc<str>, mpsc::error::TryRecvError> {
-    self.rx.try_recv()
+    loop {
+      match self.rx.try_recv()? {
+        Out::Text(text) => return Ok(text),
+        Out::Delta(_) => self.skip_delta(),
+      }
+    }
+  }
+
+  fn skip_delta(&self) {
+    self.delta_written();
+    self.written(1);
+  }
+
+  /// The queued state delta is written: the connection may be given the next.
+  pub fn delta_written(&self) {
+    self.flow.delta_pending.set(false);
   }
 
   /// Gives up on the connection's output (its reader went away): what is
@@ -225,6 +265,22 @@ impl ConnRegistry {
   /// Connections open now.
   pub fn live(&self) -> usize {
     self.conns.borrow().len()
+  }
+
+  /// Queues a state-delta placeholder for `conn` unless its last one is
+  /// still unwritten (or the connection is gone or far behind): the
+  /// connection's pacing. The returned reservation is filled off the loop.
+  fn reserve_delta(&self, conn: u32) -> Option<sync::Reservation> {
+    let conns = self.conns.borrow();
+    let out = conns.get(&conn)?;
+    if out.flow.delta_pending.get() || out.flow.backlog.get() >= DROPPABLE_BACKLOG {
+      return None;
+    }
+    let (cell, reservation) = sync::DeltaCell::reserve();
+    out.tx.send(Out::Delta(cell)).ok()?;
+    out.flow.backlog.set(out.flow.backlog.get() + 1);
+    out.flow.delta_pending.set(true);
+    Some(reservation)
   }
 
   /// Forgets a connection whose transport ended.
@@ -300,7 +356,7 @@ pub fn op_mcp_config(state: &mut OpState) -> Option<ServeConfig> {
   state.try_borrow::<ServeConfig>().cloned()
 }
 
-fn hub(state: &mut OpState) -> &mut McpHub {
+pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
   if !state.has::<McpHub>() {
     let arrivals = state.borrow::<Arrivals>().clone();
     state.put(McpHub { registry: ConnRegistry::new(arrivals) });
@@ -486,7 +542,7 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool)
     conns.remove(&conn);
     return CLOSED;
   }
-  if out.tx.send(text.clone()).is_err() {
+  if out.tx.send(Out::Text(text.clone())).is_err() {
     return CLOSED;
   }
   out.flow.backlog.set(backlog + 1);
@@ -538,6 +594,11 @@ deno_core::extension!(
     fanout::op_mcp_fanout_publish,
     fanout::op_mcp_fanout_subscribe,
     fanout::op_mcp_fanout_next,
+    sync::op_sync_subscribe,
+    sync::op_sync_unsubscribe,
+    sync::op_sync_aoi,
+    sync::op_sync_entities,
+    sync::op_sync_frame,
     web::op_mcp_web_export,
   ],
   options = { serve: Option<ServeConfig> },

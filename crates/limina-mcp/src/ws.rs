@@ -9,7 +9,8 @@
 //! when the handshake completes; and protocol faults get their RFC 6455
 //! close codes — 1009 for a message over the size limit, 1007 for text that
 //! is not UTF-8, 1002 for a broken frame, 1013 when the server is full.
-//! Binary frames are refused with a JSON-RPC error. With a serve token, a
+//! Binary frames from a client are refused with a JSON-RPC error (the server
+//! sends binary only as the state deltas a client asked for). With a serve token, a
 //! handshake without it is refused with 401 — unless it comes from a
 //! browser (it sends `Origin`), which is let in as a spectator. A browser
 //! presents the token as the subprotocol `limina.token.<base64url>` (it
@@ -34,7 +35,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
-use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Refusals};
+use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Out, Refusals};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -210,9 +211,21 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   let mut closing: Option<(CloseCode, String)> = None;
   let reason = loop {
     tokio::select! {
-      out = outbound.recv() => match out {
-        Some(text) => {
+      out = outbound.recv_any() => match out {
+        Some(Out::Text(text)) => {
           let sent = sink.send(Message::text(text.as_ref())).await;
+          outbound.written(1);
+          if let Err(e) = sent {
+            break format!("send failed: {e}");
+          }
+        }
+        Some(Out::Delta(cell)) => {
+          // Waits for the encoder (well under a millisecond): what follows it was applied after its step.
+          let sent = match cell.wait().await {
+            Some(bytes) => sink.send(Message::Binary(bytes)).await,
+            None => Ok(()),
+          };
+          outbound.delta_written();
           outbound.written(1);
           if let Err(e) = sent {
             break format!("send failed: {e}");

@@ -335,7 +335,7 @@ export class McpServer {
       case "aoi/declare":
         if (c.transport !== "ws") throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} is served over --mcp-ws`);
         if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
-        if (req.method === "state/subscribe") return this.sync.subscribe(c.conn);
+        if (req.method === "state/subscribe") return this.sync.subscribe(c.conn, p ?? {});
         if (req.method === "state/unsubscribe") return { ok: this.sync.unsubscribe(c.conn) };
         return this.sync.declareAoi(c.conn, p);
       default:

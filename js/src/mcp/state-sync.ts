@@ -25,6 +25,10 @@
 // has caught up it gets a fresh snapshot and rejoins. Clients with an area
 // of interest each get their own delta, their visible sets answered by one
 // batched native spatial query. Nothing here ever waits on a client.
+//
+// A client that asks for `encoding: "binary"` gets the compact binary
+// stream instead (state-binary.ts; docs/mcp-protocol.md, "Binary state
+// deltas"); `state/clients` still comes to it as JSON.
 
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
@@ -34,6 +38,7 @@ import type { Entities } from "../scene/entities.ts";
 import type { SpatialIndex } from "../spatial/spatial-index.ts";
 import { RpcError, notification } from "./jsonrpc.ts";
 import { JSONRPC } from "./protocol.ts";
+import { BINARY_FORMAT, BinaryStreams, POSITION_STEP } from "./state-binary.ts";
 
 /** Ticks between two snapshots a sink publishes (a relay that joins or missed a message waits at most this long). */
 const SINK_SNAPSHOT_EVERY = 60;
@@ -57,6 +62,8 @@ interface Subscriber {
   known: Known;
   /** Delivered everything so far: full-view clients are then in lock-step with the group. */
   synced: boolean;
+  /** Streamed in the binary encoding (by `binary`), not here. */
+  binary: boolean;
 }
 
 interface Columns {
@@ -108,8 +115,11 @@ export class StateSync {
   /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
   private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number> }>();
 
+  private readonly binary: BinaryStreams;
+
   constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {
     this.world = entities.world;
+    this.binary = new BinaryStreams(entities);
   }
 
   private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
@@ -132,14 +142,31 @@ export class StateSync {
     if (this.subs.size > 0) broadcast([...this.subs.keys()], notification("state/clients", { clients: count }), true);
   }
 
-  /** Subscribes a connection; its snapshot comes as a `state/snapshot` notification on the next tick. */
-  subscribe(conn: number): unknown {
+  /**
+   * Subscribes a connection; its snapshot comes on the next tick, as a
+   * `state/snapshot` notification or, with `encoding: "binary"`, a binary message.
+   */
+  subscribe(conn: number, p: Record<string, unknown> = {}): unknown {
+    const encoding = p.encoding ?? "json";
+    if (encoding !== "json" && encoding !== "binary") {
+      throw new RpcError(JSONRPC.INVALID_PARAMS, `Invalid params: unknown encoding ${JSON.stringify(encoding)}; this server offers "json" (the default) and "binary" (${BINARY_FORMAT})`);
+    }
+    const maxRate = p.maxRate ?? 60;
+    if (encoding === "json" && p.maxRate !== undefined) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: maxRate applies to the binary encoding");
+    if (!(typeof maxRate === "number" && Number.isFinite(maxRate) && maxRate > 0 && maxRate <= 60)) {
+      throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: maxRate must be a number of deltas per second in (0, 60]");
+    }
     const prev = this.subs.get(conn);
-    this.subs.set(conn, { conn, aoi: prev?.aoi ?? null, known: new Map(), synced: false });
-    return { ok: true, layout: LAYOUT, aoi: prev?.aoi ?? null, snapshot: "state/snapshot on the next tick, then state/delta every tick" };
+    const aoi = prev?.aoi ?? null;
+    this.binary.unsubscribe(conn);
+    this.subs.set(conn, { conn, aoi, known: new Map(), synced: false, binary: encoding === "binary" });
+    if (encoding === "json") return { ok: true, layout: LAYOUT, aoi, snapshot: "state/snapshot on the next tick, then state/delta every tick" };
+    const rate = this.binary.subscribe(conn, maxRate, aoi);
+    return { ok: true, encoding, format: BINARY_FORMAT, positionStep: POSITION_STEP, maxRate: rate, aoi, snapshot: "a binary snapshot message on the next tick, then binary deltas" };
   }
 
   unsubscribe(conn: number): boolean {
+    this.binary.unsubscribe(conn);
     return this.subs.delete(conn);
   }
 
@@ -161,6 +188,7 @@ export class StateSync {
     // The view changed: the next tick brings a fresh snapshot.
     s.synced = false;
     s.known = new Map();
+    if (s.binary) this.binary.setAoi(conn, s.aoi);
     return { ok: true, aoi: s.aoi };
   }
 
@@ -304,8 +332,10 @@ export class StateSync {
         this.sceneJson = json;
       }
     }
+    this.binary.tick(step);
     const ready: Subscriber[] = [];
     for (const s of this.subs.values()) {
+      if (s.binary) continue;
       if (backlog(s.conn) >= BACKLOG_LIMIT) s.synced = false; // stalled: it will resync
       else ready.push(s);
     }
@@ -313,7 +343,8 @@ export class StateSync {
     // The full-view group: one delta, encoded once, sent to every member.
     const full = ready.filter((s) => !s.aoi);
     const members = full.filter((s) => s.synced).map((s) => s.conn);
-    const groupDelta = this.delta(this.groupKnown, null);
+    // With no JSON full-view client and no sink, the group's known state waits (the next delta starts from it).
+    const groupDelta = full.length > 0 || sink ? this.delta(this.groupKnown, null) : null;
     if (groupDelta) {
       groupDelta.apply(this.groupKnown);
       if (members.length > 0 || sink) {

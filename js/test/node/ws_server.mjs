@@ -2,6 +2,7 @@
 // `--mcp-http`) share: starting the server on free ports, and checks that
 // stop it at the first failure.
 import { spawn } from "node:child_process";
+import net from "node:net";
 import WebSocket from "ws";
 
 /** Starts `limina --mcp-ws --port 0 …args`; resolves once it listens. */
@@ -47,14 +48,20 @@ export function checker(server) {
   return { check, fail, checks };
 }
 
-/** A raw WebSocket client of the server on `port`: `call(method, params)` resolves to the reply with its id. */
-export async function wsPeer(port) {
+/**
+ * A raw WebSocket client of the server on `port`: `call(method, params)` resolves to the reply with its id;
+ * `other(msg, false)` gets every other text message parsed, `other(data, true)` every binary one.
+ */
+export async function wsPeer(port, other = () => {}) {
   const ws = new WebSocket(`ws://127.0.0.1:${port}`);
   const pending = new Map();
   let next = 1;
-  ws.on("message", (data) => {
+  ws.on("message", (data, binary) => {
+    if (binary) return other(data, true);
     const msg = JSON.parse(data.toString());
-    pending.get(msg.id)?.(msg);
+    const reply = pending.get(msg.id);
+    if (!reply) return other(msg, false);
+    reply(msg);
     pending.delete(msg.id);
   });
   await new Promise((resolve, reject) => {
@@ -67,4 +74,37 @@ export async function wsPeer(port) {
     return new Promise((resolve) => pending.set(id, resolve));
   };
   return { ws, call };
+}
+
+/**
+ * A WebSocket client over a bare TCP socket, for a reader the test pauses:
+ * resolves once the server has answered the handshake, with the socket
+ * paused; `send(text)` writes one masked text frame.
+ */
+export async function rawWsClient(port) {
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise((r) => socket.on("connect", r));
+  socket.write(
+    `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  // Frames may follow only the server's answer (a server refuses bytes after the request).
+  await new Promise((resolve, reject) => {
+    let head = "";
+    const read = (d) => {
+      head += d.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      socket.pause();
+      socket.off("data", read);
+      if (head.startsWith("HTTP/1.1 101")) resolve();
+      else reject(new Error(`handshake refused: ${head.split("\r\n")[0]}`));
+    };
+    socket.on("data", read);
+  });
+  const send = (text) => {
+    const payload = Buffer.from(text);
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    socket.write(Buffer.concat([head, mask, Buffer.from(payload.map((x, i) => x ^ mask[i % 4]))]));
+  };
+  return { socket, send };
 }

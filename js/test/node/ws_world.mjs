@@ -3,9 +3,8 @@
 // filtering, a stalled client not delaying the tick, fuzzed frames not
 // killing the server, a client vanishing mid-call.
 // Usage: node js/test/node/ws_world.mjs <path-to-limina>
-import net from "node:net";
 import WebSocket from "ws";
-import { checker, startWsServer } from "./ws_server.mjs";
+import { checker, rawWsClient, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -130,19 +129,9 @@ const badAoi = await b.call("aoi/declare", { center: [0, 0], radius: 1 });
 check(badAoi.error?.code === -32602, "a malformed AOI is -32602");
 
 // A stalled client: subscribes over a raw socket and never reads again.
-const stalled = net.connect(port, "127.0.0.1");
-await new Promise((r) => stalled.on("connect", r));
-stalled.write(
-  `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-);
-const frame = (text) => {
-  const payload = Buffer.from(text);
-  const mask = Buffer.from([1, 2, 3, 4]);
-  const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-  return Buffer.concat([head, mask, Buffer.from(payload.map((x, i) => x ^ mask[i % 4]))]);
-};
-stalled.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "stalled", sessionId: "sess_stalled", profile: "system.readonly" } })));
-stalled.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" })));
+const { socket: stalled, send: stalledSend } = await rawWsClient(port);
+stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "stalled", sessionId: "sess_stalled", profile: "system.readonly" } }));
+stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
 stalled.pause();
 // Many moving bodies make every delta large, so the stalled socket backs up quickly.
 for (let i = 0; i < 60; i++) a.tool("scene.createEntity", { shape: "sphere", size: 0.5, position: [i % 10, 20 + Math.floor(i / 10), -10], dynamic: true });
