@@ -79,3 +79,5 @@ for (const [label, preset, position] of [["spread", "snow", [0, 8, 0]], ["packed
   }
 }
 console.log(JSON.stringify({ bench: "vfx", adapter: engine.output.adapter, tier: session.look.quality, width: W, height: H, frames: FRAMES, base, rows }));
+// The engine loop would keep the process alive after the figures.
+Limina.exit(0);
