@@ -117,6 +117,9 @@ fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], see
   let m = &mut win.data;
   let one_minus_inertia = 1.0 - p.inertia;
   let keep_water = 1.0 - p.evaporate;
+  // The brush as offsets into the window from its bounding square's corner.
+  let r = brush.iter().map(|c| c.dx.unsigned_abs().max(c.dz.unsigned_abs())).max().unwrap_or(0) as usize;
+  let offsets: Vec<(usize, f32)> = brush.iter().map(|c| ((c.dz + r as i32) as usize * ww + (c.dx + r as i32) as usize, c.w)).collect();
   for &id in ids {
     let mut px = unit(hash1(id.wrapping_mul(2), seed)) * span;
     let mut pz = unit(hash1(id.wrapping_mul(2).wrapping_add(1), seed)) * span;
@@ -125,10 +128,11 @@ fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], see
     let mut water = 1.0f32;
     let mut sediment = 0.0f32;
     for _ in 0..p.max_steps {
-      let fx = px.floor();
-      let fz = pz.floor();
-      let nx = fx as usize;
-      let nz = fz as usize;
+      // px, pz ≥ 0 here, so truncation is the floor (exact, and no libm call).
+      let nx = px as usize;
+      let nz = pz as usize;
+      let fx = nx as f32;
+      let fz = nz as f32;
       let u = px - fx;
       let v = pz - fz;
       let lx = nx - win.x0;
@@ -147,9 +151,8 @@ fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], see
       if !(px >= lo_x && px < hi_x && pz >= lo_z && pz < hi_z) {
         break;
       }
-      let qx = px.floor();
-      let qz = pz.floor();
-      let (nh, _, _) = height_grad(m, ww, qx as usize - win.x0, qz as usize - win.z0, px - qx, pz - qz);
+      let (qx, qz) = (px as usize, pz as usize);
+      let (nh, _, _) = height_grad(m, ww, qx - win.x0, qz - win.z0, px - qx as f32, pz - qz as f32);
       let dh = nh - h;
       let mut cap = -dh * speed * water * p.capacity;
       if cap < p.min_capacity {
@@ -172,16 +175,26 @@ fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], see
       } else {
         let want = (cap - sediment) * p.erode;
         let amount = if want < -dh { want } else { -dh };
-        for c in brush {
-          let gxp = nx as i32 + c.dx;
-          let gzp = nz as i32 + c.dz;
-          if gxp < 0 || gzp < 0 || gxp >= size as i32 || gzp >= size as i32 {
-            continue;
+        if nx >= r && nz >= r && nx + r < size && nz + r < size {
+          // The whole brush is on the map (and so in the window): fixed offsets, same cell order.
+          let patch = &mut m[(lz - r) * ww + lx - r..];
+          for &(at, w) in &offsets {
+            let take = amount * w;
+            patch[at] -= take;
+            sediment += take;
           }
-          let i = (gzp as usize - win.z0) * ww + (gxp as usize - win.x0);
-          let take = amount * c.w;
-          m[i] -= take;
-          sediment += take;
+        } else {
+          for c in brush {
+            let gxp = nx as i32 + c.dx;
+            let gzp = nz as i32 + c.dz;
+            if gxp < 0 || gzp < 0 || gxp >= size as i32 || gzp >= size as i32 {
+              continue;
+            }
+            let i = (gzp as usize - win.z0) * ww + (gxp as usize - win.x0);
+            let take = amount * c.w;
+            m[i] -= take;
+            sediment += take;
+          }
         }
       }
       let s2 = speed * speed - dh * p.gravity;

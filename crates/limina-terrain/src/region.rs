@@ -272,6 +272,37 @@ mod tests {
     }
   }
 
+  /// The erosion bench's tile (js/bench/terrain.ts): noise, droplets and thermal timed apart,
+  /// on one thread and on the pool. `cargo test --release -p limina-terrain -- --ignored --nocapture bench_`
+  #[test]
+  #[ignore]
+  fn bench_generation_of_a_257_tile() {
+    let p = RegionParams {
+      seed: 20250,
+      size: 256.0,
+      resolution: 257,
+      tile_size: 256.0,
+      height_scale: 220.0,
+      erosion: ErosionParams { hydraulic: Hydraulic { droplets: 50_000, ..Hydraulic::default() }, thermal: 4, talus: 0.9 },
+      ..params(0)
+    };
+    let n = 257;
+    let noise = RegionParams { erosion: ErosionParams::default(), ..p.clone() };
+    let base = generate(&noise).unwrap().1;
+    let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
+    for threads in [1, 0] {
+      let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+      let best = |f: &dyn Fn()| (0..5).map(|_| { let t = std::time::Instant::now(); f(); ms(t) }).fold(f64::MAX, f64::min);
+      pool.install(|| {
+        let noise_ms = best(&|| { generate(&noise).unwrap(); });
+        let droplets_ms = best(&|| { let mut m = base.clone(); erosion::hydraulic(&mut m, n, p.seed, &p.erosion.hydraulic); });
+        let thermal_ms = best(&|| { let mut m = base.clone(); erosion::thermal(&mut m, n, 4, 0.9, 0.1); });
+        let total_ms = best(&|| { generate(&p).unwrap(); });
+        println!("{{\"threads\":{},\"noiseMs\":{noise_ms:.2},\"dropletsMs\":{droplets_ms:.2},\"thermalMs\":{thermal_ms:.2},\"totalMs\":{total_ms:.2},\"digest\":\"{}\"}}", pool.current_num_threads(), digest(&generate(&p).unwrap().1));
+      });
+    }
+  }
+
   #[test]
   fn bad_parameters_are_named() {
     for (p, needle) in [
