@@ -8138,6 +8138,28 @@ declare module "limina/internal/engine/packages/provider" {
         decide(req: DecideRequest): Promise<DecideResult>;
     }
 }
+declare module "limina/internal/engine/web/sha256" {
+    /** The SHA-256 digest of `data`. */
+    export function sha256(data: Uint8Array): Uint8Array;
+    /** The digest of `data` as 64 lowercase hex digits. */
+    export function sha256Hex(data: Uint8Array): string;
+}
+declare module "limina/internal/engine/web/log-chain" {
+    export type LogVerdict = {
+        ok: true;
+        events: Record<string, unknown>[];
+        headHash: string | null;
+    } | {
+        ok: false;
+        reason: string;
+        line: number;
+        message: string;
+    };
+    /** JSON text of a parsed value with every object's keys sorted (what the chain hashes). */
+    export function canonicalJson(value: unknown): string;
+    /** Verifies a sealed world log's text; on success, its events (without the terminator). */
+    export function verifyLog(text: string): LogVerdict;
+}
 declare module "limina/internal/engine/mcp/jsonrpc" {
     /** A request id as sent: a number beyond what a double holds exactly is kept as its raw JSON text. */
     export type Id = string | number | null | RawJson;
@@ -9260,6 +9282,10 @@ declare module "limina" {
     export { PackageProvider } from "limina/internal/engine/packages/provider";
     export { type EmitOptions, type EngineEvent, fnv1a16, Tracer, type TracerOptions } from "limina/internal/engine/observability/tracer";
     export { type ExportedTrace, type ExportQuota, type IntegrityReason, parseTrace, readTrace, readTraceText, sealEvents, TRACE_TERMINATOR, type TraceFile, TraceIntegrityError, traceDir, type VerifiedTrace, verifyJsonl, type VerifyOptions, verifyTraceFile, WorldLog, type WorldLogOptions, writeTraceFile, } from "limina/internal/limina-trace/js/chain";
+    /** SHA-256 of bytes, natively, as "sha256:<hex>". */
+    export { sha256 } from "limina/internal/limina-trace/js/world-file";
+    export { canonicalJson, type LogVerdict, verifyLog } from "limina/internal/engine/web/log-chain";
+    export { sha256Hex } from "limina/internal/engine/web/sha256";
     export { Mcp, type McpSession, PROTOCOL_VERSION, toResponse } from "limina/internal/engine/mcp/mcp";
     export { CORE_TOOLS, type Listing, LISTING_KEY, type McpTool, type SchemaDetail, SCHEMAS_KEY, ToolListing } from "limina/internal/engine/mcp/listing";
     export { JSONRPC, JSONRPC_CODE_OF, type MCPErrorCode, mcpErrorToJsonRpc, type MCPRequest, type MCPResponse, type MCPTool } from "limina/internal/engine/mcp/protocol";

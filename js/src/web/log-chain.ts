@@ -52,7 +52,7 @@ export function verifyLog(text: string): LogVerdict {
       return fail("previous_hash_mismatch", `previousHash is ${JSON.stringify(integrity.previousHash)}, the chain expects ${JSON.stringify(previous)}`);
     }
     const { integrity: _, ...content } = event;
-    const hash = `sha256:${sha256Hex(encoder.encode(canonicalJson(content) + (previous ?? "")))}`;
+    const hash: string = `sha256:${sha256Hex(encoder.encode(canonicalJson(content) + (previous ?? "")))}`;
     if (integrity.hash !== hash) return fail("hash_mismatch", `hash is ${JSON.stringify(integrity.hash)}, the content hashes to ${hash}`);
     if (event.type === TERMINATOR) {
       const payload = (event.payload ?? {}) as { events?: unknown; headHash?: unknown };
