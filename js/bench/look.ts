@@ -7,18 +7,14 @@
 // (queue.onSubmittedWorkDone), no readback. Also: the environment bake
 // (sky → PMREM) and an HDRI bake, in ms.
 // Run: limina js/bench/look.ts [W H]   (final line: JSON figures)
-import { createEngine, lookRendererOf } from "limina";
+import { lookRendererOf } from "limina";
 import { round, summarize } from "limina/bench";
-import { buildFidelityScene, SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
+import { SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
+import { fidelityView } from "./worlds/fidelity_view.ts";
 
 const [W, H] = Limina.args.length >= 2 ? [Number(Limina.args[0]), Number(Limina.args[1])] : [1280, 720];
 const FRAMES = Number(Limina.args[2] ?? 40);
-const engine = await createEngine({ width: W, height: H, antialias: false, simulate: false });
-const scene = await buildFidelityScene(engine.session);
-engine.camera.position.set(-4.3, 3.6, 5.6);
-engine.camera.lookAt(0.3, 0.6, 0.4);
-const { session, renderer } = engine;
-const device: GPUDevice = (renderer.backend as unknown as { device: GPUDevice }).device;
+const { engine, scene, session, renderer, device } = await fidelityView(W, H);
 const builder = { agentId: "bench", sessionId: "bench", permissions: ["render.write", "scene.write"], profile: null };
 const call = async (skill: string, input: unknown) => {
   const r = await session.registry.invoke(skill, input, builder);

@@ -9,20 +9,16 @@
 // does) of the same sky. A frame is the draw plus the GPU finishing it, no
 // readback. Steady and baking frames interleave, so machine load weighs on both.
 // Run: limina js/bench/look_bake.ts [W H ROUNDS [debug]]   (final line: JSON figures; `debug` prints each frame)
-import { createEngine, LookRenderer, lookRendererOf } from "limina";
+import { LookRenderer, lookRendererOf } from "limina";
 import { round, summarize } from "limina/bench";
-import { buildFidelityScene, SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
+import { SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
+import { fidelityView } from "./worlds/fidelity_view.ts";
 
 const [W, H] = Limina.args.length >= 2 ? [Number(Limina.args[0]), Number(Limina.args[1])] : [640, 360];
 const ROUNDS = Number(Limina.args[2] ?? 3);
 const STEADY = 20;
 const debug = Limina.args[3] === "debug";
-const engine = await createEngine({ width: W, height: H, antialias: false, simulate: false });
-const scene = await buildFidelityScene(engine.session);
-engine.camera.position.set(-4.3, 3.6, 5.6);
-engine.camera.lookAt(0.3, 0.6, 0.4);
-const { session, renderer } = engine;
-const device: GPUDevice = (renderer.backend as unknown as { device: GPUDevice }).device;
+const { engine, scene, session, renderer, device } = await fidelityView(W, H);
 const environment = session.look.environment;
 const window = lookRendererOf(renderer);
 
