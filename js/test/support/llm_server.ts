@@ -45,7 +45,10 @@ export async function startLlmServer(flags = "", log = `/tmp/limina-llm-${Date.n
     log,
     async requests() {
       const text = (await Limina.run({ cmd: "bash", args: ["-c", `cat ${log} 2>/dev/null || true`] })).stdout;
-      return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+      // Only whole lines: the server may be appending a request (agents go on deciding) as this reads.
+      const lines = text.split("\n");
+      lines.pop();
+      return lines.filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
     },
     async stop() {
       await Limina.run({ cmd: "kill", args: [pid] });
