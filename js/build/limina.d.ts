@@ -7425,8 +7425,9 @@ declare module "limina/internal/engine/vfx/particles" {
     /** One emitter's particles on one renderer. */
     export class ParticleField {
         readonly options: FieldOptions;
-        /** What draws them: `count` instanced quads. */
-        readonly object: THREE.Sprite;
+        /** What draws them: `count` camera-facing triangles in one draw. */
+        readonly object: THREE.Mesh;
+        private readonly geometry;
         /** Ticks stepped since the emitter started. */
         steps: number;
         readonly spec: PresetSpec;
