@@ -2938,6 +2938,11 @@ declare module "limina/internal/engine/render/environment" {
         /** A scene holding only the sky, which renderers bake into environment lighting. */
         readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
         readonly backgroundNode: Node;
+        /**
+         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+         */
+        readonly skyDome: THREE.Mesh;
         readonly fogNode: Node;
         private current;
         private readonly fogColor;

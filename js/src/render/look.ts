@@ -203,12 +203,20 @@ export class LookRenderer {
     this.stale = this.bakes.get(look)?.version !== version;
     if (scene.environment === null || baked.has(scene.environment)) scene.environment = map;
     scene.environmentIntensity = settings.environmentIntensity;
-    scene.backgroundNode = settings.background && scene.background === null ? env.backgroundNode : null;
+    const sky = settings.background && scene.background === null;
+    const passes = activePasses(look.post, tier);
+    const bare = isBare(passes);
+    // A bare frame draws the sky as a dome after the opaque objects (Environment.skyDome); the post stack's passes keep three's background.
+    scene.backgroundNode = sky && !bare ? env.backgroundNode : null;
     scene.fogNode = scene.fog === null && settings.fog.enabled ? env.fogNode : null;
 
-    const passes = activePasses(look.post, tier);
-    if (isBare(passes)) {
-      renderer.render(scene, camera);
+    if (bare) {
+      if (sky) scene.add(env.skyDome);
+      try {
+        renderer.render(scene, camera);
+      } finally {
+        if (sky) scene.remove(env.skyDome);
+      }
       return;
     }
     let perCamera = this.stacks.get(scene);
