@@ -425,7 +425,7 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
   await sameMaps(window, once);
 });
 
-test("a bare frame (tier low) draws the sky after the opaque objects, only where nothing covers it: the same pixels as three's background drawn first, with and without MSAA, a transparent object over the sky included", async () => {
+test("a bare frame (tier low) from a perspective camera draws the sky after the opaque objects, only where nothing covers it: the same pixels as three's background drawn first, with and without MSAA, a transparent object over the sky included", async () => {
   for (const antialias of [false, true]) {
     const out = await createOffscreenRenderer(96, 64, { antialias });
     applyEngineLook(out.renderer);
@@ -450,7 +450,8 @@ test("a bare frame (tier low) draws the sky after the opaque objects, only where
     camera.lookAt(0, 0.8, 0);
     const children = scene.children.length;
 
-    new LookRenderer(out.renderer, false).render(look, scene, camera);
+    const looks = new LookRenderer(out.renderer, false);
+    looks.render(look, scene, camera);
     const dome = await out.readPixels();
     assertEquals(scene.backgroundNode, null, "a bare frame leaves three's background off");
     assertEquals(scene.children.length, children, "the sky dome is in the scene only while it draws");
@@ -464,6 +465,12 @@ test("a bare frame (tier low) draws the sky after the opaque objects, only where
     const differing = (a: Uint8Array, b: Uint8Array) => a.reduce((n, v, i) => n + (v !== b[i] ? 1 : 0), 0);
     assertEquals(differing(dome, first), 0, `msaa ${antialias}: the dome and three's background give the same pixels`);
     assert(differing(dome, none) > dome.length / 8, `msaa ${antialias}: the sky is drawn (${differing(dome, none)} values differ from no sky)`);
+    // An orthographic view keeps three's background, which scales its sphere to the view box.
+    const ortho = new THREE.OrthographicCamera(-3, 3, 2, -2, 0.1, 100);
+    ortho.position.copy(camera.position);
+    ortho.lookAt(0, 0.8, 0);
+    looks.render(look, scene, ortho);
+    assertEquals(scene.backgroundNode, look.environment.backgroundNode, "an orthographic view draws three's background");
     out.renderer.dispose();
   }
 });

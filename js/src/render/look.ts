@@ -206,16 +206,18 @@ export class LookRenderer {
     const sky = settings.background && scene.background === null;
     const passes = activePasses(look.post, tier);
     const bare = isBare(passes);
-    // A bare frame draws the sky as a dome after the opaque objects (Environment.skyDome); the post stack's passes keep three's background.
-    scene.backgroundNode = sky && !bare ? env.backgroundNode : null;
+    // A bare frame from a perspective camera draws the sky as a dome after the opaque objects (Environment.skyDome);
+    // the post stack's passes and orthographic views keep three's background.
+    const dome = sky && bare && (camera as THREE.PerspectiveCamera).isPerspectiveCamera === true;
+    scene.backgroundNode = sky && !dome ? env.backgroundNode : null;
     scene.fogNode = scene.fog === null && settings.fog.enabled ? env.fogNode : null;
 
     if (bare) {
-      if (sky) scene.add(env.skyDome);
+      if (dome) scene.add(env.skyDome);
       try {
         renderer.render(scene, camera);
       } finally {
-        if (sky) scene.remove(env.skyDome);
+        if (dome) scene.remove(env.skyDome);
       }
       return;
     }
