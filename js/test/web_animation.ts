@@ -5,7 +5,8 @@
 // stamped with the animation clock. A consumer that follows the stream as the
 // spectator page does — the engine's own animators (StreamAnimation) advanced
 // once per clock step — holds exactly the world's animation state at every
-// tick: walking, stopping, jumping, waving, and crowds jostling. A steady walk
+// tick: walking, stopping, jumping, waving, a save imported in place (the
+// animation comes whole again), and crowds jostling. A steady walk
 // costs no animation bytes at all, and a browser joining through a relay's
 // mirror (which keeps the changes since its last whole state) catches up to
 // the same state.
@@ -131,6 +132,13 @@ test("a walking character costs animation bytes only when it changes, and a cons
   assertEquals((await call<{ state: string; clip: string }>(s, "animation.getState", { entityId: id })).clip, "wave");
   await call(s, "character.move", { entityId: id, direction: [0, 1], speed: 3 }, PLAYER);
   await run(60, id);
+  // A save imported in place: the world's animators are loaded whole, and so is the consumer's copy.
+  await call(s, "save.export", { name: "web-animation-walk" });
+  await run(45, id);
+  await call(s, "save.import", { name: "web-animation-walk" });
+  const restored = await run(30, id);
+  assert(restored[0] > 500 && restored.slice(1).every((b) => b < 200), `the restored animation came whole, then changes: ${restored.slice(0, 5)}`);
+  await call(s, "save.delete", { name: "web-animation-walk" });
   const getState = (a: Animator) => JSON.stringify(a.getState());
   assertEquals(getState(consumer.animation.animators.get(id)!), JSON.stringify(await call(s, "animation.getState", { entityId: id })), "animation.getState agrees");
   s.dispose();
