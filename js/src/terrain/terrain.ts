@@ -130,34 +130,14 @@ export class Terrain implements WorldResource<SavedTerrain> {
    * its terrain, and a `--deterministic` run is the same however long generation takes.
    */
   generate(params: RegionParams, climate: ClimateParams = {}): Region {
-    {
-      const layout = regionLayout(params);
-      const generated = generateRegionNow(params);
-      if (generated.cache.startsWith("unavailable")) console.error(`limina: terrain tile cache ${generated.cache}`);
-      this.clearRegion();
-      const n = layout.samples;
-      const region: Region = {
-        params,
-        climate,
-        layout,
-        heights: generated.heights,
-        temperature: new Float32Array(n * n),
-        moisture: new Float32Array(n * n),
-        biomes: new Uint8Array(n * n),
-        paint: new Uint8Array(n * n).fill(255),
-        colliders: [],
-        digest: generated.digest,
-        minHeight: generated.minHeight,
-        maxHeight: generated.maxHeight,
-        cache: generated.cache,
-      };
-      classifyRegion(params, climate, region.heights, region.temperature, region.moisture, region.biomes);
-      region.colliders = this.buildColliders(region);
-      refreshQueries(this.physics);
-      this.region = region;
-      this.changed({ type: "region" });
-      return region;
-    }
+    const region = regionOf(params, climate, []);
+    if (region.cache.startsWith("unavailable")) console.error(`limina: terrain tile cache ${region.cache}`);
+    this.clearRegion();
+    region.colliders = this.buildColliders(region);
+    refreshQueries(this.physics);
+    this.region = region;
+    this.changed({ type: "region" });
+    return region;
   }
 
   private clearRegion(): void {
@@ -412,25 +392,7 @@ export class Terrain implements WorldResource<SavedTerrain> {
       return;
     }
     const { params, climate, colliders } = saved.region;
-    const layout = regionLayout(params);
-    const generated = generateRegionNow(params);
-    const n = layout.samples;
-    const region: Region = {
-      params,
-      climate,
-      layout,
-      heights: generated.heights,
-      temperature: new Float32Array(n * n),
-      moisture: new Float32Array(n * n),
-      biomes: new Uint8Array(n * n),
-      paint: new Uint8Array(n * n).fill(255),
-      colliders,
-      digest: generated.digest,
-      minHeight: generated.minHeight,
-      maxHeight: generated.maxHeight,
-      cache: generated.cache,
-    };
-    classifyRegion(params, climate, region.heights, region.temperature, region.moisture, region.biomes);
+    const region = regionOf(params, climate, colliders);
     this.region = region;
     // Re-applied in order on the data only: the restored physics world already holds the
     // colliders of the edited heights and of the props.
@@ -452,6 +414,30 @@ export class Terrain implements WorldResource<SavedTerrain> {
   attach(): void {
     if (this.region) refreshQueries(this.physics);
   }
+}
+
+/** A region's heights generated (bit for bit, through the tile cache) and classified into climate and biomes. */
+function regionOf(params: RegionParams, climate: ClimateParams, colliders: Region["colliders"]): Region {
+  const layout = regionLayout(params);
+  const generated = generateRegionNow(params);
+  const n = layout.samples;
+  const region: Region = {
+    params,
+    climate,
+    layout,
+    heights: generated.heights,
+    temperature: new Float32Array(n * n),
+    moisture: new Float32Array(n * n),
+    biomes: new Uint8Array(n * n),
+    paint: new Uint8Array(n * n).fill(255),
+    colliders,
+    digest: generated.digest,
+    minHeight: generated.minHeight,
+    maxHeight: generated.maxHeight,
+    cache: generated.cache,
+  };
+  classifyRegion(params, climate, region.heights, region.temperature, region.moisture, region.biomes);
+  return region;
 }
 
 /** Paints biome `id` on every sample within `radius` of `center`. */
