@@ -8,10 +8,15 @@
 // clock), the world server's sim-step p50/p95 (its own timing, from the first
 // fixed-step system to the last: the party, the state stream, the sink) and
 // CPU, and the relays' CPU. The world's cost must not grow with the audience.
-// Run: node js/bench/web_fanout.mjs target/release/limina [spectators=2000] [relays=2] [seconds=5]
+// The spectators are spread over C client processes (forked from this
+// script), so one process reading every socket is not what is measured; on
+// a machine with fewer cores than C they still share those cores with the
+// world, NATS and the relays.
+// Run: node js/bench/web_fanout.mjs target/release/limina [spectators=2000] [relays=2] [seconds=5] [clients=4]
 //      (final line: JSON figures)
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { deltaSentAt } from "./delta_head.mjs";
 import { startNats } from "../test/node/nats_server.mjs";
@@ -20,6 +25,7 @@ const limina = process.argv[2] ?? "target/release/limina";
 const SPECTATORS = Number(process.argv[3] ?? 2000);
 const RELAYS = Number(process.argv[4] ?? 2);
 const SECONDS = Number(process.argv[5] ?? 5);
+const CLIENTS = Math.max(1, Math.min(SPECTATORS || 1, Number(process.argv[6] ?? 4)));
 const CLOCK_TICKS = 100; // USER_HZ: /proc/<pid>/stat times are in 1/100 s
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -31,6 +37,61 @@ const cpuSeconds = (pid) => {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
 };
+
+// ---- a client process: its share of the spectators -------------------------------------------
+if (process.argv[2] === "--spectators") {
+  const [first, count, ports] = [Number(process.argv[3]), Number(process.argv[4]), process.argv[5].split(",").map(Number)];
+  let measuring = false;
+  const latencies = [];
+  let deltas = 0;
+  let bytes = 0;
+  /** One spectator: a WebSocket client of relay `port` that only reads the head of each delta. */
+  const spectator = (i, port) =>
+    new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
+      let synced = false;
+      ws.on("open", () => {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `spectator_${i}`, sessionId: `s${i}`, profile: "spectator" } }));
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
+      });
+      ws.on("message", (data) => {
+        const at = now();
+        const sent = deltaSentAt(data);
+        if (sent !== undefined) {
+          if (measuring) {
+            latencies.push(at - sent);
+            bytes += data.length;
+            deltas++;
+          }
+        } else if (!synced && data.toString("utf8", 0, 120).includes('"state/snapshot"')) {
+          synced = true;
+          resolve(ws);
+        }
+      });
+      ws.on("error", reject);
+    });
+  const clients = [];
+  // In batches, so this process's handshakes in progress stay within each relay's limit per peer (16).
+  const BATCH = 8;
+  for (let i = 0; i < count; i += BATCH) {
+    clients.push(...(await Promise.all(Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => spectator(first + i + k, ports[(first + i + k) % ports.length])))));
+  }
+  process.on("message", (m) => {
+    if (m === "start") {
+      latencies.length = 0;
+      deltas = bytes = 0;
+      measuring = true;
+    } else if (m === "stop") {
+      measuring = false;
+      process.send({ latencies, deltas, bytes });
+    } else if (m === "exit") {
+      for (const ws of clients) ws.terminate();
+      process.exit(0);
+    }
+  });
+  process.send("ready");
+  await new Promise(() => {});
+}
 
 /** Spawns `limina …args`; resolves once stderr matches `ready` (its first group: the port). */
 function start(args, ready, onLine = () => {}) {
@@ -67,49 +128,29 @@ const perRelay = Math.ceil(SPECTATORS / RELAYS);
 const relays = [];
 for (let i = 0; i < RELAYS; i++) relays.push(await start(["--max-clients", String(perRelay + 16), "relay", sink, "--port", "0"], /serving spectators of \S+ on ws:\/\/127\.0\.0\.1:(\d+)/));
 
-let measuring = false;
-const latencies = [];
-let deltas = 0;
-let bytes = 0;
+/** The client processes, each holding its share of the spectators. */
+const clients = [];
+/** Asks every client process for what it measured since "start". */
+const gather = () =>
+  Promise.all(clients.map((c) => new Promise((resolve) => {
+    c.once("message", resolve);
+    c.send("stop");
+  })));
 
-/** One spectator: a WebSocket client of relay `r` that only reads the head of each delta. */
-function spectator(i, port) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
-    let synced = false;
-    ws.on("open", () => {
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: `spectator_${i}`, sessionId: `s${i}`, profile: "spectator" } }));
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
-    });
-    ws.on("message", (data) => {
-      const at = now();
-      const sent = deltaSentAt(data);
-      if (sent !== undefined) {
-        if (measuring) {
-          latencies.push(at - sent);
-          bytes += data.length;
-          deltas++;
-        }
-      } else if (!synced && data.toString("utf8", 0, 120).includes('"state/snapshot"')) {
-        synced = true;
-        resolve(ws);
-      }
-    });
-    ws.on("error", reject);
-  });
-}
-
-/** The world's sim-step times and CPU, and the relays' CPU, over SECONDS. */
+/** The world's sim-step times and CPU, and the relays' CPU, over SECONDS; the spectators' deltas from the client processes. */
 async function measure() {
   const worldCpu = cpuSeconds(world.proc.pid);
   const relayCpu = relays.map((r) => cpuSeconds(r.proc.pid));
   steps = [];
-  latencies.length = 0;
-  deltas = bytes = 0;
-  collecting = measuring = true;
+  for (const c of clients) c.send("start");
+  collecting = true;
   await sleep(SECONDS * 1000);
-  collecting = measuring = false;
+  collecting = false;
   const worldCpuSeconds = cpuSeconds(world.proc.pid) - worldCpu;
+  const got = await gather();
+  const latencies = got.flatMap((g) => g.latencies);
+  const deltas = got.reduce((n, g) => n + g.deltas, 0);
+  const bytes = got.reduce((n, g) => n + g.bytes, 0);
   const s = [...steps].sort((a, b) => a - b);
   const l = [...latencies].sort((a, b) => a - b);
   return {
@@ -132,19 +173,25 @@ await sleep(2000); // the party under way, the relays holding the world's first 
 const alone = await measure();
 console.log(`no spectators (world → NATS → ${RELAYS} relays): sim-step p50 ${alone.simStepP50Ms} ms, p95 ${alone.simStepP95Ms} ms; world CPU ${alone.worldCpuPercent} % (${alone.worldCpuMsPerStep} ms a step)`);
 
-const clients = [];
-// In batches, so one peer's handshakes in progress stay within each relay's limit (16).
-const BATCH = 8 * RELAYS;
-for (let i = 0; i < SPECTATORS; i += BATCH) {
-  clients.push(...(await Promise.all(Array.from({ length: Math.min(BATCH, SPECTATORS - i) }, (_, k) => spectator(i + k, relays[(i + k) % RELAYS].port)))));
+// The spectators, split evenly over the client processes (each connects its share in batches).
+const ports = relays.map((r) => r.port).join(",");
+const share = Math.ceil(SPECTATORS / CLIENTS);
+for (let first = 0; first < SPECTATORS; first += share) {
+  const c = fork(fileURLToPath(import.meta.url), ["--spectators", String(first), String(Math.min(share, SPECTATORS - first)), ports], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  process.on("exit", () => c.kill("SIGKILL"));
+  clients.push(c);
 }
+await Promise.all(clients.map((c) => new Promise((resolve, reject) => {
+  c.once("message", resolve);
+  c.once("exit", (code) => reject(new Error(`a client process exited ${code} while connecting`)));
+})));
 await sleep(1000);
 const watched = await measure();
 console.log(
   `${SPECTATORS} spectators over ${RELAYS} relays: delta latency p50 ${watched.deltaLatencyP50Ms} ms, p95 ${watched.deltaLatencyP95Ms} ms (max ${watched.deltaLatencyMaxMs}); ${watched.deltasPerSpectatorPerSec} deltas/s each (${watched.deltaKiB} KiB); world sim-step p50 ${watched.simStepP50Ms} ms, p95 ${watched.simStepP95Ms} ms, CPU ${watched.worldCpuPercent} % (${watched.worldCpuMsPerStep} ms a step); relays CPU ${watched.relayCpuPercent.join(" %, ")} %`,
 );
-for (const ws of clients) ws.terminate();
+for (const c of clients) c.send("exit");
 for (const r of relays) r.proc.kill("SIGTERM");
 world.proc.kill("SIGTERM");
-console.log(JSON.stringify({ bench: "web_fanout", world: "numbers_party", spectators: SPECTATORS, relays: RELAYS, seconds: SECONDS, alone, watched }));
+console.log(JSON.stringify({ bench: "web_fanout", world: "numbers_party", spectators: SPECTATORS, relays: RELAYS, seconds: SECONDS, clientProcesses: CLIENTS, alone, watched }));
 process.exit(0);

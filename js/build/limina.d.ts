@@ -2349,6 +2349,14 @@ declare module "limina/internal/engine/characters/animator" {
             timeScale: number;
         }[];
     }
+    /** How the body moved, as the state machine takes it: vertical speed is 1 rising (> 0.5 m/s), -1 falling (< -1.5 m/s), else 0. */
+    export type Vertical = -1 | 0 | 1;
+    /**
+     * A discrete change of an animator's input, in the order it happened: the motion it advances
+     * with from the next step on (speed, grounded, vertical), the step's length (s), an emote
+     * played, or a whole state loaded (a copy needs the state itself then).
+     */
+    export type AnimationChange = ["motion", number, boolean, Vertical] | ["dt", number] | ["play", string, boolean, number] | ["load"];
     /** One clip's playback, as snapshots save it. */
     export interface SavedAction {
         time: number;
@@ -2370,7 +2378,11 @@ declare module "limina/internal/engine/characters/animator" {
             clip: string;
             loop: boolean;
         } | null;
+        /** The motion it advances with: ground speed (m/s, quantized), on the ground, vertical, the step (s). */
         speed: number;
+        grounded?: boolean;
+        vertical?: Vertical;
+        dt?: number;
         locomotionWeight: number;
         mixerTime: number;
         ramps: Record<string, {
@@ -2386,6 +2398,13 @@ declare module "limina/internal/engine/characters/animator" {
     /** Between these speeds walk blends into run. */
     export const BLEND_FROM = 2;
     export const BLEND_TO = 3.4;
+    /**
+     * The ground speed an animator takes changes only when the body's has moved further than this
+     * from it (m/s), or stopped dead: a steady walk, or a crowd's jostle, changes nothing to send;
+     * the gait's rate is off by at most this (2.6% of a slow walk's 1.2 m/s; the planted foot slides
+     * about that much more), well under what the feet may slide.
+     */
+    export const SPEED_QUANTUM: number;
     /** The clip names a rig's clips answer to: its own names, lower-cased, with any "armature|" prefix dropped. */
     export function clipKey(name: string): string;
     export class Animator {
@@ -2394,6 +2413,11 @@ declare module "limina/internal/engine/characters/animator" {
         private state;
         private emote;
         private speed;
+        private grounded;
+        private vertical;
+        private dt;
+        /** Told of every change of input, in order (the state stream's watch). */
+        onChange: ((change: AnimationChange) => void) | null;
         /** Strides (m per cycle) of the gait clips at this rig's scale. */
         private readonly stride;
         private locomotionWeight;
@@ -2408,8 +2432,13 @@ declare module "limina/internal/engine/characters/animator" {
         has(clip: string): boolean;
         /** Plays `clip` as an emote (fading in over `fadeIn` s); looping until the character moves, or once. */
         play(clip: string, loop?: boolean, fadeIn?: number): void;
-        /** Advances `dt` seconds with the body's motion this step. */
+        /** Advances `dt` seconds with the body's motion this step (taken as its discrete input). */
         update(dt: number, motion: Motion): void;
+        private change;
+        /** Takes a change another animator made (`onChange`): a copy told every change stays the same. */
+        apply(change: AnimationChange): void;
+        /** One step with the motion it has. */
+        advance(): void;
         private enter;
         /** Fades every action toward weight 1 for `clip` (null: the locomotion pair takes over) and 0 for the rest. */
         private fadeTo;
@@ -2441,7 +2470,7 @@ declare module "limina/internal/engine/characters/characters" {
     import type { Tracer } from "limina/internal/engine/observability/tracer";
     import type { Entities } from "limina/internal/engine/scene/entities";
     import type { WorldResource } from "limina/internal/engine/ecs/resources";
-    import { Animator, type SavedAnimation } from "limina/internal/engine/characters/animator";
+    import { type AnimationChange, Animator, type SavedAnimation } from "limina/internal/engine/characters/animator";
     import { type Appearance } from "limina/internal/engine/characters/humanoid";
     export interface SpawnOptions {
         position: Vec3;
@@ -2454,6 +2483,8 @@ declare module "limina/internal/engine/characters/characters" {
         /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
         drawnByCrowd?: boolean;
     }
+    /** An animation change as watchers get it: the animation clock it happened at, then the change. */
+    export type ClockedChange = [number, ...AnimationChange];
     /** What a character is, as snapshots save it. */
     export interface CharacterResource {
         kind: "character";
@@ -2516,6 +2547,14 @@ declare module "limina/internal/engine/characters/characters" {
         private staged;
         private pending;
         private readonly emptyNav;
+        /**
+         * Animation steps taken (each step every character's animator advances once): a change at
+         * clock c happened after c steps, before step c + 1. Not world state: a watcher counts from
+         * the whole states it is given.
+         */
+        animationClock: number;
+        /** Animation changes since the last take, by entity id (null: nobody watches). */
+        private animationChanges;
         constructor(entities: Entities, nav: Navigation, tracer: Tracer);
         private hasNavigation;
         save(): SavedCharacters | null;
@@ -2548,6 +2587,12 @@ declare module "limina/internal/engine/characters/characters" {
         moveTo(entity: string, target: Vec3, speed: number | undefined, walk: Omit<Walk, "target">): number;
         /** Stops a walk (or a direct move) where the character stands. */
         stop(entity: string): boolean;
+        /**
+         * Every character's animation changes (motion taken, emotes played, states loaded) since the
+         * last call, by entity id, in order; the first call starts the watch. With the whole states
+         * at some clock and these, a copy advanced once per step holds the same animation.
+         */
+        takeAnimationChanges(): Map<string, ClockedChange[]>;
         /** Drives `entity` directly at ground velocity [x, z] (cancelling any walk). */
         move(entity: string, velocity: [number, number]): void;
         jump(entity: string, speed: number): boolean;
@@ -9222,6 +9267,340 @@ declare module "limina/internal/engine/characters/crowd" {
         dispose(): void;
     }
 }
+declare module "limina/internal/limina-mcp/js/hub" {
+    /** The transports a connection can arrive by. */
+    export type Transport = "stdio" | "ws" | "http";
+    export type HubEvent = 
+    /** `access` "spectator": a browser that presented no token (only the spectator profile). */
+    {
+        kind: "open";
+        conn: number;
+        peer: string;
+        transport: Transport;
+        access: "full" | "spectator";
+    } | {
+        kind: "message";
+        conn: number;
+        text: string;
+    }
+    /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
+     | {
+        kind: "exchange";
+        conn: number;
+        peer: string;
+        text: string;
+        routing: RoutingHeaders;
+    } | {
+        kind: "rejected";
+        conn: number;
+        reason: string;
+    } | {
+        kind: "close";
+        conn: number;
+        reason: string;
+    };
+    /** A stateless POST's routing headers (null: absent); `duplicated` names one sent more than once. */
+    export interface RoutingHeaders {
+        version: string | null;
+        method: string | null;
+        name: string | null;
+        duplicated: string | null;
+    }
+    /** How `--mcp-stdio`, `--mcp-ws` and `--mcp-http` asked to serve. */
+    export interface ServeConfig {
+        stdio: boolean;
+        ws: boolean;
+        http: boolean;
+        host: string;
+        /** The WebSocket port. */
+        port: number;
+        /** The Streamable HTTP port. */
+        httpPort: number;
+        /** The Streamable HTTP endpoint's path. */
+        path: string;
+        profile: string;
+        maxMessageBytes: number;
+        /** `--max-clients`: WebSocket connections, and HTTP sessions, served at once. */
+        maxClients: number;
+        /** `--idle-timeout`: seconds of silence after which a network client is closed. */
+        idleTimeout: number;
+        /** `--dev`: `dev.reload` may swap skill handlers. */
+        dev: boolean;
+        /** The module that builds the world, as a file URL. */
+        worldModule: string | null;
+        /** `--world-file`: the durable world's file (restored at start, saved as it runs and on stop). */
+        worldFile: string | null;
+        /** `--save-every`: seconds between saves of the world file. */
+        saveEvery: number;
+        /** `--log-sink`: where the world log streams too (`nats://HOST:PORT/SUBJECT`). */
+        logSink: string | null;
+        /** `--tools-page-size`: tools per page of a standard `tools/list` (0: one page). */
+        toolsPageSize: number;
+        /** `--tools-listing`: the listing standard clients get by default. */
+        toolsListing: "full" | "core";
+        /** `--spectator-sink`: where the state stream is published for relays (`nats://HOST:PORT/SUBJECT`). */
+        spectatorSink: string | null;
+        /** `limina relay URL`: the NATS address this relay serves spectators from. */
+        relay: string | null;
+    }
+    /** What queuing a message did: sent, dropped (droppable — a state delta — and the client is behind), or the connection is closed. */
+    export const SendOutcome: {
+        readonly Sent: 0;
+        readonly Dropped: 1;
+        readonly Closed: 2;
+    };
+    export type SendOutcome = (typeof SendOutcome)[keyof typeof SendOutcome];
+    /** The serve configuration, or null when this process is not an MCP server. */
+    export const serveConfig: () => ServeConfig | null;
+    /** Serves MCP on stdin/stdout; returns its connection id. */
+    export const listenStdio: (maxMessageBytes: number) => number;
+    /**
+     * Listens for WebSocket clients, at most `maxClients` at once, closing those silent for `idleTimeoutS`; a plain GET gets
+     * the spectator page (`relay`: as a relay serves it). Resolves to the bound port.
+     */
+    export const listenWs: (host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number, relay?: boolean) => Promise<number>;
+    /**
+     * Serves MCP Streamable HTTP at `path`, at most `maxSessions` sessions, ending those idle for `idleTimeoutS`;
+     * `versions` are the session revisions a client may name, `modernVersions` the stateless ones; other paths serve the
+     * spectator page, which connects to the WebSocket port `wsPort` (0: none). Resolves to the bound port.
+     */
+    export const listenHttp: (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[], wsPort?: number) => Promise<number>;
+    /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
+    export const takeEvents: (max: number) => HubEvent[];
+    /** Queues one message to a connection. */
+    export const send: (conn: number, text: string, droppable: boolean) => SendOutcome;
+    /** Queues the same message to many connections; each outcome in order. */
+    export const broadcast: (conns: number[], text: string, droppable: boolean) => SendOutcome[];
+    /** Messages queued to a connection and not yet written. */
+    export const backlog: (conn: number) => number;
+    /** Closes a connection once its queued messages are written. */
+    export const close: (conn: number) => void;
+}
+declare module "limina/internal/limina-mcp/js/sync" {
+    /** An entity's tags and look (JSON text, or null without one) at its style revision; `id` is its `ent_` number. */
+    export interface EntityStyle {
+        id: number;
+        revision: number;
+        tags: string[];
+        look: string | null;
+    }
+    /** The SoA transform columns a frame is read from. */
+    export interface TransformColumns {
+        Position: {
+            x: Float32Array;
+            y: Float32Array;
+            z: Float32Array;
+        };
+        Rotation: {
+            x: Float32Array;
+            y: Float32Array;
+            z: Float32Array;
+            w: Float32Array;
+        };
+        Scale: {
+            x: Float32Array;
+            y: Float32Array;
+            z: Float32Array;
+        };
+    }
+    /** Subscribes a connection (again: it starts over from a snapshot), at most one delta every `every` steps. */
+    export const subscribe: (conn: number, every: number) => void;
+    /** Ends a connection's subscription; false when it had none. */
+    export const unsubscribe: (conn: number) => boolean;
+    /** Narrows a subscriber to a sphere, or with `null` gives it the full view; false when not subscribed. */
+    export const setAoi: (conn: number, aoi: {
+        center: [number, number, number];
+        radius: number;
+    } | null) => boolean;
+    /** The live entities (`eids[i]` holds `ent_<ids[i]>`) and the styles of those new to the streams or restyled. */
+    export const setEntities: (eids: Uint32Array, ids: Float64Array, styles: EntityStyle[]) => void;
+    /** Streams step `tick`'s transforms; returns how many subscribers get a message for it. */
+    export const streamFrame: (tick: number, w: TransformColumns) => number;
+}
+declare module "limina/internal/engine/mcp/state-binary" {
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    /** The binary encoding's name and version (its first bytes say "LD", 1). */
+    export const BINARY_FORMAT = "limina-delta/1";
+    /** Positions travel as integers of this many metres. */
+    export const POSITION_STEP: number;
+    export interface BinaryAoi {
+        center: [number, number, number];
+        radius: number;
+    }
+    export class BinaryStreams {
+        private readonly entities;
+        private readonly conns;
+        /** The entity table's and the styles' revisions the encoder last heard of. */
+        private tableRevision;
+        private styleRevision;
+        /** Style revisions the encoder holds, by `ent_` number. */
+        private told;
+        constructor(entities: Entities);
+        get size(): number;
+        has(conn: number): boolean;
+        /** Subscribes `conn` at up to `maxRate` deltas per second; its snapshot comes on the next step. Returns the rate granted. */
+        subscribe(conn: number, maxRate: number, aoi: BinaryAoi | null): number;
+        unsubscribe(conn: number): boolean;
+        setAoi(conn: number, aoi: BinaryAoi | null): void;
+        /** Tells the encoder the live entities, and the styles of those it has not seen or that were restyled. */
+        private tellEntities;
+        /** Streams this step's transforms to the binary subscribers. */
+        tick(step: number): void;
+    }
+}
+declare module "limina/internal/engine/mcp/state-sync" {
+    import type { ClockedChange } from "limina/internal/engine/characters/characters";
+    import type { Entities } from "limina/internal/engine/scene/entities";
+    import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    export interface StateSyncOptions {
+        /** The world's look, lighting and view, sent in snapshots and again when it changes. */
+        scene?: () => unknown;
+        /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
+        sink?: (text: string) => void;
+        /** The characters' animation (web/world-look.ts's `characterAnimation`). */
+        animation?: AnimationFeed;
+    }
+    /** Where the stream's animation comes from. */
+    export interface AnimationFeed {
+        /** The animation clock now (steps every animator has taken). */
+        clock(): number;
+        /** The changes since the last take, by entity id, in order. */
+        take(): Map<string, ClockedChange[]>;
+        /** A character's whole animation state now (undefined: no such character). */
+        state(id: string): unknown;
+    }
+    export class StateSync {
+        private readonly entities;
+        private readonly spatial;
+        private readonly options;
+        private readonly subs;
+        private readonly groupKnown;
+        private readonly row;
+        /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
+        private sceneJson;
+        private sceneChange;
+        private sinkStarted;
+        /** This tick's animation changes, the clock, and the whole states asked for so far this tick. */
+        private animationChanges;
+        private animationClock;
+        private readonly animationStates;
+        private readonly world;
+        /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
+        private readonly sentStyles;
+        private readonly binary;
+        constructor(entities: Entities, spatial: SpatialIndex, options?: StateSyncOptions);
+        private styled;
+        /** A character's whole animation state now, once per tick however many views ask (undefined: not a character). */
+        private animationOf;
+        get subscribers(): number;
+        /** Connections the server has now, as snapshots report them. */
+        private clientCount;
+        /** Tells subscribers how many clients the server has (`state/clients`), when it changed. */
+        clients(count: number): void;
+        /**
+         * Subscribes a connection; its snapshot comes on the next tick, as a
+         * `state/snapshot` notification or, with `encoding: "binary"`, a binary message.
+         */
+        subscribe(conn: number, p?: Record<string, unknown>): unknown;
+        unsubscribe(conn: number): boolean;
+        declareAoi(conn: number, p: Record<string, unknown>): unknown;
+        private readRow;
+        /** Per AOI subscriber, the eids inside its sphere (one native batched query). */
+        private visible;
+        /** The delta from `known` to the current state of the entities in `seen` (all when null). */
+        private delta;
+        /** A delta's wire form: transforms as base64 float32 columns. */
+        private wire;
+        private snapshot;
+        /** Fans this tick's changes out to every subscriber. */
+        tick(step: number): void;
+    }
+}
+declare module "limina/internal/engine/web/mirror" {
+    import type { ClockedChange } from "limina/internal/engine/characters/characters";
+    /** An entity as the stream carries it: `transform` is [px,py,pz,rx,ry,rz,rw,sx,sy,sz]. */
+    export interface MirrorEntity {
+        transform: number[];
+        tags: string[];
+        look: unknown;
+        /** A character's appearance (`{appearance, model?}`), and its whole animation state as it came. */
+        character?: unknown;
+        animation?: unknown;
+        /** With history: the animation clock `animation` was at (absent: the snapshot's clock), and the changes since. */
+        animationAt?: number;
+        animationChanges?: ClockedChange[];
+    }
+    /** What one delta changed, by entity id. */
+    export interface MirrorChange {
+        created: string[];
+        moved: string[];
+        restyled: string[];
+        destroyed: string[];
+        /** Characters whose whole animation state came again (their animator was loaded). */
+        reloaded: string[];
+        /** Characters' animation changes, by entity id (stamped with the clock, in order). */
+        animationChanges: Record<string, ClockedChange[]>;
+        world: boolean;
+    }
+    /** The float32 values a stream column holds (standard padded base64 of their bytes). */
+    export function decodeFloats(b64: string): Float32Array;
+    export class StateMirror {
+        private readonly history;
+        readonly entities: Map<string, MirrorEntity>;
+        world: unknown;
+        tick: number;
+        layout: string;
+        clients: number;
+        /** The animation clock of the last message (null: the stream carries no animation). */
+        animationClock: number | null;
+        /** `history`: keep each character's animation changes since its whole state (a relay's mirror). */
+        constructor(history?: boolean);
+        applySnapshot(p: Record<string, unknown>): void;
+        applyDelta(p: Record<string, any>): MirrorChange;
+        /** The whole state as a `state/snapshot`'s params. */
+        snapshot(extra?: Record<string, unknown>): Record<string, unknown>;
+    }
+}
+declare module "limina/internal/engine/web/stream-animation" {
+    import type { Animator, SavedAnimation } from "limina/internal/engine/characters/animator";
+    import type { ClockedChange } from "limina/internal/engine/characters/characters";
+    import type { MirrorChange, MirrorEntity } from "limina/internal/engine/web/mirror";
+    /** Advances `animator` from animation clock `from` to `to`, taking `changes` at the clocks they happened at. */
+    export function catchUp(animator: Animator, from: number, to: number, changes?: readonly ClockedChange[]): void;
+    export class StreamAnimation {
+        /** Each character's animator, by entity id. */
+        readonly animators: Map<string, Animator>;
+        /** The animation clock the animators are at. */
+        clock: number;
+        /** A snapshot came: every animator is made anew, at its clock. */
+        reset(clock: number): void;
+        /**
+         * Takes `animator` for character `id`, loaded with `kept` (the state an earlier animator of it
+         * had, when its rig was redrawn) or else with the entity's whole state as the stream sent it
+         * (and, from a relay's snapshot, caught up through the changes since), at the clock.
+         */
+        adopt(id: string, animator: Animator, entity: MirrorEntity | undefined, kept?: SavedAnimation): void;
+        delete(id: string): void;
+        /** A delta came (after the mirror took it): every animator goes on to its clock with its changes; those that came whole are `adopt`ed. */
+        advance(change: MirrorChange, clock: number): void;
+    }
+}
+declare module "limina/internal/engine/web/world-look" {
+    import type { AnimationFeed } from "limina/internal/engine/mcp/state-sync";
+    import type { LookSettings } from "limina/internal/engine/render/look";
+    import type { CameraPose } from "limina/internal/engine/render/view-camera";
+    import { type SavedLighting } from "limina/internal/engine/scene/scene-graph";
+    import type { WorldSession } from "limina/internal/engine/world-session";
+    /** How the world is lit and drawn: what a spectator needs besides its entities. */
+    export interface WorldLook {
+        look: LookSettings;
+        lighting: SavedLighting;
+        view: CameraPose;
+    }
+    export function worldLook(session: WorldSession): WorldLook;
+    /** The characters' animation as the state stream carries it: whole states on request, discrete changes as they happen. */
+    export function characterAnimation(session: WorldSession): AnimationFeed;
+}
 declare module "limina" {
     export { FIXED_DT, onFixedStep, onFrame, stepsRun, waitSteps } from "limina/internal/engine/loop";
     export { engineError, ERROR_CODES, type ErrorCode, errorCodeOf, nativeErrorCodes } from "limina/internal/limina-ops/js/errors";
@@ -9332,6 +9711,13 @@ declare module "limina" {
     export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CrowdDraw, LAYER_FLOATS, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
     export type { Character } from "limina/internal/engine/characters/characters";
     export type { Appearance } from "limina/internal/engine/characters/humanoid";
+    /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */
+    export { type AnimationChange, Animator, type SavedAnimation, SPEED_QUANTUM } from "limina/internal/engine/characters/animator";
+    export { characterBody, type ClockedChange } from "limina/internal/engine/characters/characters";
+    export { type AnimationFeed, StateSync, type StateSyncOptions } from "limina/internal/engine/mcp/state-sync";
+    export { type MirrorChange, type MirrorEntity, StateMirror } from "limina/internal/engine/web/mirror";
+    export { catchUp, StreamAnimation } from "limina/internal/engine/web/stream-animation";
+    export { characterAnimation } from "limina/internal/engine/web/world-look";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

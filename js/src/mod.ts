@@ -303,3 +303,10 @@ export { BONES as HUMANOID_BONES } from "./characters/humanoid.ts";
 export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CrowdDraw, LAYER_FLOATS, ROOT_FLOATS } from "./characters/crowd.ts";
 export type { Character } from "./characters/characters.ts";
 export type { Appearance } from "./characters/humanoid.ts";
+/** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */
+export { type AnimationChange, Animator, type SavedAnimation, SPEED_QUANTUM } from "./characters/animator.ts";
+export { characterBody, type ClockedChange } from "./characters/characters.ts";
+export { type AnimationFeed, StateSync, type StateSyncOptions } from "./mcp/state-sync.ts";
+export { type MirrorChange, type MirrorEntity, StateMirror } from "./web/mirror.ts";
+export { catchUp, StreamAnimation } from "./web/stream-animation.ts";
+export { characterAnimation } from "./web/world-look.ts";

@@ -5,6 +5,15 @@
 // name) — crossfading between states. It advances on the fixed step by the
 // step's dt, so a world's animation is the same on every run. Free of
 // native ops: the browser page bundles it as it is.
+//
+// Its input is discrete: the ground speed it takes changes only when the
+// body's speed has moved more than SPEED_QUANTUM from it (or stopped dead),
+// and then to a multiple of 1/64 m/s (short to send, exact in binary),
+// and the vertical speed only matters as rising, falling or neither. So
+// between changes an animator advances from its own state alone, and a
+// copy that is told every change (`onChange` → `apply`) and advanced once
+// per step (`advance`) holds the very same state: what the state stream
+// sends a spectator instead of the whole state every tick.
 
 import * as THREE from "three";
 import { RUN, WALK } from "./clips.ts";
@@ -30,6 +39,20 @@ export interface AnimationState {
   playing: { clip: string; weight: number; timeScale: number }[];
 }
 
+/** How the body moved, as the state machine takes it: vertical speed is 1 rising (> 0.5 m/s), -1 falling (< -1.5 m/s), else 0. */
+export type Vertical = -1 | 0 | 1;
+
+/**
+ * A discrete change of an animator's input, in the order it happened: the motion it advances
+ * with from the next step on (speed, grounded, vertical), the step's length (s), an emote
+ * played, or a whole state loaded (a copy needs the state itself then).
+ */
+export type AnimationChange =
+  | ["motion", number, boolean, Vertical]
+  | ["dt", number]
+  | ["play", string, boolean, number]
+  | ["load"];
+
 /** One clip's playback, as snapshots save it. */
 export interface SavedAction {
   time: number;
@@ -49,7 +72,11 @@ export interface SavedAction {
 export interface SavedAnimation {
   state: AnimationStateName;
   emote: { clip: string; loop: boolean } | null;
+  /** The motion it advances with: ground speed (m/s, quantized), on the ground, vertical, the step (s). */
   speed: number;
+  grounded?: boolean;
+  vertical?: Vertical;
+  dt?: number;
   locomotionWeight: number;
   mixerTime: number;
   ramps: Record<string, { from: number; to: number; t: number; duration: number }>;
@@ -70,6 +97,15 @@ export const MOVE_SPEED = 0.15;
 /** Between these speeds walk blends into run. */
 export const BLEND_FROM = 2.0;
 export const BLEND_TO = 3.4;
+/**
+ * The ground speed an animator takes changes only when the body's has moved further than this
+ * from it (m/s), or stopped dead: a steady walk, or a crowd's jostle, changes nothing to send;
+ * the gait's rate is off by at most this (2.6% of a slow walk's 1.2 m/s; the planted foot slides
+ * about that much more), well under what the feet may slide.
+ */
+export const SPEED_QUANTUM = 1 / 32;
+/** Speeds taken are multiples of this (m/s). */
+const SPEED_STEP = 1 / 64;
 const FADE = 0.2;
 
 /** The clip names a rig's clips answer to: its own names, lower-cased, with any "armature|" prefix dropped. */
@@ -83,6 +119,11 @@ export class Animator {
   private state: AnimationStateName = "idle";
   private emote: { clip: string; loop: boolean } | null = null;
   private speed = 0;
+  private grounded = true;
+  private vertical: Vertical = 0;
+  private dt = 0;
+  /** Told of every change of input, in order (the state stream's watch). */
+  onChange: ((change: AnimationChange) => void) | null = null;
   /** Strides (m per cycle) of the gait clips at this rig's scale. */
   private readonly stride: { walk: number; run: number };
   private locomotionWeight = 0;
@@ -121,22 +162,45 @@ export class Animator {
     if (!action) throw new Error(`no clip ${clip}`);
     // A locomotion clip asked for by name plays in place, like any emote.
     this.emote = { clip: key, loop };
+    this.onChange?.(["play", key, loop, fadeIn]);
     action.reset();
     action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
     action.clampWhenFinished = !loop;
     this.enter("emote", fadeIn);
   }
 
-  /** Advances `dt` seconds with the body's motion this step. */
+  /** Advances `dt` seconds with the body's motion this step (taken as its discrete input). */
   update(dt: number, motion: Motion): void {
-    this.speed = motion.speed;
-    const moving = motion.grounded && motion.speed >= MOVE_SPEED;
+    const speed = Math.abs(motion.speed - this.speed) > SPEED_QUANTUM || motion.speed === 0 ? Math.round(motion.speed / SPEED_STEP) * SPEED_STEP : this.speed;
+    const vertical: Vertical = motion.vertical > 0.5 ? 1 : motion.vertical < -1.5 ? -1 : 0;
+    if (dt !== this.dt) this.change(["dt", dt]);
+    if (speed !== this.speed || motion.grounded !== this.grounded || vertical !== this.vertical) this.change(["motion", speed, motion.grounded, vertical]);
+    this.advance();
+  }
+
+  private change(change: AnimationChange): void {
+    this.apply(change);
+    this.onChange?.(change);
+  }
+
+  /** Takes a change another animator made (`onChange`): a copy told every change stays the same. */
+  apply(change: AnimationChange): void {
+    if (change[0] === "motion") [, this.speed, this.grounded, this.vertical] = change;
+    else if (change[0] === "dt") this.dt = change[1];
+    else if (change[0] === "play") this.play(change[1], change[2], change[3]);
+    else throw new Error("a loaded state comes whole: load() it");
+  }
+
+  /** One step with the motion it has. */
+  advance(): void {
+    const dt = this.dt;
+    const moving = this.grounded && this.speed >= MOVE_SPEED;
     let next: AnimationStateName;
-    if (!motion.grounded && motion.vertical > 0.5) next = "jump";
-    else if (!motion.grounded && motion.vertical < -1.5) next = "fall";
+    if (!this.grounded && this.vertical === 1) next = "jump";
+    else if (!this.grounded && this.vertical === -1) next = "fall";
     else if (moving) next = "locomotion";
     // Briefly off the ground (a step down, the top of a jump): keep what it was doing.
-    else if (!motion.grounded) next = this.state;
+    else if (!this.grounded) next = this.state;
     else if (this.emote && (this.emote.loop || this.actions.get(this.emote.clip)!.isRunning())) next = "emote";
     else next = "idle";
     // Walking away ends an emote; a jump keeps its clip through the rise and the fall's start.
@@ -144,7 +208,7 @@ export class Animator {
     if (this.state === "jump" && next === "fall" && this.actions.has("jump") && this.actions.get("jump")!.isRunning()) next = "jump";
     if (next !== this.state) this.enter(next, FADE);
     this.stepRamps(dt);
-    if (this.state === "locomotion") this.blendGait(motion.speed);
+    if (this.state === "locomotion") this.blendGait(this.speed);
     this.mixer.update(dt);
   }
 
@@ -250,7 +314,7 @@ export class Animator {
       const r = this.ramps.get(a);
       if (r) ramps[clip] = { ...r };
     }
-    return { state: this.state, emote: this.emote && { ...this.emote }, speed: this.speed, locomotionWeight: this.locomotionWeight, mixerTime: this.mixer.time, ramps, actions };
+    return { state: this.state, emote: this.emote && { ...this.emote }, speed: this.speed, grounded: this.grounded, vertical: this.vertical, dt: this.dt, locomotionWeight: this.locomotionWeight, mixerTime: this.mixer.time, ramps, actions };
   }
 
   /** Puts back a state `save` made (of a rig with the same clips); a malformed one throws and changes nothing. */
@@ -263,6 +327,10 @@ export class Animator {
     this.state = saved.state;
     this.emote = saved.emote && { ...saved.emote };
     this.speed = saved.speed;
+    // A state saved before the input was kept: standing, and the next update's motion is a change.
+    this.grounded = saved.grounded ?? true;
+    this.vertical = saved.vertical ?? 0;
+    this.dt = saved.dt ?? 0;
     this.locomotionWeight = saved.locomotionWeight;
     this.mixer.time = saved.mixerTime;
     this.ramps.clear();
@@ -283,6 +351,7 @@ export class Animator {
       const r = saved.ramps[clip];
       if (r) this.ramps.set(a, { ...r });
     }
+    this.onChange?.(["load"]);
   }
 
   /**

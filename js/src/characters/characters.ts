@@ -20,7 +20,7 @@ import type { WorldResource } from "../ecs/resources.ts";
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import { fromBase64 } from "../game/save/bytes.ts";
-import { Animator, clipKey, type SavedAnimation } from "./animator.ts";
+import { type AnimationChange, Animator, clipKey, type SavedAnimation } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
 import { type Appearance, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
 
@@ -35,6 +35,9 @@ export interface SpawnOptions {
   /** Drawn by a CrowdDraw, not by a mesh of its own: its body has no mesh and no skeleton. */
   drawnByCrowd?: boolean;
 }
+
+/** An animation change as watchers get it: the animation clock it happened at, then the change. */
+export type ClockedChange = [number, ...AnimationChange];
 
 /** What a character is, as snapshots save it. */
 export interface CharacterResource {
@@ -119,6 +122,14 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
   private staged: { nav?: Uint8Array; characters?: SavedCharacters | null } = {};
   private pending = new Map<string, SavedCharacters["characters"][string]>();
   private readonly emptyNav: Uint8Array;
+  /**
+   * Animation steps taken (each step every character's animator advances once): a change at
+   * clock c happened after c steps, before step c + 1. Not world state: a watcher counts from
+   * the whole states it is given.
+   */
+  animationClock = 0;
+  /** Animation changes since the last take, by entity id (null: nobody watches). */
+  private animationChanges: Map<string, ClockedChange[]> | null = null;
 
   constructor(private readonly entities: Entities, readonly nav: Navigation, private readonly tracer: Tracer) {
     this.physics = new PhysicsCharacters(entities.physics);
@@ -228,6 +239,13 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
       entry.body = handle;
       const agent = agentId ?? this.nav.addAgent({ position, radius: AGENT_RADIUS * body.scale, maxSpeed: resource.maxSpeed, character: handle });
       const animator = new Animator(body.rig, body.clips, body.scale);
+      animator.onChange = (change) => {
+        const changes = this.animationChanges;
+        if (!changes) return;
+        const list = changes.get(entry.id);
+        if (list) list.push([this.animationClock, ...change]);
+        else changes.set(entry.id, [[this.animationClock, ...change]]);
+      };
       const c: Character = { entity: entry, body: handle, agent, animator, rig: body.rig, resource, walk: null, speed: 0, grounded: true };
       const restored = existing && this.pending.get(entry.id);
       if (restored) {
@@ -283,6 +301,17 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
     return was;
   }
 
+  /**
+   * Every character's animation changes (motion taken, emotes played, states loaded) since the
+   * last call, by entity id, in order; the first call starts the watch. With the whole states
+   * at some clock and these, a copy advanced once per step holds the same animation.
+   */
+  takeAnimationChanges(): Map<string, ClockedChange[]> {
+    const taken = this.animationChanges ?? new Map();
+    this.animationChanges = new Map();
+    return taken;
+  }
+
   /** Drives `entity` directly at ground velocity [x, z] (cancelling any walk). */
   move(entity: string, velocity: [number, number]): void {
     const c = this.require(entity);
@@ -320,6 +349,7 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
   afterStep(dt: number): void {
     if (this.byEntity.size === 0) {
       this.nav.drainEvents();
+      this.animationClock++;
       return;
     }
     const list = [...this.byEntity.values()];
@@ -330,6 +360,7 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
       c.grounded = s.grounded;
       c.animator.update(dt, { speed: c.speed, grounded: s.grounded, vertical: s.velocity[1] });
     }
+    this.animationClock++;
     const byAgent = new Map(list.map((c) => [c.agent, c]));
     for (const e of this.nav.drainEvents()) {
       const c = byAgent.get(e.agent);

@@ -32,7 +32,7 @@ import { refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
-import { characterAnimations, worldLook } from "../web/world-look.ts";
+import { characterAnimation, worldLook } from "../web/world-look.ts";
 import { SPECTATOR } from "../web/spectator.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
@@ -104,7 +104,7 @@ export class McpServer {
   readonly listing: ToolListing;
 
   constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: options.sink, animations: () => characterAnimations(session) });
+    this.sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: options.sink, animation: characterAnimation(session) });
     this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
     onArrivals((budgetMs) => this.apply(budgetMs));
     onFixedStep((_dt, step) => this.sync.tick(step));

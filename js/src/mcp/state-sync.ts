@@ -11,10 +11,16 @@
 //
 // Snapshots carry `world` (the look settings, lighting and view camera the
 // spectator page draws with) and a delta carries it again when it changed.
-// A character's entry also carries `character` (its appearance), and its
-// animation state (characters/animator.ts's SavedAnimation) rides as
-// `animation` in snapshots and in `animations` (by entity id) in every
-// delta, so a page poses the same skinned humanoid the same way.
+// A character's entry also carries `character` (its appearance) and, in
+// snapshots and `created`, its whole animation state (characters/
+// animator.ts's SavedAnimation) as `animation`. After that only discrete
+// changes travel — motion taken (the animator's quantized input), emotes
+// played — in `animationChanges`, each stamped with the animation clock it
+// happened at; every message carries the clock (`animationClock`), and a
+// client advances its copy of each animator once per clock step between
+// changes, so it holds the same state as the world's. A character whose
+// animator was loaded whole (a restore) comes whole again in `animations`.
+// While characters are in view a delta goes out every step (the clock).
 // A sink (`--spectator-sink`, for relays) gets the
 // full-view group's deltas and a snapshot every second, published once
 // however many spectators the relays serve.
@@ -32,6 +38,7 @@
 
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
+import type { ClockedChange } from "../characters/characters.ts";
 import type { World } from "../ecs/world.ts";
 import { type EntityLook, entityLook } from "../scene/describe.ts";
 import type { Entities } from "../scene/entities.ts";
@@ -82,10 +89,12 @@ interface Styled {
 interface Delta {
   moved: Columns;
   changed: Columns;
-  created: (Styled & { transform: number[] })[];
+  created: (Styled & { transform: number[]; animation?: unknown })[];
   restyled: Styled[];
   destroyed: string[];
-  /** The animation state of each character in view, by entity id. */
+  /** Characters in view whose animation changed since the last delta, by entity id: the changes, in order. */
+  animationChanges: Record<string, ClockedChange[]>;
+  /** Characters in view whose animator was loaded whole: the state now, by entity id. */
   animations: Record<string, unknown>;
   /** Applies this delta to a known state. */
   apply(known: Known): void;
@@ -96,8 +105,18 @@ export interface StateSyncOptions {
   scene?: () => unknown;
   /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
   sink?: (text: string) => void;
-  /** Each character's animation state now, by entity id. */
-  animations?: () => Map<string, unknown>;
+  /** The characters' animation (web/world-look.ts's `characterAnimation`). */
+  animation?: AnimationFeed;
+}
+
+/** Where the stream's animation comes from. */
+export interface AnimationFeed {
+  /** The animation clock now (steps every animator has taken). */
+  clock(): number;
+  /** The changes since the last take, by entity id, in order. */
+  take(): Map<string, ClockedChange[]>;
+  /** A character's whole animation state now (undefined: no such character). */
+  state(id: string): unknown;
 }
 
 export class StateSync {
@@ -108,12 +127,14 @@ export class StateSync {
   private sceneJson = "";
   private sceneChange: unknown = null;
   private sinkStarted = false;
-  /** This tick's animation states (empty: no characters). */
-  private animationsNow = new Map<string, unknown>();
+  /** This tick's animation changes, the clock, and the whole states asked for so far this tick. */
+  private animationChanges = new Map<string, ClockedChange[]>();
+  private animationClock = 0;
+  private readonly animationStates = new Map<string, unknown>();
 
   private readonly world: World;
   /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
-  private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number> }>();
+  private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number>; clock: number }>();
 
   private readonly binary: BinaryStreams;
 
@@ -126,6 +147,13 @@ export class StateSync {
     const r = entry.resource as { kind?: unknown; appearance?: unknown; model?: string } | undefined;
     const character = r?.kind === "character" ? { character: { appearance: r.appearance, ...(r.model === undefined ? {} : { model: r.model }) } } : {};
     return { entity: id, look: entityLook(entry), tags: [...tags], ...character };
+  }
+
+  /** A character's whole animation state now, once per tick however many views ask (undefined: not a character). */
+  private animationOf(id: string): unknown {
+    if (!this.options.animation) return undefined;
+    if (!this.animationStates.has(id)) this.animationStates.set(id, this.options.animation.state(id));
+    return this.animationStates.get(id);
   }
 
   get subscribers(): number {
@@ -222,16 +250,21 @@ export class StateSync {
     const styles: [string, number][] = [];
     const present = new Set<string>();
     let sent = this.sentStyles.get(known);
-    if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map() }));
+    if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map(), clock: this.animationClock }));
     const worldRevision = this.entities.styleRevision;
     const stale = sent.revision !== worldRevision;
+    const fresh = new Set<string>();
+    let characters = false;
     for (const e of this.world.entities.entries()) {
       if (seen && !seen.has(e.eid)) continue;
       present.add(e.id);
+      if ((e.resource as { kind?: unknown } | undefined)?.kind === "character") characters = true;
       const row = this.readRow(e.eid);
       const prev = known.get(e.id);
       if (!prev) {
-        created.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(row) });
+        const animation = this.animationOf(e.id);
+        created.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(row), ...(animation === undefined ? {} : { animation }) });
+        fresh.add(e.id);
         updates.push([e.id, row.slice()]);
         styles.push([e.id, this.entities.styleRevisionOf(e.id)]);
         continue;
@@ -258,20 +291,27 @@ export class StateSync {
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
+    // Changes of characters that came whole in `created` are in their state already.
+    const animationChanges: Record<string, ClockedChange[]> = {};
     const animations: Record<string, unknown> = {};
     let animated = false;
-    for (const [id, a] of this.animationsNow) {
-      if (!present.has(id)) continue;
-      animations[id] = a;
+    for (const [id, changes] of this.animationChanges) {
+      if (!present.has(id) || fresh.has(id)) continue;
+      if (changes.some((c) => c[1] === "load")) animations[id] = this.animationOf(id);
+      else animationChanges[id] = changes;
       animated = true;
     }
+    // Characters in view advance with the clock: a client learns of each step.
+    const clock = this.animationClock;
+    const stepped = characters && sent.clock !== clock;
     const record = sent;
     const settle = () => {
       for (const [id, rev] of styles) record.byId.set(id, rev);
       for (const id of destroyed) record.byId.delete(id);
       record.revision = worldRevision;
+      record.clock = clock;
     };
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && this.sceneChange === null) {
+    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && !stepped && this.sceneChange === null) {
       settle();
       return null;
     }
@@ -281,6 +321,7 @@ export class StateSync {
       created,
       restyled,
       destroyed,
+      animationChanges,
       animations,
       apply(k: Known) {
         for (const [id, r] of updates) k.set(id, r);
@@ -301,6 +342,8 @@ export class StateSync {
       created: d.created,
       ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
+      ...(this.options.animation ? { animationClock: this.animationClock } : {}),
+      ...(Object.keys(d.animationChanges).length > 0 ? { animationChanges: d.animationChanges } : {}),
       ...(Object.keys(d.animations).length > 0 ? { animations: d.animations } : {}),
       ...(this.sceneChange === null ? {} : { world: this.sceneChange }),
     };
@@ -310,20 +353,27 @@ export class StateSync {
     const entities = [];
     for (const e of this.world.entities.entries()) {
       const r = known.get(e.id);
-      const animation = this.animationsNow.get(e.id);
+      const animation = r && this.animationOf(e.id);
       if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r), ...(animation === undefined ? {} : { animation }) });
     }
     const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
-    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, entities });
+    const clock = this.options.animation ? { animationClock: this.animationClock } : {};
+    return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, ...clock, entities });
   }
 
   /** Fans this tick's changes out to every subscriber. */
   tick(step: number): void {
     const sink = this.options.sink;
+    // Taken every tick, watched or not, so changes never pile up (a new watcher starts from whole states).
+    const feed = this.options.animation;
+    if (feed) {
+      this.animationChanges = feed.take();
+      this.animationClock = feed.clock();
+      this.animationStates.clear();
+    }
     if (this.subs.size === 0 && !sink) return;
     const at = performance.timeOrigin + performance.now();
     this.sceneChange = null;
-    this.animationsNow = this.options.animations?.() ?? this.animationsNow;
     if (this.options.scene) {
       const scene = this.options.scene();
       const json = JSON.stringify(scene);

@@ -2,15 +2,27 @@
 // entity's transform, tags and look, and the world's look — kept by a relay
 // to greet browsers that join, and by the page to draw. Runs anywhere
 // (limina, a browser): no engine ops.
+//
+// A character's animation comes whole once, then as changes stamped with the
+// animation clock (stream-animation.ts advances animators through them). A mirror
+// that keeps `history` (a relay's, which has no animators) holds each
+// character's last whole state, the clock it was at and every change since,
+// so the snapshot it greets a browser with lets the page catch up exactly;
+// the world's next snapshot (every second) starts that history afresh.
+
+import type { ClockedChange } from "../characters/characters.ts";
 
 /** An entity as the stream carries it: `transform` is [px,py,pz,rx,ry,rz,rw,sx,sy,sz]. */
 export interface MirrorEntity {
   transform: number[];
   tags: string[];
   look: unknown;
-  /** A character's appearance (`{appearance, model?}`), and its animation state now. */
+  /** A character's appearance (`{appearance, model?}`), and its whole animation state as it came. */
   character?: unknown;
   animation?: unknown;
+  /** With history: the animation clock `animation` was at (absent: the snapshot's clock), and the changes since. */
+  animationAt?: number;
+  animationChanges?: ClockedChange[];
 }
 
 type Entry = { entity: string } & MirrorEntity;
@@ -21,10 +33,13 @@ export interface MirrorChange {
   moved: string[];
   restyled: string[];
   destroyed: string[];
-  /** Characters whose animation state came. */
-  animated: string[];
+  /** Characters whose whole animation state came again (their animator was loaded). */
+  reloaded: string[];
+  /** Characters' animation changes, by entity id (stamped with the clock, in order). */
+  animationChanges: Record<string, ClockedChange[]>;
   world: boolean;
 }
+
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const DECODE = new Int16Array(128).fill(-1);
@@ -52,7 +67,8 @@ export function decodeFloats(b64: string): Float32Array {
 
 /** An entity as a snapshot or creation carries it (transforms copied: deltas change them in place, and a player applies the same snapshot again). */
 function entityOf(e: Entry): MirrorEntity {
-  return { transform: [...e.transform], tags: e.tags, look: e.look ?? null, ...(e.character === undefined ? {} : { character: e.character, animation: e.animation }) };
+  const history = e.animationChanges === undefined ? {} : { animationAt: e.animationAt, animationChanges: [...e.animationChanges] };
+  return { transform: [...e.transform], tags: e.tags, look: e.look ?? null, ...(e.character === undefined ? {} : { character: e.character, animation: e.animation, ...history }) };
 }
 
 export class StateMirror {
@@ -61,10 +77,23 @@ export class StateMirror {
   tick = -1;
   layout = "";
   clients = 0;
+  /** The animation clock of the last message (null: the stream carries no animation). */
+  animationClock: number | null = null;
+
+  /** `history`: keep each character's animation changes since its whole state (a relay's mirror). */
+  constructor(private readonly history = false) {}
 
   applySnapshot(p: Record<string, unknown>): void {
     this.entities.clear();
-    for (const e of p.entities as Entry[]) this.entities.set(e.entity, entityOf(e));
+    this.animationClock = typeof p.animationClock === "number" ? p.animationClock : null;
+    for (const e of p.entities as Entry[]) {
+      const entity = entityOf(e);
+      if (this.history && entity.character !== undefined) {
+        entity.animationAt ??= this.animationClock ?? 0;
+        entity.animationChanges ??= [];
+      }
+      this.entities.set(e.entity, entity);
+    }
     this.world = p.world ?? null;
     this.tick = p.tick as number;
     this.layout = (p.layout as string) ?? "";
@@ -72,7 +101,9 @@ export class StateMirror {
   }
 
   applyDelta(p: Record<string, any>): MirrorChange {
-    const change: MirrorChange = { created: [], moved: [], restyled: [], destroyed: [], animated: [], world: false };
+    const change: MirrorChange = { created: [], moved: [], restyled: [], destroyed: [], reloaded: [], animationChanges: p.animationChanges ?? {}, world: false };
+    if (typeof p.animationClock === "number") this.animationClock = p.animationClock;
+    const clock = this.animationClock ?? 0;
     const moved = decodeFloats(p.moved.positions);
     (p.moved.ids as string[]).forEach((id, i) => {
       const e = this.entities.get(id);
@@ -88,7 +119,9 @@ export class StateMirror {
       change.moved.push(id);
     });
     for (const c of p.created as Entry[]) {
-      this.entities.set(c.entity, entityOf(c));
+      const entity = entityOf(c);
+      if (this.history && entity.character !== undefined) Object.assign(entity, { animationAt: clock, animationChanges: [] });
+      this.entities.set(c.entity, entity);
       change.created.push(c.entity);
     }
     for (const r of (p.restyled ?? []) as Entry[]) {
@@ -103,7 +136,11 @@ export class StateMirror {
       const e = this.entities.get(id);
       if (!e) continue;
       e.animation = animation;
-      change.animated.push(id);
+      if (this.history) Object.assign(e, { animationAt: clock, animationChanges: [] });
+      change.reloaded.push(id);
+    }
+    if (this.history) {
+      for (const [id, changes] of Object.entries(change.animationChanges)) this.entities.get(id)?.animationChanges?.push(...changes);
     }
     if (p.world !== undefined) {
       this.world = p.world;
@@ -116,6 +153,7 @@ export class StateMirror {
   /** The whole state as a `state/snapshot`'s params. */
   snapshot(extra: Record<string, unknown> = {}): Record<string, unknown> {
     const entities = [...this.entities].map(([entity, e]) => ({ entity, ...e }));
-    return { tick: this.tick, layout: this.layout, aoi: null, clients: this.clients, world: this.world, ...extra, entities };
+    const clock = this.animationClock === null ? {} : { animationClock: this.animationClock };
+    return { tick: this.tick, layout: this.layout, aoi: null, clients: this.clients, world: this.world, ...clock, ...extra, entities };
   }
 }

@@ -17,10 +17,11 @@ import { placeCamera, type CameraPose } from "../render/view-camera.ts";
 import { applyLighting, createSceneGraph, type SavedLighting } from "../scene/scene-graph.ts";
 import type { EntityLook } from "../scene/describe.ts";
 import { primitiveMesh } from "../scene/shapes.ts";
-import { Animator, type SavedAnimation } from "../characters/animator.ts";
+import { Animator } from "../characters/animator.ts";
 import { humanoidClips } from "../characters/clips.ts";
 import { type Appearance, createHumanoid, DEFAULT_APPEARANCE } from "../characters/humanoid.ts";
 import { type MirrorEntity, StateMirror } from "./mirror.ts";
+import { StreamAnimation } from "./stream-animation.ts";
 import { Player } from "./player.ts";
 
 interface WorldHeader {
@@ -44,8 +45,8 @@ const look = new Look(scene, lighting.directional, hdriLoader, "low");
 const camera = new THREE.PerspectiveCamera(55, 1, 0.1, 2000);
 let lookRenderer: LookRenderer | null = null;
 const objects = new Map<string, THREE.Object3D>();
-/** Each drawn character's animator: it poses the rig from the animation state the stream carries. */
-const animators = new Map<string, Animator>();
+/** Each drawn character's animator, following the stream's animation (stream-animation.ts). */
+const animation = new StreamAnimation();
 const mirror = new StateMirror();
 const orbit: Orbit = { target: new THREE.Vector3(), distance: 15, azimuth: 0.7, elevation: 0.5 };
 /** Until the person moves the camera, it is the world's view camera (what native captures show). */
@@ -60,15 +61,16 @@ let status = "starting";
 const marker = new THREE.OctahedronGeometry(0.3);
 const markerMaterial = new THREE.MeshStandardMaterial({ color: 0x9aa4b2, roughness: 0.6 });
 
-function objectFor(id: string, e: MirrorEntity | undefined): THREE.Object3D {
+function objectFor(id: string, e: MirrorEntity | undefined): { object: THREE.Object3D; animator?: Animator } {
   const l = (e?.look ?? null) as EntityLook | null;
   const character = e?.character as { appearance: Appearance; model?: string } | undefined;
   let object: THREE.Object3D;
+  let animator: Animator | undefined;
   if (character && character.model === undefined) {
     // The engine's own humanoid (characters/humanoid.ts), skinned, with its clips and animator.
     const humanoid = createHumanoid(character.appearance);
     humanoid.root.traverse((o) => (o.castShadow = o.receiveShadow = true));
-    animators.set(id, new Animator(humanoid.root, humanoidClips(character.appearance.height ?? DEFAULT_APPEARANCE.height), humanoid.scale));
+    animator = new Animator(humanoid.root, humanoidClips(character.appearance.height ?? DEFAULT_APPEARANCE.height), humanoid.scale);
     object = humanoid.root;
   } else if (l && l.shape !== "mesh") {
     // The engine's own primitive (scene/shapes.ts): the geometry and material native rendering draws.
@@ -82,7 +84,7 @@ function objectFor(id: string, e: MirrorEntity | undefined): THREE.Object3D {
     object = new THREE.Mesh(marker, markerMaterial);
   }
   object.name = id;
-  return object;
+  return { object, animator };
 }
 
 function place(id: string): void {
@@ -95,13 +97,15 @@ function place(id: string): void {
   o.scale.set(t[7], t[8], t[9]);
 }
 
+/** Draws `id` anew (created, or restyled: a character's animation goes on where it was). */
 function add(id: string): void {
+  const kept = animation.animators.get(id)?.save();
   remove(id);
-  const o = objectFor(id, mirror.entities.get(id));
-  objects.set(id, o);
-  scene.add(o);
+  const { object, animator } = objectFor(id, mirror.entities.get(id));
+  objects.set(id, object);
+  scene.add(object);
   place(id);
-  pose(id);
+  if (animator) animation.adopt(id, animator, mirror.entities.get(id), kept);
 }
 
 function remove(id: string): void {
@@ -109,16 +113,7 @@ function remove(id: string): void {
   if (!o) return;
   o.removeFromParent();
   objects.delete(id);
-  animators.delete(id);
-}
-
-/** Poses a character's rig as the world's animator has it (the state the stream carried). */
-function pose(id: string): void {
-  const animator = animators.get(id);
-  const saved = mirror.entities.get(id)?.animation as SavedAnimation | undefined;
-  if (!animator || !saved) return;
-  animator.load(saved);
-  animator.mixer.update(0);
+  animation.delete(id);
 }
 
 async function applyWorld(header: unknown): Promise<void> {
@@ -147,6 +142,7 @@ function rebuild(): void {
 /** The whole state, from a `state/snapshot` (live) or a keyframe (the player). */
 function applySnapshot(params: Record<string, unknown>): void {
   mirror.applySnapshot(params);
+  animation.reset(mirror.animationClock ?? 0);
   rebuild();
   void applyWorld(mirror.world);
 }
@@ -155,9 +151,14 @@ function applySnapshot(params: Record<string, unknown>): void {
 function applyDelta(params: Record<string, unknown>): void {
   const c = mirror.applyDelta(params);
   for (const id of c.destroyed) remove(id);
+  // The animators the page had go on to the clock (a restyled one keeps its state as it is redrawn).
+  animation.advance(c, mirror.animationClock ?? animation.clock);
   for (const id of [...c.created, ...c.restyled]) add(id);
   for (const id of c.moved) place(id);
-  for (const id of c.animated) pose(id);
+  for (const id of c.reloaded) {
+    const animator = animation.animators.get(id);
+    if (animator) animation.adopt(id, animator, mirror.entities.get(id));
+  }
   if (c.world) void applyWorld(mirror.world);
   dirty = true;
 }
@@ -472,14 +473,18 @@ $("say").addEventListener("submit", (e) => {
 /** What tests and tools can read and do from outside the page (the DevTools protocol). */
 const api = {
   state: () => ({ status, tick: mirror.tick, entities: mirror.entities.size, objects: objects.size, frames, clients: mirror.clients, backend: webgpu ? "webgpu" : "webgl2", avatar, following, selected }),
-  /** An entity as the page knows it (transform, tags, look), or null. */
-  entity: (id: string) => mirror.entities.get(id) ?? null,
+  /** An entity as the page knows it (transform, tags, look; a character's animation state now), or null. */
+  entity: (id: string) => {
+    const e = mirror.entities.get(id);
+    const animator = animation.animators.get(id);
+    return e ? { ...e, ...(animator ? { animation: animator.save() } : {}) } : null;
+  },
   request,
   select,
   pick,
   /** A drawn character's pose: its skinned meshes and every bone's rotation (null: not a drawn character). */
   pose: (id: string) => {
-    const o = animators.has(id) ? objects.get(id) : undefined;
+    const o = animation.animators.has(id) ? objects.get(id) : undefined;
     if (!o) return null;
     const skinned: THREE.SkinnedMesh[] = [];
     o.traverse((c) => (c as THREE.SkinnedMesh).isSkinnedMesh && skinned.push(c as THREE.SkinnedMesh));

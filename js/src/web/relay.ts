@@ -2,8 +2,9 @@
 // page and fans a world's state stream out to browsers. The world server
 // publishes once a tick (`--spectator-sink`); the relay keeps the world's
 // state as the stream describes it — each entity's transform, look and
-// tags, and the world's look — so a browser that joins gets a snapshot at
-// once, then the very delta messages the world published, forwarded as
+// tags, each character's last whole animation state and the changes since
+// (a mirror with history), and the world's look — so a browser that joins
+// gets a snapshot at once, then the very delta messages the world published, forwarded as
 // they came (encoded once, by the world). A relay serves spectators only:
 // nothing it answers writes, and it has no world to write to.
 
@@ -30,7 +31,7 @@ interface Client {
   synced: boolean;
 }
 
-const mirror = new StateMirror();
+const mirror = new StateMirror(true);
 /** Whether the relay's state follows the stream (false until a snapshot, and after a gap). */
 let live = false;
 let lastSeq = 0;

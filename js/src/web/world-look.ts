@@ -3,6 +3,7 @@
 // environment, fog, post stack), the lighting and the view camera, and the
 // characters' animation. Each entity's own look is scene/describe.ts's.
 
+import type { AnimationFeed } from "../mcp/state-sync.ts";
 import type { LookSettings } from "../render/look.ts";
 import type { CameraPose } from "../render/view-camera.ts";
 import { saveLighting, type SavedLighting } from "../scene/scene-graph.ts";
@@ -19,7 +20,12 @@ export function worldLook(session: WorldSession): WorldLook {
   return { look: session.look.settings(), lighting: saveLighting(session.lighting), view: session.view.get() };
 }
 
-/** Each character's animation state (its animator's saved state), by entity id: what a spectator poses its humanoid with. */
-export function characterAnimations(session: WorldSession): Map<string, unknown> {
-  return new Map(session.characters.list().map((c) => [c.entity.id, c.animator.save()]));
+/** The characters' animation as the state stream carries it: whole states on request, discrete changes as they happen. */
+export function characterAnimation(session: WorldSession): AnimationFeed {
+  const characters = session.characters;
+  return {
+    clock: () => characters.animationClock,
+    take: () => characters.takeAnimationChanges(),
+    state: (id) => characters.get(id)?.animator.save(),
+  };
 }
