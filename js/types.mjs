@@ -5,7 +5,8 @@
 // globals, and what the bundled "three" is. Fails on any type error.
 // Run with `npm run types` after changing the engine's public surface.
 import ts from "typescript";
-import { readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const here = new URL(".", import.meta.url).pathname;
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -20,15 +21,32 @@ function fail(message) {
 // own way to emit that, and names each module by its path under `root`.
 const options = { ...config.options, declaration: true, emitDeclarationOnly: true, outFile: `${root}/limina.d.ts`, rootDir: root, ignoreDeprecations: "5.0" };
 const program = ts.createProgram(config.fileNames, options);
-// import.meta is an AMD-only complaint: the modules are ES modules.
-const IMPORT_META_UNDER_AMD = 1343;
-const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.code !== IMPORT_META_UNDER_AMD);
-if (errors.length > 0) {
-  const format = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
-  fail(`${errors.length} type error(s):\n${ts.formatDiagnostics(errors, format)}`);
-}
+// Checking and emitting take most of the time, and the same inputs always give the same result: a
+// run whose every input (each file the program read, the options, the compiler, this script) is
+// what the last passing run had reuses its declarations.
+const inputs = createHash("sha256").update(`${ts.version}\0${JSON.stringify(options)}\0${readFileSync(new URL(import.meta.url))}`);
+for (const file of program.getSourceFiles()) inputs.update(`\0${file.fileName}\0${file.text}`);
+const key = inputs.digest("hex");
+const cache = `${here}node_modules/.cache/limina-types`;
 let emitted = "";
-program.emit(undefined, (_name, text) => (emitted = text));
+try {
+  const last = JSON.parse(readFileSync(`${cache}/last.json`, "utf8"));
+  if (last.key === key) emitted = last.emitted;
+} catch {
+  // No passing run yet.
+}
+if (!emitted) {
+  // import.meta is an AMD-only complaint: the modules are ES modules.
+  const IMPORT_META_UNDER_AMD = 1343;
+  const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.code !== IMPORT_META_UNDER_AMD);
+  if (errors.length > 0) {
+    const format = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
+    fail(`${errors.length} type error(s):\n${ts.formatDiagnostics(errors, format)}`);
+  }
+  program.emit(undefined, (_name, text) => (emitted = text));
+  mkdirSync(cache, { recursive: true });
+  writeFileSync(`${cache}/last.json`, JSON.stringify({ key, emitted }));
+}
 
 const PUBLIC = { "js/src/mod": "limina", "js/src/testing": "limina/testing", "js/src/bench": "limina/bench" };
 const names = [...emitted.matchAll(/^declare module "([^"]+)"/gm)].map((m) => m[1]);

@@ -47,7 +47,8 @@ log "verify the vendored V8 (third_party/rusty_v8)"
 (cd third_party/rusty_v8 && sha256sum --quiet -c SHA256SUMS)
 
 log "npm ci (js/: three, bitecs, zod and esbuild; the MCP SDK and ws for the wire tests)"
-(cd js && npm ci --no-audit --no-fund --loglevel=error)
+# A stamp of the lockfile it installed keeps warm runs from reinstalling the same packages.
+(cd js && { cmp -s package-lock.json node_modules/.installed-lock 2>/dev/null || { npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock; }; })
 
 log "python venv .venv: the official MCP SDK (wire tests, Python example) and python-xlib (windowed tests)"
 [ -x .venv/bin/python ] || python3 -m venv .venv

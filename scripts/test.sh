@@ -27,13 +27,15 @@ printf '\n== the engine type-checks and the committed typings are current\n' >&2
 stale js/build/limina.d.ts js/types.mjs types
 
 printf '\n== a user module and examples/ type-check against `limina types`\n' >&2
-# As the README sets a project up: limina.d.ts, a tsconfig, the libraries' type packages.
-project=$(mktemp -d)
-trap 'rm -rf "$project"' EXIT
-ln -s "$PWD/js/node_modules" "$project/node_modules"
+# As the README sets a project up: limina.d.ts, a tsconfig, the libraries' type packages. The project
+# stays in the target directory, so tsc's incremental record lets a warm run skip what is unchanged.
+project="${CARGO_TARGET_DIR:-target}/user-module"
+mkdir -p "$project"
+rm -f "$project"/*.ts "$project"/tsconfig.json
+ln -sfn "$PWD/js/node_modules" "$project/node_modules"
 cp tests/types/tsconfig.json tests/types/user_module.ts examples/*.ts "$project/"
 "$limina" types > "$project/limina.d.ts"
-js/node_modules/.bin/tsc -p "$project"
+js/node_modules/.bin/tsc -p "$project" --incremental
 echo "ok: $(ls "$project"/*.ts | wc -l) files type-check" >&2
 
 printf '\n== the official MCP conformance suite and the Node 22 it needs (js/conformance)\n' >&2

@@ -7,7 +7,10 @@
 // every call decided, recorded and traced in the sha256-chained world log;
 // its read is `scene.queryEntities` (a spatial query finding one entity),
 // its write `ecs.updateComponent`. The peers answer `peer.read` with a
-// constant.
+// constant. Before anything is timed, every kind of call runs WARMUP
+// times, interleaved, then once as a pipelined burst: whichever kind is
+// timed first otherwise pays alone for the server's warm-up (V8 tiering
+// its whole call path up, the first burst's buffers and heap growth).
 // Run: node js/bench/mcp_stdio.mjs target/release/limina   (final line: JSON figures)
 //      node js/bench/mcp_stdio.mjs target/release/limina limina   (Limina alone)
 import { existsSync, readFileSync } from "node:fs";
@@ -22,7 +25,7 @@ const only = process.argv[3];
 const python = join(root, ".venv/bin/python");
 
 const SEQUENTIAL = 2000;
-const WARMUP = 200;
+const WARMUP = 2000;
 const PIPELINED = 20000;
 const SPAWNS = 10;
 
@@ -47,8 +50,12 @@ const pct = (s, p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) -
 const ms = (v) => +v.toFixed(4);
 const rssMiB = (pid) => +(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024).toFixed(1);
 
+async function warmUp(fns) {
+  for (let i = 0; i < WARMUP; i++) for (const fn of fns) await fn(i);
+  for (const fn of fns) await pipelined(fn, PIPELINED);
+}
+
 async function sequential(fn, n) {
-  for (let i = 0; i < WARMUP; i++) await fn(i);
   const rtt = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -92,6 +99,7 @@ async function measure(server) {
   } else {
     read = () => c.call("tools/call", { name: "peer.read", arguments: {} });
   }
+  await warmUp([read, write].filter(Boolean));
   const figures = { spawnToFirstReplyP50Ms: ms(pct(firsts, 50)), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
   if (write) figures.write = await sequential(write, SEQUENTIAL);
   figures.pipelinedReadsPerSec = await pipelined(read, PIPELINED);

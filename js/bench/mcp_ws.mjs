@@ -6,8 +6,10 @@
 // compare on arrival — same machine, same clock), server CPU and memory
 // per client. Each count runs twice: clients on the JSON stream (`curve`)
 // and on the binary one (`binaryCurve`, `state/subscribe` with
-// `encoding: "binary"`).
-// Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…]   (final line: JSON figures)
+// `encoding: "binary"`). With a busy time, the server's loop thread stays
+// busy that long every frame after its steps, as drawing or agents' work
+// keeps it (js/bench/worlds/moving.ts --busy-ms).
+// Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…] [busy ms]   (final line: JSON figures)
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
@@ -15,6 +17,7 @@ import { deltaSentAt } from "./delta_head.mjs";
 
 const limina = process.argv[2] ?? "target/release/limina";
 const COUNTS = (process.argv[3] ?? "1,4,16,64").split(",").map(Number);
+const BUSY_MS = Number(process.argv[4] ?? 0);
 const ENTITIES = 2000;
 const SECONDS = 4;
 const CALL_EVERY_MS = 50;
@@ -25,7 +28,7 @@ const now = () => performance.timeOrigin + performance.now();
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 async function scenario(clientCount, encoding) {
-  const server = spawn(limina, ["--mcp-ws", "--port", "0", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`], { stdio: ["ignore", "inherit", "pipe"] });
+  const server = spawn(limina, ["--mcp-ws", "--port", "0", "js/bench/worlds/moving.ts", `--entities=${ENTITIES}`, `--busy-ms=${BUSY_MS}`], { stdio: ["ignore", "inherit", "pipe"] });
   const port = await new Promise((resolve) => {
     let err = "";
     server.stderr.on("data", (d) => {
@@ -127,4 +130,4 @@ for (const n of COUNTS) for (const encoding of ["json", "binary"]) {
     `${encoding}: ${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
   );
 }
-console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, curve, binaryCurve }));
+console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, busyMs: BUSY_MS, curve, binaryCurve }));

@@ -16,6 +16,54 @@ import { cleanUp, countPixels, runDemo, scratch, textStrokes } from "./support/d
 /** A number-person's body: a vivid hue (the plaza, lawn, sky and the HUD's panels and bubbles are all muted: without the crowd, no such pixels). */
 const vivid = (r: number, g: number, b: number) => Math.max(r, g, b) > 110 && Math.max(r, g, b) - Math.min(r, g, b) > 90;
 
+// The demo runs come first: once this process has a world session, its loop steps as fast as the
+// CPU allows under --deterministic, and would take a core from each demo while the test waits for it.
+test("the demo draws its crowd and its HUD (trace feed, perf overlay) offscreen, plays its ambience bed, and reports the party's progress", async () => {
+  const wav = scratch("party.wav");
+  const run = await runDemo("numbers_party", { frames: 600, size: "640x360", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
+  assert(!run.stdout.includes("no ambience"), run.stdout);
+  const stat = await Limina.run({ cmd: "sox", args: [wav, "-n", "trim", "0.5", "1", "stat"] });
+  const rms = Number(/RMS\s+amplitude:\s+([\d.e-]+)/.exec(stat.stderr)![1]);
+  assert(rms > 0.002, `the ambience bed plays from the start: RMS ${rms}`);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
+  // The HUD's panels: dark panels in the top corners (the sky behind them is light), with text in them.
+  for (const [x0, x1] of [[0, 320], [440, 640]]) {
+    const region = { x0, y0: 0, x1, y1: 150 };
+    const panel = countPixels(run.frame, (r, g, b) => Math.max(r, g, b) < 70, region);
+    assert(panel > 3000, `a dark HUD panel in x ${x0}–${x1}: ${panel} pixels`);
+    assert(textStrokes(run.frame, region) > 150, `text in the HUD panel at x ${x0}–${x1}: ${textStrokes(run.frame, region)} strokes`);
+  }
+  const reports = [...run.stdout.matchAll(/^t=(\d+)s: (\d+) pairs chatting, (\d+) walking up to someone, (\d+) chats so far; (\d+) moves traced/gm)];
+  assertEquals(reports.map((m) => Number(m[1])), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], run.stdout);
+  const last = reports[reports.length - 1];
+  assert(Number(last[4]) > 0 && Number(last[5]) > AGENTS * 20, last[0]);
+  // Render fps and simulation steps/s are reported apart: offscreen under --deterministic the loop
+  // steps as fast as it can while only the screenshot's frame is rendered.
+  const rates = [...run.stdout.matchAll(/render ([\d.]+) fps, sim (\d+) steps\/s/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assertEquals(rates.length, 10, run.stdout);
+  assert(rates.every(([fps, steps]) => fps === 0 && steps > 0), `nothing rendered until the last frame, steps ran: ${JSON.stringify(rates)}`);
+});
+
+test("windowed under Xvfb, the window shows the crowd", async () => {
+  // Deterministic: frame 20 shows the same world however long a loaded machine takes to load it.
+  const run = await runDemo("numbers_party", { frames: 20, size: "640x360", window: true, deterministic: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×360, frame 20, .*, window\)/.test(run.stderr), run.stderr);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all} in the window`);
+});
+
+test("--fullscreen covers the display with the crowd, for a bounded run", async () => {
+  const run = await runDemo("numbers_party", { frames: 12, window: "fullscreen", screen: "640x400", deterministic: true, env: { LIMINA_AUDIO: "null" } });
+  assert(/\(640×400, frame 12, .*, window\)/.test(run.stderr), run.stderr);
+  assertEquals([run.frame.width, run.frame.height], [640, 400]);
+  const all = run.frame.width * run.frame.height;
+  const crowd = countPixels(run.frame, vivid);
+  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
+});
+
 test("200 agents perceive, decide and walk the navmesh crowd only through traced skills, never interpenetrating; pairs meet, talk, chatter and say lines in speech bubbles", async () => {
   const session = createWorldSession();
   const party = await createParty(session);
@@ -98,52 +146,6 @@ test("200 agents perceive, decide and walk the navmesh crowd only through traced
   assert(moved > AGENTS * 0.9, `${moved} of ${AGENTS} agents walked more than a metre`);
   party.dispose();
   session.dispose();
-});
-
-test("the demo draws its crowd and its HUD (trace feed, perf overlay) offscreen, plays its ambience bed, and reports the party's progress", async () => {
-  const wav = scratch("party.wav");
-  const run = await runDemo("numbers_party", { frames: 600, size: "640x360", deterministic: true, env: { LIMINA_AUDIO: `wav:${wav}` } });
-  assert(!run.stdout.includes("no ambience"), run.stdout);
-  const stat = await Limina.run({ cmd: "sox", args: [wav, "-n", "trim", "0.5", "1", "stat"] });
-  const rms = Number(/RMS\s+amplitude:\s+([\d.e-]+)/.exec(stat.stderr)![1]);
-  assert(rms > 0.002, `the ambience bed plays from the start: RMS ${rms}`);
-  const all = run.frame.width * run.frame.height;
-  const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
-  // The HUD's panels: dark panels in the top corners (the sky behind them is light), with text in them.
-  for (const [x0, x1] of [[0, 320], [440, 640]]) {
-    const region = { x0, y0: 0, x1, y1: 150 };
-    const panel = countPixels(run.frame, (r, g, b) => Math.max(r, g, b) < 70, region);
-    assert(panel > 3000, `a dark HUD panel in x ${x0}–${x1}: ${panel} pixels`);
-    assert(textStrokes(run.frame, region) > 150, `text in the HUD panel at x ${x0}–${x1}: ${textStrokes(run.frame, region)} strokes`);
-  }
-  const reports = [...run.stdout.matchAll(/^t=(\d+)s: (\d+) pairs chatting, (\d+) walking up to someone, (\d+) chats so far; (\d+) moves traced/gm)];
-  assertEquals(reports.map((m) => Number(m[1])), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], run.stdout);
-  const last = reports[reports.length - 1];
-  assert(Number(last[4]) > 0 && Number(last[5]) > AGENTS * 20, last[0]);
-  // Render fps and simulation steps/s are reported apart: offscreen under --deterministic the loop
-  // steps as fast as it can while only the screenshot's frame is rendered.
-  const rates = [...run.stdout.matchAll(/render ([\d.]+) fps, sim (\d+) steps\/s/g)].map((m) => [Number(m[1]), Number(m[2])]);
-  assertEquals(rates.length, 10, run.stdout);
-  assert(rates.every(([fps, steps]) => fps === 0 && steps > 0), `nothing rendered until the last frame, steps ran: ${JSON.stringify(rates)}`);
-});
-
-test("windowed under Xvfb, the window shows the crowd", async () => {
-  // Deterministic: frame 20 shows the same world however long a loaded machine takes to load it.
-  const run = await runDemo("numbers_party", { frames: 20, size: "640x360", window: true, deterministic: true, env: { LIMINA_AUDIO: "null" } });
-  assert(/\(640×360, frame 20, .*, window\)/.test(run.stderr), run.stderr);
-  const all = run.frame.width * run.frame.height;
-  const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all} in the window`);
-});
-
-test("--fullscreen covers the display with the crowd, for a bounded run", async () => {
-  const run = await runDemo("numbers_party", { frames: 12, window: "fullscreen", screen: "640x400", deterministic: true, env: { LIMINA_AUDIO: "null" } });
-  assert(/\(640×400, frame 12, .*, window\)/.test(run.stderr), run.stderr);
-  assertEquals([run.frame.width, run.frame.height], [640, 400]);
-  const all = run.frame.width * run.frame.height;
-  const crowd = countPixels(run.frame, vivid);
-  assert(crowd > all * 0.01, `${crowd} crowd pixels of ${all}`);
 });
 
 test("cleanup", cleanUp);

@@ -133,18 +133,23 @@ test("every registered skill has a sample input, and its permissions are known o
 test("allowed exactly when the profile grants every permission: allowed calls have their effect, denials change nothing", async () => {
   let checked = 0;
   let denials = 0;
+  // A world serves call after call while each call leaves it as prepared: a denial (it must change
+  // nothing) or an allowed call of a skill that needs no world-writing permission and says nothing
+  // else (it must change nothing observed). Any other call retires it, so every call starts from a
+  // world the matrix observes as freshly prepared. A sample with its own `before` gets its own world.
+  const worlds = new Map<unknown, MatrixWorld>();
   for (const [name, { family, sample }] of SAMPLES) {
-    // Every allowed call gets a fresh world; the denials of one skill share one (a denial changes nothing).
-    let denialWorld: MatrixWorld | null = null;
+    const key = sample.before ? sample : family;
     for (const profile of MATRIX_PROFILES) {
       const grants = granted(profile);
       const skill = SKILLS.get(name)!;
       const allowedStatically = skill.permissions.every((p) => grants.has(p));
       const allowed = allowedStatically && (sample.needs?.permissions ?? []).every((p) => grants.has(p));
-      const w = allowed ? await prepare(family, sample) : (denialWorld ??= await prepare(family, sample));
+      const w = worlds.get(key) ?? worlds.set(key, await prepare(family, sample)).get(key)!;
       const s = w.session;
       const input = inputOf(sample, w);
-      const changes = sample.changes ?? skill.permissions.some((p) => WORLD_WRITE_PERMISSIONS.has(p));
+      const writes = skill.permissions.some((p) => WORLD_WRITE_PERMISSIONS.has(p));
+      const changes = sample.changes ?? writes;
       const digest = s.digest();
       const shown = presentation(s);
       const events = s.tracer.size;
@@ -156,7 +161,10 @@ test("allowed exactly when the profile grants every permission: allowed calls ha
         assertEquals(changed, changes, `${where}: ${changes ? "an allowed world-writing call must change the world" : "this skill must change nothing"}`);
         if (r.ok && name === "trace.export") await Limina.run({ cmd: "rm", args: ["-f", `${traceDir()}/${(r.value as { name: string }).name}`] });
         if (r.ok) sample.after?.(r.value);
-        s.dispose();
+        if (writes || sample.changes !== undefined) {
+          s.dispose();
+          worlds.delete(key);
+        }
       } else {
         denials++;
         assertEquals(codeOf(r), "forbidden", where);
@@ -174,8 +182,8 @@ test("allowed exactly when the profile grants every permission: allowed calls ha
       }
       checked++;
     }
-    (denialWorld as MatrixWorld | null)?.session.dispose();
   }
+  for (const w of worlds.values()) w.session.dispose();
   assertEquals(checked, MATRIX_PROFILES.length * SAMPLES.size);
   assert(denials > 20, `the matrix exercises denials (${denials})`);
   for (const f of FAMILIES.values()) await f.cleanup?.();

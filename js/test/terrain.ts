@@ -1,3 +1,4 @@
+// limina: --deterministic
 // Terrain: deterministic generation (the same seed gives the same digest in
 // two processes over MCP stdio, another seed another one), heights that the
 // heightfield colliders agree with, bodies resting on and floating over it,

@@ -5,7 +5,9 @@
 //! round-robin across connections, one message per connection per turn, so
 //! a busy client cannot delay a quiet one by more than one message each
 //! turn. Outbound messages go into a per-connection queue drained by the
-//! connection's writer task, so a slow client never blocks the simulation.
+//! connection's writer task, so a slow client never blocks the simulation
+//! (WebSocket writers run on a thread of their own, so a busy loop thread
+//! never delays them either; see `ws`).
 //!
 //! Flow control is per connection: a connection stops being read while it
 //! has `MAX_QUEUED` messages waiting to be applied or `PAUSE_BACKLOG`
@@ -25,6 +27,7 @@ pub mod ws;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use deno_core::{op2, OpState};
@@ -76,22 +79,28 @@ impl HubEvent {
 }
 
 /// One connection's flow-control counters, shared by its transport task,
-/// its writer and the queue.
+/// its writer (which may run on another thread) and the queue. Only the
+/// loop thread raises them; each count is exact once its writer's decrement
+/// lands, and a stale read only errs on the side of pausing.
 #[derive(Default)]
 struct Flow {
   /// Its messages in the shared queue.
-  queued: Cell<usize>,
+  queued: AtomicUsize,
   /// Its outbound messages not yet written.
-  backlog: Cell<usize>,
+  backlog: AtomicUsize,
   /// Signalled when either count falls.
   room: Notify,
   /// A state delta is queued and not yet written: the next one waits (see `sync`).
-  delta_pending: Cell<bool>,
+  delta_pending: AtomicBool,
 }
 
 impl Flow {
   fn has_room(&self) -> bool {
-    self.queued.get() < MAX_QUEUED && self.backlog.get() < PAUSE_BACKLOG
+    self.queued.load(Ordering::Acquire) < MAX_QUEUED && self.backlog.load(Ordering::Acquire) < PAUSE_BACKLOG
+  }
+
+  fn backlog(&self) -> usize {
+    self.backlog.load(Ordering::Acquire)
   }
 }
 
@@ -107,7 +116,7 @@ pub enum Out {
 /// One connection's outbound side.
 struct Outbound {
   tx: mpsc::UnboundedSender<Out>,
-  flow: Rc<Flow>,
+  flow: Arc<Flow>,
 }
 
 /// The transports' shared state, in `OpState`.
@@ -148,7 +157,7 @@ pub struct ConnIo {
 
 /// Where a transport puts what its connection receives.
 pub struct Inbox {
-  flow: Rc<Flow>,
+  flow: Arc<Flow>,
   inbound: Rc<RefCell<Inbound>>,
   arrivals: Arrivals,
 }
@@ -171,7 +180,7 @@ impl Inbox {
   /// are always queued.
   pub fn push(&self, event: HubEvent) {
     if event.is_message() {
-      self.flow.queued.set(self.flow.queued.get() + 1);
+      self.flow.queued.fetch_add(1, Ordering::AcqRel);
     }
     self.inbound.borrow_mut().push(event);
     self.arrivals.ring();
@@ -181,7 +190,7 @@ impl Inbox {
 /// A connection's outbound queue, read by its writer.
 pub struct Outbox {
   rx: mpsc::UnboundedReceiver<Out>,
-  flow: Rc<Flow>,
+  flow: Arc<Flow>,
 }
 
 impl Outbox {
@@ -220,20 +229,20 @@ impl Outbox {
 
   /// The queued state delta is written: the connection may be given the next.
   pub fn delta_written(&self) {
-    self.flow.delta_pending.set(false);
+    self.flow.delta_pending.store(false, Ordering::Release);
   }
 
   /// Gives up on the connection's output (its reader went away): what is
   /// queued is dropped and later sends find the connection closed.
   pub fn abandon(&mut self) {
     self.rx.close();
-    self.flow.backlog.set(0);
+    self.flow.backlog.store(0, Ordering::Release);
     self.flow.room.notify_one();
   }
 
   /// Marks `count` messages written.
   pub fn written(&self, count: usize) {
-    self.flow.backlog.set(self.flow.backlog.get() - count);
+    self.flow.backlog.fetch_sub(count, Ordering::AcqRel);
     self.flow.room.notify_one();
   }
 }
@@ -253,7 +262,7 @@ impl ConnRegistry {
     }
     self.next_conn.set(conn.wrapping_add(1));
     let (tx, rx) = mpsc::unbounded_channel();
-    let flow = Rc::new(Flow::default());
+    let flow = Arc::new(Flow::default());
     self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone() });
     ConnIo {
       conn,
@@ -273,13 +282,18 @@ impl ConnRegistry {
   fn reserve_delta(&self, conn: u32) -> Option<sync::Reservation> {
     let conns = self.conns.borrow();
     let out = conns.get(&conn)?;
-    if out.flow.delta_pending.get() || out.flow.backlog.get() >= DROPPABLE_BACKLOG {
+    if out.flow.delta_pending.load(Ordering::Acquire) || out.flow.backlog() >= DROPPABLE_BACKLOG {
       return None;
     }
     let (cell, reservation) = sync::DeltaCell::reserve();
-    out.tx.send(Out::Delta(cell)).ok()?;
-    out.flow.backlog.set(out.flow.backlog.get() + 1);
-    out.flow.delta_pending.set(true);
+    // Counted before it is queued: its writer may write it at once.
+    out.flow.backlog.fetch_add(1, Ordering::AcqRel);
+    out.flow.delta_pending.store(true, Ordering::Release);
+    if out.tx.send(Out::Delta(cell)).is_err() {
+      out.flow.backlog.fetch_sub(1, Ordering::AcqRel);
+      out.flow.delta_pending.store(false, Ordering::Release);
+      return None;
+    }
     Some(reservation)
   }
 
@@ -297,7 +311,7 @@ impl ConnRegistry {
     let conns = self.conns.borrow();
     for event in &events {
       if let (true, Some(out)) = (event.is_message(), conns.get(&event.conn())) {
-        out.flow.queued.set(out.flow.queued.get() - 1);
+        out.flow.queued.fetch_sub(1, Ordering::AcqRel);
         out.flow.room.notify_one();
       }
     }
@@ -533,7 +547,7 @@ const CLOSED: u32 = 2;
 fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool) -> u32 {
   let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
-  let backlog = out.flow.backlog.get();
+  let backlog = out.flow.backlog();
   if droppable && backlog >= DROPPABLE_BACKLOG {
     return DROPPED;
   }
@@ -542,10 +556,12 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool)
     conns.remove(&conn);
     return CLOSED;
   }
+  // Counted before it is queued: its writer may write it at once.
+  out.flow.backlog.fetch_add(1, Ordering::AcqRel);
   if out.tx.send(Out::Text(text.clone())).is_err() {
+    out.flow.backlog.fetch_sub(1, Ordering::AcqRel);
     return CLOSED;
   }
-  out.flow.backlog.set(backlog + 1);
   SENT
 }
 
@@ -568,7 +584,7 @@ pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string]
 /// Messages queued to a connection and not yet written.
 #[op2(fast)]
 pub fn op_mcp_backlog(state: &mut OpState, conn: u32) -> u32 {
-  hub(state).registry.conns.borrow().get(&conn).map_or(0, |o| o.flow.backlog.get() as u32)
+  hub(state).registry.conns.borrow().get(&conn).map_or(0, |o| o.flow.backlog() as u32)
 }
 
 /// Closes a connection after its queued messages are written.

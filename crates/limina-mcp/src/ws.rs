@@ -18,6 +18,12 @@
 //! must pass the same DNS-rebinding check as Streamable HTTP's. A plain
 //! `GET` that is no handshake gets the spectator page (web.rs), within the
 //! same handshake bounds.
+//!
+//! Each connection's writes happen on the listener's writer thread, not on
+//! the loop's: a reply or state delta goes out as soon as it is queued (a
+//! delta as soon as the encoder thread fills its place), even while the
+//! loop thread is busy with a step. The connection's reads, and everything
+//! that touches the world, stay on the loop thread.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -35,7 +41,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
-use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Out, Refusals};
+use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Out, Outbox, Refusals};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -52,6 +58,7 @@ pub struct Limits {
 }
 
 type Socket = WebSocketStream<TcpStream>;
+type Sink = SplitSink<Socket, Message>;
 
 /// What every connection of one listener shares.
 struct Listener {
@@ -59,6 +66,20 @@ struct Listener {
   token: Option<Rc<str>>,
   loopback: bool,
   page: web::PageConfig,
+  /// The runtime the connections' writers run on (see the module's notes).
+  writer: tokio::runtime::Handle,
+}
+
+/// Starts a thread whose runtime runs the connections' writers. It lives as
+/// long as the process, as its listener does.
+fn writer_thread() -> Result<tokio::runtime::Handle, OpError> {
+  let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| OpError::io("cannot start the WebSocket writer runtime", e))?;
+  let handle = runtime.handle().clone();
+  std::thread::Builder::new()
+    .name("limina-ws-write".into())
+    .spawn(move || runtime.block_on(std::future::pending::<()>()))
+    .map_err(|e| OpError::io("cannot start the WebSocket writer thread", e))?;
+  Ok(handle)
 }
 
 /// Binds and starts accepting; returns the bound port. `server` names what
@@ -70,7 +91,7 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
   let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
   let bound = local.port();
   let page = web::PageConfig { server, ws_port: Some(bound), token: token.is_some() };
-  let shared = Rc::new(Listener { limits, token: token.map(Rc::from), loopback: local.ip().is_loopback(), page });
+  let shared = Rc::new(Listener { limits, token: token.map(Rc::from), loopback: local.ip().is_loopback(), page, writer: writer_thread()? });
   // Handshakes (and page requests) in progress: at least 16, and as many as there are client places.
   let handshakes = limits.max_clients.max(16);
   let gate = Gate::new(GateLimits::new(usize::MAX, handshakes));
@@ -178,7 +199,7 @@ async fn handshake(stream: TcpStream, shared: &Listener) -> Option<(Socket, &'st
 }
 
 /// Sends a close frame, then drains what the client still sends for a while.
-async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>, code: CloseCode, reason: String) {
+async fn close(mut sink: Sink, source: SplitStream<Socket>, code: CloseCode, reason: String) {
   let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
   let Ok(mut socket) = sink.reunite(source) else { return };
   let drain = async {
@@ -188,35 +209,28 @@ async fn close(mut sink: SplitSink<Socket, Message>, source: SplitStream<Socket>
   let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
-async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<Listener>, registry: ConnRegistry) {
-  let limits = shared.limits;
-  // A plain GET is the page, not a client: it takes no client place.
-  let Some(stream) = page_or_handshake(stream, &shared).await else { return };
-  let handshake = handshake(stream, &shared).await;
-  drop(admitted);
-  let Some((socket, access)) = handshake else { return };
-  let (mut sink, mut source) = socket.split();
-  // Counted now, when the place is granted: the check and the grant happen in one turn of the loop.
-  if registry.live() >= limits.max_clients {
-    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
-    return;
-  }
-  let ConnIo { conn, inbox, mut outbound } = registry.open();
-  inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
-  let ping_every = limits.idle / 3;
+/// How a connection's writer ended.
+enum WriterEnd {
+  /// The server closed the connection and everything queued is written.
+  Drained,
+  Failed(String),
+  /// The reading side asked it to stop.
+  Stopped,
+}
+
+/// Writes a connection's outbound messages in their order (a state delta
+/// once the encoder has filled it) and pings it every `ping_every`, until
+/// its queue ends, a write fails or `stop` fires; gives the sink back.
+async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut stop: tokio::sync::oneshot::Receiver<()>) -> (Sink, WriterEnd) {
   let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
-  let idle = tokio::time::sleep(limits.idle);
-  tokio::pin!(idle);
-  // Set when the server ends the connection with a close frame of its own.
-  let mut closing: Option<(CloseCode, String)> = None;
-  let reason = loop {
+  let end = loop {
     tokio::select! {
       out = outbound.recv_any() => match out {
         Some(Out::Text(text)) => {
           let sent = sink.send(Message::text(text.as_ref())).await;
           outbound.written(1);
           if let Err(e) = sent {
-            break format!("send failed: {e}");
+            break WriterEnd::Failed(format!("send failed: {e}"));
           }
         }
         Some(Out::Delta(cell)) => {
@@ -228,19 +242,66 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
           outbound.delta_written();
           outbound.written(1);
           if let Err(e) = sent {
-            break format!("send failed: {e}");
+            break WriterEnd::Failed(format!("send failed: {e}"));
           }
         }
-        None => {
-          closing = Some((CloseCode::Normal, "closed by server".to_owned()));
-          break "closed by server".to_owned();
-        }
+        None => break WriterEnd::Drained,
       },
       _ = ping.tick() => {
         if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
-          break "ping failed".to_owned();
+          break WriterEnd::Failed("ping failed".to_owned());
         }
       }
+      _ = &mut stop => break WriterEnd::Stopped,
+    }
+  };
+  (sink, end)
+}
+
+async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<Listener>, registry: ConnRegistry) {
+  let limits = shared.limits;
+  // A plain GET is the page, not a client: it takes no client place.
+  let Some(stream) = page_or_handshake(stream, &shared).await else { return };
+  let handshake = handshake(stream, &shared).await;
+  drop(admitted);
+  let Some((socket, access)) = handshake else { return };
+  let (sink, mut source) = socket.split();
+  // Counted now, when the place is granted: the check and the grant happen in one turn of the loop.
+  if registry.live() >= limits.max_clients {
+    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
+    return;
+  }
+  let ConnIo { conn, inbox, outbound } = registry.open();
+  inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
+  let (stop, stopped) = tokio::sync::oneshot::channel();
+  let mut writer = shared.writer.spawn(write(sink, outbound, limits.idle / 3, stopped));
+  let idle = tokio::time::sleep(limits.idle);
+  tokio::pin!(idle);
+  // Set when the server ends the connection with a close frame of its own.
+  let mut closing: Option<(CloseCode, String)> = None;
+  // Set when the client sent its close frame: the reply to it is flushed.
+  let mut client_closed = false;
+  // The sink, once the writer has ended and given it back.
+  let mut sink: Option<Sink> = None;
+  let mut writer_ended = false;
+  let reason = loop {
+    tokio::select! {
+      ended = &mut writer => match ended {
+        Ok((back, WriterEnd::Drained)) => {
+          writer_ended = true;
+          sink = Some(back);
+          closing = Some((CloseCode::Normal, "closed by server".to_owned()));
+          break "closed by server".to_owned();
+        }
+        Ok((_, WriterEnd::Failed(why))) => {
+          writer_ended = true;
+          break why;
+        }
+        Ok((_, WriterEnd::Stopped)) | Err(_) => {
+          writer_ended = true;
+          break "writer ended".to_owned();
+        }
+      },
       () = &mut idle => {
         closing = Some((CloseCode::Away, format!("idle for {} s", limits.idle.as_secs())));
         break "idle timeout".to_owned();
@@ -255,8 +316,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
             inbox.push(HubEvent::Rejected { conn, reason: "binary frames are not supported: send JSON-RPC as text".to_owned() });
           }
           Some(Ok(Message::Close(_))) | None => {
-            // Flushes tungstenite's reply to the client's close frame.
-            let _ = sink.close().await;
+            client_closed = true;
             break "client closed the connection".to_owned();
           }
           Some(Ok(_)) => {} // pings are answered by tungstenite; pongs only keep the connection alive
@@ -276,7 +336,19 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   };
   registry.forget(conn);
   inbox.push(HubEvent::Close { conn, reason });
-  if let Some((code, why)) = closing {
+  if !writer_ended {
+    // The writer finishes the message it is writing; one stuck on a client that reads nothing is given up.
+    let _ = stop.send(());
+    match tokio::time::timeout(LINGER, &mut writer).await {
+      Ok(Ok((back, _))) => sink = Some(back),
+      _ => writer.abort(),
+    }
+  }
+  let Some(mut sink) = sink else { return };
+  if client_closed {
+    // Flushes tungstenite's reply to the client's close frame.
+    let _ = sink.close().await;
+  } else if let Some((code, why)) = closing {
     close(sink, source, code, why).await;
   }
 }

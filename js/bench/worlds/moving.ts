@@ -1,6 +1,8 @@
 // A world module for the MCP benchmarks: N entities (LIMINA_BENCH_ENTITIES,
-// default 2000) moving on circles, every one of them every tick.
-import { onFixedStep, type WorldSession } from "limina";
+// default 2000) moving on circles, every one of them every tick. With
+// --busy-ms=N the loop thread stays busy N ms each frame after its steps
+// (and their state fan-out), as drawing a window or agents' work keeps it.
+import { onFixedStep, onFrame, type WorldSession } from "limina";
 
 export default function build(session: WorldSession): void {
   const w = session.world;
@@ -16,4 +18,11 @@ export default function build(session: WorldSession): void {
       w.Position.z[e] = Math.floor(i / 50) * 2 + Math.sin(t + i);
     }
   });
+  const busyMs = Number(Limina.args.find((a) => a.startsWith("--busy-ms="))?.slice(10) ?? 0);
+  if (busyMs > 0) {
+    onFrame(() => {
+      const until = performance.now() + busyMs;
+      while (performance.now() < until);
+    });
+  }
 }

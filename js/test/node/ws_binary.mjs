@@ -1,8 +1,8 @@
 // The binary state stream (`state/subscribe` with `encoding: "binary"`)
 // driven by real WebSocket clients beside a JSON one: the same world in
 // both encodings (within the documented quantisation), change masks,
-// creation, restyling and destruction, areas of interest, an unknown
-// encoding refused, and a paused reader that holds up nobody and catches up
+// creation, restyling and destruction, a delta in its place among the
+// replies, areas of interest, an unknown encoding refused, and a paused reader that holds up nobody and catches up
 // in one delta. Every wait is for an event, never for time.
 // Usage: node js/test/node/ws_binary.mjs <path-to-limina>
 import { readFileSync } from "node:fs";
@@ -154,6 +154,25 @@ function sameWorld(bin, json) {
   await writer.tool("scene.destroyEntity", { entity: made });
   await bin.until(() => !bin.view.entities.has(made));
   check(!bin.view.entities.has(made), "a destroyed entity leaves the binary view");
+
+  // A delta keeps its place among the connection's replies, though both are written off the loop
+  // thread: an entity the client creates is in none of its deltas before the reply, and in the first
+  // one after it. The call goes out by hand so that its reply reaches the listeners in its place.
+  const own = new Peer(port, "own");
+  await own.open();
+  await own.call("state/subscribe", { encoding: "binary" });
+  await own.until(() => own.view.tick > 0);
+  let created, heldAtReply, heldAfterNext;
+  own.listeners.add((m) => {
+    if (m.id === "order") {
+      created = m.result?.result?.entity ?? null;
+      heldAtReply = own.view.entities.has(created);
+    } else if (m.binary && created !== undefined && heldAfterNext === undefined) heldAfterNext = own.view.entities.has(created);
+  });
+  own.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "order", method: "tools/call", params: { name: "scene.createEntity", arguments: { shape: "sphere", position: [5, 1, 5] } } }));
+  await own.until(() => heldAfterNext !== undefined);
+  check(created && heldAtReply === false && heldAfterNext === true, `a delta keeps its place among the replies: ${created} absent when its creation is answered (${heldAtReply}), present after the next delta (${heldAfterNext})`);
+  own.ws.close();
 
   // Area of interest: only what is near (3, 1, -20); the moving entities stay within 1 m of z = 0.
   const near = new Peer(port, "near");
