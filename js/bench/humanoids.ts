@@ -2,7 +2,8 @@
 // crowd_walk_core.ts), rendered offscreen on this machine's WebGPU adapter:
 // frames per second at 1280×720 (4× MSAA, shadows) and at 640×360 (no MSAA),
 // each frame running the fixed steps due by wall-clock time (at most 5, as
-// the host's accumulator does), rendering and waiting for the GPU. Three
+// the host's accumulator does), rendering and waiting for the GPU (gpuIdle:
+// queue.onSubmittedWorkDone in deno_webgpu sleeps 10 ms after the work is done). Three
 // ways in the same run: the plaza alone (the empty-scene baseline), each
 // humanoid its own SkinnedMesh ("meshes"), and the whole crowd one
 // instanced, GPU-skinned draw from baked clips ("instanced": CrowdDraw,
@@ -10,7 +11,7 @@
 // time). Also the step's own cost: the crowd, 200 character controllers,
 // 200 animators.
 // Run: limina js/bench/humanoids.ts [walkers] [seconds]   (default 200, 10; final line: JSON figures)
-import { createEngine, CrowdDraw, FIXED_DT } from "limina";
+import { createEngine, CrowdDraw, FIXED_DT, gpuIdle } from "limina";
 import { round, summarize } from "limina/bench";
 import { buildPlaza, spawnWalkers } from "../../examples/crowd_walk_core.ts";
 
@@ -54,7 +55,7 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
   for (let k = 0; k < 2; k++) {
     pose();
     engine.renderFrame(1);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
   }
   const frameMs: number[] = [];
   let lag = 0;
@@ -76,14 +77,14 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
     const f0 = performance.now();
     pose();
     engine.renderFrame(1);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     frameMs.push(performance.now() - f0);
     frames++;
   }
   const wall = performance.now() - start;
   const f = summarize(frameMs);
   const s = summarize(stepMs);
-  const figures = { draw, width, height, msaa: antialias, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), arrivals: walkers.arrivals(), adapter: engine.output.adapter };
+  const figures = { draw, width, height, msaa: antialias, tier: session.look.quality, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), arrivals: walkers.arrivals(), adapter: engine.output.adapter };
   session.dispose();
   return figures;
 }

@@ -2,13 +2,14 @@
 // adapter. A floor under the engine's default look (the tier the adapter
 // starts at), W×H (default 1280×720), and one emitter of N particles for
 // each N — spread out (snow through a 40 m box: little overdraw) and
-// packed (fire: every quad over the same few hundred pixels). A frame is
+// packed (fire: every dot over the same few hundred pixels). A frame is
 // one world step (one compute dispatch over every particle), the draw and
-// the GPU finishing it (queue.onSubmittedWorkDone), no readback; each figure
+// the GPU finishing it (gpuIdle; not queue.onSubmittedWorkDone, whose poll loop
+// in deno_webgpu sleeps 10 ms after the work is done), no readback; each figure
 // is also a ratio to the frame with no particles in the same run. `computeMs`:
 // the compute dispatch alone (a world step and its dispatch, waited for, no draw).
 // Run: limina js/bench/vfx.ts [W H FRAMES]   (final line: JSON figures)
-import { createEngine, resolveProfile } from "limina";
+import { createEngine, gpuIdle, resolveProfile } from "limina";
 import { round, summarize } from "limina/bench";
 
 const [W, H] = Limina.args.length >= 2 ? [Number(Limina.args[0]), Number(Limina.args[1])] : [1280, 720];
@@ -34,14 +35,14 @@ async function frames(n = FRAMES) {
   for (let i = 0; i < 4; i++) {
     session.step(1 / 60);
     engine.renderFrame();
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
   }
   const t: number[] = [];
   for (let f = 0; f < n; f++) {
     const a = performance.now();
     session.step(1 / 60);
     engine.renderFrame();
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     t.push(performance.now() - a);
   }
   const s = summarize(t);
@@ -55,7 +56,7 @@ async function computeOnly(n = FRAMES) {
     const a = performance.now();
     session.step(1 / 60);
     session.particles.prepare(renderer, engine.camera, true);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     t.push(performance.now() - a);
   }
   return round(summarize(t).mean, 2);

@@ -2983,6 +2983,11 @@ declare module "limina/internal/engine/render/environment" {
         /** A scene holding only the sky, which renderers bake into environment lighting. */
         readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
         readonly backgroundNode: Node;
+        /**
+         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+         */
+        readonly skyDome: THREE.Mesh;
         readonly fogNode: Node;
         private current;
         private readonly fogColor;
@@ -7470,8 +7475,9 @@ declare module "limina/internal/engine/vfx/particles" {
     /** One emitter's particles on one renderer. */
     export class ParticleField {
         readonly options: FieldOptions;
-        /** What draws them: `count` instanced quads. */
-        readonly object: THREE.Sprite;
+        /** What draws them: `count` camera-facing triangles in one draw. */
+        readonly object: THREE.Mesh;
+        private readonly geometry;
         /** Ticks stepped since the emitter started. */
         steps: number;
         readonly spec: PresetSpec;

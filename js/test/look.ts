@@ -424,3 +424,53 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
   once.render(look, scene, camera);
   await sameMaps(window, once);
 });
+
+test("a bare frame (tier low) from a perspective camera draws the sky after the opaque objects, only where nothing covers it: the same pixels as three's background drawn first, with and without MSAA, a transparent object over the sky included", async () => {
+  for (const antialias of [false, true]) {
+    const out = await createOffscreenRenderer(96, 64, { antialias });
+    applyEngineLook(out.renderer);
+    const scene = new THREE.Scene();
+    const sun = new THREE.DirectionalLight(0xffffff, 3);
+    sun.position.set(3, 8, 5);
+    sun.castShadow = true;
+    scene.add(sun, sun.target);
+    const look = new Look(scene, sun, loadHdriAsset, "low");
+    attachLook(scene, look);
+    const ground = new THREE.Mesh(new THREE.BoxGeometry(20, 0.2, 20), new THREE.MeshStandardMaterial({ color: 0x808080 }));
+    ground.position.y = -0.1;
+    ground.receiveShadow = true;
+    const ball = new THREE.Mesh(new THREE.SphereGeometry(0.5, 24, 12), new THREE.MeshStandardMaterial({ color: 0xc8302a }));
+    ball.position.y = 0.5;
+    ball.castShadow = true;
+    const glass = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshStandardMaterial({ color: 0x40a0ff, transparent: true, opacity: 0.5 }));
+    glass.position.set(1.2, 1.4, 0);
+    scene.add(ground, ball, glass);
+    const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
+    camera.position.set(0, 1, 4);
+    camera.lookAt(0, 0.8, 0);
+    const children = scene.children.length;
+
+    const looks = new LookRenderer(out.renderer, false);
+    looks.render(look, scene, camera);
+    const dome = await out.readPixels();
+    assertEquals(scene.backgroundNode, null, "a bare frame leaves three's background off");
+    assertEquals(scene.children.length, children, "the sky dome is in the scene only while it draws");
+    // The same frame with three's background (drawn first, over every pixel), and with no sky at all.
+    scene.backgroundNode = look.environment.backgroundNode;
+    out.renderer.render(scene, camera);
+    const first = await out.readPixels();
+    scene.backgroundNode = null;
+    out.renderer.render(scene, camera);
+    const none = await out.readPixels();
+    const differing = (a: Uint8Array, b: Uint8Array) => a.reduce((n, v, i) => n + (v !== b[i] ? 1 : 0), 0);
+    assertEquals(differing(dome, first), 0, `msaa ${antialias}: the dome and three's background give the same pixels`);
+    assert(differing(dome, none) > dome.length / 8, `msaa ${antialias}: the sky is drawn (${differing(dome, none)} values differ from no sky)`);
+    // An orthographic view keeps three's background, which scales its sphere to the view box.
+    const ortho = new THREE.OrthographicCamera(-3, 3, 2, -2, 0.1, 100);
+    ortho.position.copy(camera.position);
+    ortho.lookAt(0, 0.8, 0);
+    looks.render(look, scene, ortho);
+    assertEquals(scene.backgroundNode, look.environment.backgroundNode, "an orthographic view draws three's background");
+    out.renderer.dispose();
+  }
+});

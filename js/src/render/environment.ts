@@ -10,7 +10,7 @@ import * as THREE from "three";
 import { Sky } from "./sky.ts";
 import { type Node, tsl } from "./tsl.ts";
 
-const { Fn, vec3, uniform, exp, max, dot, normalize, pow, positionWorld, cameraPosition, normalWorldGeometry, texture, equirectUV, fog } = tsl;
+const { Fn, vec3, vec4, uniform, exp, max, dot, normalize, pow, positionWorld, positionLocal, cameraPosition, cameraProjectionMatrix, modelViewMatrix, normalWorldGeometry, texture, equirectUV, fog } = tsl;
 
 /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
 export const HDRI_PRESETS = ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"] as const;
@@ -164,6 +164,11 @@ export class Environment {
   /** A scene holding only the sky, which renderers bake into environment lighting. */
   readonly skyScene = new THREE.Scene();
   readonly backgroundNode: Node;
+  /**
+   * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+   * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+   */
+  readonly skyDome: THREE.Mesh;
   readonly fogNode: Node;
 
   private current: EnvironmentSettings = defaultEnvironment();
@@ -183,6 +188,20 @@ export class Environment {
     const hdriNode = this.hdriMap.sample(equirectUV(normalWorldGeometry)).rgb;
     this.backgroundNode = this.useHdri.greaterThan(0.5).select(hdriNode, skyNode);
     this.skyScene.backgroundNode = this.backgroundNode;
+    const dome = new THREE.NodeMaterial();
+    dome.side = THREE.BackSide;
+    dome.depthWrite = false;
+    dome.fog = false;
+    dome.lights = false;
+    // Turned with the camera, never moved by it, and at the far plane (as three's background mesh): behind everything drawn.
+    const clip = cameraProjectionMatrix.mul(vec4(modelViewMatrix.mul(vec4(positionLocal, 0)).xyz, 1));
+    dome.vertexNode = clip.setZ(clip.w);
+    dome.colorNode = vec4(this.backgroundNode, 1);
+    this.skyDome = new THREE.Mesh(new THREE.SphereGeometry(1, 32, 32), dome);
+    this.skyDome.name = "look.sky";
+    this.skyDome.frustumCulled = false;
+    // Last of the opaque objects (transparent ones follow, over it).
+    this.skyDome.renderOrder = Number.MAX_SAFE_INTEGER;
     const { fogColor, fogDensity, fogFalloff, fogHeight, sunGlow } = this;
     const sunDir = this.sky.sunDirection;
     const factor = Fn(() => {

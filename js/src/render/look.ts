@@ -203,12 +203,22 @@ export class LookRenderer {
     this.stale = this.bakes.get(look)?.version !== version;
     if (scene.environment === null || baked.has(scene.environment)) scene.environment = map;
     scene.environmentIntensity = settings.environmentIntensity;
-    scene.backgroundNode = settings.background && scene.background === null ? env.backgroundNode : null;
+    const sky = settings.background && scene.background === null;
+    const passes = activePasses(look.post, tier);
+    const bare = isBare(passes);
+    // A bare frame from a perspective camera draws the sky as a dome after the opaque objects (Environment.skyDome);
+    // the post stack's passes and orthographic views keep three's background.
+    const dome = sky && bare && (camera as THREE.PerspectiveCamera).isPerspectiveCamera === true;
+    scene.backgroundNode = sky && !dome ? env.backgroundNode : null;
     scene.fogNode = scene.fog === null && settings.fog.enabled ? env.fogNode : null;
 
-    const passes = activePasses(look.post, tier);
-    if (isBare(passes)) {
-      renderer.render(scene, camera);
+    if (bare) {
+      if (dome) scene.add(env.skyDome);
+      try {
+        renderer.render(scene, camera);
+      } finally {
+        if (dome) scene.remove(env.skyDome);
+      }
       return;
     }
     let perCamera = this.stacks.get(scene);

@@ -2,7 +2,7 @@
 // renderer's device and are stepped by a TSL compute kernel — one dispatch per
 // world tick, or fewer, longer steps when a draw comes late — so a particle's
 // position, velocity, age and life never leave the GPU; they are drawn as
-// instanced camera-facing quads. What a field shows is a function of its
+// camera-facing soft dots, a triangle each. What a field shows is a function of its
 // emitter's state, the world's ticks and when it was drawn: its random numbers
 // are hashes of the seed, the particle and the tick, so captures of a
 // deterministic world at the same ticks draw the same particles. Presentation
@@ -12,7 +12,7 @@ import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
 
-const { Fn, If, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, uint, mix, sin, cos, sqrt, clamp, smoothstep, uv, select, max, exp } = tsl;
+const { Fn, If, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, exp, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
 
 /** The world's fixed step, seconds: a field steps once per world tick. */
 export const STEP_SECONDS = 1 / 60;
@@ -34,10 +34,20 @@ export interface FieldOptions {
   color: number | null;
 }
 
+/** The corners of `count` particles' triangles: each the triangle around the circle of radius 0.5 (the dot a quad of side 1 holds). */
+function dotCorners(count: number): Float32Array {
+  const h = Math.sqrt(3) / 2;
+  const one = [0, 1, 0, -h, -0.5, 0, h, -0.5, 0];
+  const corners = new Float32Array(9 * count);
+  for (let i = 0; i < corners.length; i += 9) corners.set(one, i);
+  return corners;
+}
+
 /** One emitter's particles on one renderer. */
 export class ParticleField {
-  /** What draws them: `count` instanced quads. */
-  readonly object: THREE.Sprite;
+  /** What draws them: `count` camera-facing triangles in one draw. */
+  readonly object: THREE.Mesh;
+  private readonly geometry: THREE.BufferGeometry;
   /** Ticks stepped since the emitter started. */
   steps = 0;
   readonly spec: PresetSpec;
@@ -51,7 +61,7 @@ export class ParticleField {
   private readonly light = uniform(1);
   /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
   private readonly warm: number;
-  private readonly material: THREE.SpriteNodeMaterial;
+  private readonly material: THREE.NodeMaterial;
   private started = false;
 
   constructor(readonly options: FieldOptions) {
@@ -123,28 +133,38 @@ export class ParticleField {
       });
     })().compute(count);
 
-    const material = (this.material = new THREE.SpriteNodeMaterial({ transparent: true, depthWrite: false }));
+    const material = (this.material = new THREE.NodeMaterial());
+    material.transparent = true;
+    material.depthWrite = false;
     material.blending = spec.additive ? THREE.AdditiveBlending : THREE.NormalBlending;
-    const pAttr = position.toAttribute();
-    const vAttr = velocity.toAttribute();
-    const age = pAttr.w;
-    const lifeA = vAttr.w;
-    const alive = age.greaterThanEqual(0).and(age.lessThan(lifeA));
-    const t = clamp(age.div(max(lifeA, 1e-3)), 0, 1);
+    // Three vertices a particle in one plain draw: a software rasteriser (lavapipe) runs each instance of an
+    // instanced draw as a draw of its own, several times slower for 100k small particles.
+    const particle = vertexIndex.div(3);
+    const p = position.element(particle);
+    const age = p.w;
+    const life = velocity.element(particle).w;
+    const alive = age.greaterThanEqual(0).and(age.lessThan(life));
+    const t = clamp(age.div(max(life, 1e-3)), 0, 1);
     const tint = new THREE.Color(options.color ?? 0xffffff);
     const [c0, c1] = spec.color.map((c) => vec3(c[0] * tint.r, c[1] * tint.g, c[2] * tint.b));
     const size = mix(float(spec.size[0] * scale), float(spec.size[1] * scale), t);
-    material.positionNode = pAttr.xyz;
-    material.scaleNode = select(alive, vec2(size, size.mul(spec.stretch)), vec2(0, 0));
-    // A soft round dot (a streak for rain): opacity falls off toward the quad's edge.
-    const edge = uv().sub(0.5).length().mul(2);
-    const opacity = mix(float(spec.opacity[0]), float(spec.opacity[1]), t).mul(smoothstep(1, 0.3, edge));
+    // Each vertex's corner (a triangle around the unit dot), turned to face the camera (the view matrix's rows).
+    const corner = positionGeometry.xy;
+    const extent = select(alive, corner.mul(vec2(size, size.mul(spec.stretch))), vec2(0, 0));
+    const right = vec3(cameraViewMatrix[0].x, cameraViewMatrix[1].x, cameraViewMatrix[2].x);
+    const up = vec3(cameraViewMatrix[0].y, cameraViewMatrix[1].y, cameraViewMatrix[2].y);
+    material.positionNode = p.xyz.add(right.mul(extent.x)).add(up.mul(extent.y));
+    // A soft round dot (a streak for rain): opacity falls off toward the edge of the unit dot (radius 0.5).
+    const edge = vertexStage(corner).length().mul(2);
+    // Colour and opacity are the particle's own: worked out once a vertex, not once a pixel.
     const rgb = mix(c0, c1, t);
-    material.colorNode = vec4(spec.additive ? rgb : rgb.mul(this.light), opacity);
+    const tone = vertexStage(vec4(spec.additive ? rgb : rgb.mul(this.light), mix(float(spec.opacity[0]), float(spec.opacity[1]), t)));
+    material.colorNode = vec4(tone.rgb, tone.a.mul(smoothstep(1, 0.3, edge)));
     material.fog = !spec.additive;
 
-    this.object = new THREE.Sprite(material);
-    this.object.count = count;
+    const geometry = (this.geometry = new THREE.BufferGeometry());
+    geometry.setAttribute("position", new THREE.BufferAttribute(dotCorners(count), 3));
+    this.object = new THREE.Mesh(geometry, material);
     this.object.frustumCulled = false;
     this.object.renderOrder = 10;
     this.object.name = `vfx.${options.preset}`;
@@ -188,6 +208,7 @@ export class ParticleField {
 
   dispose(): void {
     this.material.dispose();
+    this.geometry.dispose();
     this.init.dispose();
     this.update.dispose();
   }
