@@ -8,7 +8,8 @@
 // humanoid its own SkinnedMesh ("meshes"), and the whole crowd one
 // instanced, GPU-skinned draw from baked clips ("instanced": CrowdDraw,
 // its palette filled each frame from the characters, inside the frame
-// time). Also the step's own cost: the crowd, 200 character controllers,
+// time; members beyond LOD_DISTANCE from the camera drawn from the coarse
+// humanoid, "coarse" in the JSON counts them in the last frame). Also the step's own cost: the crowd, 200 character controllers,
 // 200 animators.
 // Run: limina js/bench/humanoids.ts [walkers] [seconds]   (default 200, 10; final line: JSON figures)
 import { createEngine, CrowdDraw, FIXED_DT, gpuIdle } from "limina";
@@ -31,14 +32,14 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
   if (draw === "instanced") {
     crowd = new CrowdDraw(N);
     walkers.appearances.forEach((a, i) => crowd!.paint(i, a));
-    session.scene.add(crowd.mesh);
+    session.scene.add(crowd.object);
   }
   const members = walkers.ids.map((id) => session.characters.require(id));
   const { Position, Rotation } = session.world;
   const pose = () => {
     if (!crowd) return;
     members.forEach((c, i) => crowd!.follow(i, Position, Rotation, c.entity.eid, c.animator));
-    crowd.update();
+    crowd.update(engine.camera.position);
   };
   engine.camera.position.set(0, 14, 26);
   engine.camera.lookAt(0, 0.8, 0);
@@ -84,7 +85,7 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
   const wall = performance.now() - start;
   const f = summarize(frameMs);
   const s = summarize(stepMs);
-  const figures = { draw, width, height, msaa: antialias, tier: session.look.quality, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), arrivals: walkers.arrivals(), adapter: engine.output.adapter };
+  const figures = { draw, width, height, msaa: antialias, tier: session.look.quality, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), coarse: crowd ? crowd.level.reduce((sum, l) => sum + l, 0) : 0, arrivals: walkers.arrivals(), adapter: engine.output.adapter };
   session.dispose();
   return figures;
 }
