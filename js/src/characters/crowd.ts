@@ -40,7 +40,8 @@ export const CROWD_CLIPS = ["idle", "walk", "run", "talk", "wave"] as const;
 export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse"];
 /**
  * Metres from the eye beyond which a member is drawn coarse, unless told otherwise: there the
- * reference humanoid is under about 40 pixels tall in a 360-pixel-high frame with a 50° field of view.
+ * reference humanoid is about 30 pixels tall in a 360-pixel-high frame with the view camera's 55°
+ * field of view (60 in a 720-pixel one).
  */
 export const LOD_DISTANCE = 20;
 /** Hysteresis: a member goes coarse beyond (1 + LOD_BAND) × the distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
