@@ -100,7 +100,7 @@ function weightsAt(t: number, part: Part, index: Map<string, number>): [number[]
 /**
  * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
  * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
- * (about 30% of "low": limbs as four-sided tubes, no eyes, jaw or toes) for a crowd's far members.
+ * (about a quarter of "low": limbs as four-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
  */
 export type HumanoidDetail = "full" | "low" | "coarse";
 
@@ -156,7 +156,7 @@ export function createHumanoid(appearance: Appearance = {}, detail: HumanoidDeta
   // Head, hair cap, eyes and a jaw (which the talk clip moves).
   add("Head", v(0, 1.6, 0.01), v(0, 1.72, 0.01), 0.11 * h, look.skin, "sphere");
   add("Head", v(0, 1.65, -0.01), v(0, 1.76, -0.01), 0.112 * h, look.hair, "sphere");
-  // Too small to see from afar: a coarse humanoid goes without them.
+  // Too small to see from afar: a coarse humanoid goes without them (and without hands and toes).
   const fine = detail !== "coarse";
   if (fine) {
     add("Head", v(0.04, 1.66, 0.1 * h), v(0.04, 1.66, 0.1 * h), 0.018 * h, 0x15151a, "sphere");
@@ -168,7 +168,7 @@ export function createHumanoid(appearance: Appearance = {}, detail: HumanoidDeta
     add(`${side}Shoulder`, P(`${side}Shoulder`), P(`${side}Arm`), 0.06, look.shirt, "capsule", { parent: "Chest", child: `${side}Arm` });
     add(`${side}Arm`, P(`${side}Arm`), P(`${side}ForeArm`), 0.055, look.shirt, "capsule", { parent: `${side}Shoulder`, child: `${side}ForeArm` });
     add(`${side}ForeArm`, P(`${side}ForeArm`), P(`${side}Hand`), 0.045, look.skin, "capsule", { parent: `${side}Arm`, child: `${side}Hand` });
-    add(`${side}Hand`, P(`${side}Hand`), v(0.225 * x, 0.79, 0.015), 0.04, look.skin, "box", {}, 0.02);
+    if (fine) add(`${side}Hand`, P(`${side}Hand`), v(0.225 * x, 0.79, 0.015), 0.04, look.skin, "box", {}, 0.02);
     add(`${side}UpLeg`, P(`${side}UpLeg`), P(`${side}Leg`), 0.08, look.pants, "capsule", { parent: "Hips", child: `${side}Leg` });
     add(`${side}Leg`, P(`${side}Leg`), P(`${side}Foot`), 0.06, look.pants, "capsule", { parent: `${side}UpLeg`, child: `${side}Foot` });
     add(`${side}Foot`, v(0.1 * x, 0.05, -0.04), v(0.1 * x, 0.045, 0.1), 0.05, look.shoes, "box", { parent: `${side}Leg` }, 0.045);
