@@ -2289,7 +2289,7 @@ declare module "limina/internal/engine/characters/humanoid" {
     /**
      * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
      * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
-     * (about a quarter of "low": limbs as four-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
+     * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
      */
     export type HumanoidDetail = "full" | "low" | "coarse";
     /**

@@ -7,7 +7,7 @@
 // yaw, scale; layers: up to two clips, each a time and a weight, blended
 // with the baked samples interpolated) — no objects per member. Two levels
 // of detail, the same rig and clips: a member near the eye is drawn from the
-// "low" humanoid (684 triangles), a far one from the "coarse" (180), chosen
+// "low" humanoid (684 triangles), a far one from the "coarse" (158), chosen
 // per member each update by distance with hysteresis; each level is one
 // instanced draw (and one per shadow pass), its members' rows contiguous in
 // the palette. Colours (skin, hair, shirt, trousers) and height are per

@@ -100,7 +100,7 @@ function weightsAt(t: number, part: Part, index: Map<string, number>): [number[]
 /**
  * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
  * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
- * (about a quarter of "low": limbs as four-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
+ * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
  */
 export type HumanoidDetail = "full" | "low" | "coarse";
 
@@ -108,7 +108,7 @@ export type HumanoidDetail = "full" | "low" | "coarse";
 function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | "box" | "sphere", depth: number, detail: HumanoidDetail): THREE.BufferGeometry {
   const length = a.distanceTo(b);
   let g: THREE.BufferGeometry;
-  if (shape === "capsule" && detail === "coarse") g = new THREE.CylinderGeometry(r, r, length + r, 4, 1, true);
+  if (shape === "capsule" && detail === "coarse") g = new THREE.CylinderGeometry(r, r, length + r, 3, 1, true);
   else if (shape === "capsule") g = new THREE.CapsuleGeometry(r, Math.max(0.001, length - 2 * r * 0.6), detail === "low" ? 1 : 3, detail === "low" ? 6 : 8);
   else if (shape === "box") g = new THREE.BoxGeometry(r * 2, length, depth * 2);
   else if (detail === "coarse") g = new THREE.SphereGeometry(r, 4, 3);
