@@ -74,7 +74,7 @@ export interface Party {
   people: EntityEntry[];
   /** Each agent's numeral. */
   digits: Uint8Array;
-  /** The crowd's draw (its mesh is in the scene; done by createParty). */
+  /** The crowd's draw (its object is in the scene; done by createParty). */
   crowd: CrowdDraw;
   stats(): PartyStats;
   /** The most recent fixed steps' agent-pipeline times (ms): the tick's perception, decisions and actions. */
@@ -312,11 +312,12 @@ export async function createParty(session: WorldSession, options: PartyOptions =
     else if (skill === "ui.speechBubble") bubbles++;
   });
 
-  session.scene.add(crowd.mesh);
+  session.scene.add(crowd.object);
   const { Position, Rotation } = session.world;
   const draw = () => {
     for (let i = 0; i < n; i++) crowd.follow(i, Position, Rotation, people[i].eid, characters[i].animator);
-    crowd.update();
+    // Far members drawn coarse, as seen from the view camera.
+    crowd.update(session.view.camera.position);
   };
   draw();
 

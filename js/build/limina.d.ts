@@ -2287,10 +2287,16 @@ declare module "limina/internal/engine/characters/humanoid" {
         scale: number;
     }
     /**
-     * A new humanoid with the given appearance, in its bind pose. `lowPoly`: about 40% of the
-     * triangles (fewer segments round capsules and spheres), for crowds of hundreds.
+     * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
+     * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
+     * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
      */
-    export function createHumanoid(appearance?: Appearance, lowPoly?: boolean): Humanoid;
+    export type HumanoidDetail = "full" | "low" | "coarse";
+    /**
+     * A new humanoid with the given appearance, in its bind pose, tessellated at `detail`
+     * (every detail has the same bones and skin weights, so the same clips pose it).
+     */
+    export function createHumanoid(appearance?: Appearance, detail?: HumanoidDetail): Humanoid;
     /** The head-top height of a humanoid of this appearance (for bubbles and cameras). */
     export function headTop(appearance?: Appearance): number;
 }
@@ -9209,7 +9215,7 @@ declare module "limina/internal/engine/terrain/view" {
 declare module "limina/internal/engine/characters/crowd" {
     import * as THREE from "three";
     import type { Animator } from "limina/internal/engine/characters/animator";
-    import { type Appearance } from "limina/internal/engine/characters/humanoid";
+    import { type Appearance, type HumanoidDetail } from "limina/internal/engine/characters/humanoid";
     /**
      * Samples per second of clip time the bake takes (a walk cycle is about 220 samples): dense
      * enough that blending neighbouring samples' matrices stays within a millimetre or so of the
@@ -9222,6 +9228,16 @@ declare module "limina/internal/engine/characters/crowd" {
     export const LAYER_FLOATS = 6;
     /** The clips a crowd bakes unless told otherwise: the locomotion gaits and the looping emotes. */
     export const CROWD_CLIPS: readonly ["idle", "walk", "run", "talk", "wave"];
+    /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
+    export const CROWD_DETAILS: readonly HumanoidDetail[];
+    /**
+     * Metres from the eye beyond which a member is drawn coarse, unless told otherwise: there the
+     * reference humanoid is about 30 pixels tall in a 360-pixel-high frame with the view camera's 55°
+     * field of view (60 in a 720-pixel one).
+     */
+    export const LOD_DISTANCE = 20;
+    /** Hysteresis: a member goes coarse beyond (1 + LOD_BAND) × the distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
+    export const LOD_BAND = 0.1;
     /** The humanoid's clips baked: `matrices` holds 16 floats (column-major skinning matrix, bind space to model space) per bone per sample. */
     export interface BakedClips {
         names: string[];
@@ -9237,19 +9253,30 @@ declare module "limina/internal/engine/characters/crowd" {
     export function accumulatePose(baked: BakedClips, k: number, time: number, w: number, out: Float32Array): void;
     /**
      * `n` humanoids drawn at once. Fill `root` and `layers` (or call `follow`),
-     * then `update()` before rendering; `mesh` goes in the scene.
+     * then `update(eye)` before rendering; `object` goes in the scene.
      */
     export class CrowdDraw {
         readonly n: number;
         readonly baked: BakedClips;
-        readonly mesh: THREE.Mesh;
+        /** The crowd in the scene: one mesh per level of detail. */
+        readonly object: THREE.Group<THREE.Object3DEventMap>;
+        /** Per level (CROWD_DETAILS, nearest first): its instanced mesh, hidden while no member is at that level. */
+        readonly levels: THREE.Mesh[];
         /** Per member: x, y, z (feet), yaw about +y (facing +z at 0), scale (height / 1.75). */
         readonly root: Float32Array;
         /** Per member: (clip, time, weight) × 2, clip an index into `baked.names` (< 0: none). */
         readonly layers: Float32Array;
-        /** The palette: a row of ROW_TEXELS RGBA float texels per member. */
+        /** Per member: the level it is drawn at (an index into `levels`), as the last `update` chose. */
+        readonly level: Uint8Array;
+        /** Metres from the eye beyond which a member is drawn coarse (with LOD_BAND's hysteresis). */
+        lodDistance: number;
+        /** The palette: a row of ROW_TEXELS RGBA float texels per member, level by level, each level's members in order. */
         private readonly palette;
         private readonly data;
+        /** Per member: its paints' texels (rgba), copied into its row by `update`. */
+        private readonly paints;
+        /** Per level: the palette row of its first instance. */
+        private readonly firsts;
         private readonly pose;
         private readonly clipIndex;
         constructor(n: number, baked?: BakedClips);
@@ -9268,8 +9295,18 @@ declare module "limina/internal/engine/characters/crowd" {
         }, eid: number, animator: Animator): void;
         /** Member `i`'s skinning matrices (model space, without its root), BONE_COUNT × 16 floats, as the palette gets them. */
         poseOf(i: number, out?: Float32Array): Float32Array;
-        /** Writes every member's palette row: root × blended pose, as the rows of each bone's affine matrix. */
-        update(): void;
+        /**
+         * Chooses each member's level by its feet's distance from `eye` (without one, levels stay as
+         * they are: all full at first), then writes every member's palette row, level by level: root ×
+         * blended pose, as the rows of each bone's affine matrix, then its paints.
+         */
+        update(eye?: {
+            x: number;
+            y: number;
+            z: number;
+        }): void;
+        /** Member `i`'s row at `slot`: its blended pose under its root, then its paints. */
+        private writeRow;
         dispose(): void;
     }
 }
@@ -9713,8 +9750,8 @@ declare module "limina" {
     export { type BeforeRender, onBeforeRender } from "limina/internal/engine/render/before-render";
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
-    /** A crowd of humanoids in one instanced, GPU-skinned draw, from clips baked once (docs/navigation.md). */
-    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CrowdDraw, LAYER_FLOATS, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
+    /** A crowd of humanoids in one instanced, GPU-skinned draw per level of detail, from clips baked once (docs/navigation.md). */
+    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCE, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
     export type { Character } from "limina/internal/engine/characters/characters";
     export type { Appearance } from "limina/internal/engine/characters/humanoid";
     /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */

@@ -3,10 +3,12 @@
 // for a single clip; mid walk↔run blend the draw blends the clips' skinning
 // matrices where the mixer blends joint rotations, within 6 cm); a member driven by an Animator at its body's
 // speed keeps its planted foot still (world speed under 10% of the body's,
-// computed from the baked table and the instance's motion); and the whole
-// crowd renders in one draw, each member in its own colours where it stands.
+// computed from the baked table and the instance's motion); a member goes
+// coarse beyond the LOD distance and back inside it, with hysteresis; and the
+// crowd renders in one draw per level, near members from the full mesh, far
+// ones from the coarse, each in its own colours where it stands.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, resolveProfile, type WorldSession } from "limina";
+import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, LOD_BAND, LOD_DISTANCE, resolveProfile, type WorldSession } from "limina";
 import * as THREE from "three";
 
 const STEP = 1 / 60;
@@ -107,53 +109,111 @@ test("feet do not slide in the crowd: a member moving at its body's speed, posed
   s.dispose();
 });
 
-test("the crowd renders in one draw per pass: each member's shirt colour where it stands, the background between them", async () => {
+test("a member goes coarse beyond the LOD distance and back inside it, with hysteresis: no flicker at the line", () => {
+  const crowd = new CrowdDraw(1);
+  const eye = { x: 0, y: 0, z: 0 };
+  const at = (d: number) => {
+    crowd.root[0] = d;
+    crowd.update(eye);
+    return crowd.level[0];
+  };
+  const D = LOD_DISTANCE;
+  assertEquals(crowd.level[0], 0, "a new member is drawn full");
+  // Walking out: full until (1 + LOD_BAND) × D, coarse beyond; walking back: coarse until (1 − LOD_BAND) × D.
+  const out = [0.5, 0.95, 1.05, 1.09, 1.11, 1.5].map((f) => at(f * D));
+  const back = [1.05, 0.95, 0.91, 0.89, 0.5].map((f) => at(f * D));
+  assertEquals(out, [0, 0, 0, 0, 1, 1]);
+  assertEquals(back, [1, 1, 1, 0, 0]);
+  // Jittering across the line itself changes nothing.
+  assertEquals([1.02, 0.98, 1.02, 0.98].map((f) => at(f * D)), [0, 0, 0, 0]);
+  assertEquals(LOD_BAND, 0.1);
+  // Without an eye the levels stay as they were.
+  at(2 * D);
+  crowd.root[0] = 0;
+  crowd.update();
+  assertEquals(crowd.level[0], 1);
+  crowd.dispose();
+});
+
+test("the crowd renders in one draw per level per pass: near members from the full mesh, far ones from the coarse, each in its shirt's colour where it stands", async () => {
   const capturer = await Capturer.create();
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x808080);
   scene.add(new THREE.AmbientLight(0xffffff, 1.5), new THREE.DirectionalLight(0xffffff, 2));
   const shirts = [0xe02020, 0x20c040, 0x2040e0, 0xe0c020, 0xc020c0];
+  // Members 0–2 about 6 m from the eye, 3 and 4 about 12 m.
+  const spots: [number, number][] = [[-2.4, 0], [-1.2, 0], [0, 0], [2.4, -6], [4.8, -6]];
   const crowd = new CrowdDraw(shirts.length);
+  crowd.lodDistance = 8;
   shirts.forEach((shirt, i) => {
     crowd.paint(i, { shirt, pants: shirt });
-    crowd.root.set([(i - 2) * 1.2, 0, 0, 0, 1], i * 5);
+    crowd.root.set([spots[i][0], 0, spots[i][1], 0, 1], i * 5);
     crowd.layers.set([crowd.clip("walk"), i * 0.17, 1, -1, 0, 0], i * 6);
   });
-  crowd.update();
-  scene.add(crowd.mesh);
   const pose = { position: [0, 1.1, 6] as [number, number, number], target: [0, 1.1, 0] as [number, number, number], fov: 50 };
-  const frame = decodePng(await capturer.capture(scene, pose, 160, 90));
-  const cam = new THREE.PerspectiveCamera(pose.fov, 160 / 90, 0.1, 100);
-  cam.position.set(...pose.position);
+  const eye = new THREE.Vector3(...pose.position);
+  scene.add(crowd.object);
+  const [W, H] = [320, 180];
+  const cam = new THREE.PerspectiveCamera(pose.fov, W / H, 0.1, 100);
+  cam.position.copy(eye);
   cam.lookAt(new THREE.Vector3(...pose.target));
   cam.updateMatrixWorld();
-  const pixel = (p: THREE.Vector3) => {
-    const v = p.clone().project(cam);
-    const o = (Math.round((1 - v.y) * 45) * frame.width + Math.round((v.x + 1) * 80)) * 4;
-    return [frame.data[o], frame.data[o + 1], frame.data[o + 2]];
+  const { renderer } = await (capturer as unknown as { renderer(w: number, h: number): Promise<{ renderer: THREE.WebGPURenderer }> }).renderer(W, H);
+  renderer.info.autoReset = false;
+  const render = async () => {
+    renderer.info.reset();
+    const frame = decodePng(await capturer.capture(scene, pose, W, H));
+    return { frame, calls: renderer.info.render.drawCalls, triangles: renderer.info.render.triangles };
   };
   const hsl = (rgb: number[]) => new THREE.Color(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255).getHSL({ h: 0, s: 0, l: 0 });
-  shirts.forEach((shirt, i) => {
-    // The chest of member i, where it stands: its shirt's hue, lit; beside it, the grey background.
-    const chest = pixel(new THREE.Vector3((i - 2) * 1.2, 1.3, 0));
-    const want = new THREE.Color(shirt).getHSL({ h: 0, s: 0, l: 0 });
-    const got = hsl(chest);
-    const dh = Math.min(Math.abs(got.h - want.h), 1 - Math.abs(got.h - want.h));
-    assert(got.s > 0.4 && dh < 0.05, `member ${i}'s chest ${JSON.stringify(chest)}: hue ${got.h.toFixed(3)} (s ${got.s.toFixed(2)}), its shirt's ${want.h.toFixed(3)}`);
-    const gap = pixel(new THREE.Vector3((i - 2) * 1.2 + 0.6, 1.3, 0));
-    assert(hsl(gap).s < 0.1, `between members ${i} and ${i + 1}: ${JSON.stringify(gap)}`);
-  });
-  // The renderer's draw calls with the crowd in the scene and without it: one apart.
-  const { renderer } = await (capturer as unknown as { renderer(w: number, h: number): Promise<{ renderer: THREE.WebGPURenderer }> }).renderer(160, 90);
-  renderer.info.autoReset = false;
-  const calls = async () => {
-    renderer.info.reset();
-    await capturer.capture(scene, pose, 160, 90);
-    return renderer.info.render.drawCalls;
+  const colours = (frame: { width: number; data: Uint8Array }) => {
+    const pixel = (p: THREE.Vector3) => {
+      const v = p.clone().project(cam);
+      const o = (Math.round(((1 - v.y) * H) / 2) * frame.width + Math.round(((v.x + 1) * W) / 2)) * 4;
+      return [frame.data[o], frame.data[o + 1], frame.data[o + 2]];
+    };
+    shirts.forEach((shirt, i) => {
+      // The chest of member i, where it stands: its shirt's hue, lit; beside it, the grey background.
+      const chest = pixel(new THREE.Vector3(spots[i][0], 1.3, spots[i][1]));
+      const want = new THREE.Color(shirt).getHSL({ h: 0, s: 0, l: 0 });
+      const got = hsl(chest);
+      const dh = Math.min(Math.abs(got.h - want.h), 1 - Math.abs(got.h - want.h));
+      assert(got.s > 0.4 && dh < 0.05, `member ${i}'s chest ${JSON.stringify(chest)}: hue ${got.h.toFixed(3)} (s ${got.s.toFixed(2)}), its shirt's ${want.h.toFixed(3)}`);
+      const gap = pixel(new THREE.Vector3(spots[i][0] + 0.6, 1.3, spots[i][1]));
+      assert(hsl(gap).s < 0.1, `beside member ${i}: ${JSON.stringify(gap)}`);
+    });
   };
-  const withCrowd = await calls();
-  crowd.mesh.visible = false;
-  const without = await calls();
-  assertEquals(withCrowd - without, 1, `draw calls: ${withCrowd} with the crowd, ${without} without`);
+  const triangles = crowd.levels.map((m) => m.geometry.index!.count / 3);
+  assert(triangles[1] * 3 < triangles[0], `the coarse level has under a third of the full one's triangles: ${triangles.join(" and ")}`);
+  // Without an eye, every member is drawn full: one draw.
+  crowd.update();
+  const full = await render();
+  colours(full.frame);
+  crowd.object.visible = false;
+  const without = await render();
+  crowd.object.visible = true;
+  assertEquals(full.calls - without.calls, 1, `draw calls: ${full.calls} with the crowd, ${without.calls} without`);
+  assertEquals(full.triangles - without.triangles, 5 * triangles[0]);
+  // Seen from the eye: the near three full, the far two coarse; one draw per level, colours still where each stands.
+  crowd.update(eye);
+  assertEquals([...crowd.level], [0, 0, 0, 1, 1]);
+  const mixed = await render();
+  colours(mixed.frame);
+  assertEquals(mixed.calls - without.calls, 2, `draw calls: ${mixed.calls} with both levels, ${without.calls} without`);
+  assertEquals(mixed.triangles - without.triangles, 3 * triangles[0] + 2 * triangles[1]);
+  // The near members look the same as when all were full: only the far ones' pixels changed.
+  const near = (frame: { width: number; data: Uint8Array }) => {
+    let differ = 0;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W * 0.55; x++) if (frame.data[(y * W + x) * 4] !== full.frame.data[(y * W + x) * 4]) differ++;
+    return differ;
+  };
+  assertEquals(near(mixed.frame), 0, "the near members' side of the picture is unchanged");
+  // All far: one draw, of the coarse level only.
+  crowd.lodDistance = 1;
+  crowd.update(eye);
+  const coarse = await render();
+  colours(coarse.frame);
+  assertEquals(coarse.calls - without.calls, 1);
+  assertEquals(coarse.triangles - without.triangles, 5 * triangles[1]);
   crowd.dispose();
 });

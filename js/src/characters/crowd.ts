@@ -5,9 +5,13 @@
 // its 22 bones' matrices with the member's root transform folded in. Each
 // frame the palette is filled from per-member typed arrays (root: position,
 // yaw, scale; layers: up to two clips, each a time and a weight, blended
-// with the baked samples interpolated) — no objects per member, one draw
-// call (and one per shadow pass) for the whole crowd. Colours (skin, hair,
-// shirt, trousers) and height are per member; build is the reference one.
+// with the baked samples interpolated) — no objects per member. Two levels
+// of detail, the same rig and clips: a member near the eye is drawn from the
+// "low" humanoid (684 triangles), a far one from the "coarse" (158), chosen
+// per member each update by distance with hysteresis; each level is one
+// instanced draw (and one per shadow pass), its members' rows contiguous in
+// the palette. Colours (skin, hair, shirt, trousers) and height are per
+// member; build is the reference one.
 // Presentation only: what a member does is decided elsewhere (its
 // character's Animator, or any driver that fills the arrays). Free of
 // native ops: the browser page bundles it as it is.
@@ -16,9 +20,9 @@ import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import type { Animator } from "./animator.ts";
 import { humanoidClips } from "./clips.ts";
-import { type Appearance, BONES, createHumanoid, DEFAULT_APPEARANCE, REFERENCE_HEIGHT } from "./humanoid.ts";
+import { type Appearance, BONES, createHumanoid, DEFAULT_APPEARANCE, type HumanoidDetail, REFERENCE_HEIGHT } from "./humanoid.ts";
 
-const { Fn, attribute, instanceIndex, int, ivec2, textureLoad, vec3, vec4, positionGeometry, normalGeometry, normalLocal, vertexColor } = tsl;
+const { Fn, attribute, instanceIndex, int, ivec2, textureLoad, uniform, vec3, vec4, positionGeometry, normalGeometry, normalLocal, vertexColor } = tsl;
 
 /**
  * Samples per second of clip time the bake takes (a walk cycle is about 220 samples): dense
@@ -32,6 +36,16 @@ export const ROOT_FLOATS = 5;
 export const LAYER_FLOATS = 6;
 /** The clips a crowd bakes unless told otherwise: the locomotion gaits and the looping emotes. */
 export const CROWD_CLIPS = ["idle", "walk", "run", "talk", "wave"] as const;
+/** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
+export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse"];
+/**
+ * Metres from the eye beyond which a member is drawn coarse, unless told otherwise: there the
+ * reference humanoid is about 30 pixels tall in a 360-pixel-high frame with the view camera's 55°
+ * field of view (60 in a 720-pixel one).
+ */
+export const LOD_DISTANCE = 20;
+/** Hysteresis: a member goes coarse beyond (1 + LOD_BAND) × the distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
+export const LOD_BAND = 0.1;
 
 const BONE_COUNT = BONES.length;
 
@@ -121,8 +135,8 @@ const MARKERS = [0xff0000, 0x00ff00, 0x0000ff, 0xffff00];
  * two bones (the humanoid's weights blend a part into its parent or its child, never both),
  * the first's weight, its fixed colour and which paint it takes instead (-1: none).
  */
-function crowdGeometry(n: number): THREE.InstancedBufferGeometry {
-  const h = createHumanoid({ skin: MARKERS[0], hair: MARKERS[1], shirt: MARKERS[2], pants: MARKERS[3] }, true);
+function crowdGeometry(n: number, detail: HumanoidDetail): THREE.InstancedBufferGeometry {
+  const h = createHumanoid({ skin: MARKERS[0], hair: MARKERS[1], shirt: MARKERS[2], pants: MARKERS[3] }, detail);
   const src = h.mesh.geometry;
   const markers = MARKERS.map((hex) => new THREE.Color().setHex(hex));
   const sources = ["position", "normal", "color", "skinIndex", "skinWeight"].map((name) => src.getAttribute(name));
@@ -166,13 +180,14 @@ function crowdGeometry(n: number): THREE.InstancedBufferGeometry {
 const ROW_TEXELS = BONE_COUNT * 3 + PAINTS.length;
 
 /**
- * Skinned in the vertex shader from the palette texture: row = the instance, three texels per
+ * Skinned in the vertex shader from the palette texture: row = `first` + the instance, three texels per
  * bone (fetched for the vertex's two bones), then its paints (one fetched, if the vertex takes one).
  * Few fetches a vertex matter most on a software rasteriser, where each is a gather.
  */
-function crowdMaterial(palette: THREE.DataTexture): THREE.MeshLambertNodeMaterial {
+function crowdMaterial(palette: THREE.DataTexture, first: Node): THREE.MeshLambertNodeMaterial {
   const material = new THREE.MeshLambertNodeMaterial();
-  const read = (texel: Node): Node => textureLoad(palette, ivec2(texel, int(instanceIndex)));
+  const row = int(instanceIndex).add(int(first));
+  const read = (texel: Node): Node => textureLoad(palette, ivec2(texel, row));
   const bones = attribute("bones", "uvec2");
   const skin = attribute("skin", "vec2");
   const rows = (): Node[] => {
@@ -196,35 +211,55 @@ function crowdMaterial(palette: THREE.DataTexture): THREE.MeshLambertNodeMateria
 
 /**
  * `n` humanoids drawn at once. Fill `root` and `layers` (or call `follow`),
- * then `update()` before rendering; `mesh` goes in the scene.
+ * then `update(eye)` before rendering; `object` goes in the scene.
  */
 export class CrowdDraw {
-  readonly mesh: THREE.Mesh;
+  /** The crowd in the scene: one mesh per level of detail. */
+  readonly object = new THREE.Group();
+  /** Per level (CROWD_DETAILS, nearest first): its instanced mesh, hidden while no member is at that level. */
+  readonly levels: THREE.Mesh[];
   /** Per member: x, y, z (feet), yaw about +y (facing +z at 0), scale (height / 1.75). */
   readonly root: Float32Array;
   /** Per member: (clip, time, weight) × 2, clip an index into `baked.names` (< 0: none). */
   readonly layers: Float32Array;
-  /** The palette: a row of ROW_TEXELS RGBA float texels per member. */
+  /** Per member: the level it is drawn at (an index into `levels`), as the last `update` chose. */
+  readonly level: Uint8Array;
+  /** Metres from the eye beyond which a member is drawn coarse (with LOD_BAND's hysteresis). */
+  lodDistance = LOD_DISTANCE;
+  /** The palette: a row of ROW_TEXELS RGBA float texels per member, level by level, each level's members in order. */
   private readonly palette: THREE.DataTexture;
   private readonly data: Float32Array;
+  /** Per member: its paints' texels (rgba), copied into its row by `update`. */
+  private readonly paints: Float32Array;
+  /** Per level: the palette row of its first instance. */
+  private readonly firsts: Node[];
   private readonly pose = new Float32Array(BONE_COUNT * 16);
   private readonly clipIndex: Map<string, number>;
 
   constructor(readonly n: number, readonly baked: BakedClips = defaultBake()) {
     this.root = new Float32Array(n * ROOT_FLOATS);
     this.layers = new Float32Array(n * LAYER_FLOATS);
+    this.level = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       this.root[i * ROOT_FLOATS + 4] = 1;
       this.layers.set([0, 0, 1, -1, 0, 0], i * LAYER_FLOATS);
     }
     this.clipIndex = new Map(baked.names.map((name, k) => [name, k]));
     this.data = new Float32Array(ROW_TEXELS * Math.max(1, n) * 4);
+    this.paints = new Float32Array(n * PAINTS.length * 4);
     this.palette = new THREE.DataTexture(this.data, ROW_TEXELS, Math.max(1, n), THREE.RGBAFormat, THREE.FloatType);
-    this.mesh = new THREE.Mesh(crowdGeometry(n), crowdMaterial(this.palette));
-    this.mesh.name = "crowd";
-    // Instances go anywhere: one bounding sphere for the geometry would cull them wrongly.
-    this.mesh.frustumCulled = false;
-    this.mesh.castShadow = true;
+    this.firsts = CROWD_DETAILS.map(() => uniform(0));
+    this.levels = CROWD_DETAILS.map((detail, l) => {
+      const mesh = new THREE.Mesh(crowdGeometry(n, detail), crowdMaterial(this.palette, this.firsts[l]));
+      mesh.name = `crowd:${detail}`;
+      // Instances go anywhere: one bounding sphere for the geometry would cull them wrongly.
+      mesh.frustumCulled = false;
+      mesh.castShadow = true;
+      mesh.visible = l === 0 && n > 0;
+      return mesh;
+    });
+    this.object.name = "crowd";
+    this.object.add(...this.levels);
     for (let i = 0; i < n; i++) this.paint(i, {});
   }
 
@@ -234,9 +269,8 @@ export class CrowdDraw {
     const c = new THREE.Color();
     PAINTS.forEach((p, k) => {
       c.setHex(look[p]);
-      this.data.set([c.r, c.g, c.b, 1], (i * ROW_TEXELS + BONE_COUNT * 3 + k) * 4);
+      this.paints.set([c.r, c.g, c.b, 1], (i * PAINTS.length + k) * 4);
     });
-    this.palette.needsUpdate = true;
     this.root[i * ROOT_FLOATS + 4] = look.height / REFERENCE_HEIGHT;
   }
 
@@ -270,45 +304,71 @@ export class CrowdDraw {
     return out;
   }
 
-  /** Writes every member's palette row: root × blended pose, as the rows of each bone's affine matrix. */
-  update(): void {
-    const data = this.data;
-    const pose = this.pose;
-    for (let i = 0; i < this.n; i++) {
-      this.poseOf(i, pose);
-      const r = i * ROOT_FLOATS;
-      const x = this.root[r];
-      const y = this.root[r + 1];
-      const z = this.root[r + 2];
-      const s = this.root[r + 4];
-      const c = Math.cos(this.root[r + 3]) * s;
-      const sn = Math.sin(this.root[r + 3]) * s;
-      const row = i * ROW_TEXELS * 4;
-      for (let b = 0; b < BONE_COUNT; b++) {
-        const p = b * 16;
-        const o = row + b * 12;
-        // Root (yaw about y, uniform scale, then the feet's position) times the bone's column-major matrix, by rows.
-        for (let col = 0; col < 4; col++) {
-          const mx = pose[p + col * 4];
-          const my = pose[p + col * 4 + 1];
-          const mz = pose[p + col * 4 + 2];
-          data[o + col] = c * mx + sn * mz;
-          data[o + 4 + col] = s * my;
-          data[o + 8 + col] = -sn * mx + c * mz;
-        }
-        data[o + 3] += x;
-        data[o + 7] += y;
-        data[o + 11] += z;
+  /**
+   * Chooses each member's level by its feet's distance from `eye` (without one, levels stay as
+   * they are: all full at first), then writes every member's palette row, level by level: root ×
+   * blended pose, as the rows of each bone's affine matrix, then its paints.
+   */
+  update(eye?: { x: number; y: number; z: number }): void {
+    const { root, level } = this;
+    if (eye) {
+      const out = (this.lodDistance * (1 + LOD_BAND)) ** 2;
+      const back = (this.lodDistance * (1 - LOD_BAND)) ** 2;
+      for (let i = 0; i < this.n; i++) {
+        const r = i * ROOT_FLOATS;
+        const d2 = (root[r] - eye.x) ** 2 + (root[r + 1] - eye.y) ** 2 + (root[r + 2] - eye.z) ** 2;
+        if (level[i] === 0 && d2 > out) level[i] = 1;
+        else if (level[i] === 1 && d2 < back) level[i] = 0;
       }
     }
+    let slot = 0;
+    this.levels.forEach((mesh, l) => {
+      const first = slot;
+      for (let i = 0; i < this.n; i++) if (level[i] === l) this.writeRow(i, slot++);
+      this.firsts[l].value = first;
+      (mesh.geometry as THREE.InstancedBufferGeometry).instanceCount = slot - first;
+      mesh.visible = slot > first;
+    });
     this.palette.needsUpdate = true;
   }
 
-  dispose(): void {
-    this.mesh.removeFromParent();
-    this.mesh.geometry.dispose();
-    (this.mesh.material as THREE.Material).dispose();
-    this.palette.dispose();
+  /** Member `i`'s row at `slot`: its blended pose under its root, then its paints. */
+  private writeRow(i: number, slot: number): void {
+    const data = this.data;
+    const pose = this.poseOf(i, this.pose);
+    const r = i * ROOT_FLOATS;
+    const x = this.root[r];
+    const y = this.root[r + 1];
+    const z = this.root[r + 2];
+    const s = this.root[r + 4];
+    const c = Math.cos(this.root[r + 3]) * s;
+    const sn = Math.sin(this.root[r + 3]) * s;
+    const row = slot * ROW_TEXELS * 4;
+    for (let b = 0; b < BONE_COUNT; b++) {
+      const p = b * 16;
+      const o = row + b * 12;
+      // Root (yaw about y, uniform scale, then the feet's position) times the bone's column-major matrix, by rows.
+      for (let col = 0; col < 4; col++) {
+        const mx = pose[p + col * 4];
+        const my = pose[p + col * 4 + 1];
+        const mz = pose[p + col * 4 + 2];
+        data[o + col] = c * mx + sn * mz;
+        data[o + 4 + col] = s * my;
+        data[o + 8 + col] = -sn * mx + c * mz;
+      }
+      data[o + 3] += x;
+      data[o + 7] += y;
+      data[o + 11] += z;
+    }
+    data.set(this.paints.subarray(i * PAINTS.length * 4, (i + 1) * PAINTS.length * 4), row + BONE_COUNT * 12);
+  }
 
+  dispose(): void {
+    this.object.removeFromParent();
+    for (const mesh of this.levels) {
+      mesh.geometry.dispose();
+      (mesh.material as THREE.Material).dispose();
+    }
+    this.palette.dispose();
   }
 }
