@@ -4,10 +4,10 @@
 // or post passes) and then with the look's environment, each post pass alone,
 // and each quality tier — every figure also as a ratio to the bare render of
 // the same run. A frame is the draw plus the GPU finishing it
-// (queue.onSubmittedWorkDone), no readback. Also: the environment bake
+// (gpuIdle), no readback. Also: the environment bake
 // (sky → PMREM) and an HDRI bake, in ms.
 // Run: limina js/bench/look.ts [W H]   (final line: JSON figures)
-import { lookRendererOf } from "limina";
+import { gpuIdle, lookRendererOf } from "limina";
 import { round, summarize } from "limina/bench";
 import { SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
 import { fidelityView } from "./worlds/fidelity_view.ts";
@@ -29,14 +29,14 @@ async function time(frames = FRAMES) {
   // Warm-up: pipelines compiled, the environment baked.
   for (let i = 0; i < 3; i++) {
     engine.renderFrame();
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
   }
   const t: number[] = [];
   for (let f = 0; f < frames; f++) {
     scene.spinTo(f * SPIN_RATE / 60);
     const a = performance.now();
     engine.renderFrame();
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     t.push(performance.now() - a);
   }
   const s = summarize(t);
@@ -54,13 +54,13 @@ const bare = await (async () => {
   const t: number[] = [];
   for (let i = 0; i < 3; i++) {
     renderer.render(session.scene, engine.camera);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
   }
   for (let f = 0; f < FRAMES; f++) {
     scene.spinTo(f * SPIN_RATE / 60);
     const a = performance.now();
     renderer.render(session.scene, engine.camera);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     t.push(performance.now() - a);
   }
   const s = summarize(t);
@@ -108,12 +108,12 @@ const bakes: number[] = [];
 for (let i = 0; i < 5; i++) {
   await call("render.setEnvironment", { sunElevation: 20 + i * 8 });
   engine.renderFrame();
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   bakes.push(look.lastBakeMs);
 }
 await call("render.setEnvironment", { preset: "studio" });
 engine.renderFrame();
-await device.queue.onSubmittedWorkDone();
+await gpuIdle(device);
 const hdriBakeMs = round(look.lastBakeMs, 1);
 const skyBake = summarize(bakes);
 

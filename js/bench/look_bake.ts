@@ -9,7 +9,7 @@
 // does) of the same sky. A frame is the draw plus the GPU finishing it, no
 // readback. Steady and baking frames interleave, so machine load weighs on both.
 // Run: limina js/bench/look_bake.ts [W H ROUNDS [debug]]   (final line: JSON figures; `debug` prints each frame)
-import { LookRenderer, lookRendererOf } from "limina";
+import { gpuIdle, LookRenderer, lookRendererOf } from "limina";
 import { round, summarize } from "limina/bench";
 import { SPIN_RATE } from "../../examples/fidelity_scene_core.ts";
 import { fidelityView } from "./worlds/fidelity_view.ts";
@@ -34,7 +34,7 @@ const frame = async (bakeFrames = baking) => {
   const [steps, done] = [window.bakeSteps, window.bakesDone];
   const a = performance.now();
   engine.renderFrame();
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   const ms = performance.now() - a;
   const kind = window.bakesDone > done ? "swap" : window.bakeSteps > steps ? "bake" : "-";
   (kind === "swap" ? swaps : kind === "bake" ? bakeFrames : steady).push(ms);
@@ -81,7 +81,7 @@ for (let i = 0; i < 3; i++) {
   environment.setSun(150 + i * 7, 20 + i * 9);
   a = performance.now();
   once.render(session.look, session.scene, engine.camera);
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   onceMs.push(performance.now() - a);
 }
 

@@ -11,7 +11,7 @@
 // until its actions have run. First the party runs 600 steps alone (no
 // rendering: the pipeline's own cost), then the frame loop for [seconds].
 // Run: limina js/bench/numbers_party.ts [seconds]   (default 20; final line: JSON figures)
-import { createEngine, FIXED_DT } from "limina";
+import { createEngine, FIXED_DT, gpuIdle } from "limina";
 import { round, summarize } from "limina/bench";
 import { AGENTS, createHud, createParty, dressPlaza, PLAZA_RADIUS } from "../../examples/numbers_party_core.ts";
 
@@ -88,7 +88,7 @@ for (;;) {
   const f0 = performance.now();
   party.draw();
   engine.renderFrame(1);
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   if (measuring) {
     frameMs.push(performance.now() - f0);
     measuredFrames++;

@@ -1,8 +1,8 @@
 // Offscreen frame time at 1280×720 on whatever WebGPU adapter this machine
 // has: the billiards scene, and 2000 instanced boxes. A frame is render +
-// the GPU finishing it (queue.onSubmittedWorkDone), no readback.
+// the GPU finishing it (gpuIdle), no readback.
 // Run: limina js/bench/render.ts   (final line: JSON figures)
-import { createOffscreenRenderer } from "limina";
+import { createOffscreenRenderer, gpuIdle } from "limina";
 import { round, summarize } from "limina/bench";
 import * as THREE from "three";
 
@@ -17,14 +17,14 @@ const device: GPUDevice = (renderer.backend as unknown as { device: GPUDevice })
 async function time(scene: THREE.Scene, camera: THREE.Camera, frames: number, animate: (f: number) => void) {
   for (let i = 0; i < 5; i++) {
     renderer.render(scene, camera);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
   }
   const t: number[] = [];
   for (let f = 0; f < frames; f++) {
     animate(f);
     const a = performance.now();
     renderer.render(scene, camera);
-    await device.queue.onSubmittedWorkDone();
+    await gpuIdle(device);
     t.push(performance.now() - a);
   }
   const s = summarize(t);

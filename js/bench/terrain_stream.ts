@@ -6,7 +6,7 @@
 // drawing: the sim step and the tile streaming per frame; then 60 frames
 // drawn offscreen at 960×540 on this machine's adapter (lavapipe here).
 // Run: limina js/bench/terrain_stream.ts   (final line: JSON figures)
-import { createOffscreenRenderer, createWorldSession, FIXED_DT, TerrainView } from "limina";
+import { createOffscreenRenderer, createWorldSession, FIXED_DT, gpuIdle, TerrainView } from "limina";
 import { round, summarize } from "limina/bench";
 import * as THREE from "three";
 
@@ -72,7 +72,7 @@ for (let f = 0; f < 60 + 5; f++) {
   view.update(camera);
   const a = performance.now();
   out.renderer.render(scene, camera);
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   if (f >= 5) frames.push(performance.now() - a);
 }
 const frame = summarize(frames);

@@ -4,7 +4,7 @@
 // 160 m as impostors. Frame time at 1280×720 (4× MSAA) on this machine's
 // adapter from a viewpoint above a forest edge, the camera turning slowly.
 // Run: limina js/bench/terrain_vegetation.ts   (final line: JSON figures)
-import { biomeOf, BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, scatter, type ScatterKind, TerrainView } from "limina";
+import { biomeOf, BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, gpuIdle, scatter, type ScatterKind, TerrainView } from "limina";
 import { round, summarize } from "limina/bench";
 import * as THREE from "three";
 
@@ -55,7 +55,7 @@ for (let f = 0; f < 20 + 3; f++) {
   drawn = view.vegetation.drawn;
   const a = performance.now();
   out.renderer.render(scene, camera);
-  await device.queue.onSubmittedWorkDone();
+  await gpuIdle(device);
   if (f >= 3) frames.push(performance.now() - a);
 }
 const s = summarize(frames);
