@@ -7,12 +7,13 @@
 //! is set between steps and carried out by [`PhysicsWorld::step_characters`].
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use limina_ops::OpError;
 use rapier3d::control::{CharacterAutostep, CharacterCollision, CharacterLength, EffectiveCharacterMovement, KinematicCharacterController};
 use rapier3d::math::{Pose, Vector};
 use rapier3d::prelude::*;
-use rayon::prelude::*;
 
 use crate::world::{BodyKind, PhysicsWorld, TransformColumns};
 
@@ -89,6 +90,9 @@ struct Plan {
   eid: Option<u32>,
   ch: Character,
 }
+
+/// Characters whose moves one thread takes at a time.
+const MOVE_CHUNK: usize = 8;
 
 /// Floats per character that [`PhysicsWorld::characters_motion`] writes.
 pub const MOTION_FLOATS: usize = 4;
@@ -278,12 +282,12 @@ impl PhysicsWorld {
 
   /// Moves every character one step of `dt`, pushing what it walks into, and
   /// writes each one's feet and facing into the SoA columns at its eid. Call
-  /// before `step`, which carries the bodies there. The moves are computed on
-  /// the rayon pool: each reads only colliders' poses, which nothing changes
-  /// until `step` (a move sets a kinematic body's next pose, an impulse a
-  /// dynamic body's velocity); then they are applied and their pushes solved
-  /// one by one in handle order, so the bits are the same on any number of
-  /// threads.
+  /// before `step`, which carries the bodies there. The moves are computed
+  /// on this thread and the rayon pool's together: each reads only colliders'
+  /// poses, which nothing changes until `step` (a move sets a kinematic
+  /// body's next pose, an impulse a dynamic body's velocity); then they are
+  /// applied and their pushes solved one by one in handle order, so the bits
+  /// are the same on any number of threads.
   pub fn step_characters(&mut self, dt: f32, cols: TransformColumns<'_>) -> Result<u32, OpError> {
     if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
       return Err(OpError::invalid_input(format!("character dt must be in (0, 1] seconds, got {dt}")));
@@ -311,20 +315,42 @@ impl PhysicsWorld {
       })
       .collect();
     let rapier = &self.rapier;
-    let moves: Vec<(EffectiveCharacterMovement, Vec<CharacterCollision>)> = plans
-      .par_iter()
-      .map(|p| {
-        let desired = Vector::new(p.ch.wanted[0] * dt, p.ch.vertical * dt, p.ch.wanted[1] * dt);
-        let pose: Pose = *rapier.bodies[p.body].position();
-        let shape = rapier.colliders[p.collider].shape();
-        let queries = rapier.query_pipeline_with_filter(QueryFilter::default().exclude_rigid_body(p.body).exclude_sensors());
-        // Rising, it must not be snapped back down to the ground it left.
-        let controller = if p.ch.vertical > 0.0 { KinematicCharacterController { snap_to_ground: None, ..p.ch.controller } } else { p.ch.controller };
-        let mut hits = Vec::new();
-        let effective = controller.move_shape(dt, &queries, shape, &pose, desired, |c| hits.push(c));
-        (effective, hits)
-      })
-      .collect();
+    let compute = |p: &Plan| {
+      let desired = Vector::new(p.ch.wanted[0] * dt, p.ch.vertical * dt, p.ch.wanted[1] * dt);
+      let pose: Pose = *rapier.bodies[p.body].position();
+      let shape = rapier.colliders[p.collider].shape();
+      let queries = rapier.query_pipeline_with_filter(QueryFilter::default().exclude_rigid_body(p.body).exclude_sensors());
+      // Rising, it must not be snapped back down to the ground it left.
+      let controller = if p.ch.vertical > 0.0 { KinematicCharacterController { snap_to_ground: None, ..p.ch.controller } } else { p.ch.controller };
+      let mut hits = Vec::new();
+      let effective = controller.move_shape(dt, &queries, shape, &pose, desired, |c| hits.push(c));
+      (effective, hits)
+    };
+    // Shared out in chunks: this thread takes chunks until none is left, and so does each pool
+    // thread that gets to run meanwhile. On a machine whose cores are busy elsewhere the pool's
+    // threads may start late or never; this thread has then done (nearly) all the work itself,
+    // no slower than alone, rather than waiting for the pool.
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<(EffectiveCharacterMovement, Vec<CharacterCollision>)>> = plans.iter().map(|_| OnceLock::new()).collect();
+    let work = || loop {
+      let start = next.fetch_add(MOVE_CHUNK, Ordering::Relaxed);
+      if start >= plans.len() {
+        break;
+      }
+      for i in start..(start + MOVE_CHUNK).min(plans.len()) {
+        // Each slot is set once, by whoever took its chunk.
+        let _ = slots[i].set(compute(&plans[i]));
+      }
+    };
+    rayon::in_place_scope(|s| {
+      if plans.len() > MOVE_CHUNK {
+        for _ in 1..rayon::current_num_threads() {
+          s.spawn(|_| work());
+        }
+      }
+      work();
+    });
+    let moves = slots.into_iter().map(|slot| slot.into_inner().expect("every character's move is computed"));
     let mut moved = 0;
     for (Plan { handle, body, collider, eid, mut ch }, (effective, hits)) in plans.into_iter().zip(moves) {
       let desired_y = ch.vertical * dt;
