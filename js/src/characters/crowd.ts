@@ -42,9 +42,9 @@ export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse", "far"]
  * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
  * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
  * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
- * beyond 30 m, about 20 pixels tall (40).
+ * beyond 25 m, about 24 pixels tall (48).
  */
-export const LOD_DISTANCES: readonly number[] = [20, 30];
+export const LOD_DISTANCES: readonly number[] = [20, 25];
 /** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
 export const LOD_BAND = 0.1;
 
