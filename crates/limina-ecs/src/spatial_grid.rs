@@ -146,18 +146,37 @@ pub struct SpatialGrid {
   slot_idx: Vec<u32>,
   /// Build scratch: each position's cell (u32::MAX = not indexed).
   cells: Vec<u32>,
-  scratch: Scratch,
   /// Whether a batch is split across rayon (see `adaptive`); made on first use.
   adaptive: Option<Adaptive>,
+  /// The parts of the last split batch, kept so the next reuses their buffers.
+  parts: Vec<Part>,
 }
 
-/// One query's hits while they are found and ordered; sized for a query
-/// that matches every indexed entity.
-/// A part of a split batch: each query's hit count, and the hits in order.
+/// A part of a split batch: each query's hit count, and the hits in order
+/// (the first `hits` of the buffers, which keep their length between
+/// batches so that nothing is zeroed again).
+#[derive(Default)]
 struct Part {
   counts: Vec<u32>,
   eids: Vec<u32>,
   dist: Vec<f64>,
+  hits: usize,
+}
+
+std::thread_local! {
+  /// Each thread's query scratch, kept across batches (and grids): a split
+  /// batch's parts run on pool threads, and a fresh scratch per part would
+  /// zero a grid-sized buffer each time.
+  static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Runs `f` with this thread's scratch, fitted to a grid of `count` entities.
+fn with_scratch<R>(count: usize, f: impl FnOnce(&mut Scratch) -> R) -> R {
+  SCRATCH.with(|s| {
+    let mut s = s.borrow_mut();
+    s.fit(count);
+    f(&mut s)
+  })
 }
 
 /// Queries in each part of a batch split over `threads`: a few parts per
@@ -166,6 +185,8 @@ fn parallel_chunk(queries: usize, threads: usize) -> usize {
   (queries / (threads.max(1) * 4)).max(16)
 }
 
+/// One query's hits while they are found and ordered; sized for a query
+/// that matches every indexed entity.
 #[derive(Default)]
 struct Scratch {
   /// The hits' slots, and their d² (then distances).
@@ -456,84 +477,96 @@ impl SpatialGrid {
   }
 
   /// The batch on the calling thread.
-  fn answer_serial(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> usize {
-    let mut s = std::mem::take(&mut self.scratch);
-    s.fit(self.len());
-    #[cfg(target_arch = "x86_64")]
-    let total = if simd {
-      // SAFETY: `simd` is only set where AVX2 is detected.
-      unsafe { self.answer_avx2(queries, &mut s, offsets, out_eids, out_dist) }
-    } else {
-      self.answer::<false>(queries, &mut s, offsets, out_eids, out_dist)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let total = self.answer::<false>(queries, &mut s, offsets, out_eids, out_dist);
-    self.scratch = s;
-    total
+  fn answer_serial(&self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> usize {
+    with_scratch(self.len(), |s| {
+      #[cfg(target_arch = "x86_64")]
+      if simd {
+        // SAFETY: `simd` is only set where AVX2 is detected.
+        return unsafe { self.answer_avx2(queries, s, offsets, out_eids, out_dist) };
+      }
+      self.answer::<false>(queries, s, offsets, out_eids, out_dist)
+    })
   }
 
   /// The batch split into parts of `chunk` queries answered across rayon's
-  /// pool, each whole by one thread into its own buffers, then laid out in
-  /// query order exactly as `answer` lays them: the same bytes.
-  fn answer_parallel(&self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
+  /// pool, each whole by one thread into its part's buffers; then the
+  /// offsets are summed up and every part copies its hits to their place
+  /// in the output, in parallel: exactly what `answer` lays out, the same
+  /// bytes. It all runs inside the pool (one wake-up of the caller).
+  fn answer_parallel(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
     use rayon::prelude::*;
-    let parts: Vec<Part> = queries
-      .par_chunks(chunk * 5)
-      .map_init(
-        || {
-          let mut s = Scratch::default();
-          s.fit(self.len());
-          s
-        },
-        |s, part| {
+    let mut parts = std::mem::take(&mut self.parts);
+    let nparts = queries.len().div_ceil(chunk * 5);
+    parts.resize_with(nparts.max(parts.len()), Part::default);
+    let grid = &*self;
+    let total = rayon::scope(|_| {
+      parts[..nparts].par_iter_mut().zip(queries.par_chunks(chunk * 5)).for_each(|(part, queries)| {
+        with_scratch(grid.len(), |s| {
           #[cfg(target_arch = "x86_64")]
           if simd {
             // SAFETY: `simd` is only set where AVX2 is detected.
-            return unsafe { self.part_avx2(part, s) };
+            return unsafe { grid.part_avx2(queries, s, part) };
           }
-          self.part::<false>(part, s)
-        },
-      )
-      .collect();
-    let cap = out_eids.len().min(out_dist.len());
-    let mut total = 0;
-    let mut q = 0;
-    for part in &parts {
-      let mut at = 0;
-      for &n in &part.counts {
-        let n = n as usize;
-        if total + n <= cap {
-          out_eids[total..total + n].copy_from_slice(&part.eids[at..at + n]);
-          out_dist[total..total + n].copy_from_slice(&part.dist[at..at + n]);
+          grid.part::<false>(queries, s, part)
+        })
+      });
+      // Each part's first hit in the output, and the offsets.
+      let mut starts = Vec::with_capacity(nparts);
+      let mut total = 0usize;
+      let mut q = 0;
+      for part in &parts[..nparts] {
+        starts.push(total);
+        for &n in &part.counts {
+          total += n as usize;
+          q += 1;
+          offsets[q] = total as u32;
         }
-        at += n;
-        total += n;
-        q += 1;
-        offsets[q] = total as u32;
       }
-    }
+      // Hits are written while their query's end fits (a prefix of the queries).
+      let cap = out_eids.len().min(out_dist.len());
+      let fits = if total <= cap { total } else { offsets[..=q].iter().rev().map(|&o| o as usize).find(|&o| o <= cap).unwrap_or(0) };
+      let mut dest = Vec::with_capacity(nparts);
+      let (mut eids, mut dist) = (&mut out_eids[..fits], &mut out_dist[..fits]);
+      for (part, &start) in parts[..nparts].iter().zip(&starts) {
+        let n = part.hits.min(fits.saturating_sub(start));
+        let (e, rest_e) = std::mem::take(&mut eids).split_at_mut(n);
+        let (d, rest_d) = std::mem::take(&mut dist).split_at_mut(n);
+        (eids, dist) = (rest_e, rest_d);
+        dest.push((part, e, d));
+      }
+      dest.into_par_iter().for_each(|(part, e, d)| {
+        e.copy_from_slice(&part.eids[..e.len()]);
+        d.copy_from_slice(&part.dist[..d.len()]);
+      });
+      total
+    });
+    self.parts = parts;
     total
   }
 
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
-  unsafe fn part_avx2(&self, queries: &[f64], s: &mut Scratch) -> Part {
-    self.part::<true>(queries, s)
+  unsafe fn part_avx2(&self, queries: &[f64], s: &mut Scratch, part: &mut Part) {
+    self.part::<true>(queries, s, part)
   }
 
-  /// Some of a batch's queries, answered into buffers of their own.
+  /// Some of a batch's queries, answered into their part's buffers.
   #[inline(always)]
-  fn part<const SIMD: bool>(&self, queries: &[f64], s: &mut Scratch) -> Part {
-    let mut p = Part { counts: Vec::with_capacity(queries.len() / 5), eids: Vec::new(), dist: Vec::new() };
+  fn part<const SIMD: bool>(&self, queries: &[f64], s: &mut Scratch, p: &mut Part) {
+    p.counts.clear();
+    p.hits = 0;
     for q in queries.chunks_exact(5) {
       let n = self.find::<SIMD>(&Query::unpack(q), s);
-      let at = p.eids.len();
-      p.eids.resize(at + n, 0);
-      p.dist.resize(at + n, 0.0);
-      self.emit(s, &mut p.eids[at..], &mut p.dist[at..]);
+      let (at, end) = (p.hits, p.hits + n);
+      if p.eids.len() < end {
+        let grown = end.max(2 * p.eids.len());
+        p.eids.resize(grown, 0);
+        p.dist.resize(grown, 0.0);
+      }
+      self.emit(s, &mut p.eids[at..end], &mut p.dist[at..end]);
       p.counts.push(n as u32);
+      p.hits = end;
     }
-    p
   }
 
   /// `answer`, compiled for AVX2 throughout (scan, square roots, ranks).
@@ -622,14 +655,16 @@ impl Avx2Scan {
 }
 
 impl Scratch {
-  /// Sizes the buffers for a query that matches all `count` entities: a
+  /// Grows the buffers to fit a query that matches all `count` entities: a
   /// 4-wide scan writes whole blocks past the hits, ranks read whole
-  /// blocks of 8 keys.
+  /// blocks of 8 keys. Never shrinks (grids of several sizes share it).
   fn fit(&mut self, count: usize) {
-    self.slot.resize(count + 4, 0);
-    self.d.resize(count + 4, 0.0);
-    self.keys.resize(count + 8, 0);
-    self.rank.resize(count + 8, 0);
+    if self.keys.len() < count + 8 {
+      self.slot.resize(count + 4, 0);
+      self.d.resize(count + 4, 0.0);
+      self.keys.resize(count + 8, 0);
+      self.rank.resize(count + 8, 0);
+    }
   }
 
   /// Turns hits `0..n`'s d² into distances and ranks them: counted over
@@ -857,11 +892,72 @@ mod tests {
         };
         let one = run(&mut g, None);
         assert!(one.0 > 1000, "the queries find things: {}", one.0);
-        for chunk in [16, 33, 700] {
+        // Fewer, then more parts than the batch before: parts' buffers are reused.
+        for chunk in [16, 33, 700, 16] {
           assert!(run(&mut g, Some(chunk)) == one, "split in parts of {chunk}, capacity {cap}, simd {simd}");
         }
       }
     }
+    // A smaller grid after it: the threads' scratch (fitted to the larger) is reused.
+    let small = World::new(&points[..200]);
+    let mut g = small.grid(8.0);
+    let want: Vec<_> = queries.iter().map(|q| small.brute(q)).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for simd in scans() {
+      let (mut offsets, mut eids, mut dist) = (vec![0u32; queries.len() + 1], vec![0u32; 200 * queries.len()], vec![0f64; 200 * queries.len()]);
+      pool.install(|| g.answer_parallel(simd, &packed, &mut offsets, &mut eids, &mut dist, 16));
+      let got: Vec<Vec<(u32, f64)>> = offsets.windows(2).map(|w| (w[0] as usize..w[1] as usize).map(|k| (eids[k], dist[k])).collect()).collect();
+      assert_eq!(got, want, "simd {simd}");
+    }
+  }
+
+  /// 16,383 entities × 2,000 queries (js/bench/spatial.ts's largest batch), one thread and split
+  /// over the pool (`RAYON_NUM_THREADS`, else one per core), without linking V8.
+  /// `cargo test --release -p limina-ecs -- --ignored --nocapture bench_`
+  #[test]
+  #[ignore]
+  fn bench_split_batches() {
+    let mut rnd = rng(42);
+    let (entities, extent) = (16383, 200.0 * (16383.0f32 / 2000.0).sqrt());
+    let points: Vec<[f32; 3]> = (0..entities).map(|_| [(rnd() - 0.5) * extent, rnd() * 10.0, (rnd() - 0.5) * extent]).collect();
+    let w = World::new(&points);
+    let mut g = w.grid(15.0);
+    let threads = rayon::current_num_threads();
+    for nq in [200, 2000] {
+      let queries: Vec<Query> = (0..nq).map(|k| Query { center: points[(k * 7919) % entities].map(f64::from), radius: 15.0, self_eid: Some(((k * 7919) % entities) as u32) }).collect();
+      let packed = pack(&queries);
+      let (mut offsets, mut eids, mut dist) = (vec![0u32; nq + 1], vec![0u32; 64 * nq], vec![0f64; 64 * nq]);
+      let mut p50 = |g: &mut SpatialGrid, split: bool| {
+        let mut t: Vec<f64> = (0..400)
+          .map(|_| {
+            let at = std::time::Instant::now();
+            if split {
+              g.answer_parallel(best(), &packed, &mut offsets, &mut eids, &mut dist, parallel_chunk(nq, threads));
+            } else {
+              g.answer_serial(best(), &packed, &mut offsets, &mut eids, &mut dist);
+            }
+            at.elapsed().as_secs_f64() * 1e3
+          })
+          .collect();
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+      };
+      let (serial, split) = (p50(&mut g, false), p50(&mut g, true));
+      println!("{{\"entities\":{entities},\"queries\":{nq},\"threads\":{threads},\"serialP50Ms\":{serial:.4},\"splitP50Ms\":{split:.4},\"ratio\":{:.2}}}", serial / split);
+    }
+    // Every entity moved before each update: a whole re-index.
+    let mut x = w.x.clone();
+    let mut t: Vec<f64> = (0..400)
+      .map(|i| {
+        let step = if i % 2 == 0 { 1e-3 } else { -1e-3 };
+        x.iter_mut().for_each(|v| *v += step);
+        let at = std::time::Instant::now();
+        g.update(&w.eids, &x, &w.y, &w.z, 15.0).unwrap();
+        at.elapsed().as_secs_f64() * 1e3
+      })
+      .collect();
+    t.sort_by(f64::total_cmp);
+    println!("{{\"entities\":{entities},\"threads\":{threads},\"reindexP50Ms\":{:.4}}}", t[t.len() / 2]);
   }
 
   #[test]
