@@ -118,7 +118,7 @@ fn check_queries(packed: &[f64]) -> Result<usize, OpError> {
 /// The grid over the last indexed entities. It keeps the eids and f32
 /// positions it was built from, so an update that reads the same values
 /// re-indexes nothing; its buffers are reused, so a rebuild allocates
-/// nothing in steady state.
+/// nothing in steady state but its short list of parts.
 #[derive(Default)]
 pub struct SpatialGrid {
   /// The eids indexed (insertion order), as runs of consecutive eids
@@ -146,8 +146,10 @@ pub struct SpatialGrid {
   slot_idx: Vec<u32>,
   /// Build scratch: each position's cell (u32::MAX = not indexed).
   cells: Vec<u32>,
-  /// Whether a batch is split across rayon (see `adaptive`); made on first use.
+  /// Whether a batch is split across rayon (see `adaptive`), and a re-index;
+  /// made on first use.
   adaptive: Option<Adaptive>,
+  reindex: Option<Adaptive>,
   /// The parts of the last split batch, kept so the next reuses their buffers.
   parts: Vec<Part>,
 }
@@ -241,26 +243,36 @@ impl SpatialGrid {
       }
     }
     if changed {
-      #[cfg(target_arch = "x86_64")]
-      if is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 is detected.
-        unsafe { self.rebuild_avx2() };
-        return Ok(());
-      }
-      self.rebuild();
+      let n = self.eids.len();
+      let mode = self.reindex.get_or_insert_with(Adaptive::for_this_machine).choose(n);
+      let started = Instant::now();
+      self.rebuild_for_this_cpu(mode == Mode::Parallel);
+      self.reindex.as_mut().unwrap().record(n, mode, started.elapsed());
     }
     Ok(())
+  }
+
+  fn rebuild_for_this_cpu(&mut self, split: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") {
+      // SAFETY: AVX2 is detected.
+      return unsafe { self.rebuild_avx2(split) };
+    }
+    self.rebuild(split);
   }
 
   /// `rebuild`, compiled for AVX2 (its per-entity passes vectorize).
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
-  unsafe fn rebuild_avx2(&mut self) {
-    self.rebuild();
+  unsafe fn rebuild_avx2(&mut self, split: bool) {
+    self.rebuild(split);
   }
 
+  /// Re-indexes the positions read; `split` spreads the sort by cell over
+  /// rayon's pool (the same layout).
   #[inline(always)]
-  fn rebuild(&mut self) {
+  fn rebuild(&mut self, split: bool) {
+    use rayon::prelude::*;
     let [px, py, pz] = self.positions.each_ref().map(Vec::as_slice);
     let finite = |i: usize| px[i].is_finite() & py[i].is_finite() & pz[i].is_finite();
     let mut lo = [f32::INFINITY; 3];
@@ -302,36 +314,74 @@ impl SpatialGrid {
       let cell = (cell_of(pz[i], 2) * dy + cell_of(py[i], 1)) * dx + cell_of(px[i], 0);
       *c = if finite(i) { cell as u32 } else { u32::MAX };
     }
-    for &c in &self.cells[..px.len()] {
-      if c != u32::MAX {
-        offsets[c as usize + 1] += 1;
+    // A counting sort of the entities by cell, stable (insertion order within
+    // a cell), over `parts` ranges of cells: each range counts and fills its
+    // own cells and slots, in parallel when split. One range is the plain
+    // sort; any number lays out the same bytes.
+    let parts = if split { rayon::current_num_threads().clamp(1, ncells) } else { 1 };
+    let cells = &self.cells[..px.len()];
+    // offsets[c + 1] is range-relative while the range counts and fills (cell
+    // c's start, then its end), then made global (cell c's end, c + 1's start).
+    let mut ranges: Vec<(u32, &mut [u32])> = Vec::with_capacity(parts);
+    let mut rest = &mut offsets[1..];
+    for p in 0..parts {
+      let (lo, hi) = (ncells * p / parts, ncells * (p + 1) / parts);
+      let (mine, more) = std::mem::take(&mut rest).split_at_mut(hi - lo);
+      ranges.push((lo as u32, mine));
+      rest = more;
+    }
+    let count = |(lo, starts): &mut (u32, &mut [u32])| -> u32 {
+      for &c in cells {
+        if let Some(n) = starts.get_mut(c.wrapping_sub(*lo) as usize) {
+          *n += 1;
+        }
       }
-    }
-    for c in 0..ncells {
-      offsets[c + 1] += offsets[c];
-    }
-    let count = offsets[ncells] as usize;
+      starts.iter_mut().fold(0, |sum, n| {
+        let count = *n;
+        *n = sum;
+        sum + count
+      })
+    };
+    let sizes: Vec<u32> = if parts > 1 { ranges.par_iter_mut().map(count).collect() } else { ranges.iter_mut().map(count).collect() };
+    let total: usize = sizes.iter().map(|&n| n as usize).sum();
     // NaN padding: a SIMD scan may read a block past the last slot.
     for v in [&mut self.xs, &mut self.ys, &mut self.zs] {
-      v.resize(count + PAD, f32::NAN);
-      v[count..].fill(f32::NAN);
+      v.resize(total + PAD, f32::NAN);
+      v[total..].fill(f32::NAN);
     }
-    self.slot_eid.resize(count + PAD, 0);
-    self.slot_idx.resize(count, 0);
-    let (xs, ys, zs) = (&mut self.xs[..], &mut self.ys[..], &mut self.zs[..]);
-    let (slot_eid, slot_idx) = (&mut self.slot_eid[..], &mut self.slot_idx[..]);
-    // Fill each cell from its start, bumping the start offsets as we go;
-    // afterwards offsets[c] is cell c's end, i.e. cell c + 1's start.
-    for (i, (&c, &eid)) in self.cells[..px.len()].iter().zip(&self.eids[..px.len()]).enumerate() {
-      if c != u32::MAX {
-        let at = offsets[c as usize] as usize;
-        offsets[c as usize] += 1;
-        (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
-        (slot_eid[at], slot_idx[at]) = (eid, i as u32);
+    self.slot_eid.resize(total + PAD, 0);
+    self.slot_idx.resize(total, 0);
+    let eids = &self.eids[..px.len()];
+    let mut slots = (&mut self.xs[..total], &mut self.ys[..total], &mut self.zs[..total], &mut self.slot_eid[..total], &mut self.slot_idx[..]);
+    let mut base = 0;
+    let mut work = Vec::with_capacity(parts);
+    for ((lo, starts), &size) in ranges.into_iter().zip(&sizes) {
+      let n = size as usize;
+      let (xs, ys, zs, es, is) = std::mem::take(&mut slots);
+      let ((x, xr), (y, yr), (z, zr), (e, er), (i, ir)) = (xs.split_at_mut(n), ys.split_at_mut(n), zs.split_at_mut(n), es.split_at_mut(n), is.split_at_mut(n));
+      slots = (xr, yr, zr, er, ir);
+      work.push((lo, starts, base, (x, y, z, e, i)));
+      base += size;
+    }
+    // Fill each cell from its start, bumping it as we go: then it is the cell's end.
+    let fill = |(lo, starts, base, (xs, ys, zs, es, is)): (u32, &mut [u32], u32, (&mut [f32], &mut [f32], &mut [f32], &mut [u32], &mut [u32]))| {
+      for (i, (&c, &eid)) in cells.iter().zip(eids).enumerate() {
+        if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
+          let at = *n as usize;
+          *n += 1;
+          (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
+          (es[at], is[at]) = (eid, i as u32);
+        }
       }
+      for n in starts.iter_mut() {
+        *n += base;
+      }
+    };
+    if parts > 1 {
+      work.into_par_iter().for_each(fill);
+    } else {
+      work.into_iter().for_each(fill);
     }
-    offsets.copy_within(0..ncells, 1);
-    offsets[0] = 0;
     (self.origin, self.inv_cell, self.dims) = (origin, inv, dims);
   }
 
@@ -911,6 +961,27 @@ mod tests {
     }
   }
 
+  #[test]
+  fn a_split_reindex_lays_out_the_same_grid() {
+    let mut rnd = rng(99);
+    for (world, cell) in [0.5, 4.0, 15.0, 1e6].into_iter().enumerate() {
+      // Clustered and scattered points, duplicates, and a few not finite.
+      let mut points: Vec<[f32; 3]> = (0..2000 + world * 500).map(|_| [rnd() * 300.0 - 150.0, rnd() * 10.0, (rnd() * 6.0).round() * 20.0]).collect();
+      points[7] = [f32::NAN, 0.0, 0.0];
+      points[500] = points[9];
+      let w = World::new(&points);
+      let mut one = w.grid(cell);
+      one.rebuild_for_this_cpu(false);
+      let bits = |v: &[f32]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+      let layout = |g: &SpatialGrid| (g.offsets.clone(), [&g.xs, &g.ys, &g.zs].map(|c| bits(c)), g.slot_eid.clone(), g.slot_idx.clone(), g.dims);
+      for threads in [2, 3, 8] {
+        let mut g = w.grid(cell);
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| g.rebuild_for_this_cpu(true));
+        assert!(layout(&g) == layout(&one), "cell {cell}, {threads} threads");
+      }
+    }
+  }
+
   /// 16,383 entities × 2,000 queries (js/bench/spatial.ts's largest batch), one thread and split
   /// over the pool (`RAYON_NUM_THREADS`, else one per core), without linking V8.
   /// `cargo test --release -p limina-ecs -- --ignored --nocapture bench_`
@@ -945,19 +1016,20 @@ mod tests {
       let (serial, split) = (p50(&mut g, false), p50(&mut g, true));
       println!("{{\"entities\":{entities},\"queries\":{nq},\"threads\":{threads},\"serialP50Ms\":{serial:.4},\"splitP50Ms\":{split:.4},\"ratio\":{:.2}}}", serial / split);
     }
-    // Every entity moved before each update: a whole re-index.
-    let mut x = w.x.clone();
-    let mut t: Vec<f64> = (0..400)
-      .map(|i| {
-        let step = if i % 2 == 0 { 1e-3 } else { -1e-3 };
-        x.iter_mut().for_each(|v| *v += step);
-        let at = std::time::Instant::now();
-        g.update(&w.eids, &x, &w.y, &w.z, 15.0).unwrap();
-        at.elapsed().as_secs_f64() * 1e3
-      })
-      .collect();
-    t.sort_by(f64::total_cmp);
-    println!("{{\"entities\":{entities},\"threads\":{threads},\"reindexP50Ms\":{:.4}}}", t[t.len() / 2]);
+    // A whole re-index (what every entity moving costs), one thread and split.
+    let mut reindex = |split: bool| {
+      let mut t: Vec<f64> = (0..400)
+        .map(|_| {
+          let at = std::time::Instant::now();
+          g.rebuild_for_this_cpu(split);
+          at.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+      t.sort_by(f64::total_cmp);
+      t[t.len() / 2]
+    };
+    let (serial, split) = (reindex(false), reindex(true));
+    println!("{{\"entities\":{entities},\"threads\":{threads},\"reindexSerialP50Ms\":{serial:.4},\"reindexSplitP50Ms\":{split:.4},\"ratio\":{:.2}}}", serial / split);
   }
 
   #[test]
