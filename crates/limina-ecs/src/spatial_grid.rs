@@ -342,7 +342,16 @@ impl SpatialGrid {
         sum + count
       })
     };
-    let sizes: Vec<u32> = if parts > 1 { ranges.par_iter_mut().map(count).collect() } else { ranges.iter_mut().map(count).collect() };
+    // One range runs in plain loops, so the closures inline (and compile for AVX2 with `rebuild_avx2`).
+    let sizes: Vec<u32> = if parts > 1 {
+      ranges.par_iter_mut().map(count).collect()
+    } else {
+      let mut sizes = Vec::with_capacity(1);
+      for r in &mut ranges {
+        sizes.push(count(r));
+      }
+      sizes
+    };
     let total: usize = sizes.iter().map(|&n| n as usize).sum();
     // NaN padding: a SIMD scan may read a block past the last slot.
     for v in [&mut self.xs, &mut self.ys, &mut self.zs] {
@@ -380,7 +389,9 @@ impl SpatialGrid {
     if parts > 1 {
       work.into_par_iter().for_each(fill);
     } else {
-      work.into_iter().for_each(fill);
+      for w in work {
+        fill(w);
+      }
     }
     (self.origin, self.inv_cell, self.dims) = (origin, inv, dims);
   }
