@@ -201,6 +201,47 @@ struct Scratch {
   keyed: bool,
 }
 
+/// Counts the entities of cells `lo..lo + starts.len()` into `starts`, then
+/// turns the counts into each cell's first slot, relative to the range's
+/// first; returns how many entities the range holds.
+#[inline(always)]
+fn count_range(cells: &[u32], lo: u32, starts: &mut [u32]) -> u32 {
+  for &c in cells {
+    if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
+      *n += 1;
+    }
+  }
+  starts.iter_mut().fold(0, |sum, n| {
+    let count = *n;
+    *n = sum;
+    sum + count
+  })
+}
+
+/// A range of cells' slots: positions, eids and insertion indices.
+type Slots<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32], &'a mut [u32], &'a mut [u32]);
+
+/// Fills the range's cells (`count_range`'s starts) in insertion order,
+/// bumping each start as it goes, so it ends as the cell's end; then makes
+/// those global by adding the range's first slot, `base`.
+#[inline(always)]
+fn fill_range(cells: &[u32], eids: &[u32], [px, py, pz]: [&[f32]; 3], lo: u32, starts: &mut [u32], base: u32, (xs, ys, zs, es, is): Slots) {
+  // Equal lengths up front: one bounds check a slot, not five.
+  let (n, m) = (xs.len(), cells.len());
+  assert!(ys.len() == n && zs.len() == n && es.len() == n && is.len() == n && eids.len() == m && px.len() >= m && py.len() >= m && pz.len() >= m);
+  for (i, (&c, &eid)) in cells.iter().zip(eids).enumerate() {
+    if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
+      let at = *n as usize;
+      *n += 1;
+      (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
+      (es[at], is[at]) = (eid, i as u32);
+    }
+  }
+  for n in starts.iter_mut() {
+    *n += base;
+  }
+}
+
 impl SpatialGrid {
   /// Indexes `eids` (insertion order) at their SoA positions, unless they
   /// and their positions are exactly what the grid already indexes.
@@ -330,27 +371,11 @@ impl SpatialGrid {
       ranges.push((lo as u32, mine));
       rest = more;
     }
-    let count = |(lo, starts): &mut (u32, &mut [u32])| -> u32 {
-      for &c in cells {
-        if let Some(n) = starts.get_mut(c.wrapping_sub(*lo) as usize) {
-          *n += 1;
-        }
-      }
-      starts.iter_mut().fold(0, |sum, n| {
-        let count = *n;
-        *n = sum;
-        sum + count
-      })
-    };
-    // One range runs in plain loops, so the closures inline (and compile for AVX2 with `rebuild_avx2`).
+    // One range calls the range functions directly, so they inline (and compile for AVX2 with `rebuild_avx2`).
     let sizes: Vec<u32> = if parts > 1 {
-      ranges.par_iter_mut().map(count).collect()
+      ranges.par_iter_mut().map(|(lo, starts)| count_range(cells, *lo, starts)).collect()
     } else {
-      let mut sizes = Vec::with_capacity(1);
-      for r in &mut ranges {
-        sizes.push(count(r));
-      }
-      sizes
+      vec![count_range(cells, 0, &mut ranges[0].1)]
     };
     let total: usize = sizes.iter().map(|&n| n as usize).sum();
     // NaN padding: a SIMD scan may read a block past the last slot.
@@ -372,25 +397,11 @@ impl SpatialGrid {
       work.push((lo, starts, base, (x, y, z, e, i)));
       base += size;
     }
-    // Fill each cell from its start, bumping it as we go: then it is the cell's end.
-    let fill = |(lo, starts, base, (xs, ys, zs, es, is)): (u32, &mut [u32], u32, (&mut [f32], &mut [f32], &mut [f32], &mut [u32], &mut [u32]))| {
-      for (i, (&c, &eid)) in cells.iter().zip(eids).enumerate() {
-        if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
-          let at = *n as usize;
-          *n += 1;
-          (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
-          (es[at], is[at]) = (eid, i as u32);
-        }
-      }
-      for n in starts.iter_mut() {
-        *n += base;
-      }
-    };
     if parts > 1 {
-      work.into_par_iter().for_each(fill);
+      work.into_par_iter().for_each(|(lo, starts, base, slots)| fill_range(cells, eids, [px, py, pz], lo, starts, base, slots));
     } else {
-      for w in work {
-        fill(w);
+      for (lo, starts, base, slots) in work {
+        fill_range(cells, eids, [px, py, pz], lo, starts, base, slots);
       }
     }
     (self.origin, self.inv_cell, self.dims) = (origin, inv, dims);
