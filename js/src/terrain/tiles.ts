@@ -119,7 +119,7 @@ export class TerrainTiles {
   built = 0;
 
   constructor(private readonly terrain: Terrain, private readonly material: THREE.Material, options: TileOptions = {}) {
-    this.detail = options.detailTiles ?? 1.5;
+    this.detail = options.detailTiles ?? 0.5;
     this.budgetMs = options.budgetMs ?? 4;
     this.skirt = options.skirt ?? 8;
     this.group.name = "terrain";
