@@ -262,7 +262,7 @@ export class TerrainVegetation {
   constructor(private readonly terrain: Terrain, options: VegetationOptions = {}) {
     this.group.name = "vegetation";
     this.cellSize = options.cell ?? 64;
-    this.distance = { tree: 2500, rock: 300, bush: 200, grass: 90, ...options.distance };
+    this.distance = { tree: 2500, rock: 300, bush: 150, grass: 90, ...options.distance };
     this.treeDetail = options.treeDetail ?? 120;
     this.treeThinning = options.treeThinning ?? 600;
     this.grassFull = options.grassFull ?? 40;
