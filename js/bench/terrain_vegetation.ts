@@ -2,8 +2,9 @@
 // and 1,000,000+ grass blades (clumps of 3) plus rocks and bushes, drawn by
 // an engine at the look's balanced tier (as worlds draw: sky, image-based
 // lighting, fitted sun shadows, the post stack) at 1280×720, from 25 m above
-// a forest edge, the camera turning. Frame times with the vegetation drawn
-// and hidden, alternating, so its share of the frame is measured in the same
+// a forest edge, the camera turning. Frame times with everything drawn, with
+// the vegetation hidden and with the terrain hidden too, in turn, so the
+// vegetation's and the terrain's shares of the frame are measured in the same
 // run; what is drawn is reported (trees per level, grass blades, triangles,
 // draw calls).
 // Run: limina js/bench/terrain_vegetation.ts [W H FRAMES TIER]   (final line: JSON figures)
@@ -63,34 +64,39 @@ for (let i = 0; i < 3; i++) {
 }
 // Every draw of a frame counted (the post passes' included), not only its last render call's.
 engine.renderer.info.autoReset = false;
-const shown: number[] = [], hidden: number[] = [];
+const shown: number[] = [], hidden: number[] = [], empty: number[] = [];
 let drawn = view.vegetation.drawn;
 let info = { triangles: 0, drawCalls: 0 };
 let bare = { triangles: 0, drawCalls: 0 };
-// Vegetation drawn and hidden on alternate frames, so load on the machine falls on both alike.
-for (let f = 0; f < 2 * FRAMES; f++) {
-  const on = f % 2 === 0;
-  look(f >> 1);
+const { tiles, water, vegetation } = view;
+// Three frames in turn — everything, the vegetation hidden, the terrain hidden too (the sky and the tier's own
+// passes) — so load on the machine falls on each alike.
+for (let f = 0; f < 3 * FRAMES; f++) {
+  const part = f % 3;
+  look(Math.floor(f / 3));
   view.update(camera);
-  view.vegetation.group.visible = on;
-  if (on) drawn = view.vegetation.drawn;
+  vegetation.group.visible = part === 0;
+  tiles.group.visible = water.group.visible = part < 2;
+  if (part === 0) drawn = vegetation.drawn;
   engine.renderer.info.reset();
   const a = performance.now();
   engine.renderFrame();
   await gpuIdle(device);
-  (on ? shown : hidden).push(performance.now() - a);
+  [shown, hidden, empty][part].push(performance.now() - a);
   const r = engine.renderer.info.render;
-  if (on) info = { triangles: r.triangles, drawCalls: r.drawCalls };
-  else bare = { triangles: r.triangles, drawCalls: r.drawCalls };
+  if (part === 0) info = { triangles: r.triangles, drawCalls: r.drawCalls };
+  if (part === 1) bare = { triangles: r.triangles, drawCalls: r.drawCalls };
 }
-const s = summarize(shown), h = summarize(hidden);
+const s = summarize(shown), h = summarize(hidden), e = summarize(empty);
 const result = {
   bench: "terrain_vegetation",
   scattered: { trees, rocks: count("rock"), bushes: count("bush"), grassClumps: count("grass"), grassBlades: blades, scatterMs: round(scatterMs, 0), viewMs: round(buildMs, 0) },
   drawn: { ...drawn, frameTriangles: info.triangles, frameDrawCalls: info.drawCalls, withoutVegetation: bare },
   frame: { width: W, height: H, tier: session.look.quality, adapter: engine.output.adapter, p50Ms: round(s.p50, 1), p95Ms: round(s.p95, 1), fps: round(1000 / s.p50, 1) },
   withoutVegetation: { p50Ms: round(h.p50, 1), p95Ms: round(h.p95, 1), fps: round(1000 / h.p50, 1) },
+  emptyScene: { p50Ms: round(e.p50, 1), p95Ms: round(e.p95, 1) },
   vegetationMs: round(s.p50 - h.p50, 1),
+  terrainMs: round(h.p50 - e.p50, 1),
 };
 console.log(`${trees} trees, ${blades} grass blades scattered; drawn ${JSON.stringify(drawn)}; ${result.frame.fps} fps at ${W}×${H} (${result.frame.tier}) on ${engine.output.adapter}, ${result.withoutVegetation.fps} fps without vegetation`);
 console.log(JSON.stringify(result));
