@@ -8,12 +8,15 @@
 //   vegetation that casts shadows.
 // - Farther trees: a crossed pair of crown triangles each, merged per cell
 //   next to the near ones and per block of 4×4 cells beyond; a block thins
-//   its trees (a fixed, hashed order) past `treeThinning` metres.
+//   its trees (a fixed, hashed order) past `treeThinning` metres. Diffuse
+//   shading only, no shadow lookups.
 // - Rocks and bushes: merged per cell within their distance.
 // - Grass: merged per 32 m cell within `distance.grass`, its clumps in a
 //   hashed order so a cell draws a prefix of them, full density near the
 //   camera fading to none at the edge.
-// Cells are culled by distance and by the camera's frustum before any draw.
+// Cells are culled by distance and by the camera's frustum before any draw,
+// and the vegetation draws before the terrain, whose costlier shading is
+// then skipped wherever a plant hides the ground.
 // Pure three.js over the terrain's scatter (no ops): the browser page
 // bundles it too.
 
@@ -249,6 +252,8 @@ export class TerrainVegetation {
   private readonly shapes: Record<ScatterKind, THREE.BufferGeometry>;
   private readonly impostor: THREE.BufferGeometry;
   private readonly material: THREE.MeshStandardMaterial;
+  /** Impostors: diffuse only and no shadow lookups (a few pixels each, far beyond the sun's shadow reach). */
+  private readonly farMaterial: THREE.MeshLambertMaterial;
   private readonly cellSize: number;
   private readonly distance: Record<ScatterKind, number>;
   private readonly treeDetail: number;
@@ -261,6 +266,8 @@ export class TerrainVegetation {
 
   constructor(private readonly terrain: Terrain, options: VegetationOptions = {}) {
     this.group.name = "vegetation";
+    // Drawn before the terrain, so the ground hidden behind plants is not shaded (its material is the costlier).
+    this.group.renderOrder = -1;
     this.cellSize = options.cell ?? 64;
     this.distance = { tree: 2500, rock: 300, bush: 150, grass: 90, ...options.distance };
     this.treeDetail = options.treeDetail ?? 120;
@@ -269,6 +276,7 @@ export class TerrainVegetation {
     this.shapes = { tree: treeGeometry(), rock: rockGeometry(), bush: bushGeometry(), grass: grassGeometry() };
     this.impostor = treeImpostorGeometry();
     this.material = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.9, side: THREE.DoubleSide });
+    this.farMaterial = new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide });
     this.unsubscribe = terrain.onChange((c: TerrainChange) => {
       if (c.type === "vegetation" || c.type === "region") this.rebuild();
     });
@@ -305,7 +313,7 @@ export class TerrainVegetation {
       }
       for (const cells of blocks.values()) {
         const order = hashed(cells.flatMap((c) => c.at));
-        const mesh = this.mesh(bake(this.impostor, trees, order), "tree_block", false);
+        const mesh = this.mesh(bake(this.impostor, trees, order), "tree_block", false, true);
         const center = mesh.geometry.boundingSphere!.center.clone();
         this.blocks.push({ center, reach: mesh.geometry.boundingSphere!.radius, cells, mesh, order, drawn: 0 });
       }
@@ -317,11 +325,11 @@ export class TerrainVegetation {
     }
   }
 
-  private mesh(geometry: THREE.BufferGeometry, name: string, shadow: boolean): THREE.Mesh {
-    const m = new THREE.Mesh(geometry, this.material);
+  private mesh(geometry: THREE.BufferGeometry, name: string, shadow: boolean, far = false): THREE.Mesh {
+    const m = new THREE.Mesh(geometry, far ? this.farMaterial : this.material);
     m.name = name;
     m.castShadow = shadow;
-    m.receiveShadow = true;
+    m.receiveShadow = !far;
     m.visible = false;
     this.group.add(m);
     return m;
@@ -371,7 +379,7 @@ export class TerrainVegetation {
         // Near meshes stay while their cell is within reach (hysteresis), impostors while their block is split.
         if (near) c.mesh ??= this.mesh(bake(this.shapes.tree, list!.tree!, c.at), "tree_cell", true);
         else if (dc > this.treeDetail * 1.5) c.mesh = this.drop(c.mesh);
-        if (far) c.impostor ??= this.mesh(bake(this.impostor, list!.tree!, c.at), "tree_impostor_cell", false);
+        if (far) c.impostor ??= this.mesh(bake(this.impostor, list!.tree!, c.at), "tree_impostor_cell", false, true);
         else if (whole || d > this.distance.tree) c.impostor = this.drop(c.impostor);
         // Shadow casters stay visible outside the view: three culls them per pass, the sun's included.
         if (c.mesh) c.mesh.visible = near;
@@ -434,6 +442,8 @@ export class TerrainVegetation {
   dispose(): void {
     this.unsubscribe();
     this.clear();
+    this.material.dispose();
+    this.farMaterial.dispose();
     this.group.removeFromParent();
   }
 }
