@@ -9057,7 +9057,10 @@ declare module "limina/internal/engine/terrain/tiles" {
     import * as THREE from "three";
     import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
     export interface TileOptions {
-        /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+        /**
+         * Distance (in tile sides, to the tile's nearest point) within which a tile is drawn at full detail; each
+         * doubling drops a level, so a cell keeps about the same size on screen at every distance.
+         */
         detailTiles?: number;
         /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
         budgetMs?: number;
@@ -9186,6 +9189,8 @@ declare module "limina/internal/engine/terrain/vegetation" {
         private readonly shapes;
         private readonly impostor;
         private readonly material;
+        /** Impostors: diffuse only and no shadow lookups (a few pixels each, far beyond the sun's shadow reach). */
+        private readonly farMaterial;
         private readonly cellSize;
         private readonly distance;
         private readonly treeDetail;
