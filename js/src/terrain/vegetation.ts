@@ -21,6 +21,7 @@
 // bundles it too.
 
 import * as THREE from "three";
+import { transformNormalToView, vec3 } from "three/tsl";
 import { SCATTER_STRIDE, type ScatterKind } from "../../../crates/limina-terrain/js/terrain.ts";
 import type { Terrain, TerrainChange } from "./terrain.ts";
 
@@ -253,7 +254,7 @@ export class TerrainVegetation {
   private readonly impostor: THREE.BufferGeometry;
   private readonly material: THREE.MeshStandardMaterial;
   /** Impostors: diffuse only and no shadow lookups (a few pixels each, far beyond the sun's shadow reach). */
-  private readonly farMaterial: THREE.MeshLambertMaterial;
+  private readonly farMaterial: THREE.MeshLambertNodeMaterial;
   private readonly cellSize: number;
   private readonly distance: Record<ScatterKind, number>;
   private readonly treeDetail: number;
@@ -276,7 +277,9 @@ export class TerrainVegetation {
     this.shapes = { tree: treeGeometry(), rock: rockGeometry(), bush: bushGeometry(), grass: grassGeometry() };
     this.impostor = treeImpostorGeometry();
     this.material = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.9, side: THREE.DoubleSide });
-    this.farMaterial = new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide });
+    this.farMaterial = new THREE.MeshLambertNodeMaterial({ vertexColors: true, side: THREE.DoubleSide });
+    // Up on both faces (a double-sided face's back would turn it down, unlit): lit like a canopy seen from afar.
+    this.farMaterial.normalNode = transformNormalToView(vec3(0, 1, 0));
     this.unsubscribe = terrain.onChange((c: TerrainChange) => {
       if (c.type === "vegetation" || c.type === "region") this.rebuild();
     });
