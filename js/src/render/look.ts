@@ -8,6 +8,7 @@
 // the window shows. Browser-safe: three only.
 
 import * as THREE from "three";
+import { drawBare } from "./before-render.ts";
 import { copy, defaultEnvironment, Environment, type EnvironmentSettings, type HdriLoader, TONE_MAPPINGS } from "./environment.ts";
 import { activePasses, defaultPost, isBare, type PngDecoder, PostStack, type PostSettings, usePngDecoder } from "./post.ts";
 import { type QualityTier, TIERS } from "./quality.ts";
@@ -215,7 +216,7 @@ export class LookRenderer {
     if (bare) {
       if (dome) scene.add(env.skyDome);
       try {
-        renderer.render(scene, camera);
+        drawBare(renderer, scene, camera);
       } finally {
         if (dome) scene.remove(env.skyDome);
       }
