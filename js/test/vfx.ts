@@ -297,5 +297,13 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 30);
   const before = meanDifference(bare, middle(await shot(s)));
   assert(before > 3, `before the wall: ${before.toFixed(2)}`);
+  // Left to choose, lavapipe (a software adapter) splats a field of 100k particles and draws smaller ones as triangles.
+  s.particles.drawing = "auto";
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 1, particles: 30_000, splatted: 0 });
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 6, 0], count: 100_000 });
+  steps(s, 5);
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 2, particles: 130_000, splatted: 100_000 });
   s.dispose();
 });

@@ -38,11 +38,12 @@ export interface VfxSource {
 export type ParticleDrawing = "auto" | "triangles" | "splat";
 
 /**
- * The least particles a field splats in `auto` on a software adapter: lavapipe at 640×360, spread snow,
- * splatting costs a fixed ~4 ms (the scene's extra target, the clear and the composite) and overtakes
- * triangles between 10k and 50k particles (docs/PERF.md, VFX).
+ * The least particles a field splats in `auto` on a software adapter. Lavapipe, 640×360, old and new alternated
+ * under load (docs/PERF.md, VFX): below 100k spread particles the triangles are as fast or faster; from 100k
+ * splatting is faster for spread fields, while a packed one (every dot over the same few hundred pixels) is
+ * faster as triangles up to 100k and splatted at 200k.
  */
-export const SPLAT_FROM = 20_000;
+export const SPLAT_FROM = 100_000;
 
 /** The seed of the weather's precipitation (a world has one). */
 const PRECIPITATION_SEED = 0x5eed_7a1;
