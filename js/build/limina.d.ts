@@ -7631,11 +7631,12 @@ declare module "limina/internal/engine/vfx/layer" {
      */
     export type ParticleDrawing = "auto" | "triangles" | "splat";
     /**
-     * The least particles a field splats in `auto` on a software adapter: lavapipe at 640×360, spread snow,
-     * splatting costs a fixed ~4 ms (the scene's extra target, the clear and the composite) and overtakes
-     * triangles between 10k and 50k particles (docs/PERF.md, VFX).
+     * The least particles a field splats in `auto` on a software adapter. Lavapipe, 640×360, old and new alternated
+     * under load (docs/PERF.md, VFX): below 100k spread particles the triangles are as fast or faster; from 100k
+     * splatting is faster for spread fields, while a packed one (every dot over the same few hundred pixels) is
+     * faster as triangles up to 100k and splatted at 200k.
      */
-    export const SPLAT_FROM = 20000;
+    export const SPLAT_FROM = 100000;
     export class VfxLayer {
         readonly scene: THREE.Scene;
         private readonly source;
