@@ -3075,6 +3075,9 @@ declare module "limina/internal/engine/render/quality" {
     export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
     /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
     export function isSoftwareAdapter(name: string): boolean;
+    export function noteAdapter(renderer: object, name: string): void;
+    /** Whether `renderer` draws on a software rasteriser; false when its host did not say. */
+    export function onSoftwareAdapter(renderer: object): boolean;
 }
 declare module "limina/internal/engine/render/lut" {
     import * as THREE from "three";
@@ -3209,10 +3212,12 @@ declare module "limina/internal/engine/render/look" {
     /**
      * Renderer-wide switches every renderer takes (the rest follows each
      * scene's look per frame). `host.decodePng`: the PNG decoder of a host
-     * without DOM images (see usePngDecoder).
+     * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
+     * for what draws differently on a software rasteriser (onSoftwareAdapter).
      */
     export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
         decodePng?: PngDecoder;
+        adapter?: string;
     }): void;
     /** Everything the look keeps per renderer (GPU resources of its device). */
     export class LookRenderer {
@@ -7646,7 +7651,6 @@ declare module "limina/internal/engine/vfx/layer" {
         private readonly origin;
         private readonly windV;
         private readonly screens;
-        private readonly software;
         private readonly stopDrawing;
         private readonly stopBare;
         /** How fields are drawn (see ParticleDrawing). */
@@ -7662,7 +7666,6 @@ declare module "limina/internal/engine/vfx/layer" {
         prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean): void;
         /** Draws a bare frame with the fields that splat splatted (see ParticleDrawing); false: none does, or it cannot. */
         private drawBare;
-        private isSoftware;
         dispose(): void;
     }
 }

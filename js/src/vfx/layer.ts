@@ -9,7 +9,7 @@
 import * as THREE from "three";
 import { onBareDraw, onBeforeRender } from "../render/before-render.ts";
 import { lookOf } from "../render/look.ts";
-import { isSoftwareAdapter } from "../render/quality.ts";
+import { onSoftwareAdapter } from "../render/quality.ts";
 import type { EmitterState } from "./emitters.ts";
 import { type FieldOptions, MAX_DISPATCHES, ParticleField } from "./particles.ts";
 import { PRESETS } from "./presets.ts";
@@ -55,7 +55,6 @@ export class VfxLayer {
   private readonly origin = new THREE.Vector3();
   private readonly windV = new THREE.Vector3();
   private readonly screens = new WeakMap<THREE.WebGPURenderer, SplatScreen>();
-  private readonly software = new WeakMap<THREE.WebGPURenderer, boolean>();
   private readonly stopDrawing: () => void;
   private readonly stopBare: () => void;
   /** How fields are drawn (see ParticleDrawing). */
@@ -122,23 +121,13 @@ export class VfxLayer {
   private drawBare(renderer: THREE.WebGPURenderer, camera: THREE.Camera): boolean {
     const fields = this.fields.get(renderer);
     if (!fields || this.drawing === "triangles" || renderer.samples > 1 || renderer.getRenderTarget() !== null) return false;
-    const splatted = [...fields.values()].filter((f) => this.drawing === "splat" || (f.options.count >= SPLAT_FROM && this.isSoftware(renderer)));
+    const splatted = [...fields.values()].filter((f) => this.drawing === "splat" || (f.options.count >= SPLAT_FROM && onSoftwareAdapter(renderer)));
     if (splatted.length === 0) return false;
     let screen = this.screens.get(renderer);
     if (!screen) this.screens.set(renderer, (screen = new SplatScreen(renderer, lookOf(this.scene)?.environment ?? null)));
     screen.draw(renderer, this.scene, camera, splatted);
     this.lastDrawn.splatted = splatted.reduce((n, f) => n + f.options.count, 0);
     return true;
-  }
-
-  private isSoftware(renderer: THREE.WebGPURenderer): boolean {
-    let software = this.software.get(renderer);
-    if (software === undefined) {
-      const info = (renderer.backend as unknown as { device?: { adapterInfo?: GPUAdapterInfo } }).device?.adapterInfo;
-      software = info !== undefined && isSoftwareAdapter(info.description || info.device || info.vendor);
-      this.software.set(renderer, software);
-    }
-    return software;
   }
 
   dispose(): void {
