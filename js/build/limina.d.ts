@@ -9174,7 +9174,10 @@ declare module "limina/internal/engine/terrain/tiles" {
     import * as THREE from "three";
     import type { Region, Terrain } from "limina/internal/engine/terrain/terrain";
     export interface TileOptions {
-        /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+        /**
+         * Distance (in tile sides, to the tile's nearest point) within which a tile is drawn at full detail; each
+         * doubling drops a level, so a cell keeps about the same size on screen at every distance.
+         */
         detailTiles?: number;
         /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
         budgetMs?: number;
@@ -9252,48 +9255,83 @@ declare module "limina/internal/engine/terrain/water" {
 }
 declare module "limina/internal/engine/terrain/vegetation" {
     import * as THREE from "three";
-    import type { ScatterKind } from "limina/internal/limina-terrain/js/terrain";
+    import { type ScatterKind } from "limina/internal/limina-terrain/js/terrain";
     import type { Terrain } from "limina/internal/engine/terrain/terrain";
     export interface VegetationOptions {
-        /** The side of a culling cell, in metres. */
+        /** The side of a culling cell of trees, rocks and bushes, in metres (grass cells are half as wide). */
         cell?: number;
         /** Farthest distance each kind is drawn at, in metres. */
         distance?: Partial<Record<ScatterKind, number>>;
         /** Trees nearer than this are full meshes; farther, impostors. */
         treeDetail?: number;
+        /** Blocks of impostors farther than this draw a share of their trees (treeThinning / distance, at least 40%). */
+        treeThinning?: number;
+        /** Grass is at full density within this distance, thinning to none at `distance.grass`. */
+        grassFull?: number;
     }
-    /** Blades in one grass clump (what a grass instance draws). */
+    /** Blades in one grass clump. */
     export const BLADES_PER_CLUMP = 3;
-    /** A conifer: a trunk and three stacked cones, about 6 m tall at scale 1. */
+    /** How a tree was drawn in the last update. */
+    export type TreeLevel = "mesh" | "impostor";
+    /** What the last update drew, after distance and frustum culling. */
+    export interface VegetationDrawn {
+        /** Instances of every kind drawn (grass counted in clumps). */
+        instances: number;
+        /** Grass blades drawn. */
+        blades: number;
+        /** Draw calls: cells and blocks drawn. */
+        cells: number;
+        /** Trees drawn at each level. */
+        trees: Record<TreeLevel, number>;
+        rocks: number;
+        bushes: number;
+        /** Triangles of vegetation drawn. */
+        triangles: number;
+    }
+    /** A conifer: a five-sided trunk and three stacked seven-sided cones (open: seen from above), about 6 m tall at scale 1; 31 triangles. */
     export function treeGeometry(): THREE.BufferGeometry;
-    /** The tree's impostor: two crossed vertical quads, crown over trunk. */
+    /** The tree's impostor: its crown's silhouette as two crossed vertical triangles, from the trunk up to the tip; 2 triangles. */
     export function treeImpostorGeometry(): THREE.BufferGeometry;
     export function rockGeometry(): THREE.BufferGeometry;
     export function bushGeometry(): THREE.BufferGeometry;
     /** A clump of BLADES_PER_CLUMP blades, each one triangle. */
     export function grassGeometry(): THREE.BufferGeometry;
-    /** The instanced vegetation of a terrain, rebuilt when it is repopulated. */
+    /** The vegetation of a terrain, rebuilt when it is repopulated. */
     export class TerrainVegetation {
         private readonly terrain;
         readonly group: THREE.Group<THREE.Object3DEventMap>;
-        private cells;
-        private readonly geometries;
+        private trees;
+        private blocks;
+        private props;
+        private readonly shapes;
         private readonly impostor;
         private readonly material;
+        /** Impostors: diffuse only and no shadow lookups (a few pixels each, far beyond the sun's shadow reach). */
+        private readonly farMaterial;
         private readonly cellSize;
         private readonly distance;
         private readonly treeDetail;
+        private readonly treeThinning;
+        private readonly grassFull;
+        private readonly frustum;
         private readonly unsubscribe;
-        /** What the last update drew: instances and grass blades. */
-        drawn: {
-            instances: number;
-            blades: number;
-            cells: number;
-        };
+        /** What the last update drew. */
+        drawn: VegetationDrawn;
         constructor(terrain: Terrain, options?: VegetationOptions);
+        private static nothing;
+        private clear;
         private rebuild;
-        /** Shows the cells within each kind's distance of (x, y, z), trees near as meshes and far as impostors. */
-        update(x: number, y: number, z: number): void;
+        private mesh;
+        /** Whether a baked mesh's bounds are in the camera's view. */
+        private seen;
+        private drop;
+        /** Chooses what to draw from `camera`'s place and view: levels by distance, cells out of range or out of view hidden. */
+        update(camera: THREE.Camera): void;
+        /**
+         * How the tree at `index` (its place in the scatter list) was drawn in the last update: from the near
+         * meshes, from impostors (a far block draws only the first of its hashed trees), or not at all.
+         */
+        treeLevel(index: number): TreeLevel | null;
         dispose(): void;
     }
 }
@@ -9857,7 +9895,7 @@ declare module "limina" {
     export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
     export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";
     export { createWaterMaterial, heightTexture, TerrainWater } from "limina/internal/engine/terrain/water";
-    export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
+    export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, type TreeLevel, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationDrawn, type VegetationOptions } from "limina/internal/engine/terrain/vegetation";
     export { TerrainView, type TerrainViewOptions } from "limina/internal/engine/terrain/view";
     export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "limina/internal/engine/climate/climate";
     export { type EmitterState, MAX_EMITTER_PARTICLES, MAX_EMITTERS, MAX_WORLD_PARTICLES, type EmitterOptions, VfxEmitters } from "limina/internal/engine/vfx/emitters";

@@ -289,7 +289,7 @@ export { applyWater, createHeightfield, createProps, type PropShape, refreshQuer
 export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "./terrain/material.ts";
 export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "./terrain/tiles.ts";
 export { createWaterMaterial, heightTexture, TerrainWater } from "./terrain/water.ts";
-export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationOptions } from "./terrain/vegetation.ts";
+export { BLADES_PER_CLUMP, bushGeometry, grassGeometry, rockGeometry, type TreeLevel, TerrainVegetation, treeGeometry, treeImpostorGeometry, type VegetationDrawn, type VegetationOptions } from "./terrain/vegetation.ts";
 export { TerrainView, type TerrainViewOptions } from "./terrain/view.ts";
 export { Climate, DAYLIGHT_INTENSITY, daylight, sunAt, type TimeReport, WEATHER_EFFECTS, WEATHER_KINDS, Weather, type WeatherKind, type WeatherState, WorldClock } from "./climate/climate.ts";
 export { type EmitterState, MAX_EMITTER_PARTICLES, MAX_EMITTERS, MAX_WORLD_PARTICLES, type EmitterOptions, VfxEmitters } from "./vfx/emitters.ts";

@@ -4,9 +4,11 @@
 // heightfield colliders agree with, bodies resting on and floating over it,
 // deformation of heights and colliders together replayed exactly by
 // `limina replay`, snapshots, the tile cache and its clear error, water,
-// vegetation, and the permission that guards it all.
+// vegetation (deterministic, colliding, drawn by level of detail and seen in
+// a capture), and the permission that guards it all.
 import { assert, assertAlmostEquals, assertEquals, assertNotEquals, test } from "limina/testing";
-import { createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, resolveProfile, saveWorld, traceDir, waitSteps, type WorldSession } from "limina";
+import { BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, resolveProfile, saveWorld, SCATTER_STRIDE, TerrainView, traceDir, waitSteps, type WorldSession } from "limina";
+import * as THREE from "three";
 import { refused, value } from "./support/results.ts";
 import { oracleHeights, ORACLE_PARAMS } from "../bench/terrain_oracle.ts";
 
@@ -218,6 +220,99 @@ test("water floats a body and slows it; vegetation is deterministic and its trun
   const [x, y, z, scale] = trees.subarray(0, 4);
   const hit = s.physics.raycast([x, y + 40, z], [0, -1, 0], 100)!;
   assert(hit.point[1] > y + 2, `a ray down the first tree meets its trunk above the ground: ${hit.point[1]} vs ground ${y} (scale ${scale})`);
+  s.dispose();
+});
+
+test("vegetation is drawn at what the eye resolves: near trees from meshes, far trees from impostors, out-of-view cells not at all, grass near only, no instanced draws; a capture shows trees at both distances", async () => {
+  const s = createWorldSession({ simulate: false });
+  await s.terrain.generate({ seed: 31, center: [0, 0], size: 768, resolution: 65, tileSize: 128, preset: "hills", heightScale: 40, seaLevel: -50, erosion: {} }, { moisture: 0.75 });
+  s.terrain.populate(1, ["tree", "grass"]);
+  const trees = s.terrain.vegetation!.instances.tree!;
+  const clumps = s.terrain.vegetation!.instances.grass!;
+  assert(trees.length / SCATTER_STRIDE > 1000, `a forest: ${trees.length / SCATTER_STRIDE} trees`);
+  const view = new TerrainView(s.terrain, s.scene);
+  const veg = view.vegetation;
+  // 25 m above the tree with the most others within 120 m (of those within 150 m of the centre), looking a little down.
+  const around = (i: number) => {
+    let n = 0;
+    for (let j = 0; j < trees.length; j += SCATTER_STRIDE) if (Math.hypot(trees[j] - trees[i], trees[j + 2] - trees[i + 2]) <= 120) n++;
+    return n;
+  };
+  let first = 0, most = -1;
+  for (let i = 0; i < trees.length; i += SCATTER_STRIDE * 7) {
+    if (Math.hypot(trees[i], trees[i + 2]) > 150) continue;
+    const n = around(i);
+    if (n > most) [first, most] = [i, n];
+  }
+  const [cx, cy, cz] = [trees[first], trees[first + 1] + 25, trees[first + 2]];
+  const camera = new THREE.PerspectiveCamera(60, 16 / 9, 0.5, 5000);
+  camera.position.set(cx, cy, cz);
+  // Facing away from the most trees within reach, so the near cells behind the camera hold plenty.
+  const behindOf = (a: number) => {
+    let n = 0;
+    for (let j = 0; j < trees.length; j += SCATTER_STRIDE) {
+      const dx = trees[j] - cx, dz = trees[j + 2] - cz;
+      if (Math.hypot(dx, dz) <= 110 && dx * Math.cos(a) + dz * Math.sin(a) < -100) n++;
+    }
+    return n;
+  };
+  const heading = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => (k * Math.PI) / 4).reduce((a, b) => (behindOf(b) > behindOf(a) ? b : a));
+  camera.lookAt(cx + 100 * Math.cos(heading), cy - 20, cz + 100 * Math.sin(heading));
+  view.update(camera);
+  const frustum = new THREE.Frustum().setFromProjectionMatrix(new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
+  const forward = camera.getWorldDirection(new THREE.Vector3());
+  const p = new THREE.Vector3();
+  const levels = { mesh: 0, impostor: 0 };
+  let nearSeen = 0, farSeen = 0, behind = 0;
+  for (let i = 0; i < trees.length; i += SCATTER_STRIDE) {
+    p.set(trees[i], trees[i + 1] + 3, trees[i + 2]);
+    const level = veg.treeLevel(i / SCATTER_STRIDE);
+    if (level) levels[level]++;
+    const d = p.distanceTo(camera.position);
+    const depth = p.clone().sub(camera.position).dot(forward);
+    if (frustum.containsPoint(p) && d <= 120) (nearSeen++, assertEquals(level, "mesh", `tree ${i / SCATTER_STRIDE} in view ${d.toFixed(0)} m away`));
+    if (frustum.containsPoint(p) && d > 220) (farSeen++, assertEquals(level, "impostor", `tree ${i / SCATTER_STRIDE} in view ${d.toFixed(0)} m away`));
+    // A near cell wholly behind the camera is not drawn.
+    if (d <= 120 && depth < -100) (behind++, assertEquals(level, null, `tree ${i / SCATTER_STRIDE} behind the camera`));
+  }
+  assert(nearSeen > 20 && farSeen > 100 && behind > 3, JSON.stringify({ nearSeen, farSeen, behind }));
+  assertEquals(veg.drawn.trees, levels, "the counts per level are the trees each level drew");
+  assert(levels.mesh + levels.impostor < (trees.length / SCATTER_STRIDE) * 0.8, "trees out of view are not drawn");
+  // Plain merged buffers, one draw per cell or block: no instanced draws, far fewer draws than plants.
+  const meshes = veg.group.children as THREE.Mesh[];
+  assert(meshes.every((m) => !(m as THREE.InstancedMesh).isInstancedMesh), "no instanced draws");
+  assert(veg.drawn.cells < 200 && veg.drawn.cells <= meshes.filter((m) => m.visible).length, JSON.stringify(veg.drawn));
+  // Grass: near only, and thinner with distance.
+  assert(veg.drawn.blades > 0 && veg.drawn.blades < (clumps.length / SCATTER_STRIDE) * BLADES_PER_CLUMP * 0.1, JSON.stringify(veg.drawn));
+  for (const m of meshes.filter((m) => m.visible && m.name === "grass_cell")) assert(m.geometry.boundingSphere!.distanceToPoint(camera.position) <= 90, "grass beyond 90 m");
+  // Thinned far blocks draw fewer impostors, never under 40% of them.
+  const thin = new TerrainView(s.terrain, new THREE.Scene(), { vegetation: { treeThinning: 150 } });
+  thin.update(camera);
+  const [all, some] = [veg.drawn.trees.impostor, thin.vegetation.drawn.trees.impostor];
+  assert(some < all && some >= all * 0.4, `impostors thinned past 150 m: ${some} of ${all}`);
+  thin.dispose();
+
+  // A capture: each level changes pixels, the meshes low in the frame (near), the impostors high (far).
+  const out = await createOffscreenRenderer(192, 108, { antialias: false });
+  const show = (names: string[]) => meshes.forEach((m) => (m.userData.wasVisible ??= m.visible, (m.visible = m.userData.wasVisible && names.includes(m.name))));
+  const frame = async (names: string[]) => {
+    show(names);
+    out.renderer.render(s.scene, camera);
+    return await out.readPixels();
+  };
+  const bare = await frame([]);
+  const changed = (img: Uint8Array) => {
+    let n = 0, rows = 0;
+    for (let i = 0; i < img.length; i += 4) {
+      if (Math.abs(img[i] - bare[i]) + Math.abs(img[i + 1] - bare[i + 1]) + Math.abs(img[i + 2] - bare[i + 2]) > 24) (n++, rows += Math.floor(i / 4 / 192));
+    }
+    return { n, row: rows / Math.max(1, n) };
+  };
+  const near = changed(await frame(["tree_cell"]));
+  const far = changed(await frame(["tree_block", "tree_impostor_cell"]));
+  assert(near.n > 200 && far.n > 200, `trees at both distances change the picture: ${JSON.stringify({ near, far })}`);
+  assert(near.row > far.row + 10, `near trees lower in the frame than far ones: ${JSON.stringify({ near, far })}`);
+  view.dispose();
   s.dispose();
 });
 

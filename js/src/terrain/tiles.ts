@@ -14,7 +14,10 @@ import type { Region, Terrain, TerrainChange } from "./terrain.ts";
 import { biomeColors } from "./material.ts";
 
 export interface TileOptions {
-  /** Distance (in tile sides) within which a tile is drawn at full detail; each doubling drops a level. */
+  /**
+   * Distance (in tile sides, to the tile's nearest point) within which a tile is drawn at full detail; each
+   * doubling drops a level, so a cell keeps about the same size on screen at every distance.
+   */
   detailTiles?: number;
   /** Milliseconds of mesh building per frame (at least one mesh is built when one is wanted). */
   budgetMs?: number;
@@ -119,7 +122,7 @@ export class TerrainTiles {
   built = 0;
 
   constructor(private readonly terrain: Terrain, private readonly material: THREE.Material, options: TileOptions = {}) {
-    this.detail = options.detailTiles ?? 1.5;
+    this.detail = options.detailTiles ?? 0.25;
     this.budgetMs = options.budgetMs ?? 4;
     this.skirt = options.skirt ?? 8;
     this.group.name = "terrain";
@@ -201,7 +204,8 @@ export class TerrainTiles {
     const region = this.region!;
     const side = (region.layout.tileSamples - 1) * region.layout.spacing;
     const [cx, cz] = this.terrain.tileCenter(region.layout, t.tx, t.tz);
-    const d = Math.max(0, Math.hypot(cx - fx, cz - fz) - side * 0.71) / side;
+    // From the focus to the tile's nearest point, in tile sides.
+    const d = Math.hypot(Math.max(0, Math.abs(cx - fx) - side / 2), Math.max(0, Math.abs(cz - fz) - side / 2)) / side;
     const level = d <= this.detail ? 0 : Math.floor(Math.log2(d / this.detail)) + 1;
     return Math.min(level, levelsOf(region.layout.tileSamples) - 1);
   }

@@ -1,5 +1,5 @@
 // A terrain drawn: streamed LOD tiles with the terrain material, water
-// surfaces and instanced vegetation, in one group, updated once a frame
+// surfaces and vegetation, in one group, updated once a frame
 // around a focus (the entity world.streamFollow names, else the camera).
 // Pure three.js over the terrain's data (no ops).
 
@@ -51,8 +51,7 @@ export class TerrainView {
     const [x, , z] = this.focus(camera);
     if (this.terrain.region) this.material.uniforms.seaLevel.value = this.terrain.region.params.seaLevel;
     this.pending = this.tiles.update(x, z);
-    const c = camera.getWorldPosition(new THREE.Vector3());
-    this.vegetation.update(c.x, c.y, c.z);
+    this.vegetation.update(camera);
   }
 
   dispose(): void {
