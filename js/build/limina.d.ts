@@ -7483,10 +7483,11 @@ declare module "limina/internal/engine/vfx/splat" {
     import type { Environment } from "limina/internal/engine/render/environment";
     import type { ParticleField } from "limina/internal/engine/vfx/particles";
     /**
-     * Integers a pixel accumulates: the blended presets' colour weighted by -log transmittance (rgb) and that weight
-     * (the sum: -log of the pixel's transmittance), then the additive presets' light (rgb) and one unused.
+     * Integers a pixel accumulates in each of two planes: the blended presets' colour weighted by -log transmittance
+     * (rgb) and that weight (the sum: -log of the pixel's transmittance); then, in a plane of their own, the additive
+     * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
      */
-    export const ACCUMULATORS = 8;
+    export const PLANE = 4;
     /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
     export const FIXED_POINT = 4096;
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */

@@ -12,7 +12,7 @@
 import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
-import { ACCUMULATORS, FIXED_POINT, type SplatScreen } from "./splat.ts";
+import { FIXED_POINT, PLANE, type SplatScreen } from "./splat.ts";
 
 const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
 
@@ -227,19 +227,21 @@ export class ParticleField {
         }
         const colour = rgb.toVar();
         const width = int(pixels.x);
+        // The additive presets' plane follows the blended presets' (see PLANE).
+        const plane = spec.additive ? width.mul(int(pixels.y)).mul(PLANE) : int(0);
         Loop({ start: y0, end: y1, type: "int", condition: "<=", name: "py" }, ({ py: y }: { py: Node }) => {
           Loop({ start: x0, end: x1, type: "int", condition: "<=", name: "px" }, ({ px: x }: { px: Node }) => {
             const dx = x.toFloat().add(0.5).sub(cx).div(rx);
             const dy = y.toFloat().add(0.5).sub(cy).div(ry);
             const a = tone.a.mul(dotOpacity(sqrt(dx.mul(dx).add(dy.mul(dy))))).toVar();
             If(a.greaterThan(0).and(z.lessThanEqual(textureLoad(depth, ivec2(x, y)).x)), () => {
-              const base = y.mul(width).add(x).mul(ACCUMULATORS).toUint().toVar();
+              const base = y.mul(width).add(x).mul(PLANE).add(plane).toUint().toVar();
               const add = (k: number, v: Node) => atomicAdd(accumulators.element(base.add(k)), uint(v.mul(FIXED_POINT).add(0.5)));
               if (spec.additive) {
                 const light = colour.mul(a);
-                add(4, light.x);
-                add(5, light.y);
-                add(6, light.z);
+                add(0, light.x);
+                add(1, light.y);
+                add(2, light.z);
               } else {
                 // Weighted by -log transmittance: their sum is the pixel's total, and one dot alone blends exactly.
                 const w = log(float(1).sub(min(a, 0.999))).negate().toVar();

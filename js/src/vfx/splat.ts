@@ -18,10 +18,11 @@ import type { ParticleField } from "./particles.ts";
 const { Fn, instancedArray, instanceIndex, storage, uniform, textureLoad, textureStore, screenCoordinate, ivec2, uvec2, float, vec3, vec4, exp, max, select } = tsl;
 
 /**
- * Integers a pixel accumulates: the blended presets' colour weighted by -log transmittance (rgb) and that weight
- * (the sum: -log of the pixel's transmittance), then the additive presets' light (rgb) and one unused.
+ * Integers a pixel accumulates in each of two planes: the blended presets' colour weighted by -log transmittance
+ * (rgb) and that weight (the sum: -log of the pixel's transmittance); then, in a plane of their own, the additive
+ * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
  */
-export const ACCUMULATORS = 8;
+export const PLANE = 4;
 /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
 export const FIXED_POINT = 4096;
 
@@ -95,7 +96,7 @@ export class SplatScreen {
     this.dispose();
     this.target.setSize(width, height);
     this.size.value.set(width, height);
-    const n = width * height * ACCUMULATORS;
+    const n = width * height * PLANE * 2;
     const accumulators = instancedArray(n, "uint").toAtomic();
     const env = this.environment;
     const { fogOn, eye } = this;
@@ -123,12 +124,12 @@ export class SplatScreen {
         let rgb: Node = vec3(0);
         let transmittance: Node = float(1);
         if (blends) {
-          const b = vec4(sums.element(instanceIndex.mul(2))).div(FIXED_POINT).toVar();
+          const b = vec4(sums.element(instanceIndex)).div(FIXED_POINT).toVar();
           transmittance = exp(b.w.negate());
           // Mean colour over what the transmittance does not let through.
           rgb = select(b.w.greaterThan(0), b.xyz.div(max(b.w, 1e-6)), vec3(0)).mul(transmittance.oneMinus());
         }
-        if (adds) rgb = rgb.add(vec3(sums.element(instanceIndex.mul(2).add(1)).xyz).div(FIXED_POINT));
+        if (adds) rgb = rgb.add(vec3(sums.element(instanceIndex.add(width * height)).xyz).div(FIXED_POINT));
         textureStore(layer, uvec2(instanceIndex.mod(width), instanceIndex.div(width)), vec4(rgb, transmittance)).toWriteOnly();
       })().compute(width * height);
     this.resolves = [resolve(true, false), resolve(false, true), resolve(true, true)];
