@@ -8,7 +8,8 @@
 //! and runs the cheaper one, re-measuring the other every `REPROBE` batches
 //! so a machine that gets busier or quieter is followed. Results never
 //! depend on the choice: each query is answered whole by one thread, and
-//! the parts are laid out in query order.
+//! the parts are laid out in query order. A grid keeps a second policy for
+//! its re-index, by entity count (its split lays out the same grid).
 
 use std::time::Duration;
 

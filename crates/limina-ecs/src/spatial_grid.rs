@@ -118,7 +118,7 @@ fn check_queries(packed: &[f64]) -> Result<usize, OpError> {
 /// The grid over the last indexed entities. It keeps the eids and f32
 /// positions it was built from, so an update that reads the same values
 /// re-indexes nothing; its buffers are reused, so a rebuild allocates
-/// nothing in steady state.
+/// nothing in steady state but its short list of parts.
 #[derive(Default)]
 pub struct SpatialGrid {
   /// The eids indexed (insertion order), as runs of consecutive eids
@@ -146,18 +146,39 @@ pub struct SpatialGrid {
   slot_idx: Vec<u32>,
   /// Build scratch: each position's cell (u32::MAX = not indexed).
   cells: Vec<u32>,
-  scratch: Scratch,
-  /// Whether a batch is split across rayon (see `adaptive`); made on first use.
+  /// Whether a batch is split across rayon (see `adaptive`), and a re-index;
+  /// made on first use.
   adaptive: Option<Adaptive>,
+  reindex: Option<Adaptive>,
+  /// The parts of the last split batch, kept so the next reuses their buffers.
+  parts: Vec<Part>,
 }
 
-/// One query's hits while they are found and ordered; sized for a query
-/// that matches every indexed entity.
-/// A part of a split batch: each query's hit count, and the hits in order.
+/// A part of a split batch: each query's hit count, and the hits in order
+/// (the first `hits` of the buffers, which keep their length between
+/// batches so that nothing is zeroed again).
+#[derive(Default)]
 struct Part {
   counts: Vec<u32>,
   eids: Vec<u32>,
   dist: Vec<f64>,
+  hits: usize,
+}
+
+std::thread_local! {
+  /// Each thread's query scratch, kept across batches (and grids): a split
+  /// batch's parts run on pool threads, and a fresh scratch per part would
+  /// zero a grid-sized buffer each time.
+  static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Runs `f` with this thread's scratch, fitted to a grid of `count` entities.
+fn with_scratch<R>(count: usize, f: impl FnOnce(&mut Scratch) -> R) -> R {
+  SCRATCH.with(|s| {
+    let mut s = s.borrow_mut();
+    s.fit(count);
+    f(&mut s)
+  })
 }
 
 /// Queries in each part of a batch split over `threads`: a few parts per
@@ -166,6 +187,8 @@ fn parallel_chunk(queries: usize, threads: usize) -> usize {
   (queries / (threads.max(1) * 4)).max(16)
 }
 
+/// One query's hits while they are found and ordered; sized for a query
+/// that matches every indexed entity.
 #[derive(Default)]
 struct Scratch {
   /// The hits' slots, and their d² (then distances).
@@ -176,6 +199,47 @@ struct Scratch {
   rank: Vec<u32>,
   /// Whether the ranks were counted over keys (so may need settling).
   keyed: bool,
+}
+
+/// Counts the entities of cells `lo..lo + starts.len()` into `starts`, then
+/// turns the counts into each cell's first slot, relative to the range's
+/// first; returns how many entities the range holds.
+#[inline(always)]
+fn count_range(cells: &[u32], lo: u32, starts: &mut [u32]) -> u32 {
+  for &c in cells {
+    if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
+      *n += 1;
+    }
+  }
+  starts.iter_mut().fold(0, |sum, n| {
+    let count = *n;
+    *n = sum;
+    sum + count
+  })
+}
+
+/// A range of cells' slots: positions, eids and insertion indices.
+type Slots<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32], &'a mut [u32], &'a mut [u32]);
+
+/// Fills the range's cells (`count_range`'s starts) in insertion order,
+/// bumping each start as it goes, so it ends as the cell's end; then makes
+/// those global by adding the range's first slot, `base`.
+#[inline(always)]
+fn fill_range(cells: &[u32], eids: &[u32], [px, py, pz]: [&[f32]; 3], lo: u32, starts: &mut [u32], base: u32, (xs, ys, zs, es, is): Slots) {
+  // Equal lengths up front: one bounds check a slot, not five.
+  let (n, m) = (xs.len(), cells.len());
+  assert!(ys.len() == n && zs.len() == n && es.len() == n && is.len() == n && eids.len() == m && px.len() >= m && py.len() >= m && pz.len() >= m);
+  for (i, (&c, &eid)) in cells.iter().zip(eids).enumerate() {
+    if let Some(n) = starts.get_mut(c.wrapping_sub(lo) as usize) {
+      let at = *n as usize;
+      *n += 1;
+      (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
+      (es[at], is[at]) = (eid, i as u32);
+    }
+  }
+  for n in starts.iter_mut() {
+    *n += base;
+  }
 }
 
 impl SpatialGrid {
@@ -220,26 +284,36 @@ impl SpatialGrid {
       }
     }
     if changed {
-      #[cfg(target_arch = "x86_64")]
-      if is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 is detected.
-        unsafe { self.rebuild_avx2() };
-        return Ok(());
-      }
-      self.rebuild();
+      let n = self.eids.len();
+      let mode = self.reindex.get_or_insert_with(Adaptive::for_this_machine).choose(n);
+      let started = Instant::now();
+      self.rebuild_for_this_cpu(mode == Mode::Parallel);
+      self.reindex.as_mut().unwrap().record(n, mode, started.elapsed());
     }
     Ok(())
+  }
+
+  fn rebuild_for_this_cpu(&mut self, split: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") {
+      // SAFETY: AVX2 is detected.
+      return unsafe { self.rebuild_avx2(split) };
+    }
+    self.rebuild(split);
   }
 
   /// `rebuild`, compiled for AVX2 (its per-entity passes vectorize).
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
-  unsafe fn rebuild_avx2(&mut self) {
-    self.rebuild();
+  unsafe fn rebuild_avx2(&mut self, split: bool) {
+    self.rebuild(split);
   }
 
+  /// Re-indexes the positions read; `split` spreads the sort by cell over
+  /// rayon's pool (the same layout).
   #[inline(always)]
-  fn rebuild(&mut self) {
+  fn rebuild(&mut self, split: bool) {
+    use rayon::prelude::*;
     let [px, py, pz] = self.positions.each_ref().map(Vec::as_slice);
     let finite = |i: usize| px[i].is_finite() & py[i].is_finite() & pz[i].is_finite();
     let mut lo = [f32::INFINITY; 3];
@@ -281,36 +355,55 @@ impl SpatialGrid {
       let cell = (cell_of(pz[i], 2) * dy + cell_of(py[i], 1)) * dx + cell_of(px[i], 0);
       *c = if finite(i) { cell as u32 } else { u32::MAX };
     }
-    for &c in &self.cells[..px.len()] {
-      if c != u32::MAX {
-        offsets[c as usize + 1] += 1;
-      }
+    // A counting sort of the entities by cell, stable (insertion order within
+    // a cell), over `parts` ranges of cells: each range counts and fills its
+    // own cells and slots, in parallel when split. One range is the plain
+    // sort; any number lays out the same bytes.
+    let parts = if split { rayon::current_num_threads().clamp(1, ncells) } else { 1 };
+    let cells = &self.cells[..px.len()];
+    // offsets[c + 1] is range-relative while the range counts and fills (cell
+    // c's start, then its end), then made global (cell c's end, c + 1's start).
+    let mut ranges: Vec<(u32, &mut [u32])> = Vec::with_capacity(parts);
+    let mut rest = &mut offsets[1..];
+    for p in 0..parts {
+      let (lo, hi) = (ncells * p / parts, ncells * (p + 1) / parts);
+      let (mine, more) = std::mem::take(&mut rest).split_at_mut(hi - lo);
+      ranges.push((lo as u32, mine));
+      rest = more;
     }
-    for c in 0..ncells {
-      offsets[c + 1] += offsets[c];
-    }
-    let count = offsets[ncells] as usize;
+    // One range calls the range functions directly, so they inline (and compile for AVX2 with `rebuild_avx2`).
+    let sizes: Vec<u32> = if parts > 1 {
+      ranges.par_iter_mut().map(|(lo, starts)| count_range(cells, *lo, starts)).collect()
+    } else {
+      vec![count_range(cells, 0, &mut ranges[0].1)]
+    };
+    let total: usize = sizes.iter().map(|&n| n as usize).sum();
     // NaN padding: a SIMD scan may read a block past the last slot.
     for v in [&mut self.xs, &mut self.ys, &mut self.zs] {
-      v.resize(count + PAD, f32::NAN);
-      v[count..].fill(f32::NAN);
+      v.resize(total + PAD, f32::NAN);
+      v[total..].fill(f32::NAN);
     }
-    self.slot_eid.resize(count + PAD, 0);
-    self.slot_idx.resize(count, 0);
-    let (xs, ys, zs) = (&mut self.xs[..], &mut self.ys[..], &mut self.zs[..]);
-    let (slot_eid, slot_idx) = (&mut self.slot_eid[..], &mut self.slot_idx[..]);
-    // Fill each cell from its start, bumping the start offsets as we go;
-    // afterwards offsets[c] is cell c's end, i.e. cell c + 1's start.
-    for (i, (&c, &eid)) in self.cells[..px.len()].iter().zip(&self.eids[..px.len()]).enumerate() {
-      if c != u32::MAX {
-        let at = offsets[c as usize] as usize;
-        offsets[c as usize] += 1;
-        (xs[at], ys[at], zs[at]) = (px[i], py[i], pz[i]);
-        (slot_eid[at], slot_idx[at]) = (eid, i as u32);
+    self.slot_eid.resize(total + PAD, 0);
+    self.slot_idx.resize(total, 0);
+    let eids = &self.eids[..px.len()];
+    let mut slots = (&mut self.xs[..total], &mut self.ys[..total], &mut self.zs[..total], &mut self.slot_eid[..total], &mut self.slot_idx[..]);
+    let mut base = 0;
+    let mut work = Vec::with_capacity(parts);
+    for ((lo, starts), &size) in ranges.into_iter().zip(&sizes) {
+      let n = size as usize;
+      let (xs, ys, zs, es, is) = std::mem::take(&mut slots);
+      let ((x, xr), (y, yr), (z, zr), (e, er), (i, ir)) = (xs.split_at_mut(n), ys.split_at_mut(n), zs.split_at_mut(n), es.split_at_mut(n), is.split_at_mut(n));
+      slots = (xr, yr, zr, er, ir);
+      work.push((lo, starts, base, (x, y, z, e, i)));
+      base += size;
+    }
+    if parts > 1 {
+      work.into_par_iter().for_each(|(lo, starts, base, slots)| fill_range(cells, eids, [px, py, pz], lo, starts, base, slots));
+    } else {
+      for (lo, starts, base, slots) in work {
+        fill_range(cells, eids, [px, py, pz], lo, starts, base, slots);
       }
     }
-    offsets.copy_within(0..ncells, 1);
-    offsets[0] = 0;
     (self.origin, self.inv_cell, self.dims) = (origin, inv, dims);
   }
 
@@ -456,84 +549,96 @@ impl SpatialGrid {
   }
 
   /// The batch on the calling thread.
-  fn answer_serial(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> usize {
-    let mut s = std::mem::take(&mut self.scratch);
-    s.fit(self.len());
-    #[cfg(target_arch = "x86_64")]
-    let total = if simd {
-      // SAFETY: `simd` is only set where AVX2 is detected.
-      unsafe { self.answer_avx2(queries, &mut s, offsets, out_eids, out_dist) }
-    } else {
-      self.answer::<false>(queries, &mut s, offsets, out_eids, out_dist)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let total = self.answer::<false>(queries, &mut s, offsets, out_eids, out_dist);
-    self.scratch = s;
-    total
+  fn answer_serial(&self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> usize {
+    with_scratch(self.len(), |s| {
+      #[cfg(target_arch = "x86_64")]
+      if simd {
+        // SAFETY: `simd` is only set where AVX2 is detected.
+        return unsafe { self.answer_avx2(queries, s, offsets, out_eids, out_dist) };
+      }
+      self.answer::<false>(queries, s, offsets, out_eids, out_dist)
+    })
   }
 
   /// The batch split into parts of `chunk` queries answered across rayon's
-  /// pool, each whole by one thread into its own buffers, then laid out in
-  /// query order exactly as `answer` lays them: the same bytes.
-  fn answer_parallel(&self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
+  /// pool, each whole by one thread into its part's buffers; then the
+  /// offsets are summed up and every part copies its hits to their place
+  /// in the output, in parallel: exactly what `answer` lays out, the same
+  /// bytes. It all runs inside the pool (one wake-up of the caller).
+  fn answer_parallel(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
     use rayon::prelude::*;
-    let parts: Vec<Part> = queries
-      .par_chunks(chunk * 5)
-      .map_init(
-        || {
-          let mut s = Scratch::default();
-          s.fit(self.len());
-          s
-        },
-        |s, part| {
+    let mut parts = std::mem::take(&mut self.parts);
+    let nparts = queries.len().div_ceil(chunk * 5);
+    parts.resize_with(nparts.max(parts.len()), Part::default);
+    let grid = &*self;
+    let total = rayon::scope(|_| {
+      parts[..nparts].par_iter_mut().zip(queries.par_chunks(chunk * 5)).for_each(|(part, queries)| {
+        with_scratch(grid.len(), |s| {
           #[cfg(target_arch = "x86_64")]
           if simd {
             // SAFETY: `simd` is only set where AVX2 is detected.
-            return unsafe { self.part_avx2(part, s) };
+            return unsafe { grid.part_avx2(queries, s, part) };
           }
-          self.part::<false>(part, s)
-        },
-      )
-      .collect();
-    let cap = out_eids.len().min(out_dist.len());
-    let mut total = 0;
-    let mut q = 0;
-    for part in &parts {
-      let mut at = 0;
-      for &n in &part.counts {
-        let n = n as usize;
-        if total + n <= cap {
-          out_eids[total..total + n].copy_from_slice(&part.eids[at..at + n]);
-          out_dist[total..total + n].copy_from_slice(&part.dist[at..at + n]);
+          grid.part::<false>(queries, s, part)
+        })
+      });
+      // Each part's first hit in the output, and the offsets.
+      let mut starts = Vec::with_capacity(nparts);
+      let mut total = 0usize;
+      let mut q = 0;
+      for part in &parts[..nparts] {
+        starts.push(total);
+        for &n in &part.counts {
+          total += n as usize;
+          q += 1;
+          offsets[q] = total as u32;
         }
-        at += n;
-        total += n;
-        q += 1;
-        offsets[q] = total as u32;
       }
-    }
+      // Hits are written while their query's end fits (a prefix of the queries).
+      let cap = out_eids.len().min(out_dist.len());
+      let fits = if total <= cap { total } else { offsets[..=q].iter().rev().map(|&o| o as usize).find(|&o| o <= cap).unwrap_or(0) };
+      let mut dest = Vec::with_capacity(nparts);
+      let (mut eids, mut dist) = (&mut out_eids[..fits], &mut out_dist[..fits]);
+      for (part, &start) in parts[..nparts].iter().zip(&starts) {
+        let n = part.hits.min(fits.saturating_sub(start));
+        let (e, rest_e) = std::mem::take(&mut eids).split_at_mut(n);
+        let (d, rest_d) = std::mem::take(&mut dist).split_at_mut(n);
+        (eids, dist) = (rest_e, rest_d);
+        dest.push((part, e, d));
+      }
+      dest.into_par_iter().for_each(|(part, e, d)| {
+        e.copy_from_slice(&part.eids[..e.len()]);
+        d.copy_from_slice(&part.dist[..d.len()]);
+      });
+      total
+    });
+    self.parts = parts;
     total
   }
 
   #[cfg(target_arch = "x86_64")]
   #[target_feature(enable = "avx2")]
-  unsafe fn part_avx2(&self, queries: &[f64], s: &mut Scratch) -> Part {
-    self.part::<true>(queries, s)
+  unsafe fn part_avx2(&self, queries: &[f64], s: &mut Scratch, part: &mut Part) {
+    self.part::<true>(queries, s, part)
   }
 
-  /// Some of a batch's queries, answered into buffers of their own.
+  /// Some of a batch's queries, answered into their part's buffers.
   #[inline(always)]
-  fn part<const SIMD: bool>(&self, queries: &[f64], s: &mut Scratch) -> Part {
-    let mut p = Part { counts: Vec::with_capacity(queries.len() / 5), eids: Vec::new(), dist: Vec::new() };
+  fn part<const SIMD: bool>(&self, queries: &[f64], s: &mut Scratch, p: &mut Part) {
+    p.counts.clear();
+    p.hits = 0;
     for q in queries.chunks_exact(5) {
       let n = self.find::<SIMD>(&Query::unpack(q), s);
-      let at = p.eids.len();
-      p.eids.resize(at + n, 0);
-      p.dist.resize(at + n, 0.0);
-      self.emit(s, &mut p.eids[at..], &mut p.dist[at..]);
+      let (at, end) = (p.hits, p.hits + n);
+      if p.eids.len() < end {
+        let grown = end.max(2 * p.eids.len());
+        p.eids.resize(grown, 0);
+        p.dist.resize(grown, 0.0);
+      }
+      self.emit(s, &mut p.eids[at..end], &mut p.dist[at..end]);
       p.counts.push(n as u32);
+      p.hits = end;
     }
-    p
   }
 
   /// `answer`, compiled for AVX2 throughout (scan, square roots, ranks).
@@ -622,14 +727,16 @@ impl Avx2Scan {
 }
 
 impl Scratch {
-  /// Sizes the buffers for a query that matches all `count` entities: a
+  /// Grows the buffers to fit a query that matches all `count` entities: a
   /// 4-wide scan writes whole blocks past the hits, ranks read whole
-  /// blocks of 8 keys.
+  /// blocks of 8 keys. Never shrinks (grids of several sizes share it).
   fn fit(&mut self, count: usize) {
-    self.slot.resize(count + 4, 0);
-    self.d.resize(count + 4, 0.0);
-    self.keys.resize(count + 8, 0);
-    self.rank.resize(count + 8, 0);
+    if self.keys.len() < count + 8 {
+      self.slot.resize(count + 4, 0);
+      self.d.resize(count + 4, 0.0);
+      self.keys.resize(count + 8, 0);
+      self.rank.resize(count + 8, 0);
+    }
   }
 
   /// Turns hits `0..n`'s d² into distances and ranks them: counted over
@@ -857,11 +964,94 @@ mod tests {
         };
         let one = run(&mut g, None);
         assert!(one.0 > 1000, "the queries find things: {}", one.0);
-        for chunk in [16, 33, 700] {
+        // Fewer, then more parts than the batch before: parts' buffers are reused.
+        for chunk in [16, 33, 700, 16] {
           assert!(run(&mut g, Some(chunk)) == one, "split in parts of {chunk}, capacity {cap}, simd {simd}");
         }
       }
     }
+    // A smaller grid after it: the threads' scratch (fitted to the larger) is reused.
+    let small = World::new(&points[..200]);
+    let mut g = small.grid(8.0);
+    let want: Vec<_> = queries.iter().map(|q| small.brute(q)).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for simd in scans() {
+      let (mut offsets, mut eids, mut dist) = (vec![0u32; queries.len() + 1], vec![0u32; 200 * queries.len()], vec![0f64; 200 * queries.len()]);
+      pool.install(|| g.answer_parallel(simd, &packed, &mut offsets, &mut eids, &mut dist, 16));
+      let got: Vec<Vec<(u32, f64)>> = offsets.windows(2).map(|w| (w[0] as usize..w[1] as usize).map(|k| (eids[k], dist[k])).collect()).collect();
+      assert_eq!(got, want, "simd {simd}");
+    }
+  }
+
+  #[test]
+  fn a_split_reindex_lays_out_the_same_grid() {
+    let mut rnd = rng(99);
+    for (world, cell) in [0.5, 4.0, 15.0, 1e6].into_iter().enumerate() {
+      // Clustered and scattered points, duplicates, and a few not finite.
+      let mut points: Vec<[f32; 3]> = (0..2000 + world * 500).map(|_| [rnd() * 300.0 - 150.0, rnd() * 10.0, (rnd() * 6.0).round() * 20.0]).collect();
+      points[7] = [f32::NAN, 0.0, 0.0];
+      points[500] = points[9];
+      let w = World::new(&points);
+      let mut one = w.grid(cell);
+      one.rebuild_for_this_cpu(false);
+      let bits = |v: &[f32]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+      let layout = |g: &SpatialGrid| (g.offsets.clone(), [&g.xs, &g.ys, &g.zs].map(|c| bits(c)), g.slot_eid.clone(), g.slot_idx.clone(), g.dims);
+      for threads in [2, 3, 8] {
+        let mut g = w.grid(cell);
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| g.rebuild_for_this_cpu(true));
+        assert!(layout(&g) == layout(&one), "cell {cell}, {threads} threads");
+      }
+    }
+  }
+
+  /// 16,383 entities × 2,000 queries (js/bench/spatial.ts's largest batch), one thread and split
+  /// over the pool (`RAYON_NUM_THREADS`, else one per core), without linking V8.
+  /// `cargo test --release -p limina-ecs -- --ignored --nocapture bench_`
+  #[test]
+  #[ignore]
+  fn bench_split_batches() {
+    let mut rnd = rng(42);
+    let (entities, extent) = (16383, 200.0 * (16383.0f32 / 2000.0).sqrt());
+    let points: Vec<[f32; 3]> = (0..entities).map(|_| [(rnd() - 0.5) * extent, rnd() * 10.0, (rnd() - 0.5) * extent]).collect();
+    let w = World::new(&points);
+    let mut g = w.grid(15.0);
+    let threads = rayon::current_num_threads();
+    for nq in [200, 2000] {
+      let queries: Vec<Query> = (0..nq).map(|k| Query { center: points[(k * 7919) % entities].map(f64::from), radius: 15.0, self_eid: Some(((k * 7919) % entities) as u32) }).collect();
+      let packed = pack(&queries);
+      let (mut offsets, mut eids, mut dist) = (vec![0u32; nq + 1], vec![0u32; 64 * nq], vec![0f64; 64 * nq]);
+      let mut p50 = |g: &mut SpatialGrid, split: bool| {
+        let mut t: Vec<f64> = (0..400)
+          .map(|_| {
+            let at = std::time::Instant::now();
+            if split {
+              g.answer_parallel(best(), &packed, &mut offsets, &mut eids, &mut dist, parallel_chunk(nq, threads));
+            } else {
+              g.answer_serial(best(), &packed, &mut offsets, &mut eids, &mut dist);
+            }
+            at.elapsed().as_secs_f64() * 1e3
+          })
+          .collect();
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+      };
+      let (serial, split) = (p50(&mut g, false), p50(&mut g, true));
+      println!("{{\"entities\":{entities},\"queries\":{nq},\"threads\":{threads},\"serialP50Ms\":{serial:.4},\"splitP50Ms\":{split:.4},\"ratio\":{:.2}}}", serial / split);
+    }
+    // A whole re-index (what every entity moving costs), one thread and split.
+    let mut reindex = |split: bool| {
+      let mut t: Vec<f64> = (0..400)
+        .map(|_| {
+          let at = std::time::Instant::now();
+          g.rebuild_for_this_cpu(split);
+          at.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+      t.sort_by(f64::total_cmp);
+      t[t.len() / 2]
+    };
+    let (serial, split) = (reindex(false), reindex(true));
+    println!("{{\"entities\":{entities},\"threads\":{threads},\"reindexSerialP50Ms\":{serial:.4},\"reindexSplitP50Ms\":{split:.4},\"ratio\":{:.2}}}", serial / split);
   }
 
   #[test]
