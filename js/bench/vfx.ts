@@ -15,6 +15,8 @@ import { round, summarize } from "limina/bench";
 const [W, H] = Limina.args.length >= 2 ? [Number(Limina.args[0]), Number(Limina.args[1])] : [1280, 720];
 const FRAMES = Number(Limina.args[2] ?? 30);
 const COUNTS = [10_000, 50_000, 100_000, 200_000];
+/** Each count is timed drawn both ways, back to back (see ParticleDrawing); a fourth argument times one only. */
+const DRAWINGS = Limina.args[3] ? [Limina.args[3] as "triangles" | "splat"] : (["triangles", "splat"] as const);
 
 const engine = await createEngine({ width: W, height: H, antialias: false, simulate: false });
 const { session, renderer } = engine;
@@ -64,18 +66,28 @@ async function computeOnly(n = FRAMES) {
 
 const base = await frames();
 console.log(`  no particles            ${base.meanMs.toFixed(1).padStart(7)} ms  ${base.fps.toFixed(1).padStart(6)} fps`);
-const rows: Record<string, { particles: number; meanMs: number; p95Ms: number; fps: number; ratio: number; computeMs: number }> = {};
+const rows: Record<string, { particles: number; drawing: string; meanMs: number; p95Ms: number; fps: number; ratio: number; computeMs: number }> = {};
 for (const [label, preset, position] of [["spread", "snow", [0, 8, 0]], ["packed", "fire", [0, 0.5, 0]]] as const) {
   for (const count of COUNTS) {
     const e = await call("vfx.spawn", { preset, position, count });
     // Let a steady stream fill (its particles' first lives) before timing.
     for (let i = 0; i < 90; i++) session.step(1 / 60);
-    const x = await frames();
-    if (session.particles.lastDrawn.particles !== count) throw new Error(`drew ${session.particles.lastDrawn.particles} particles, not ${count}`);
-    const ratio = round(x.meanMs / base.meanMs, 2);
-    const computeMs = await computeOnly();
-    rows[`${label}${count}`] = { particles: count, ...x, ratio, computeMs };
-    console.log(`  ${`${label} ${preset} ${count}`.padEnd(24)}${x.meanMs.toFixed(1).padStart(7)} ms  ${x.fps.toFixed(1).padStart(6)} fps  ×${ratio.toFixed(2)}  compute ${computeMs.toFixed(1)} ms`);
+    for (const drawing of DRAWINGS) {
+      session.particles.drawing = drawing;
+      const x = await frames();
+      const drawn = session.particles.lastDrawn;
+      if (drawn.particles !== count) throw new Error(`drew ${drawn.particles} particles, not ${count}`);
+      if (drawing === "splat" && drawn.splatted === 0) {
+        // Particles splat only in a bare frame (no post stack): at a post-processing tier they stay triangles.
+        console.log(`  ${`${label} ${preset} ${count} splat`.padEnd(34)}  not drawn: the tier (${session.look.quality}) runs the post stack`);
+        continue;
+      }
+      if (drawn.splatted !== (drawing === "splat" ? count : 0)) throw new Error(`splatted ${drawn.splatted} particles drawing ${drawing}`);
+      const ratio = round(x.meanMs / base.meanMs, 2);
+      const computeMs = await computeOnly();
+      rows[`${label}${count}${drawing === "splat" ? "splat" : ""}`] = { particles: count, drawing, ...x, ratio, computeMs };
+      console.log(`  ${`${label} ${preset} ${count} ${drawing}`.padEnd(34)}${x.meanMs.toFixed(1).padStart(7)} ms  ${x.fps.toFixed(1).padStart(6)} fps  ×${ratio.toFixed(2)}  compute ${computeMs.toFixed(1)} ms`);
+    }
     await call("vfx.stop", { id: e.id });
   }
 }

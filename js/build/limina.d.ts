@@ -2868,6 +2868,15 @@ declare module "limina/internal/engine/render/before-render" {
     export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => void;
     /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
     export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
+    /**
+     * Draws a bare frame (one forward render, no post stack) of a scene to the renderer's output in its own
+     * way — GPU particles composited without triangles — or returns false to leave it to a plain render.
+     */
+    export type BareDraw = (renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera) => boolean;
+    /** Makes `draw` how `scene`'s bare frames are drawn; returns what removes it. */
+    export function onBareDraw(scene: THREE.Scene, draw: BareDraw): () => void;
+    /** Draws a bare frame of `scene` from `camera`: through its BareDraw when it takes it, else one plain render. */
+    export function drawBare(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
 }
 declare module "limina/internal/engine/render/sky" {
     import * as THREE from "three";
@@ -3014,6 +3023,14 @@ declare module "limina/internal/engine/render/environment" {
         private readonly lastSun;
         /** `sun`: the directional light that is the sun (its direction is the sky's). */
         constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /**
+         * The height fog at world `position` seen from `eye`: its colour and how much of what lies there it hides (0–1).
+         * `fogNode` is this at each fragment; GPU particles drawn without triangles take it at each particle.
+         */
+        fogAt(position: Node, eye: Node): {
+            color: Node;
+            factor: Node;
+        };
         /** The current settings, with the sun's angles read from the sun light. */
         settings(): EnvironmentSettings;
         /** The current settings themselves (read-only; per frame, without a copy). */
@@ -3066,6 +3083,9 @@ declare module "limina/internal/engine/render/quality" {
     export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
     /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
     export function isSoftwareAdapter(name: string): boolean;
+    export function noteAdapter(renderer: object, name: string): void;
+    /** Whether `renderer` draws on a software rasteriser; false when its host did not say. */
+    export function onSoftwareAdapter(renderer: object): boolean;
 }
 declare module "limina/internal/engine/render/lut" {
     import * as THREE from "three";
@@ -3200,10 +3220,12 @@ declare module "limina/internal/engine/render/look" {
     /**
      * Renderer-wide switches every renderer takes (the rest follows each
      * scene's look per frame). `host.decodePng`: the PNG decoder of a host
-     * without DOM images (see usePngDecoder).
+     * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
+     * for what draws differently on a software rasteriser (onSoftwareAdapter).
      */
     export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
         decodePng?: PngDecoder;
+        adapter?: string;
     }): void;
     /** Everything the look keeps per renderer (GPU resources of its device). */
     export class LookRenderer {
@@ -7463,9 +7485,70 @@ declare module "limina/internal/engine/skills/core" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     export function registerCoreSkills(session: WorldSession): void;
 }
+declare module "limina/internal/engine/vfx/splat" {
+    import * as THREE from "three";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    import type { Environment } from "limina/internal/engine/render/environment";
+    import type { ParticleField } from "limina/internal/engine/vfx/particles";
+    /**
+     * Integers a pixel accumulates in each of two planes: the blended presets' colour weighted by -log transmittance
+     * (rgb) and that weight (the sum: -log of the pixel's transmittance); then, in a plane of their own, the additive
+     * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
+     */
+    export const PLANE = 4;
+    /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
+    export const FIXED_POINT = 4096;
+    /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
+    export interface SplatInputs {
+        accumulators: Node;
+        depth: Node;
+        viewProjection: Node;
+        /** The frame's size in pixels. */
+        size: Node;
+        /** Pixels a metre of camera-facing offset covers at view depth 1 (the projection's scale times half the frame). */
+        pixelScale: Node;
+        eye: Node;
+        /** The scene's fog at a world position (nothing when the scene draws none). */
+        fog(at: Node): {
+            color: Node;
+            factor: Node;
+        };
+    }
+    /** One renderer's screen for splatted particles: its scene target, accumulators, resolved layer and composite. */
+    export class SplatScreen {
+        private readonly environment;
+        /** Bumped when the accumulators are replaced (a resize): kernels built for the old ones are rebuilt. */
+        generation: number;
+        inputs: SplatInputs;
+        private readonly target;
+        private readonly viewProjection;
+        private readonly size;
+        private readonly pixelScale;
+        private readonly eye;
+        private readonly fogOn;
+        private readonly pipeline;
+        /** The particles resolved, a pixel each: their light over the scene (rgb) and the scene's transmittance (a). */
+        private layer;
+        /** Resolves for frames with blended fields only, additive only, both. */
+        private resolves;
+        private readonly drawing;
+        constructor(renderer: THREE.WebGPURenderer, environment: Environment | null);
+        /**
+         * Draws `scene` from `camera` to the renderer's output with `fields` splatted instead of drawn as triangles
+         * (their objects hidden from the scene's own draw).
+         */
+        draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void;
+        private allocate;
+        /** Zeroes the accumulators: a plain buffer clear, a memset on lavapipe (a compute pass storing zeros costs several ms). */
+        private clearAccumulators;
+        /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
+        dispose(): void;
+    }
+}
 declare module "limina/internal/engine/vfx/particles" {
     import * as THREE from "three";
     import { type PresetSpec, type VfxPreset } from "limina/internal/engine/vfx/presets";
+    import { type SplatScreen } from "limina/internal/engine/vfx/splat";
     /** The world's fixed step, seconds: a field steps once per world tick. */
     export const STEP_SECONDS: number;
     /**
@@ -7506,8 +7589,22 @@ declare module "limina/internal/engine/vfx/particles" {
         /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
         private readonly warm;
         private readonly material;
+        private readonly position;
+        private readonly velocity;
+        /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
+        private splatter;
         private started;
         constructor(options: FieldOptions);
+        /** Particle `i` now: whether it is alive, its size (metres, before `stretch`) and its colour and opacity (rgba, lit). */
+        private appearance;
+        /**
+         * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
+         * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
+         * for the others their colour weighted by -log transmittance and that weight (an order-independent blend; see
+         * splat.ts). Integer sums: any order of adding gives the same frame.
+         */
+        splat(renderer: THREE.WebGPURenderer, screen: SplatScreen): void;
+        private splatKernel;
         /** Whether this field draws what `options` asks (else a new one is needed). */
         matches(o: FieldOptions): boolean;
         /**
@@ -7540,6 +7637,20 @@ declare module "limina/internal/engine/vfx/layer" {
             since: number;
         } | null;
     }
+    /**
+     * How fields are drawn: `triangles` (a triangle a particle), `splat` (a compute pass over the pixels each particle
+     * covers, then one composite; only in a bare frame — no post stack — without MSAA, drawn to the renderer's output),
+     * or `auto`: splat fields of at least SPLAT_FROM particles on a software adapter, where each triangle costs the
+     * submitting thread (docs/PERF.md, VFX), triangles elsewhere.
+     */
+    export type ParticleDrawing = "auto" | "triangles" | "splat";
+    /**
+     * The least particles a field splats in `auto` on a software adapter. Lavapipe, 640×360, old and new alternated
+     * under load (docs/PERF.md, VFX): below 100k spread particles the triangles are as fast or faster; from 100k
+     * splatting is faster for spread fields, while a packed one (every dot over the same few hundred pixels) is
+     * faster as triangles up to 100k and splatted at 200k.
+     */
+    export const SPLAT_FROM = 100000;
     export class VfxLayer {
         readonly scene: THREE.Scene;
         private readonly source;
@@ -7548,15 +7659,22 @@ declare module "limina/internal/engine/vfx/layer" {
         private readonly fields;
         private readonly origin;
         private readonly windV;
+        private readonly screens;
         private readonly stopDrawing;
-        /** Particles the last draw showed fields for, and their number (for benchmarks and tests). */
+        private readonly stopBare;
+        /** How fields are drawn (see ParticleDrawing). */
+        drawing: ParticleDrawing;
+        /** Particles the last draw showed fields for, and their number, and of those how many were splatted (for benchmarks and tests). */
         lastDrawn: {
             fields: number;
             particles: number;
+            splatted: number;
         };
         constructor(scene: THREE.Scene, source: VfxSource);
         /** Brings `renderer`'s fields in line with the world and steps them to its tick; the group then shows them. */
         prepare(renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean): void;
+        /** Draws a bare frame with the fields that splat splatted (see ParticleDrawing); false: none does, or it cannot. */
+        private drawBare;
         dispose(): void;
     }
 }

@@ -55,7 +55,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // Registered before the world's systems, so every step sees fresh input.
   const input = new Input();
   onFixedStep(() => input.poll());
-  applyEngineLook(renderer, { decodePng });
+  applyEngineLook(renderer, { decodePng, adapter: output.adapter });
   const session = new WorldSession(options);
   // Without --quality (or a tier the caller chose), a software adapter starts at low: balanced is
   // about twice its cost there, and lavapipe must stay interactive (docs/PERF.md, the look).

@@ -6,7 +6,7 @@
 // a snapshot. Captures are small (256×144) so the suite stays quick.
 import { assert, assertEquals, test } from "limina/testing";
 import * as THREE from "three";
-import { applyEngineLook, attachLook, Capturer, createOffscreenRenderer, createWorldSession, Look, LookRenderer, decodeSnapshot, encodeSnapshot, loadHdriAsset, resolveProfile, restoreSession, snapshotSession, type WorldSession } from "limina";
+import { applyEngineLook, attachLook, Capturer, createOffscreenRenderer, createWorldSession, decodePng, Look, LookRenderer, decodeSnapshot, encodeSnapshot, loadHdriAsset, resolveProfile, restoreSession, snapshotSession, TIERS, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
 import { crop, decodeCapture, edgeEnergy, meanDifference, meanLuma, meanRgb, type Region } from "./support/images.ts";
 
@@ -283,6 +283,50 @@ test("quality tiers: low, balanced and cinematic each render, and say what they 
   s.dispose();
 });
 
+/** A scene of its own with a look at tier low: the sun casting shadows, a grey ground and a red ball on it. */
+function sunlitScene(): { scene: THREE.Scene; sun: THREE.DirectionalLight; look: Look } {
+  const scene = new THREE.Scene();
+  const sun = new THREE.DirectionalLight(0xffffff, 3);
+  sun.position.set(3, 8, 5);
+  sun.castShadow = true;
+  scene.add(sun, sun.target);
+  const look = new Look(scene, sun, loadHdriAsset, "low");
+  attachLook(scene, look);
+  const ground = new THREE.Mesh(new THREE.BoxGeometry(20, 0.2, 20), new THREE.MeshStandardMaterial({ color: 0x808080 }));
+  ground.position.y = -0.1;
+  ground.receiveShadow = true;
+  const ball = new THREE.Mesh(new THREE.SphereGeometry(0.5, 24, 12), new THREE.MeshStandardMaterial({ color: 0xc8302a }));
+  ball.position.y = 0.5;
+  ball.castShadow = true;
+  scene.add(ground, ball);
+  return { scene, sun, look };
+}
+
+test("switching tiers back and forth raises no GPU validation error: the sun's shadow map changes size under draws of both kinds of frame", async () => {
+  const out = await createOffscreenRenderer(160, 90, { antialias: false });
+  applyEngineLook(out.renderer, { decodePng });
+  const errors: string[] = [];
+  const device = (out.renderer.backend as unknown as { device: GPUDevice }).device;
+  device.addEventListener("uncapturederror", (e) => errors.push((e as GPUUncapturedErrorEvent).error.message));
+  const { scene, sun, look } = sunlitScene();
+  const camera = new THREE.PerspectiveCamera(50, 160 / 90, 0.1, 100);
+  camera.position.set(0, 1.5, 4);
+  camera.lookAt(0, 0.3, 0);
+  const looks = new LookRenderer(out.renderer, false);
+  const frames = new Map<string, Uint8Array>();
+  for (const tier of ["low", "balanced", "low", "cinematic", "low", "balanced"] as const) {
+    look.quality = tier;
+    looks.render(look, scene, camera);
+    const pixels = await out.readPixels();
+    assertEquals(errors, [], `after ${tier}`);
+    assertEquals(sun.shadow.mapSize.x, TIERS[tier].shadowMapSize);
+    // The same tier draws the same frame again, shadow included.
+    const before = frames.get(tier);
+    if (before) assertEquals(meanDifference({ width: 160, height: 90, data: before }, { width: 160, height: 90, data: pixels }), 0, `${tier} again`);
+    frames.set(tier, pixels);
+  }
+});
+
 test("the material library: at least 12 named materials; material.apply dresses an entity and changes its pixels", async () => {
   const s = await world();
   const { cube } = await stage(s);
@@ -429,22 +473,10 @@ test("a bare frame (tier low) from a perspective camera draws the sky after the 
   for (const antialias of [false, true]) {
     const out = await createOffscreenRenderer(96, 64, { antialias });
     applyEngineLook(out.renderer);
-    const scene = new THREE.Scene();
-    const sun = new THREE.DirectionalLight(0xffffff, 3);
-    sun.position.set(3, 8, 5);
-    sun.castShadow = true;
-    scene.add(sun, sun.target);
-    const look = new Look(scene, sun, loadHdriAsset, "low");
-    attachLook(scene, look);
-    const ground = new THREE.Mesh(new THREE.BoxGeometry(20, 0.2, 20), new THREE.MeshStandardMaterial({ color: 0x808080 }));
-    ground.position.y = -0.1;
-    ground.receiveShadow = true;
-    const ball = new THREE.Mesh(new THREE.SphereGeometry(0.5, 24, 12), new THREE.MeshStandardMaterial({ color: 0xc8302a }));
-    ball.position.y = 0.5;
-    ball.castShadow = true;
+    const { scene, look } = sunlitScene();
     const glass = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshStandardMaterial({ color: 0x40a0ff, transparent: true, opacity: 0.5 }));
     glass.position.set(1.2, 1.4, 0);
-    scene.add(ground, ball, glass);
+    scene.add(glass);
     const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
     camera.position.set(0, 1, 4);
     camera.lookAt(0, 0.8, 0);

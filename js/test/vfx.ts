@@ -124,10 +124,10 @@ test("a capture shows the particles (GPU compute on lavapipe), stopping removes 
   const burning = await shot(s);
   const d = meanDifference(middle(none), middle(burning));
   assert(d > 3, `the fire shows: mean difference ${d.toFixed(2)}`);
-  assertEquals(s.particles.lastDrawn, { fields: 1, particles: 3000 });
+  assertEquals(s.particles.lastDrawn, { fields: 1, particles: 3000, splatted: 0 });
   await call(s, "vfx.stop", { id: fire.id });
   const stopped = await shot(s);
-  assertEquals(s.particles.lastDrawn, { fields: 0, particles: 0 });
+  assertEquals(s.particles.lastDrawn, { fields: 0, particles: 0, splatted: 0 });
   assert(meanDifference(none, stopped) < 0.05, `stopped: nothing left (${meanDifference(none, stopped).toFixed(3)})`);
   for (const preset of ["smoke", "sparks", "magic", "explosion"]) {
     const e = await call<Emitter>(s, "vfx.spawn", { preset, position: [0, 0.5, 0] });
@@ -242,5 +242,68 @@ test("a malformed saved vfx, world.time or world.weather is refused before anyth
     assert(message.includes(where), `${name}: ${message}`);
     assertEquals(s.digest(), digest, `${name}: nothing changed`);
   }
+  s.dispose();
+});
+
+/** The largest per-channel difference between two same-sized images, and the share of pixels differing by more than `by`. */
+function pixelDifference(a: DecodedImage, b: DecodedImage, by: number): { max: number; over: number } {
+  let max = 0;
+  let over = 0;
+  for (let i = 0; i < a.data.length; i += 4) {
+    let d = 0;
+    for (let c = 0; c < 3; c++) d = Math.max(d, Math.abs(a.data[i + c] - b.data[i + c]));
+    max = Math.max(max, d);
+    if (d > by) over++;
+  }
+  return { max, over: over / (a.data.length / 4) };
+}
+
+test("particles splatted without triangles draw what the triangles draw, within a bound, and hide behind geometry", async () => {
+  const s = await stage();
+  await call(s, "world.setWeather", { kind: "fog", intensity: 0.5 });
+  const none = await shot(s);
+  await call(s, "vfx.spawn", { preset: "fire", position: [-1, 0.2, 0], count: 2000, seed: 3 });
+  await call(s, "vfx.spawn", { preset: "smoke", position: [1, 0.5, 0], count: 800, seed: 4 });
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 6, 0], count: 20_000, seed: 5 });
+  steps(s, 90);
+  s.particles.drawing = "triangles";
+  const triangles = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 0);
+  s.particles.drawing = "splat";
+  const splat = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 22_800, "every field splatted");
+  // The same dots, colours, fog and depth: only where blended particles overlap does the order-independent
+  // blend differ from the triangles' (drawn in buffer order).
+  const effect = meanDifference(none, triangles);
+  const apart = meanDifference(triangles, splat);
+  const px = pixelDifference(triangles, splat, 24);
+  assert(effect > 2 && apart < effect / 40, `splat ${apart.toFixed(3)} from the triangles, which differ ${effect.toFixed(3)} from no particles`);
+  assert(px.over < 0.002, `${(px.over * 100).toFixed(2)}% of pixels more than 24/255 apart (the most ${px.max})`);
+  assertEquals(meanDifference(splat, await shot(s)), 0, "the same frame again");
+  await call(s, "vfx.stop", {});
+  assertEquals(meanDifference(none, await shot(s)), 0, "nothing left once stopped");
+  await call(s, "world.setWeather", { kind: "clear" });
+  // A wall between the camera and a fire hides it; a fire before the wall shows.
+  const wall = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 1, 3], static: true, color: 0x606060 })).entity;
+  await call(s, "three.setTransform", { entity: wall, scale: [3, 4, 0.1] });
+  const bare = middle(await shot(s));
+  const behind = await call<Emitter>(s, "vfx.spawn", { preset: "fire", position: [0, 0.2, 0], count: 30_000 });
+  steps(s, 30);
+  const hidden = middle(await shot(s));
+  assertEquals(s.particles.lastDrawn.splatted, 30_000);
+  assert(meanDifference(bare, hidden) < 0.01, `behind the wall: ${meanDifference(bare, hidden).toFixed(3)}`);
+  await call(s, "vfx.stop", { id: behind.id });
+  await call(s, "vfx.spawn", { preset: "fire", position: [0, 0.2, 4.5], count: 30_000 });
+  steps(s, 30);
+  const before = meanDifference(bare, middle(await shot(s)));
+  assert(before > 3, `before the wall: ${before.toFixed(2)}`);
+  // Left to choose, lavapipe (a software adapter) splats a field of 100k particles and draws smaller ones as triangles.
+  s.particles.drawing = "auto";
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 1, particles: 30_000, splatted: 0 });
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 6, 0], count: 100_000 });
+  steps(s, 5);
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 2, particles: 130_000, splatted: 100_000 });
   s.dispose();
 });

@@ -1,6 +1,7 @@
-// Work a scene asks every renderer to do before it draws the scene: GPU
+// Work a scene asks every renderer to do before it draws the scene — GPU
 // simulation (particles) that must run on the drawing renderer's own device,
-// at the moment of the draw, in the window and in captures alike.
+// at the moment of the draw, in the window and in captures alike — and how
+// it draws a bare frame when it has its own way to.
 
 import type * as THREE from "three";
 
@@ -21,4 +22,26 @@ export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => vo
 export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void {
   const set = hooks.get(scene);
   if (set) for (const hook of set) hook(renderer, camera, continuous);
+}
+
+/**
+ * Draws a bare frame (one forward render, no post stack) of a scene to the renderer's output in its own
+ * way — GPU particles composited without triangles — or returns false to leave it to a plain render.
+ */
+export type BareDraw = (renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera) => boolean;
+
+const bareDraws = new WeakMap<THREE.Scene, BareDraw>();
+
+/** Makes `draw` how `scene`'s bare frames are drawn; returns what removes it. */
+export function onBareDraw(scene: THREE.Scene, draw: BareDraw): () => void {
+  bareDraws.set(scene, draw);
+  return () => {
+    if (bareDraws.get(scene) === draw) bareDraws.delete(scene);
+  };
+}
+
+/** Draws a bare frame of `scene` from `camera`: through its BareDraw when it takes it, else one plain render. */
+export function drawBare(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void {
+  const draw = bareDraws.get(scene);
+  if (!draw || !draw(renderer, scene, camera)) renderer.render(scene, camera);
 }

@@ -99,7 +99,7 @@ export class Capturer {
       throw engineError("unavailable", gpu.error);
     }
     const out = await createOffscreenRenderer(width, height, { antialias: false });
-    applyEngineLook(out.renderer, { decodePng });
+    applyEngineLook(out.renderer, { decodePng, adapter: out.adapter });
     this.name = out.adapter;
     this.startup = performance.now() - started;
     return out;

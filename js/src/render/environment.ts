@@ -10,7 +10,7 @@ import * as THREE from "three";
 import { Sky } from "./sky.ts";
 import { type Node, tsl } from "./tsl.ts";
 
-const { Fn, vec3, vec4, uniform, exp, max, dot, normalize, pow, positionWorld, positionLocal, cameraPosition, cameraProjectionMatrix, modelViewMatrix, normalWorldGeometry, texture, equirectUV, fog } = tsl;
+const { vec3, vec4, uniform, exp, max, dot, normalize, pow, positionWorld, positionLocal, cameraPosition, cameraProjectionMatrix, modelViewMatrix, normalWorldGeometry, texture, equirectUV, fog } = tsl;
 
 /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
 export const HDRI_PRESETS = ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"] as const;
@@ -202,21 +202,23 @@ export class Environment {
     this.skyDome.frustumCulled = false;
     // Last of the opaque objects (transparent ones follow, over it).
     this.skyDome.renderOrder = Number.MAX_SAFE_INTEGER;
-    const { fogColor, fogDensity, fogFalloff, fogHeight, sunGlow } = this;
-    const sunDir = this.sky.sunDirection;
-    const factor = Fn(() => {
-      const toFrag = positionWorld.sub(cameraPosition);
-      const distance = toFrag.length();
-      const height = max(positionWorld.y.sub(fogHeight), 0);
-      return exp(fogDensity.mul(distance).mul(exp(fogFalloff.mul(height).negate())).negate()).oneMinus();
-    })();
-    const color = Fn(() => {
-      const view = normalize(positionWorld.sub(cameraPosition));
-      // In-scattering toward the sun: the haze glows around it.
-      return vec3(fogColor).add(vec3(sunGlow).mul(pow(max(dot(view, sunDir), 0), 8)));
-    })();
+    const { color, factor } = this.fogAt(positionWorld, cameraPosition);
     this.fogNode = fog(color, factor);
     this.apply(this.current, false);
+  }
+
+  /**
+   * The height fog at world `position` seen from `eye`: its colour and how much of what lies there it hides (0–1).
+   * `fogNode` is this at each fragment; GPU particles drawn without triangles take it at each particle.
+   */
+  fogAt(position: Node, eye: Node): { color: Node; factor: Node } {
+    const { fogColor, fogDensity, fogFalloff, fogHeight, sunGlow } = this;
+    const toPoint = position.sub(eye);
+    const height = max(position.y.sub(fogHeight), 0);
+    const factor = exp(fogDensity.mul(toPoint.length()).mul(exp(fogFalloff.mul(height).negate())).negate()).oneMinus();
+    // In-scattering toward the sun: the haze glows around it.
+    const color = vec3(fogColor).add(vec3(sunGlow).mul(pow(max(dot(normalize(toPoint), this.sky.sunDirection), 0), 8)));
+    return { color, factor };
   }
 
   /** The current settings, with the sun's angles read from the sun light. */

@@ -8,9 +8,10 @@
 // the window shows. Browser-safe: three only.
 
 import * as THREE from "three";
+import { drawBare } from "./before-render.ts";
 import { copy, defaultEnvironment, Environment, type EnvironmentSettings, type HdriLoader, TONE_MAPPINGS } from "./environment.ts";
 import { activePasses, defaultPost, isBare, type PngDecoder, PostStack, type PostSettings, usePngDecoder } from "./post.ts";
-import { type QualityTier, TIERS } from "./quality.ts";
+import { noteAdapter, type QualityTier, TIERS } from "./quality.ts";
 import { fitSunShadow } from "./shadows.ts";
 
 export interface LookSettings {
@@ -68,10 +69,12 @@ export function lookOf(scene: THREE.Scene): Look | undefined {
 /**
  * Renderer-wide switches every renderer takes (the rest follows each
  * scene's look per frame). `host.decodePng`: the PNG decoder of a host
- * without DOM images (see usePngDecoder).
+ * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
+ * for what draws differently on a software rasteriser (onSoftwareAdapter).
  */
-export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePng?: PngDecoder } = {}): void {
+export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePng?: PngDecoder; adapter?: string } = {}): void {
   if (host.decodePng) usePngDecoder(host.decodePng);
+  if (host.adapter !== undefined) noteAdapter(renderer, host.adapter);
   renderer.shadowMap.enabled = true;
   renderer.shadowMap.type = THREE.PCFShadowMap;
   renderer.toneMapping = THREE.ACESFilmicToneMapping;
@@ -215,7 +218,7 @@ export class LookRenderer {
     if (bare) {
       if (dome) scene.add(env.skyDome);
       try {
-        renderer.render(scene, camera);
+        drawBare(renderer, scene, camera);
       } finally {
         if (dome) scene.remove(env.skyDome);
       }

@@ -44,3 +44,16 @@ export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>> = Object.f
 export function isSoftwareAdapter(name: string): boolean {
   return /llvmpipe|lavapipe|swiftshader|software|warp/i.test(name);
 }
+
+/** The adapter each engine renderer draws with, as its host named it (applyEngineLook). */
+const adapters = new WeakMap<object, string>();
+
+export function noteAdapter(renderer: object, name: string): void {
+  adapters.set(renderer, name);
+}
+
+/** Whether `renderer` draws on a software rasteriser; false when its host did not say. */
+export function onSoftwareAdapter(renderer: object): boolean {
+  const name = adapters.get(renderer);
+  return name !== undefined && isSoftwareAdapter(name);
+}

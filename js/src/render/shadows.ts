@@ -50,8 +50,10 @@ export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.Perspe
   if (!light.castShadow) return;
   if (light.shadow.mapSize.x !== mapSize) {
     light.shadow.mapSize.set(mapSize, mapSize);
-    light.shadow.map?.dispose();
-    light.shadow.map = null;
+    // A new shadow node and map for the new size: three resizing the map in place (or disposing it) destroys
+    // a depth texture that bind groups of draws made at the other size still hold (a bare frame's after a post
+    // stack's, and back), a GPU validation error on their next draw.
+    light.dispose();
   }
   // Before the renderer would: the bounds need this frame's poses.
   if (scene.matrixWorldAutoUpdate) scene.updateMatrixWorld();

@@ -7,10 +7,13 @@
 // feeds it the emitters, ticks and positions it receives).
 
 import * as THREE from "three";
-import { onBeforeRender } from "../render/before-render.ts";
+import { onBareDraw, onBeforeRender } from "../render/before-render.ts";
+import { lookOf } from "../render/look.ts";
+import { onSoftwareAdapter } from "../render/quality.ts";
 import type { EmitterState } from "./emitters.ts";
 import { type FieldOptions, MAX_DISPATCHES, ParticleField } from "./particles.ts";
 import { PRESETS } from "./presets.ts";
+import { SplatScreen } from "./splat.ts";
 
 export interface VfxSource {
   emitters(): Iterable<Readonly<EmitterState>>;
@@ -26,6 +29,22 @@ export interface VfxSource {
   precipitation(): { kind: "rain" | "snow"; intensity: number; since: number } | null;
 }
 
+/**
+ * How fields are drawn: `triangles` (a triangle a particle), `splat` (a compute pass over the pixels each particle
+ * covers, then one composite; only in a bare frame — no post stack — without MSAA, drawn to the renderer's output),
+ * or `auto`: splat fields of at least SPLAT_FROM particles on a software adapter, where each triangle costs the
+ * submitting thread (docs/PERF.md, VFX), triangles elsewhere.
+ */
+export type ParticleDrawing = "auto" | "triangles" | "splat";
+
+/**
+ * The least particles a field splats in `auto` on a software adapter. Lavapipe, 640×360, old and new alternated
+ * under load (docs/PERF.md, VFX): below 100k spread particles the triangles are as fast or faster; from 100k
+ * splatting is faster for spread fields, while a packed one (every dot over the same few hundred pixels) is
+ * faster as triangles up to 100k and splatted at 200k.
+ */
+export const SPLAT_FROM = 100_000;
+
 /** The seed of the weather's precipitation (a world has one). */
 const PRECIPITATION_SEED = 0x5eed_7a1;
 
@@ -35,14 +54,19 @@ export class VfxLayer {
   private readonly fields = new WeakMap<THREE.WebGPURenderer, Map<string, ParticleField>>();
   private readonly origin = new THREE.Vector3();
   private readonly windV = new THREE.Vector3();
+  private readonly screens = new WeakMap<THREE.WebGPURenderer, SplatScreen>();
   private readonly stopDrawing: () => void;
-  /** Particles the last draw showed fields for, and their number (for benchmarks and tests). */
-  lastDrawn = { fields: 0, particles: 0 };
+  private readonly stopBare: () => void;
+  /** How fields are drawn (see ParticleDrawing). */
+  drawing: ParticleDrawing = "auto";
+  /** Particles the last draw showed fields for, and their number, and of those how many were splatted (for benchmarks and tests). */
+  lastDrawn = { fields: 0, particles: 0, splatted: 0 };
 
   constructor(readonly scene: THREE.Scene, private readonly source: VfxSource) {
     this.group.name = "vfx";
     scene.add(this.group);
     this.stopDrawing = onBeforeRender(scene, (renderer, camera, continuous) => this.prepare(renderer, camera, continuous));
+    this.stopBare = onBareDraw(scene, (renderer, _scene, camera) => this.drawBare(renderer, camera));
   }
 
   /** Brings `renderer`'s fields in line with the world and steps them to its tick; the group then shows them. */
@@ -90,10 +114,24 @@ export class VfxLayer {
     }
     this.group.clear();
     for (const field of fields.values()) this.group.add(field.object);
-    this.lastDrawn = { fields: fields.size, particles };
+    this.lastDrawn = { fields: fields.size, particles, splatted: 0 };
+  }
+
+  /** Draws a bare frame with the fields that splat splatted (see ParticleDrawing); false: none does, or it cannot. */
+  private drawBare(renderer: THREE.WebGPURenderer, camera: THREE.Camera): boolean {
+    const fields = this.fields.get(renderer);
+    if (!fields || this.drawing === "triangles" || renderer.samples > 1 || renderer.getRenderTarget() !== null) return false;
+    const splatted = [...fields.values()].filter((f) => this.drawing === "splat" || (f.options.count >= SPLAT_FROM && onSoftwareAdapter(renderer)));
+    if (splatted.length === 0) return false;
+    let screen = this.screens.get(renderer);
+    if (!screen) this.screens.set(renderer, (screen = new SplatScreen(renderer, lookOf(this.scene)?.environment ?? null)));
+    screen.draw(renderer, this.scene, camera, splatted);
+    this.lastDrawn.splatted = splatted.reduce((n, f) => n + f.options.count, 0);
+    return true;
   }
 
   dispose(): void {
+    this.stopBare();
     this.stopDrawing();
     this.group.removeFromParent();
   }

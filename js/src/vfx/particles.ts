@@ -2,7 +2,8 @@
 // renderer's device and are stepped by a TSL compute kernel — one dispatch per
 // world tick, or fewer, longer steps when a draw comes late — so a particle's
 // position, velocity, age and life never leave the GPU; they are drawn as
-// camera-facing soft dots, a triangle each. What a field shows is a function of its
+// camera-facing soft dots, a triangle each, or splatted by a compute pass
+// over the pixels those triangles would cover (splat.ts). What a field shows is a function of its
 // emitter's state, the world's ticks and when it was drawn: its random numbers
 // are hashes of the seed, the particle and the tick, so captures of a
 // deterministic world at the same ticks draw the same particles. Presentation
@@ -11,8 +12,9 @@
 import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
+import { FIXED_POINT, PLANE, type SplatScreen } from "./splat.ts";
 
-const { Fn, If, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, exp, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
+const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
 
 /** The world's fixed step, seconds: a field steps once per world tick. */
 export const STEP_SECONDS = 1 / 60;
@@ -43,6 +45,9 @@ function dotCorners(count: number): Float32Array {
   return corners;
 }
 
+/** How opaque a dot is at `edge` (0 at its centre, 1 at its rim), relative to its opacity: soft toward the rim, nothing past it. */
+const dotOpacity = (edge: Node): Node => smoothstep(1, 0.3, edge);
+
 /** One emitter's particles on one renderer. */
 export class ParticleField {
   /** What draws them: `count` camera-facing triangles in one draw. */
@@ -62,14 +67,18 @@ export class ParticleField {
   /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
   private readonly warm: number;
   private readonly material: THREE.NodeMaterial;
+  private readonly position: Node;
+  private readonly velocity: Node;
+  /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
+  private splatter: { screen: SplatScreen; generation: number; kernel: Node } | null = null;
   private started = false;
 
   constructor(readonly options: FieldOptions) {
     const spec = (this.spec = PRESETS[options.preset]);
     this.warm = Math.ceil(spec.life[1] / STEP_SECONDS) + 1;
     const { count, seed, scale } = options;
-    const position = instancedArray(count, "vec4"); // xyz, age (s; negative: not yet born)
-    const velocity = instancedArray(count, "vec4"); // xyz, life (s)
+    const position = (this.position = instancedArray(count, "vec4")); // xyz, age (s; negative: not yet born)
+    const velocity = (this.velocity = instancedArray(count, "vec4")); // xyz, life (s)
     const { origin, wind, step, dt } = this;
     const seedU = uint(seed >>> 0);
 
@@ -139,27 +148,18 @@ export class ParticleField {
     material.blending = spec.additive ? THREE.AdditiveBlending : THREE.NormalBlending;
     // Three vertices a particle in one plain draw: a software rasteriser (lavapipe) runs each instance of an
     // instanced draw as a draw of its own, several times slower for 100k small particles.
-    const particle = vertexIndex.div(3);
-    const p = position.element(particle);
-    const age = p.w;
-    const life = velocity.element(particle).w;
-    const alive = age.greaterThanEqual(0).and(age.lessThan(life));
-    const t = clamp(age.div(max(life, 1e-3)), 0, 1);
-    const tint = new THREE.Color(options.color ?? 0xffffff);
-    const [c0, c1] = spec.color.map((c) => vec3(c[0] * tint.r, c[1] * tint.g, c[2] * tint.b));
-    const size = mix(float(spec.size[0] * scale), float(spec.size[1] * scale), t);
+    const { alive, size, tone } = this.appearance(vertexIndex.div(3));
     // Each vertex's corner (a triangle around the unit dot), turned to face the camera (the view matrix's rows).
     const corner = positionGeometry.xy;
     const extent = select(alive, corner.mul(vec2(size, size.mul(spec.stretch))), vec2(0, 0));
     const right = vec3(cameraViewMatrix[0].x, cameraViewMatrix[1].x, cameraViewMatrix[2].x);
     const up = vec3(cameraViewMatrix[0].y, cameraViewMatrix[1].y, cameraViewMatrix[2].y);
-    material.positionNode = p.xyz.add(right.mul(extent.x)).add(up.mul(extent.y));
+    material.positionNode = this.position.element(vertexIndex.div(3)).xyz.add(right.mul(extent.x)).add(up.mul(extent.y));
     // A soft round dot (a streak for rain): opacity falls off toward the edge of the unit dot (radius 0.5).
     const edge = vertexStage(corner).length().mul(2);
     // Colour and opacity are the particle's own: worked out once a vertex, not once a pixel.
-    const rgb = mix(c0, c1, t);
-    const tone = vertexStage(vec4(spec.additive ? rgb : rgb.mul(this.light), mix(float(spec.opacity[0]), float(spec.opacity[1]), t)));
-    material.colorNode = vec4(tone.rgb, tone.a.mul(smoothstep(1, 0.3, edge)));
+    const lit = vertexStage(tone);
+    material.colorNode = vec4(lit.rgb, lit.a.mul(dotOpacity(edge)));
     material.fog = !spec.additive;
 
     const geometry = (this.geometry = new THREE.BufferGeometry());
@@ -168,6 +168,94 @@ export class ParticleField {
     this.object.frustumCulled = false;
     this.object.renderOrder = 10;
     this.object.name = `vfx.${options.preset}`;
+  }
+
+  /** Particle `i` now: whether it is alive, its size (metres, before `stretch`) and its colour and opacity (rgba, lit). */
+  private appearance(i: Node): { alive: Node; size: Node; tone: Node } {
+    const { spec, options } = this;
+    const p = this.position.element(i);
+    const age = p.w;
+    const life = this.velocity.element(i).w;
+    const alive = age.greaterThanEqual(0).and(age.lessThan(life));
+    const t = clamp(age.div(max(life, 1e-3)), 0, 1);
+    const tint = new THREE.Color(options.color ?? 0xffffff);
+    const [c0, c1] = spec.color.map((c) => vec3(c[0] * tint.r, c[1] * tint.g, c[2] * tint.b));
+    const size = mix(float(spec.size[0] * options.scale), float(spec.size[1] * options.scale), t);
+    const rgb = mix(c0, c1, t);
+    const tone = vec4(spec.additive ? rgb : rgb.mul(this.light), mix(float(spec.opacity[0]), float(spec.opacity[1]), t));
+    return { alive, size, tone };
+  }
+
+  /**
+   * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
+   * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
+   * for the others their colour weighted by -log transmittance and that weight (an order-independent blend; see
+   * splat.ts). Integer sums: any order of adding gives the same frame.
+   */
+  splat(renderer: THREE.WebGPURenderer, screen: SplatScreen): void {
+    if (this.splatter?.screen !== screen || this.splatter.generation !== screen.generation) {
+      this.splatter?.kernel.dispose();
+      this.splatter = { screen, generation: screen.generation, kernel: this.splatKernel(screen) };
+    }
+    renderer.compute(this.splatter.kernel);
+  }
+
+  private splatKernel(screen: SplatScreen): Node {
+    const { spec } = this;
+    const { accumulators, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
+    return Fn(() => {
+      const { alive, size, tone } = this.appearance(instanceIndex);
+      const at = this.position.element(instanceIndex).xyz;
+      const clip = viewProjection.mul(vec4(at, 1)).toVar();
+      const z = clip.z.div(clip.w).toVar();
+      // Behind the camera or outside the depth range: the triangle would be clipped whole (its depth is the dot's centre's).
+      If(alive.and(clip.w.greaterThan(0)).and(z.greaterThanEqual(0)).and(z.lessThanEqual(1)), () => {
+        const cx = clip.x.div(clip.w).mul(0.5).add(0.5).mul(pixels.x).toVar();
+        const cy = float(0.5).sub(clip.y.div(clip.w).mul(0.5)).mul(pixels.y).toVar();
+        // The dot's radii in pixels: a camera-facing offset moves clip x and y by the projection's scale alone.
+        const rx = size.mul(0.5).mul(pixelScale.x).div(clip.w).toVar();
+        const ry = size.mul(0.5 * spec.stretch).mul(pixelScale.y).div(clip.w).toVar();
+        // The pixels whose centres lie within the radii.
+        const x0 = max(int(ceil(cx.sub(rx).sub(0.5))), int(0));
+        const x1 = min(int(floor(cx.add(rx).sub(0.5))), int(pixels.x).sub(1));
+        const y0 = max(int(ceil(cy.sub(ry).sub(0.5))), int(0));
+        const y1 = min(int(floor(cy.add(ry).sub(0.5))), int(pixels.y).sub(1));
+        let rgb: Node = tone.rgb;
+        if (!spec.additive) {
+          const f = fog(at);
+          rgb = mix(rgb, f.color, f.factor);
+        }
+        const colour = rgb.toVar();
+        const width = int(pixels.x);
+        // The additive presets' plane follows the blended presets' (see PLANE).
+        const plane = spec.additive ? width.mul(int(pixels.y)).mul(PLANE) : int(0);
+        Loop({ start: y0, end: y1, type: "int", condition: "<=", name: "py" }, ({ py: y }: { py: Node }) => {
+          Loop({ start: x0, end: x1, type: "int", condition: "<=", name: "px" }, ({ px: x }: { px: Node }) => {
+            const dx = x.toFloat().add(0.5).sub(cx).div(rx);
+            const dy = y.toFloat().add(0.5).sub(cy).div(ry);
+            const a = tone.a.mul(dotOpacity(sqrt(dx.mul(dx).add(dy.mul(dy))))).toVar();
+            If(a.greaterThan(0).and(z.lessThanEqual(textureLoad(depth, ivec2(x, y)).x)), () => {
+              const base = y.mul(width).add(x).mul(PLANE).add(plane).toUint().toVar();
+              const add = (k: number, v: Node) => atomicAdd(accumulators.element(base.add(k)), uint(v.mul(FIXED_POINT).add(0.5)));
+              if (spec.additive) {
+                const light = colour.mul(a);
+                add(0, light.x);
+                add(1, light.y);
+                add(2, light.z);
+              } else {
+                // Weighted by -log transmittance: their sum is the pixel's total, and one dot alone blends exactly.
+                const w = log(float(1).sub(min(a, 0.999))).negate().toVar();
+                const weighted = colour.mul(w);
+                add(0, weighted.x);
+                add(1, weighted.y);
+                add(2, weighted.z);
+                add(3, w);
+              }
+            });
+          });
+        });
+      });
+    })().compute(this.options.count);
   }
 
   /** Whether this field draws what `options` asks (else a new one is needed). */
@@ -207,6 +295,7 @@ export class ParticleField {
   }
 
   dispose(): void {
+    this.splatter?.kernel.dispose();
     this.material.dispose();
     this.geometry.dispose();
     this.init.dispose();
