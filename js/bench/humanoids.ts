@@ -8,9 +8,10 @@
 // humanoid its own SkinnedMesh ("meshes"), and the whole crowd one
 // instanced, GPU-skinned draw from baked clips ("instanced": CrowdDraw,
 // its palette filled each frame from the characters, inside the frame
-// time; members beyond LOD_DISTANCE from the camera drawn from the coarse
-// humanoid, "coarse" in the JSON counts them in the last frame). Also the step's own cost: the crowd, 200 character controllers,
-// 200 animators.
+// time; members beyond LOD_DISTANCES from the camera drawn from the coarse
+// humanoid and the far silhouette, "levels" in the JSON counts the members
+// at each level in the last frame). Also the step's own cost: the crowd,
+// 200 character controllers, 200 animators.
 // Run: limina js/bench/humanoids.ts [walkers] [seconds] [draws]   (default 200, 10,
 // empty,instanced,meshes; final line: JSON figures)
 import { createEngine, CrowdDraw, FIXED_DT, gpuIdle } from "limina";
@@ -87,7 +88,7 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
   const wall = performance.now() - start;
   const f = summarize(frameMs);
   const s = summarize(stepMs);
-  const figures = { draw, width, height, msaa: antialias, tier: session.look.quality, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), coarse: crowd ? crowd.level.reduce((sum, l) => sum + l, 0) : 0, arrivals: walkers.arrivals(), adapter: engine.output.adapter };
+  const figures = { draw, width, height, msaa: antialias, tier: session.look.quality, fps: round((frames * 1000) / wall, 1), frameP50Ms: round(f.p50, 2), frameP95Ms: round(f.p95, 2), stepP50Ms: round(s.p50), stepP95Ms: round(s.p95), levels: crowd ? crowd.levels.map((_, l) => crowd!.level.filter((m) => m === l).length) : [], arrivals: walkers.arrivals(), adapter: engine.output.adapter };
   session.dispose();
   return figures;
 }

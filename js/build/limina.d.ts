@@ -1629,6 +1629,8 @@ declare module "limina/internal/limina-physics/js/character" {
         /** Unit ground-plane direction it faces, [x, z]. */
         facing: [number, number];
     }
+    /** Floats per character in `Characters.motion`'s output: velocity x, y, z, then 1 if grounded (else 0). */
+    export const MOTION_FLOATS = 4;
     /** The characters of one physics world. */
     export class Characters {
         readonly physics: PhysicsWorld;
@@ -1642,6 +1644,8 @@ declare module "limina/internal/limina-physics/js/character" {
         /** Jumps at `speed` m/s up at the next step, if it stands on the ground; returns whether it will. */
         jump(handle: number, speed: number): boolean;
         state(handle: number): CharacterState;
+        /** Each of `handles`' motion over the last step into `out` (MOTION_FLOATS each; NaN velocity for a handle that is no character): one call for all. */
+        motion(handles: Uint32Array, out: Float32Array): void;
         /** Moves every character one step (before the physics step), feet and facing into the SoA. */
         step(dt: number, position: Vec3Columns, rotation: QuatColumns): number;
         /** Every controller's settings and state, as bytes `restore` takes back (the bodies are in the physics snapshot). */
@@ -2289,9 +2293,11 @@ declare module "limina/internal/engine/characters/humanoid" {
     /**
      * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
      * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
-     * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
+     * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a
+     * crowd's far members, and "far" (a silhouette of 44 triangles: a prism of a torso, one tube per
+     * arm and per leg, an eight-sided head) for its farthest.
      */
-    export type HumanoidDetail = "full" | "low" | "coarse";
+    export type HumanoidDetail = "full" | "low" | "coarse" | "far";
     /**
      * A new humanoid with the given appearance, in its bind pose, tessellated at `detail`
      * (every detail has the same bones and skin weights, so the same clips pose it).
@@ -2549,6 +2555,8 @@ declare module "limina/internal/engine/characters/characters" {
         readonly navState: WorldResource<string | null>;
         private readonly byEntity;
         private readonly ids;
+        /** The characters' body handles and their motion, read in one call each step. */
+        private motion;
         /** What loads staged for `attach` (undefined: nothing staged); then each character's own, for `adopt`. */
         private staged;
         private pending;
@@ -9387,12 +9395,13 @@ declare module "limina/internal/engine/characters/crowd" {
     /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
     export const CROWD_DETAILS: readonly HumanoidDetail[];
     /**
-     * Metres from the eye beyond which a member is drawn coarse, unless told otherwise: there the
-     * reference humanoid is about 30 pixels tall in a 360-pixel-high frame with the view camera's 55°
-     * field of view (60 in a 720-pixel one).
+     * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
+     * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
+     * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
+     * beyond 25 m, about 24 pixels tall (48).
      */
-    export const LOD_DISTANCE = 20;
-    /** Hysteresis: a member goes coarse beyond (1 + LOD_BAND) × the distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
+    export const LOD_DISTANCES: readonly number[];
+    /** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
     export const LOD_BAND = 0.1;
     /** The humanoid's clips baked: `matrices` holds 16 floats (column-major skinning matrix, bind space to model space) per bone per sample. */
     export interface BakedClips {
@@ -9424,8 +9433,8 @@ declare module "limina/internal/engine/characters/crowd" {
         readonly layers: Float32Array;
         /** Per member: the level it is drawn at (an index into `levels`), as the last `update` chose. */
         readonly level: Uint8Array;
-        /** Metres from the eye beyond which a member is drawn coarse (with LOD_BAND's hysteresis). */
-        lodDistance: number;
+        /** Per level but the last: metres from the eye beyond which a member is drawn at the next (with LOD_BAND's hysteresis). */
+        lodDistances: number[];
         /** The palette: a row of ROW_TEXELS RGBA float texels per member, level by level, each level's members in order. */
         private readonly palette;
         private readonly data;
@@ -9907,7 +9916,7 @@ declare module "limina" {
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
     /** A crowd of humanoids in one instanced, GPU-skinned draw per level of detail, from clips baked once (docs/navigation.md). */
-    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCE, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
+    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
     export type { Character } from "limina/internal/engine/characters/characters";
     export type { Appearance } from "limina/internal/engine/characters/humanoid";
     /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */

@@ -3,12 +3,13 @@
 // for a single clip; mid walk↔run blend the draw blends the clips' skinning
 // matrices where the mixer blends joint rotations, within 6 cm); a member driven by an Animator at its body's
 // speed keeps its planted foot still (world speed under 10% of the body's,
-// computed from the baked table and the instance's motion); a member goes
-// coarse beyond the LOD distance and back inside it, with hysteresis; and the
-// crowd renders in one draw per level, near members from the full mesh, far
-// ones from the coarse, each in its own colours where it stands.
+// computed from the baked table and the instance's motion); a member goes a
+// level farther beyond each LOD distance and back inside it, with
+// hysteresis; and the crowd renders in one draw per level, near members from
+// the full mesh, farther ones from the coarse, the farthest from the far
+// silhouette, each in its own colours where it stands.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, LOD_BAND, LOD_DISTANCE, resolveProfile, type WorldSession } from "limina";
+import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, LOD_BAND, LOD_DISTANCES, resolveProfile, type WorldSession } from "limina";
 import * as THREE from "three";
 
 const STEP = 1 / 60;
@@ -109,7 +110,7 @@ test("feet do not slide in the crowd: a member moving at its body's speed, posed
   s.dispose();
 });
 
-test("a member goes coarse beyond the LOD distance and back inside it, with hysteresis: no flicker at the line", () => {
+test("a member goes a level farther beyond each LOD distance and back inside it, with hysteresis: no flicker at the lines", () => {
   const crowd = new CrowdDraw(1);
   const eye = { x: 0, y: 0, z: 0 };
   const at = (d: number) => {
@@ -117,34 +118,43 @@ test("a member goes coarse beyond the LOD distance and back inside it, with hyst
     crowd.update(eye);
     return crowd.level[0];
   };
-  const D = LOD_DISTANCE;
+  const [D, F] = LOD_DISTANCES;
+  assertEquals(crowd.levels.length, 3);
+  assert(D < F, `the coarse level starts nearer than the far one: ${D} m, ${F} m`);
   assertEquals(crowd.level[0], 0, "a new member is drawn full");
-  // Walking out: full until (1 + LOD_BAND) × D, coarse beyond; walking back: coarse until (1 − LOD_BAND) × D.
-  const out = [0.5, 0.95, 1.05, 1.09, 1.11, 1.5].map((f) => at(f * D));
-  const back = [1.05, 0.95, 0.91, 0.89, 0.5].map((f) => at(f * D));
-  assertEquals(out, [0, 0, 0, 0, 1, 1]);
-  assertEquals(back, [1, 1, 1, 0, 0]);
-  // Jittering across the line itself changes nothing.
+  // Walking out: full until (1 + LOD_BAND) × D, coarse beyond, until (1 + LOD_BAND) × F, far beyond;
+  // walking back: far until (1 − LOD_BAND) × F, coarse until (1 − LOD_BAND) × D.
+  const out = [0.5 * D, 1.09 * D, 1.11 * D, 0.95 * F, 1.09 * F, 1.11 * F, 1.5 * F].map(at);
+  const back = [1.05 * F, 0.91 * F, 0.89 * F, 1.05 * D, 0.91 * D, 0.89 * D, 0.5 * D].map(at);
+  assertEquals(out, [0, 0, 1, 1, 1, 2, 2]);
+  assertEquals(back, [2, 2, 1, 1, 1, 0, 0]);
+  // Jittering across either line itself changes nothing.
   assertEquals([1.02, 0.98, 1.02, 0.98].map((f) => at(f * D)), [0, 0, 0, 0]);
+  at(1.5 * F);
+  assertEquals([1.02, 0.98, 1.02, 0.98].map((f) => at(f * F)), [2, 2, 2, 2]);
   assertEquals(LOD_BAND, 0.1);
+  // A member put far away at once goes to the last level in one update, and back to the first.
+  at(0);
+  assertEquals([at(3 * F), at(0)], [2, 0]);
   // Without an eye the levels stay as they were.
-  at(2 * D);
+  at(2 * F);
   crowd.root[0] = 0;
   crowd.update();
-  assertEquals(crowd.level[0], 1);
+  assertEquals(crowd.level[0], 2);
   crowd.dispose();
 });
 
-test("the crowd renders in one draw per level per pass: near members from the full mesh, far ones from the coarse, each in its shirt's colour where it stands", async () => {
+test("the crowd renders in one draw per level per pass: near members from the full mesh, farther ones from the coarse, the farthest from the far silhouette, each in its shirt's colour where it stands", async () => {
   const capturer = await Capturer.create();
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x808080);
   scene.add(new THREE.AmbientLight(0xffffff, 1.5), new THREE.DirectionalLight(0xffffff, 2));
   const shirts = [0xe02020, 0x20c040, 0x2040e0, 0xe0c020, 0xc020c0];
-  // Members 0–2 about 6 m from the eye, 3 and 4 about 12 m.
+  // Members 0–2 about 6 m from the eye, 3 12.3 m and 4 13 m.
   const spots: [number, number][] = [[-2.4, 0], [-1.2, 0], [0, 0], [2.4, -6], [4.8, -6]];
   const crowd = new CrowdDraw(shirts.length);
-  crowd.lodDistance = 8;
+  // Coarse beyond 8.8 m, far beyond 12.76 m.
+  crowd.lodDistances = [8, 11.6];
   shirts.forEach((shirt, i) => {
     crowd.paint(i, { shirt, pants: shirt });
     crowd.root.set([spots[i][0], 0, spots[i][1], 0, 1], i * 5);
@@ -185,6 +195,7 @@ test("the crowd renders in one draw per level per pass: near members from the fu
   };
   const triangles = crowd.levels.map((m) => m.geometry.index!.count / 3);
   assert(triangles[1] * 3 < triangles[0], `the coarse level has under a third of the full one's triangles: ${triangles.join(" and ")}`);
+  assert(triangles[2] * 3 < triangles[1] && triangles[2] <= 48, `the far silhouette has at most 48 triangles, under a third of the coarse level's: ${triangles.join(", ")}`);
   // Without an eye, every member is drawn full: one draw.
   crowd.update();
   const full = await render();
@@ -194,13 +205,13 @@ test("the crowd renders in one draw per level per pass: near members from the fu
   crowd.object.visible = true;
   assertEquals(full.calls - without.calls, 1, `draw calls: ${full.calls} with the crowd, ${without.calls} without`);
   assertEquals(full.triangles - without.triangles, 5 * triangles[0]);
-  // Seen from the eye: the near three full, the far two coarse; one draw per level, colours still where each stands.
+  // Seen from the eye: the near three full, the fourth coarse, the fifth far; one draw per level, colours still where each stands.
   crowd.update(eye);
-  assertEquals([...crowd.level], [0, 0, 0, 1, 1]);
+  assertEquals([...crowd.level], [0, 0, 0, 1, 2]);
   const mixed = await render();
   colours(mixed.frame);
-  assertEquals(mixed.calls - without.calls, 2, `draw calls: ${mixed.calls} with both levels, ${without.calls} without`);
-  assertEquals(mixed.triangles - without.triangles, 3 * triangles[0] + 2 * triangles[1]);
+  assertEquals(mixed.calls - without.calls, 3, `draw calls: ${mixed.calls} with three levels, ${without.calls} without`);
+  assertEquals(mixed.triangles - without.triangles, 3 * triangles[0] + triangles[1] + triangles[2]);
   // The near members look the same as when all were full: only the far ones' pixels changed.
   const near = (frame: { width: number; data: Uint8Array }) => {
     let differ = 0;
@@ -208,12 +219,19 @@ test("the crowd renders in one draw per level per pass: near members from the fu
     return differ;
   };
   assertEquals(near(mixed.frame), 0, "the near members' side of the picture is unchanged");
-  // All far: one draw, of the coarse level only.
-  crowd.lodDistance = 1;
+  // All coarse: one draw, of the coarse level only; then all far: one draw, of the far level only.
+  crowd.lodDistances = [1, 100];
   crowd.update(eye);
   const coarse = await render();
   colours(coarse.frame);
   assertEquals(coarse.calls - without.calls, 1);
   assertEquals(coarse.triangles - without.triangles, 5 * triangles[1]);
+  crowd.lodDistances = [1, 2];
+  crowd.update(eye);
+  assertEquals([...crowd.level], [2, 2, 2, 2, 2]);
+  const far = await render();
+  colours(far.frame);
+  assertEquals(far.calls - without.calls, 1);
+  assertEquals(far.triangles - without.triangles, 5 * triangles[2]);
   crowd.dispose();
 });

@@ -38,12 +38,16 @@ export interface CharacterState {
   facing: [number, number];
 }
 
+/** Floats per character in `Characters.motion`'s output: velocity x, y, z, then 1 if grounded (else 0). */
+export const MOTION_FLOATS = 4;
+
 interface CharacterOps {
   op_physics_character_create(world: number, desc: CharacterDesc): number;
   op_physics_character_set_velocity(world: number, handle: number, x: number, z: number): void;
   op_physics_character_set_facing(world: number, handle: number, x: number, z: number): void;
   op_physics_character_jump(world: number, handle: number, speed: number): boolean;
   op_physics_character_state(world: number, handle: number): CharacterState;
+  op_physics_characters_motion(world: number, handles: Uint32Array, out: Float32Array): void;
   op_physics_characters_step(world: number, dt: number, px: Float32Array, py: Float32Array, pz: Float32Array, rx: Float32Array, ry: Float32Array, rz: Float32Array, rw: Float32Array): number;
   op_physics_characters_snapshot(world: number): Uint8Array;
   op_physics_characters_restore(world: number, bytes: Uint8Array): void;
@@ -74,6 +78,10 @@ export class Characters {
   }
   state(handle: number): CharacterState {
     return ops.op_physics_character_state(this.physics.id, handle);
+  }
+  /** Each of `handles`' motion over the last step into `out` (MOTION_FLOATS each; NaN velocity for a handle that is no character): one call for all. */
+  motion(handles: Uint32Array, out: Float32Array): void {
+    ops.op_physics_characters_motion(this.physics.id, handles, out);
   }
   /** Moves every character one step (before the physics step), feet and facing into the SoA. */
   step(dt: number, position: Vec3Columns, rotation: QuatColumns): number {

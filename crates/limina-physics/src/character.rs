@@ -7,9 +7,11 @@
 //! is set between steps and carried out by [`PhysicsWorld::step_characters`].
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use limina_ops::OpError;
-use rapier3d::control::{CharacterAutostep, CharacterCollision, CharacterLength, KinematicCharacterController};
+use rapier3d::control::{CharacterAutostep, CharacterCollision, CharacterLength, EffectiveCharacterMovement, KinematicCharacterController};
 use rapier3d::math::{Pose, Vector};
 use rapier3d::prelude::*;
 
@@ -79,6 +81,21 @@ pub(crate) struct Character {
   /// Horizontal and vertical velocity actually achieved last step.
   moved: [f32; 3],
 }
+
+/// One character's step as planned before the moves are computed.
+struct Plan {
+  handle: u32,
+  body: RigidBodyHandle,
+  collider: ColliderHandle,
+  eid: Option<u32>,
+  ch: Character,
+}
+
+/// Characters whose moves one thread takes at a time.
+const MOVE_CHUNK: usize = 8;
+
+/// Floats per character that [`PhysicsWorld::characters_motion`] writes.
+pub const MOTION_FLOATS: usize = 4;
 
 /// A character's state, for its skills and its animation.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -263,48 +280,87 @@ impl PhysicsWorld {
     Some([t.x, t.y - ch.half_height - ch.radius - SKIN, t.z])
   }
 
-  /// Moves every character one step of `dt` (in handle order), pushing what
-  /// it walks into, and writes each one's feet and facing into the SoA
-  /// columns at its eid. Call before `step`, which carries the bodies there.
+  /// Moves every character one step of `dt`, pushing what it walks into, and
+  /// writes each one's feet and facing into the SoA columns at its eid. Call
+  /// before `step`, which carries the bodies there. The moves are computed
+  /// on this thread and the rayon pool's together: each reads only colliders'
+  /// poses, which nothing changes until `step` (a move sets a kinematic
+  /// body's next pose, an impulse a dynamic body's velocity); then they are
+  /// applied and their pushes solved one by one in handle order, so the bits
+  /// are the same on any number of threads.
   pub fn step_characters(&mut self, dt: f32, cols: TransformColumns<'_>) -> Result<u32, OpError> {
     if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
       return Err(OpError::invalid_input(format!("character dt must be in (0, 1] seconds, got {dt}")));
     }
     self.characters.retain(|h, _| self.bodies.contains_key(h));
-    let handles: Vec<u32> = self.characters.keys().copied().collect();
     let gravity = self.rapier.gravity.y;
-    let mut moved = 0;
-    for handle in handles {
-      let entry = &self.bodies[&handle];
-      // A character's body is its one capsule.
-      let (body, collider, eid) = (entry.body, entry.colliders[0], entry.eid);
-      let mut ch = self.characters[&handle].clone();
-      // On the ground it only walks (snapping down slopes and small drops); in the air gravity pulls.
-      if let Some(speed) = ch.jump.take() {
-        ch.vertical = speed;
-        ch.grounded = false;
-      } else if ch.grounded {
-        ch.vertical = 0.0;
-      } else {
-        ch.vertical += gravity * dt;
+    // What each character wants this step, in handle order.
+    let plans: Vec<Plan> = self
+      .characters
+      .iter()
+      .map(|(&handle, ch)| {
+        let entry = &self.bodies[&handle];
+        // A character's body is its one capsule.
+        let mut ch = ch.clone();
+        // On the ground it only walks (snapping down slopes and small drops); in the air gravity pulls.
+        if let Some(speed) = ch.jump.take() {
+          ch.vertical = speed;
+          ch.grounded = false;
+        } else if ch.grounded {
+          ch.vertical = 0.0;
+        } else {
+          ch.vertical += gravity * dt;
+        }
+        Plan { handle, body: entry.body, collider: entry.colliders[0], eid: entry.eid, ch }
+      })
+      .collect();
+    let rapier = &self.rapier;
+    let compute = |p: &Plan| {
+      let desired = Vector::new(p.ch.wanted[0] * dt, p.ch.vertical * dt, p.ch.wanted[1] * dt);
+      let pose: Pose = *rapier.bodies[p.body].position();
+      let shape = rapier.colliders[p.collider].shape();
+      let queries = rapier.query_pipeline_with_filter(QueryFilter::default().exclude_rigid_body(p.body).exclude_sensors());
+      // Rising, it must not be snapped back down to the ground it left.
+      let controller = if p.ch.vertical > 0.0 { KinematicCharacterController { snap_to_ground: None, ..p.ch.controller } } else { p.ch.controller };
+      let mut hits = Vec::new();
+      let effective = controller.move_shape(dt, &queries, shape, &pose, desired, |c| hits.push(c));
+      (effective, hits)
+    };
+    // Shared out in chunks: this thread takes chunks until none is left, and so does each pool
+    // thread that gets to run meanwhile. On a machine whose cores are busy elsewhere the pool's
+    // threads may start late or never; this thread has then done (nearly) all the work itself,
+    // no slower than alone, rather than waiting for the pool.
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<(EffectiveCharacterMovement, Vec<CharacterCollision>)>> = plans.iter().map(|_| OnceLock::new()).collect();
+    let work = || loop {
+      let start = next.fetch_add(MOVE_CHUNK, Ordering::Relaxed);
+      if start >= plans.len() {
+        break;
       }
-      let desired = Vector::new(ch.wanted[0] * dt, ch.vertical * dt, ch.wanted[1] * dt);
-      let pose: Pose = *self.rapier.bodies[body].position();
-      let shape = self.rapier.colliders[collider].shared_shape().clone();
-      let filter = QueryFilter::default().exclude_rigid_body(body).exclude_sensors();
-      let mut hits: Vec<CharacterCollision> = Vec::new();
+      for i in start..(start + MOVE_CHUNK).min(plans.len()) {
+        // Each slot is set once, by whoever took its chunk.
+        let _ = slots[i].set(compute(&plans[i]));
+      }
+    };
+    rayon::in_place_scope(|s| {
+      if plans.len() > MOVE_CHUNK {
+        for _ in 1..rayon::current_num_threads() {
+          s.spawn(|_| work());
+        }
+      }
+      work();
+    });
+    let moves = slots.into_iter().map(|slot| slot.into_inner().expect("every character's move is computed"));
+    let mut moved = 0;
+    for (Plan { handle, body, collider, eid, mut ch }, (effective, hits)) in plans.into_iter().zip(moves) {
+      let desired_y = ch.vertical * dt;
       let rising = ch.vertical > 0.0;
-      let effective = {
-        let queries = self.rapier.query_pipeline_with_filter(filter);
-        // Rising, it must not be snapped back down to the ground it left.
-        let controller = if rising { KinematicCharacterController { snap_to_ground: None, ..ch.controller } } else { ch.controller };
-        controller.move_shape(dt, &queries, shape.as_ref(), &pose, desired, |c| hits.push(c))
-      };
+      let pose: Pose = *self.rapier.bodies[body].position();
       let t = effective.translation;
       ch.grounded = effective.grounded && !rising;
       ch.sliding = effective.is_sliding_down_slope;
       // Landing, or a head hitting a ceiling, ends the vertical motion.
-      if (ch.grounded && ch.vertical < 0.0) || (ch.vertical > 0.0 && t.y < desired.y * 0.5) {
+      if (ch.grounded && ch.vertical < 0.0) || (ch.vertical > 0.0 && t.y < desired_y * 0.5) {
         ch.vertical = 0.0;
       }
       ch.moved = [t.x / dt, t.y / dt, t.z / dt];
@@ -317,6 +373,8 @@ impl PhysicsWorld {
       let next = Pose::from_translation(pose.translation + t);
       self.rapier.bodies[body].set_next_kinematic_position(next);
       if !hits.is_empty() {
+        let shape = self.rapier.colliders[collider].shared_shape().clone();
+        let filter = QueryFilter::default().exclude_rigid_body(body).exclude_sensors();
         let dispatcher = self.rapier.narrow_phase.query_dispatcher();
         let mut queries = self.rapier.broad_phase.as_query_pipeline_mut(dispatcher, &mut self.rapier.bodies, &mut self.rapier.colliders, filter);
         ch.controller.solve_character_collision_impulses(dt, &mut queries, shape.as_ref(), ch.mass, &hits);
@@ -339,6 +397,23 @@ impl PhysicsWorld {
       moved += 1;
     }
     Ok(moved)
+  }
+
+  /// Each of `handles`' motion over the last step into `out`, MOTION_FLOATS
+  /// per character: velocity x, y, z and 1 if grounded (else 0); a handle
+  /// that is no live character gets NaN velocity. What every character's
+  /// animation takes each step, in one call.
+  pub fn characters_motion(&self, handles: &[u32], out: &mut [f32]) -> Result<(), OpError> {
+    if out.len() < handles.len() * MOTION_FLOATS {
+      return Err(OpError::invalid_input(format!("motion output holds {} floats, {} characters need {}", out.len(), handles.len(), handles.len() * MOTION_FLOATS)));
+    }
+    for (h, o) in handles.iter().zip(out.chunks_exact_mut(MOTION_FLOATS)) {
+      match self.characters.get(h).filter(|_| self.bodies.contains_key(h)) {
+        Some(ch) => o.copy_from_slice(&[ch.moved[0], ch.moved[1], ch.moved[2], if ch.grounded { 1.0 } else { 0.0 }]),
+        None => o.copy_from_slice(&[f32::NAN, f32::NAN, f32::NAN, 0.0]),
+      }
+    }
+    Ok(())
   }
 
   /// Every character's controller and state, for a world snapshot (the bodies travel in the physics snapshot).
@@ -509,6 +584,39 @@ mod tests {
     let b = w.body_state(crate_).unwrap();
     assert!(b.position[0] > 2.0, "the box was pushed along: {b:?}");
     assert!(w.set_character_velocity(crate_, [1.0, 0.0]).is_err(), "an ordinary body is no character");
+  }
+
+  #[test]
+  fn moves_are_the_same_bits_on_one_thread_or_many_and_motion_reads_every_state() {
+    // Characters walking into one another and into a box they push, on pools of 1 and 4 threads.
+    let run_on = |threads: usize| {
+      let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+      pool.install(|| {
+        let mut w = PhysicsWorld::new();
+        floor(&mut w);
+        let handles: Vec<u32> = (0..12).map(|i| character(&mut w, [(i % 4) as f32 * 0.7, 0.0, (i / 4) as f32 * 0.7])).collect();
+        let mut soa = Soa::new();
+        run(&mut w, &mut soa, 10);
+        for (i, &h) in handles.iter().enumerate() {
+          w.set_character_velocity(h, [1.5 - (i % 4) as f32, 1.0 - (i / 4) as f32]).unwrap();
+        }
+        w.jump_character(handles[5], 4.0).unwrap();
+        run(&mut w, &mut soa, 90);
+        let mut motion = vec![0.0; handles.len() * MOTION_FLOATS];
+        w.characters_motion(&handles, &mut motion).unwrap();
+        for (k, &h) in handles.iter().enumerate() {
+          let s = w.character_state(h).unwrap();
+          assert_eq!(&motion[k * MOTION_FLOATS..(k + 1) * MOTION_FLOATS], &[s.velocity[0], s.velocity[1], s.velocity[2], if s.grounded { 1.0 } else { 0.0 }]);
+        }
+        (w.digest_bytes(), w.characters_digest_bytes())
+      })
+    };
+    assert_eq!(run_on(1), run_on(4));
+    let w = PhysicsWorld::new();
+    let mut out = [0.0; MOTION_FLOATS];
+    w.characters_motion(&[7], &mut out).unwrap();
+    assert!(out[0].is_nan() && out[3] == 0.0, "no character 7: {out:?}");
+    assert!(w.characters_motion(&[7, 8], &mut out).is_err(), "too small an output is refused");
   }
 
   #[test]

@@ -39,6 +39,12 @@ pub fn op_physics_character_state(state: &mut OpState, id: u32, handle: u32) -> 
   world(state, id)?.character_state(handle)
 }
 
+/// Each of `handles`' last motion (velocity x, y, z, grounded) into `out`, MOTION_FLOATS per character.
+#[op2(fast)]
+pub fn op_physics_characters_motion(state: &mut OpState, id: u32, #[buffer] handles: &[u32], #[buffer] out: &mut [f32]) -> Result<(), OpError> {
+  world(state, id)?.characters_motion(handles, out)
+}
+
 /// Moves every character one step, writing feet and facing into the SoA columns.
 #[op2(fast)]
 #[allow(clippy::too_many_arguments)]

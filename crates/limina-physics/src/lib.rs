@@ -17,7 +17,7 @@ mod statics;
 mod world;
 
 pub use bounds::{Fallen, KillPlane, WORLD_EXTENT};
-pub use character::{yaw_quat, CharacterDesc, CharacterState};
+pub use character::{yaw_quat, CharacterDesc, CharacterState, MOTION_FLOATS};
 pub use heightfield::{PropShape, Water};
 pub use joints::{JointDesc, JointState, JointType, Motor};
 pub use shapes::{ColliderDesc, Groups, MeshData, Shape};
@@ -64,6 +64,7 @@ deno_core::extension!(
     character_ops::op_physics_character_jump,
     character_ops::op_physics_character_state,
     character_ops::op_physics_characters_step,
+    character_ops::op_physics_characters_motion,
     character_ops::op_physics_characters_snapshot,
     character_ops::op_physics_characters_restore,
     character_ops::op_physics_characters_digest_bytes,

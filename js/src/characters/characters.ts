@@ -10,7 +10,7 @@
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { AGENT_STATE_FLOATS, type Navigation } from "../../../crates/limina-nav/js/nav.ts";
-import { Characters as PhysicsCharacters } from "../../../crates/limina-physics/js/character.ts";
+import { MOTION_FLOATS, Characters as PhysicsCharacters } from "../../../crates/limina-physics/js/character.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { Vec3 } from "../ecs/world.ts";
 import type { Tracer } from "../observability/tracer.ts";
@@ -118,6 +118,8 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
   readonly navState: WorldResource<string | null>;
   private readonly byEntity = new Map<string, Character>();
   private readonly ids = { agents: new Uint32Array(0), states: new Float32Array(0) };
+  /** The characters' body handles and their motion, read in one call each step. */
+  private motion = { handles: new Uint32Array(0), out: new Float32Array(0) };
   /** What loads staged for `attach` (undefined: nothing staged); then each character's own, for `adopt`. */
   private staged: { nav?: Uint8Array; characters?: SavedCharacters | null } = {};
   private pending = new Map<string, SavedCharacters["characters"][string]>();
@@ -353,16 +355,26 @@ export class CharacterSystem implements WorldResource<SavedCharacters | null> {
       return;
     }
     const list = [...this.byEntity.values()];
-    for (const c of list) {
+    if (this.motion.handles.length !== list.length) this.motion = { handles: new Uint32Array(list.length), out: new Float32Array(list.length * MOTION_FLOATS) };
+    const { handles, out } = this.motion;
+    list.forEach((c, i) => (handles[i] = c.body));
+    this.physics.motion(handles, out);
+    const motion = { speed: 0, grounded: true, vertical: 0 };
+    list.forEach((c, i) => {
       this.entities.sync(c.entity);
-      const s = this.physics.state(c.body);
-      c.speed = Math.hypot(s.velocity[0], s.velocity[2]);
-      c.grounded = s.grounded;
-      c.animator.update(dt, { speed: c.speed, grounded: s.grounded, vertical: s.velocity[1] });
-    }
+      const o = i * MOTION_FLOATS;
+      c.speed = Math.hypot(out[o], out[o + 2]);
+      c.grounded = out[o + 3] === 1;
+      motion.speed = c.speed;
+      motion.grounded = c.grounded;
+      motion.vertical = out[o + 1];
+      c.animator.update(dt, motion);
+    });
     this.animationClock++;
+    const events = this.nav.drainEvents();
+    if (events.length === 0) return;
     const byAgent = new Map(list.map((c) => [c.agent, c]));
-    for (const e of this.nav.drainEvents()) {
+    for (const e of events) {
       const c = byAgent.get(e.agent);
       if (!c?.walk) continue;
       const w = c.walk;

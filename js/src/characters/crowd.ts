@@ -5,12 +5,12 @@
 // its 22 bones' matrices with the member's root transform folded in. Each
 // frame the palette is filled from per-member typed arrays (root: position,
 // yaw, scale; layers: up to two clips, each a time and a weight, blended
-// with the baked samples interpolated) — no objects per member. Two levels
+// with the baked samples interpolated) — no objects per member. Three levels
 // of detail, the same rig and clips: a member near the eye is drawn from the
-// "low" humanoid (684 triangles), a far one from the "coarse" (158), chosen
-// per member each update by distance with hysteresis; each level is one
-// instanced draw (and one per shadow pass), its members' rows contiguous in
-// the palette. Colours (skin, hair, shirt, trousers) and height are per
+// "low" humanoid (684 triangles), a farther one from the "coarse" (158), the
+// farthest from the "far" silhouette (44), chosen per member each update by
+// distance with hysteresis; each level is one instanced draw (and one per
+// shadow pass), its members' rows contiguous in the palette. Colours (skin, hair, shirt, trousers) and height are per
 // member; build is the reference one.
 // Presentation only: what a member does is decided elsewhere (its
 // character's Animator, or any driver that fills the arrays). Free of
@@ -37,14 +37,15 @@ export const LAYER_FLOATS = 6;
 /** The clips a crowd bakes unless told otherwise: the locomotion gaits and the looping emotes. */
 export const CROWD_CLIPS = ["idle", "walk", "run", "talk", "wave"] as const;
 /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
-export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse"];
+export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse", "far"];
 /**
- * Metres from the eye beyond which a member is drawn coarse, unless told otherwise: there the
- * reference humanoid is about 30 pixels tall in a 360-pixel-high frame with the view camera's 55°
- * field of view (60 in a 720-pixel one).
+ * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
+ * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
+ * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
+ * beyond 25 m, about 24 pixels tall (48).
  */
-export const LOD_DISTANCE = 20;
-/** Hysteresis: a member goes coarse beyond (1 + LOD_BAND) × the distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
+export const LOD_DISTANCES: readonly number[] = [20, 25];
+/** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
 export const LOD_BAND = 0.1;
 
 const BONE_COUNT = BONES.length;
@@ -224,8 +225,8 @@ export class CrowdDraw {
   readonly layers: Float32Array;
   /** Per member: the level it is drawn at (an index into `levels`), as the last `update` chose. */
   readonly level: Uint8Array;
-  /** Metres from the eye beyond which a member is drawn coarse (with LOD_BAND's hysteresis). */
-  lodDistance = LOD_DISTANCE;
+  /** Per level but the last: metres from the eye beyond which a member is drawn at the next (with LOD_BAND's hysteresis). */
+  lodDistances: number[] = [...LOD_DISTANCES];
   /** The palette: a row of ROW_TEXELS RGBA float texels per member, level by level, each level's members in order. */
   private readonly palette: THREE.DataTexture;
   private readonly data: Float32Array;
@@ -312,13 +313,16 @@ export class CrowdDraw {
   update(eye?: { x: number; y: number; z: number }): void {
     const { root, level } = this;
     if (eye) {
-      const out = (this.lodDistance * (1 + LOD_BAND)) ** 2;
-      const back = (this.lodDistance * (1 - LOD_BAND)) ** 2;
+      const last = Math.min(this.lodDistances.length, this.levels.length - 1);
+      const out = this.lodDistances.map((d) => (d * (1 + LOD_BAND)) ** 2);
+      const back = this.lodDistances.map((d) => (d * (1 - LOD_BAND)) ** 2);
       for (let i = 0; i < this.n; i++) {
         const r = i * ROOT_FLOATS;
         const d2 = (root[r] - eye.x) ** 2 + (root[r + 1] - eye.y) ** 2 + (root[r + 2] - eye.z) ** 2;
-        if (level[i] === 0 && d2 > out) level[i] = 1;
-        else if (level[i] === 1 && d2 < back) level[i] = 0;
+        let l = level[i];
+        while (l < last && d2 > out[l]) l++;
+        while (l > 0 && d2 < back[l - 1]) l--;
+        level[i] = l;
       }
     }
     let slot = 0;

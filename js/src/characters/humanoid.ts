@@ -84,6 +84,8 @@ interface Part {
   to: THREE.Vector3;
   parent?: string;
   child?: string;
+  /** A part spanning two bones, straight from its bone's joint to this bone's end: weights go linearly from one to the other. */
+  span?: string;
 }
 
 const BLEND = 0.22;
@@ -91,6 +93,7 @@ const BLEND = 0.22;
 /** Skin weights for a vertex at parameter t along its part's segment: parent near the start, child near the end. */
 function weightsAt(t: number, part: Part, index: Map<string, number>): [number[], number[]] {
   const tt = Math.min(1, Math.max(0, t));
+  if (part.span) return [[index.get(part.bone)!, index.get(part.span)!, 0, 0], [1 - tt, tt, 0, 0]];
   const wp = part.parent ? Math.max(0, 0.5 - (0.5 * tt) / BLEND) : 0;
   const wc = part.child ? Math.max(0, (0.5 * (tt - (1 - BLEND))) / BLEND) : 0;
   const ids = [index.get(part.bone)!, part.parent ? index.get(part.parent)! : 0, part.child ? index.get(part.child)! : 0, 0];
@@ -100,18 +103,22 @@ function weightsAt(t: number, part: Part, index: Map<string, number>): [number[]
 /**
  * How finely a humanoid is tessellated: "full" for one character on its own, "low" (about 40%
  * of the triangles: fewer segments round capsules and spheres) for crowds of hundreds, "coarse"
- * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a crowd's far members.
+ * (about a quarter of "low": limbs as three-sided tubes, no eyes, jaw, hands or toes) for a
+ * crowd's far members, and "far" (a silhouette of 44 triangles: a prism of a torso, one tube per
+ * arm and per leg, an eight-sided head) for its farthest.
  */
-export type HumanoidDetail = "full" | "low" | "coarse";
+export type HumanoidDetail = "full" | "low" | "coarse" | "far";
 
 /** A capsule (or box, sphere) from `a` to `b` of radius `r`, its axis along a–b. */
 function limb(a: THREE.Vector3, b: THREE.Vector3, r: number, shape: "capsule" | "box" | "sphere", depth: number, detail: HumanoidDetail): THREE.BufferGeometry {
   const length = a.distanceTo(b);
   let g: THREE.BufferGeometry;
-  if (shape === "capsule" && detail === "coarse") g = new THREE.CylinderGeometry(r, r, length + r, 3, 1, true);
+  if (shape === "capsule" && (detail === "coarse" || detail === "far")) g = new THREE.CylinderGeometry(r, r, length + r, 3, 1, true);
+  else if (shape === "box" && detail === "far") g = new THREE.CylinderGeometry(r, r, length, 3, 1);
   else if (shape === "capsule") g = new THREE.CapsuleGeometry(r, Math.max(0.001, length - 2 * r * 0.6), detail === "low" ? 1 : 3, detail === "low" ? 6 : 8);
   else if (shape === "box") g = new THREE.BoxGeometry(r * 2, length, depth * 2);
   else if (detail === "coarse") g = new THREE.SphereGeometry(r, 4, 3);
+  else if (detail === "far") g = new THREE.SphereGeometry(r, 4, 2);
   else g = detail === "low" ? new THREE.SphereGeometry(r, 6, 4) : new THREE.SphereGeometry(r, 10, 7);
   const mid = a.clone().add(b).multiplyScalar(0.5);
   const dir = b.clone().sub(a).normalize();
@@ -146,33 +153,44 @@ export function createHumanoid(appearance: Appearance = {}, detail: HumanoidDeta
   const v = (x: number, y: number, z: number) => new THREE.Vector3(x * wide, y, z).multiplyScalar(s);
   const h = look.head;
   const parts: Part[] = [];
-  const add = (bone: string, from: THREE.Vector3, to: THREE.Vector3, r: number, color: number, shape: "capsule" | "box" | "sphere", blend: { parent?: string; child?: string } = {}, depth?: number) =>
+  const add = (bone: string, from: THREE.Vector3, to: THREE.Vector3, r: number, color: number, shape: "capsule" | "box" | "sphere", blend: { parent?: string; child?: string; span?: string } = {}, depth?: number) =>
     parts.push({ geometry: limb(from, to, r * s, shape, (depth ?? r) * s, detail), color, bone, from, to, ...blend });
-  // Torso: pelvis in the trousers' colour, belly and chest in the shirt's.
-  add("Hips", v(0, 0.9, 0), P("Spine"), 0.15 * wide, look.pants, "box", { child: "Spine" }, 0.1);
-  add("Spine", P("Spine"), P("Chest"), 0.15 * wide, look.shirt, "box", { parent: "Hips", child: "Chest" }, 0.1);
-  add("Chest", P("Chest"), v(0, 1.45, 0), 0.18 * wide, look.shirt, "box", { parent: "Spine", child: "Neck" }, 0.11);
-  add("Neck", P("Neck"), P("Head"), 0.05, look.skin, "capsule", { parent: "Chest", child: "Head" });
-  // Head, hair cap, eyes and a jaw (which the talk clip moves).
-  add("Head", v(0, 1.6, 0.01), v(0, 1.72, 0.01), 0.11 * h, look.skin, "sphere");
-  add("Head", v(0, 1.65, -0.01), v(0, 1.76, -0.01), 0.112 * h, look.hair, "sphere");
-  // Too small to see from afar: a coarse humanoid goes without them (and without hands and toes).
-  const fine = detail !== "coarse";
-  if (fine) {
-    add("Head", v(0.04, 1.66, 0.1 * h), v(0.04, 1.66, 0.1 * h), 0.018 * h, 0x15151a, "sphere");
-    add("Head", v(-0.04, 1.66, 0.1 * h), v(-0.04, 1.66, 0.1 * h), 0.018 * h, 0x15151a, "sphere");
-    add("Jaw", v(0, 1.575, 0.05), v(0, 1.59, 0.07), 0.055 * h, look.skin, "sphere");
-  }
-  for (const side of ["Left", "Right"] as const) {
-    const x = side === "Left" ? 1 : -1;
-    add(`${side}Shoulder`, P(`${side}Shoulder`), P(`${side}Arm`), 0.06, look.shirt, "capsule", { parent: "Chest", child: `${side}Arm` });
-    add(`${side}Arm`, P(`${side}Arm`), P(`${side}ForeArm`), 0.055, look.shirt, "capsule", { parent: `${side}Shoulder`, child: `${side}ForeArm` });
-    add(`${side}ForeArm`, P(`${side}ForeArm`), P(`${side}Hand`), 0.045, look.skin, "capsule", { parent: `${side}Arm`, child: `${side}Hand` });
-    if (fine) add(`${side}Hand`, P(`${side}Hand`), v(0.225 * x, 0.79, 0.015), 0.04, look.skin, "box", {}, 0.02);
-    add(`${side}UpLeg`, P(`${side}UpLeg`), P(`${side}Leg`), 0.08, look.pants, "capsule", { parent: "Hips", child: `${side}Leg` });
-    add(`${side}Leg`, P(`${side}Leg`), P(`${side}Foot`), 0.06, look.pants, "capsule", { parent: `${side}UpLeg`, child: `${side}Foot` });
-    add(`${side}Foot`, v(0.1 * x, 0.05, -0.04), v(0.1 * x, 0.045, 0.1), 0.05, look.shoes, "box", { parent: `${side}Leg` }, 0.045);
-    if (fine) add(`${side}ToeBase`, P(`${side}ToeBase`), v(0.1 * x, 0.035, 0.2), 0.045, look.shoes, "box", { parent: `${side}Foot` }, 0.03);
+  if (detail === "far") {
+    // The silhouette: the torso one prism bending at the spine; each limb one straight tube from
+    // its root joint to where its lower bone puts its end (hip to ankle, shoulder to wrist).
+    add("Spine", v(0, 0.9, 0), v(0, 1.5, 0), 0.19 * wide, look.shirt, "box", { parent: "Hips", child: "Chest" });
+    add("Head", v(0, 1.53, 0.01), v(0, 1.75, 0.01), 0.12 * h, look.skin, "sphere");
+    for (const side of ["Left", "Right"] as const) {
+      add(`${side}Arm`, P(`${side}Arm`), P(`${side}Hand`), 0.06, look.shirt, "capsule", { span: `${side}ForeArm` });
+      add(`${side}UpLeg`, P(`${side}UpLeg`), P(`${side}Foot`), 0.08, look.pants, "capsule", { span: `${side}Leg` });
+    }
+  } else {
+    // Torso: pelvis in the trousers' colour, belly and chest in the shirt's.
+    add("Hips", v(0, 0.9, 0), P("Spine"), 0.15 * wide, look.pants, "box", { child: "Spine" }, 0.1);
+    add("Spine", P("Spine"), P("Chest"), 0.15 * wide, look.shirt, "box", { parent: "Hips", child: "Chest" }, 0.1);
+    add("Chest", P("Chest"), v(0, 1.45, 0), 0.18 * wide, look.shirt, "box", { parent: "Spine", child: "Neck" }, 0.11);
+    add("Neck", P("Neck"), P("Head"), 0.05, look.skin, "capsule", { parent: "Chest", child: "Head" });
+    // Head, hair cap, eyes and a jaw (which the talk clip moves).
+    add("Head", v(0, 1.6, 0.01), v(0, 1.72, 0.01), 0.11 * h, look.skin, "sphere");
+    add("Head", v(0, 1.65, -0.01), v(0, 1.76, -0.01), 0.112 * h, look.hair, "sphere");
+    // Too small to see from afar: a coarse humanoid goes without them (and without hands and toes).
+    const fine = detail !== "coarse";
+    if (fine) {
+      add("Head", v(0.04, 1.66, 0.1 * h), v(0.04, 1.66, 0.1 * h), 0.018 * h, 0x15151a, "sphere");
+      add("Head", v(-0.04, 1.66, 0.1 * h), v(-0.04, 1.66, 0.1 * h), 0.018 * h, 0x15151a, "sphere");
+      add("Jaw", v(0, 1.575, 0.05), v(0, 1.59, 0.07), 0.055 * h, look.skin, "sphere");
+    }
+    for (const side of ["Left", "Right"] as const) {
+      const x = side === "Left" ? 1 : -1;
+      add(`${side}Shoulder`, P(`${side}Shoulder`), P(`${side}Arm`), 0.06, look.shirt, "capsule", { parent: "Chest", child: `${side}Arm` });
+      add(`${side}Arm`, P(`${side}Arm`), P(`${side}ForeArm`), 0.055, look.shirt, "capsule", { parent: `${side}Shoulder`, child: `${side}ForeArm` });
+      add(`${side}ForeArm`, P(`${side}ForeArm`), P(`${side}Hand`), 0.045, look.skin, "capsule", { parent: `${side}Arm`, child: `${side}Hand` });
+      if (fine) add(`${side}Hand`, P(`${side}Hand`), v(0.225 * x, 0.79, 0.015), 0.04, look.skin, "box", {}, 0.02);
+      add(`${side}UpLeg`, P(`${side}UpLeg`), P(`${side}Leg`), 0.08, look.pants, "capsule", { parent: "Hips", child: `${side}Leg` });
+      add(`${side}Leg`, P(`${side}Leg`), P(`${side}Foot`), 0.06, look.pants, "capsule", { parent: `${side}UpLeg`, child: `${side}Foot` });
+      add(`${side}Foot`, v(0.1 * x, 0.05, -0.04), v(0.1 * x, 0.045, 0.1), 0.05, look.shoes, "box", { parent: `${side}Leg` }, 0.045);
+      if (fine) add(`${side}ToeBase`, P(`${side}ToeBase`), v(0.1 * x, 0.035, 0.2), 0.045, look.shoes, "box", { parent: `${side}Foot` }, 0.03);
+    }
   }
   const index = new Map(list.map((b, i) => [b.name, i]));
   const geometry = mergeParts(parts, index);
