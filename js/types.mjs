@@ -7,6 +7,7 @@
 import ts from "typescript";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeIfChanged } from "./write-if-changed.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -82,5 +83,5 @@ ${three}
 
 ${emitted.trim()}
 `;
-writeFileSync(`${here}build/limina.d.ts`, out);
-console.log(`types: wrote js/build/limina.d.ts (${names.length} modules, ${out.length} bytes)`);
+const wrote = writeIfChanged(`${here}build/limina.d.ts`, out);
+console.log(`types: ${wrote ? "wrote" : "unchanged"} js/build/limina.d.ts (${names.length} modules, ${out.length} bytes)`);

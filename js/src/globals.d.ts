@@ -34,6 +34,8 @@ interface LiminaGlobal {
     onArrivals(cb: (budgetMs: number) => void): void;
     /** Asks for another arrivals call soon (work was left over). */
     wake(): void;
+    /** Whether nothing is left to step or draw: under `--deterministic` (without `--frames`) no frame runs while idle; setting a callback ends it. */
+    idle(idle: boolean): void;
     stop(): void;
     stats(): LiminaLoopStats;
     /** Fixed steps run so far: the current tick. */

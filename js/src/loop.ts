@@ -25,12 +25,19 @@ function remover<T>(list: T[], fn: T): () => void {
   return () => {
     const i = list.indexOf(fn);
     if (i >= 0) list.splice(i, 1);
+    if (stepSystems.length === 0 && frameSystems.length === 0) Limina.loop.idle(true);
   };
+}
+
+/** With no systems the host stays idle: a `--deterministic` run waiting on something else does not spin stepping nothing. */
+function added(): void {
+  if (stepSystems.length + frameSystems.length === 1) Limina.loop.idle(false);
 }
 
 /** Runs `fn(dt, step)` on every fixed step; returns a function that removes it. */
 export function onFixedStep(fn: StepFn): () => void {
   stepSystems.push(fn);
+  added();
   if (!stepInstalled) {
     stepInstalled = true;
     Limina.loop.onFixedStep(runSteps);
@@ -41,6 +48,7 @@ export function onFixedStep(fn: StepFn): () => void {
 /** Runs `fn(alpha)` once per frame; returns a function that removes it. */
 export function onFrame(fn: FrameFn): () => void {
   frameSystems.push(fn);
+  added();
   if (!frameInstalled) {
     frameInstalled = true;
     Limina.loop.onFrame(runFrame);

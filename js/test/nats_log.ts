@@ -1,3 +1,4 @@
+// limina: waits
 // The world log on NATS JetStream (`--log-sink nats://…`, `limina replay
 // nats://…`) against a real nats-server: see js/test/node/nats_log.mjs.
 import { assert, assertEquals, test } from "limina/testing";

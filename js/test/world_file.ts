@@ -1,3 +1,4 @@
+// limina: waits
 // Durable MCP worlds (`--world-file`), over the wire with the official
 // TypeScript SDK's Streamable HTTP client: see js/test/node/world_file.mjs.
 import { assert, assertEquals, test } from "limina/testing";

@@ -26,6 +26,7 @@ globalThis.Limina = Object.freeze({
     onFrame: (cb) => ops.op_set_frame_callback(cb),
     onArrivals: (cb) => ops.op_set_arrivals_callback(cb),
     wake: () => ops.op_loop_wake(),
+    idle: (idle) => ops.op_loop_idle(idle),
     stop: () => ops.op_loop_stop(),
     stats: () => ops.op_loop_stats(),
     /** Fixed steps run so far: the current tick. */

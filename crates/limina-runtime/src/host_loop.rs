@@ -62,6 +62,11 @@ pub struct HostLoop {
   /// A callback is registered and the loop has not been stopped: the loop
   /// counts as pending work, so a top-level await on a later tick is valid.
   active: bool,
+  /// Nothing is registered to step or draw (the "limina" module's systems
+  /// are all gone): under the virtual clock no frame runs until one is, so a
+  /// run that waits on something else (a child process, a browser) does not
+  /// spin a core stepping nothing, and its clock stands still meanwhile.
+  idle: bool,
   stopped: bool,
   clock: Option<ClockMode>,
   steps: u64,
@@ -82,6 +87,7 @@ pub fn op_set_fixed_step_callback(state: &mut OpState, #[scoped] callback: v8::G
   let tracker = state.external_ops_tracker.clone();
   let host = state.borrow_mut::<HostLoop>();
   host.fixed_step = Some(callback);
+  host.idle = false;
   host.activate(&tracker);
 }
 
@@ -90,6 +96,7 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
   let tracker = state.external_ops_tracker.clone();
   let host = state.borrow_mut::<HostLoop>();
   host.frame = Some(callback);
+  host.idle = false;
   host.activate(&tracker);
 }
 
@@ -106,6 +113,13 @@ pub fn op_set_arrivals_callback(state: &mut OpState, #[scoped] callback: v8::Glo
 #[op2(fast)]
 pub fn op_loop_wake(state: &mut OpState) {
   state.borrow::<Arrivals>().ring();
+}
+
+/// Says whether anything is left to step or draw behind the callbacks
+/// (see `HostLoop::idle`); setting a callback clears it.
+#[op2(fast)]
+pub fn op_loop_idle(state: &mut OpState, idle: bool) {
+  state.borrow_mut::<HostLoop>().idle = idle;
 }
 
 /// The time one arrivals call may take before yielding to a due frame.
@@ -335,8 +349,9 @@ pub async fn run_main_module(
     let more = apply_arrivals(rt, &arrivals, cx)?;
     let elapsed = match config.clock {
       ClockMode::Virtual => {
-        if work.in_flight() > 0 {
-          // Its completion wakes the loop.
+        let idle = config.max_frames.is_none() && rt.op_state().borrow().borrow::<HostLoop>().idle;
+        if idle || work.in_flight() > 0 {
+          // Its completion (or the JS that registers a system) wakes the loop.
           if more {
             cx.waker().wake_by_ref();
           }

@@ -28,6 +28,7 @@ deno_core::extension!(
     host_loop::op_set_frame_callback,
     host_loop::op_set_arrivals_callback,
     host_loop::op_loop_wake,
+    host_loop::op_loop_idle,
     host_loop::op_loop_stop,
     host_loop::op_loop_stats,
     host_loop::op_loop_steps,

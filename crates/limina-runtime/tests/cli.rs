@@ -24,18 +24,23 @@ fn text(out: &Output) -> (String, String) {
 
 /// How a suite asks to be run, on its first line: `// limina: --deterministic`
 /// gives the flags it runs with; the word `exclusive` among them runs it with
-/// no other suite beside it (for a suite that needs the machine to itself).
+/// no other suite beside it (for a suite that needs the machine to itself),
+/// and `waits` marks a suite that mostly waits (on timeouts, idle windows, the
+/// servers and browsers it drives): it runs in a lane of its own beside the
+/// others, which costs them little.
 struct Directive {
   flags: Vec<String>,
   exclusive: bool,
+  waits: bool,
 }
 
 fn directive(path: &Path) -> Directive {
   let source = std::fs::read_to_string(path).unwrap();
   let first = source.lines().next().unwrap_or("");
   let words: Vec<String> = first.strip_prefix("// limina:").map(|w| w.split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
-  let exclusive = words.iter().any(|w| w == "exclusive");
-  Directive { flags: words.into_iter().filter(|w| w != "exclusive").collect(), exclusive }
+  let has = |word: &str| words.iter().any(|w| w == word);
+  let (exclusive, waits) = (has("exclusive"), has("waits"));
+  Directive { flags: words.into_iter().filter(|w| w != "exclusive" && w != "waits").collect(), exclusive, waits }
 }
 
 /// Each suite's wall time in the last run, so the next one starts the longest first.
@@ -67,15 +72,41 @@ struct SuiteRun {
   failure: Option<String>,
 }
 
+/// Runs one suite through the binary, reaping it with wait4 to report the CPU it and the children it waited for used
+/// (a suite whose CPU is a small share of its time mostly waits: see `Directive`).
 fn run_suite(rel: &str, flags: &[String]) -> SuiteRun {
+  use std::io::Read;
+  use std::os::unix::process::ExitStatusExt;
   let started = std::time::Instant::now();
-  let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
-  args.push(rel);
-  let out = limina(&args);
+  let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+    .args(flags)
+    .arg(rel)
+    .current_dir(repo_root())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("limina runs");
+  let drain = |mut pipe: Box<dyn Read + Send>| {
+    std::thread::spawn(move || {
+      let mut bytes = Vec::new();
+      let _ = pipe.read_to_end(&mut bytes);
+      bytes
+    })
+  };
+  let stdout = drain(Box::new(child.stdout.take().unwrap()));
+  let stderr = drain(Box::new(child.stderr.take().unwrap()));
+  let mut status = 0;
+  // SAFETY: an all-zero rusage is valid; wait4 reaps our own child, which nothing else waits for.
+  let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+  let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+  assert_eq!(reaped, child.id() as libc::pid_t, "wait4 on {rel}: {}", std::io::Error::last_os_error());
+  let out = Output { status: std::process::ExitStatus::from_raw(status), stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
   let seconds = started.elapsed().as_secs_f64();
+  let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+  let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
   let (stdout, stderr) = text(&out);
   let summary = stdout.lines().last().unwrap_or("").to_owned();
-  eprintln!("{rel}: {summary} ({seconds:.1} s)");
+  eprintln!("{rel}: {summary} ({seconds:.1} s, CPU {cpu:.1} s)");
   let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
   let failure = (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()));
   SuiteRun { rel: rel.to_owned(), seconds, failure }
@@ -84,6 +115,8 @@ fn run_suite(rel: &str, flags: &[String]) -> SuiteRun {
 /// Every `js/test/*.ts` suite through the real binary. Suites are separate
 /// processes with their own worlds, so they run side by side (one per core),
 /// the longest of the last run first; `exclusive` ones run alone afterwards.
+/// Suites that say they mostly wait have a lane of their own beside those
+/// (and the others take them up once their own are done).
 #[test]
 fn every_js_suite_passes() {
   let dir = repo_root().join("js/test");
@@ -99,13 +132,18 @@ fn every_js_suite_passes() {
   let weight = |rel: &str| last.get(rel).copied().unwrap_or(f64::INFINITY);
   suites.sort_by(|a, b| weight(&b.0).total_cmp(&weight(&a.0)).then_with(|| a.0.cmp(&b.0)));
   let (exclusive, shared): (Vec<_>, Vec<_>) = suites.into_iter().partition(|(_, d)| d.exclusive);
+  let (waiting, busy): (Vec<_>, Vec<_>) = shared.into_iter().partition(|(_, d)| d.waits);
 
-  let queue = std::sync::Mutex::new(shared.into_iter());
+  let busy = std::sync::Mutex::new(busy.into_iter());
+  let waiting = std::sync::Mutex::new(waiting.into_iter());
   let runs = std::sync::Mutex::new(Vec::new());
   std::thread::scope(|scope| {
-    for _ in 0..suite_jobs() {
-      scope.spawn(|| loop {
-        let Some((rel, d)) = queue.lock().unwrap().next() else { break };
+    // Lane 0 runs only suites that mostly wait; the others run the busy ones, then help with the waiting.
+    for lane in 0..=suite_jobs() {
+      let (busy, waiting, runs) = (&busy, &waiting, &runs);
+      scope.spawn(move || loop {
+        let own = if lane == 0 { None } else { busy.lock().unwrap().next() };
+        let Some((rel, d)) = own.or_else(|| waiting.lock().unwrap().next()) else { break };
         let run = run_suite(&rel, &d.flags);
         runs.lock().unwrap().push(run);
       });

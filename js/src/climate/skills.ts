@@ -26,6 +26,17 @@ const WeatherOutput = z.object({
   sunIntensity: z.number(),
 });
 
+const worldSetTimeInput = z.strictObject({ hour: z.number().min(0).lt(24), day: z.number().int().min(0).max(1_000_000).optional() });
+const worldSetTimeScaleInput = z.strictObject({ scale: z.number().min(0).max(100_000) });
+const worldGetTimeInput = z.strictObject({});
+const worldSetWeatherInput = z.strictObject({
+  kind: z.enum(WEATHER_KINDS).optional(),
+  intensity: z.number().min(0).max(1).optional(),
+  windDirection: z.number().min(-360).max(360).optional(),
+  windSpeed: z.number().min(0).max(100).optional(),
+});
+const worldGetWeatherInput = z.strictObject({});
+
 export function climateSkills({ climate }: { climate: Climate }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "climateSkills" };
   const weatherReport = (): z.input<typeof WeatherOutput> => {
@@ -40,7 +51,7 @@ export function climateSkills({ climate }: { climate: Climate }): SkillDefinitio
       category: "world",
       description:
         "Set the world's time of day: hour 0–24 (fractions are minutes: 18.5 is 18:30), optionally the day number (default: the current day). The sun moves at once and keeps moving as the clock runs (world.setTimeScale): it rises toward +X at 6:00, stands toward −Z 65° up at noon, sets toward −X at 18:00, and its light fades out below the horizon; the sky and the environment lighting follow it. Until the time is first set, the clock leaves the sun alone. Returns the time and where the sun stands.",
-      input: z.strictObject({ hour: z.number().min(0).lt(24), day: z.number().int().min(0).max(1_000_000).optional() }),
+      input: worldSetTimeInput,
       output: TimeOutput,
       permissions: ["world.write"],
       source,
@@ -57,7 +68,7 @@ export function climateSkills({ climate }: { climate: Climate }): SkillDefinitio
       category: "world",
       description:
         "Set how fast world time passes: in-world seconds per simulated second (1: real time, the default; 60: an in-world minute a second, a day in 24 minutes; 0: the clock stops). The clock runs only once world.setTime has set the time. Returns the time.",
-      input: z.strictObject({ scale: z.number().min(0).max(100_000) }),
+      input: worldSetTimeScaleInput,
       output: TimeOutput,
       permissions: ["world.write"],
       source,
@@ -73,7 +84,7 @@ export function climateSkills({ climate }: { climate: Climate }): SkillDefinitio
       version: "1.0.0",
       category: "world",
       description: "The world's time: hour (null until world.setTime), day, in-world seconds since day 0, the time scale and where the sun stands (azimuth, elevation in degrees).",
-      input: z.strictObject({}),
+      input: worldGetTimeInput,
       output: TimeOutput,
       permissions: ["scene.read"],
       source,
@@ -85,12 +96,7 @@ export function climateSkills({ climate }: { climate: Climate }): SkillDefinitio
       category: "world",
       description:
         `Set the world's weather; omitted fields keep their value. kind: ${WEATHER_KINDS.join(", ")} (a new kind without an intensity comes at full strength); intensity 0–1; wind: windDirection (degrees clockwise from +Z toward +X, where it blows to) and windSpeed (m/s). Weather thickens the fog (${WEATHER_KINDS.map((k) => `${k} ×${WEATHER_EFFECTS[k as WeatherKind].fog}`).join(", ")} at full intensity) and the haze, dims the sun light, makes rain (rain, storm) or snow fall around the camera, and its wind drifts the falling precipitation and every VFX emitter's particles. Returns the weather and what it set.`,
-      input: z.strictObject({
-        kind: z.enum(WEATHER_KINDS).optional(),
-        intensity: z.number().min(0).max(1).optional(),
-        windDirection: z.number().min(-360).max(360).optional(),
-        windSpeed: z.number().min(0).max(100).optional(),
-      }),
+      input: worldSetWeatherInput,
       output: WeatherOutput,
       permissions: ["world.write"],
       source,
@@ -106,7 +112,7 @@ export function climateSkills({ climate }: { climate: Climate }): SkillDefinitio
       version: "1.0.0",
       category: "world",
       description: "The world's weather: kind, intensity, wind (direction, speed and velocity [x, 0, z] m/s), the precipitation falling (rain, snow or null), the tick it was set, and the fog density, turbidity and sun intensity it leaves.",
-      input: z.strictObject({}),
+      input: worldGetWeatherInput,
       output: WeatherOutput,
       permissions: ["scene.read"],
       source,

@@ -11,6 +11,23 @@ import type { SkillDefinition } from "./registry.ts";
 
 const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
 
+const animationPlayInput = z.strictObject({
+  entityId: EntityId,
+  clip: z.string().min(1).max(64),
+  loop: z.boolean().default(true),
+  fadeIn: z.number().min(0).max(5).default(0.25).describe("crossfade seconds"),
+});
+const animationPlayOutput = z.object({ playing: z.string() });
+const animationGetStateInput = z.strictObject({ entityId: EntityId });
+const animationGetStateOutput = z.object({
+  state: z.enum(["idle", "locomotion", "jump", "fall", "emote"]),
+  clip: z.string(),
+  speed: z.number(),
+  playing: z.array(z.object({ clip: z.string(), weight: z.number(), timeScale: z.number() })),
+});
+const animationListInput = z.strictObject({ entityId: EntityId.optional() });
+const animationListOutput = z.object({ clips: z.array(z.string()) });
+
 export function animationSkills({ characters }: { characters: CharacterSystem }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "animationSkills" };
   return [
@@ -20,13 +37,8 @@ export function animationSkills({ characters }: { characters: CharacterSystem })
       category: "character",
       description:
         "Play a clip on a character by name (animation.list names them: the humanoid's idle, walk, run, jump, fall, wave, talk, sit, or a glTF rig's own), crossfading in over fadeIn seconds; looping (default) until the character moves, or once.",
-      input: z.strictObject({
-        entityId: EntityId,
-        clip: z.string().min(1).max(64),
-        loop: z.boolean().default(true),
-        fadeIn: z.number().min(0).max(5).default(0.25).describe("crossfade seconds"),
-      }),
-      output: z.object({ playing: z.string() }),
+      input: animationPlayInput,
+      output: animationPlayOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId, clip, loop, fadeIn }, ctx) => {
@@ -43,13 +55,8 @@ export function animationSkills({ characters }: { characters: CharacterSystem })
       category: "character",
       description:
         "A character's animation state: state (idle, locomotion, jump, fall or emote), the clip weighing most, the ground speed it follows (m/s), and every clip playing with its weight and rate.",
-      input: z.strictObject({ entityId: EntityId }),
-      output: z.object({
-        state: z.enum(["idle", "locomotion", "jump", "fall", "emote"]),
-        clip: z.string(),
-        speed: z.number(),
-        playing: z.array(z.object({ clip: z.string(), weight: z.number(), timeScale: z.number() })),
-      }),
+      input: animationGetStateInput,
+      output: animationGetStateOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ entityId }) => characters.require(entityId).animator.getState(),
@@ -59,8 +66,8 @@ export function animationSkills({ characters }: { characters: CharacterSystem })
       version: "1.0.0",
       category: "character",
       description: "The clips a character can play (without entityId: the built-in humanoid's).",
-      input: z.strictObject({ entityId: EntityId.optional() }),
-      output: z.object({ clips: z.array(z.string()) }),
+      input: animationListInput,
+      output: animationListOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ entityId }) => ({ clips: entityId === undefined ? [...CLIP_NAMES] : characters.require(entityId).animator.clips() }),

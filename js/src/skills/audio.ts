@@ -32,6 +32,21 @@ function idOf(handle: string): number | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
+const audioPlayInput = z.strictObject({ freq: Freq, secs: Secs, bus: Bus.default("sfx"), volume: Volume.default(1) });
+const audioAmbientInput = z.strictObject({ bus: Bus.default("ambience"), volume: Volume.default(1) });
+const audioPlayAtInput = z.strictObject({
+  freq: Freq,
+  secs: Secs,
+  position: WorldVec3,
+  bus: Bus.default("sfx"),
+  volume: Volume.default(1),
+  maxDistance: z.number().min(0).max(4 * WORLD_EXTENT).optional(),
+});
+const audioSpeakInput = z.strictObject({ text: z.string().min(1).max(500), position: WorldVec3, volume: Volume.default(1) });
+const audioStopInput = z.strictObject({ handle: z.string() });
+const audioSetVolumeInput = z.strictObject({ handle: z.string(), volume: Volume });
+const audioSetBusVolumeInput = z.strictObject({ bus: Bus, volume: Volume });
+
 export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THREE.Object3D }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "audioSkills" };
   return [
@@ -40,7 +55,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Play a one-shot synthesized SFX blip (sine + envelope) on a bus (master/sfx/ambience/voice). Returns an opaque handle.",
-      input: z.strictObject({ freq: Freq, secs: Secs, bus: Bus.default("sfx"), volume: Volume.default(1) }),
+      input: audioPlayInput,
       output: Handle,
       permissions: ["audio.play"],
       source,
@@ -51,7 +66,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Start a looping synthesized ambience bed on a bus (default ambience). Returns an opaque handle.",
-      input: z.strictObject({ bus: Bus.default("ambience"), volume: Volume.default(1) }),
+      input: audioAmbientInput,
       output: Handle,
       permissions: ["audio.play"],
       source,
@@ -62,14 +77,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Play a one-shot POSITIONAL synthesized SFX at a world position; 3D-panned + attenuated relative to the camera listener. Optional maxDistance cutoff. Returns an opaque handle.",
-      input: z.strictObject({
-        freq: Freq,
-        secs: Secs,
-        position: WorldVec3,
-        bus: Bus.default("sfx"),
-        volume: Volume.default(1),
-        maxDistance: z.number().min(0).max(4 * WORLD_EXTENT).optional(),
-      }),
+      input: audioPlayAtInput,
       output: Handle,
       permissions: ["audio.play"],
       source,
@@ -84,7 +92,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Speak a line of text aloud at a world position via a pluggable local TTS voice (voice bus, positional). FIRE-AND-FORGET: returns immediately; synthesis runs off-thread and never blocks the frame. Returns an opaque handle.",
-      input: z.strictObject({ text: z.string().min(1).max(500), position: WorldVec3, volume: Volume.default(1) }),
+      input: audioSpeakInput,
       output: Handle,
       permissions: ["audio.play"],
       source,
@@ -98,7 +106,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Stop a playing sound by handle.",
-      input: z.strictObject({ handle: z.string() }),
+      input: audioStopInput,
       output: Ok,
       permissions: ["audio.play"],
       source,
@@ -112,7 +120,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Set a playing sound's volume (0..1) by handle.",
-      input: z.strictObject({ handle: z.string(), volume: Volume }),
+      input: audioSetVolumeInput,
       output: Ok,
       permissions: ["audio.play"],
       source,
@@ -126,7 +134,7 @@ export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THRE
       version: "1.0.0",
       category: "audio",
       description: "Set a mixer bus volume (master/sfx/ambience/voice), re-gaining all live sounds on it.",
-      input: z.strictObject({ bus: Bus, volume: Volume }),
+      input: audioSetBusVolumeInput,
       output: Ok,
       permissions: ["audio.play"],
       source,

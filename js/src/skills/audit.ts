@@ -60,26 +60,77 @@ const AgentTokens = z.object({
   completionTokens: z.number().int(),
 });
 
-export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentDirectory }): SkillDefinition[] {
-  const source = { module: import.meta.url, factory: "auditSkills" };
-  const DecisionOut = z.object({
-    eventId: z.string(),
-    allow: z.boolean(),
-    rule: z.string(),
-    reason: z.string(),
-    boundary: z.string(),
-    context: z.object({
+const DecisionOut = z.object({
+  eventId: z.string(),
+  allow: z.boolean(),
+  rule: z.string(),
+  reason: z.string(),
+  boundary: z.string(),
+  context: z.object({
+    agentId: z.string(),
+    sessionId: z.string(),
+    cap: z.string(),
+    profile: z.string().nullable(),
+    package: z.string().nullable(),
+    tick: z.number().nullable(),
+    requiredPermissions: z.array(z.string()).nullable(),
+  }),
+  quota: z.unknown().nullable(),
+  budget: z.unknown().nullable(),
+});
+const auditExplainInput = z.strictObject({ eventId: z.string() });
+const auditExplainOutput = z.object({
+  eventId: z.string(),
+  eventType: z.string(),
+  found: z.boolean(),
+  decision: DecisionOut.nullable(),
+  provenance: z.object({ agentId: z.string(), sessionId: z.string(), profile: z.string().nullable(), package: z.string().nullable() }),
+  causalTrace: z.object({ parents: z.array(EventRef), ancestry: z.array(EventRef) }),
+});
+const auditQueryInput = z.strictObject({
+  decision: z.enum(["allow", "deny", "all"]).default("all"),
+  cap: z.string().optional(),
+  rule: z.string().optional(),
+  agentId: z.string().optional(),
+  sessionId: z.string().optional(),
+  package: z.string().optional(),
+  limit: z.number().int().min(0).max(2000).default(200),
+});
+const auditQueryOutput = z.object({
+  summary: z.object({
+    total: z.number().int(),
+    allowed: z.number().int(),
+    denied: z.number().int(),
+    byRule: z.record(z.string(), z.number()),
+    byCap: z.record(z.string(), z.number()),
+    packages: z.array(z.string()),
+  }),
+  decisions: z.array(
+    z.object({
+      eventId: z.string(),
+      allow: z.boolean(),
+      rule: z.string(),
+      reason: z.string(),
+      boundary: z.string(),
+      cap: z.string(),
       agentId: z.string(),
       sessionId: z.string(),
-      cap: z.string(),
       profile: z.string().nullable(),
       package: z.string().nullable(),
       tick: z.number().nullable(),
-      requiredPermissions: z.array(z.string()).nullable(),
     }),
-    quota: z.unknown().nullable(),
-    budget: z.unknown().nullable(),
-  });
+  ),
+});
+const auditUsageInput = z.strictObject({ sessionId: z.string().optional() });
+const auditUsageOutput = z.object({
+  perSessionCap: z.array(z.object({ sessionId: z.string(), cap: z.string(), allowed: z.number().int(), denied: z.number().int() })),
+  quotas: z.array(z.object({ sessionId: z.string(), quota: z.unknown() })),
+  budgets: z.array(z.object({ sessionId: z.string(), budget: z.unknown() })),
+  agents: z.array(AgentTokens),
+});
+
+export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentDirectory }): SkillDefinition[] {
+  const source = { module: import.meta.url, factory: "auditSkills" };
   return [
     {
       name: "audit.explain",
@@ -87,15 +138,8 @@ export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentD
       category: "system",
       description:
         "Answer 'why was action X allowed/denied': the governing policy decision (rule + reason + context + quota/budget), the provenance (agent/session/profile/package), and the causal-parent chain — all from the real recorded trace.",
-      input: z.strictObject({ eventId: z.string() }),
-      output: z.object({
-        eventId: z.string(),
-        eventType: z.string(),
-        found: z.boolean(),
-        decision: DecisionOut.nullable(),
-        provenance: z.object({ agentId: z.string(), sessionId: z.string(), profile: z.string().nullable(), package: z.string().nullable() }),
-        causalTrace: z.object({ parents: z.array(EventRef), ancestry: z.array(EventRef) }),
-      }),
+      input: auditExplainInput,
+      output: auditExplainOutput,
       permissions: [],
       source,
       handler: ({ eventId }) => {
@@ -148,40 +192,8 @@ export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentD
       category: "system",
       description:
         "Query recorded policy decisions: filter by allow/deny, cap, rule, agent, session, or package (package provenance). Returns matching decision events plus an allow/deny + by-rule + by-cap summary.",
-      input: z.strictObject({
-        decision: z.enum(["allow", "deny", "all"]).default("all"),
-        cap: z.string().optional(),
-        rule: z.string().optional(),
-        agentId: z.string().optional(),
-        sessionId: z.string().optional(),
-        package: z.string().optional(),
-        limit: z.number().int().min(0).max(2000).default(200),
-      }),
-      output: z.object({
-        summary: z.object({
-          total: z.number().int(),
-          allowed: z.number().int(),
-          denied: z.number().int(),
-          byRule: z.record(z.string(), z.number()),
-          byCap: z.record(z.string(), z.number()),
-          packages: z.array(z.string()),
-        }),
-        decisions: z.array(
-          z.object({
-            eventId: z.string(),
-            allow: z.boolean(),
-            rule: z.string(),
-            reason: z.string(),
-            boundary: z.string(),
-            cap: z.string(),
-            agentId: z.string(),
-            sessionId: z.string(),
-            profile: z.string().nullable(),
-            package: z.string().nullable(),
-            tick: z.number().nullable(),
-          }),
-        ),
-      }),
+      input: auditQueryInput,
+      output: auditQueryOutput,
       permissions: [],
       source,
       handler: (q) => {
@@ -228,13 +240,8 @@ export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentD
       category: "system",
       description:
         "Resource usage from recorded decisions: allowed/denied call counts per session+cap, plus the latest quota and budget snapshots seen for each session — derived from the real policy events — and each LLM player's prompt size and tokens in/out as its providers reported them.",
-      input: z.strictObject({ sessionId: z.string().optional() }),
-      output: z.object({
-        perSessionCap: z.array(z.object({ sessionId: z.string(), cap: z.string(), allowed: z.number().int(), denied: z.number().int() })),
-        quotas: z.array(z.object({ sessionId: z.string(), quota: z.unknown() })),
-        budgets: z.array(z.object({ sessionId: z.string(), budget: z.unknown() })),
-        agents: z.array(AgentTokens),
-      }),
+      input: auditUsageInput,
+      output: auditUsageOutput,
       permissions: [],
       source,
       handler: ({ sessionId }) => {

@@ -7,6 +7,8 @@ import type { ViewCamera } from "../render/view-camera.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { CameraPose, CameraPoseInput } from "./schemas.ts";
 
+const cameraGetInput = z.strictObject({});
+
 export function cameraSkills({ view, rig }: { view: ViewCamera; rig?: CameraRig }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "cameraSkills" };
   return [
@@ -33,7 +35,7 @@ export function cameraSkills({ view, rig }: { view: ViewCamera; rig?: CameraRig 
       version: "1.0.0",
       category: "render",
       description: "The world's view camera: its position, the point it looks at and its vertical field of view in degrees.",
-      input: z.strictObject({}),
+      input: cameraGetInput,
       output: CameraPose,
       permissions: ["scene.read"],
       source,

@@ -23,6 +23,26 @@ export const AppearanceInput = z.strictObject({
 
 const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
 
+const characterSpawnInput = z.strictObject({
+  position: WorldVec3.describe("where its feet stand"),
+  appearance: AppearanceInput.optional(),
+  model: z.string().min(1).max(128).optional().describe("a glTF asset id to use as the body"),
+  maxSpeed: z.number().gt(0).max(12).optional().describe("top speed, m/s (default 4.5)"),
+});
+const characterSpawnOutput = z.object({ entityId: z.string() });
+const characterMoveInput = z.strictObject({
+  entityId: EntityId,
+  direction: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).describe("ground direction [x, z]"),
+  speed: z.number().min(0).max(12).default(1.4).describe("m/s"),
+});
+const characterMoveOutput = z.object({ velocity: z.tuple([z.number(), z.number()]) });
+const characterJumpInput = z.strictObject({ entityId: EntityId, speed: z.number().gt(0).max(20).default(5).describe("take-off speed, m/s") });
+const characterJumpOutput = z.object({ jumped: z.boolean() });
+const characterLookAtInput = z.strictObject({ entityId: EntityId, target: z.union([WorldVec3, z.string().min(1).describe("an entity id")]) });
+const characterLookAtOutput = z.object({ facing: z.tuple([z.number(), z.number()]) });
+const characterListInput = z.strictObject({});
+const characterListOutput = z.object({ characters: z.array(z.object({ entityId: z.string(), position: Vec3, speed: z.number(), grounded: z.boolean(), walkingTo: Vec3.nullable() })) });
+
 export function characterSkills({ characters }: { characters: CharacterSystem }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "characterSkills" };
   return [
@@ -32,13 +52,8 @@ export function characterSkills({ characters }: { characters: CharacterSystem })
       category: "character",
       description:
         "Spawn a walking character: the built-in skinned humanoid (22 bones; appearance sets height, build, head and colours) or a glTF rig by asset id (its clips usable by name), with a physics character controller (walls, slopes, steps, gravity, jumps, pushing bodies), an animator (idle/walk/run/jump/fall and emotes) and a place in the navigation crowd. Returns its entity id.",
-      input: z.strictObject({
-        position: WorldVec3.describe("where its feet stand"),
-        appearance: AppearanceInput.optional(),
-        model: z.string().min(1).max(128).optional().describe("a glTF asset id to use as the body"),
-        maxSpeed: z.number().gt(0).max(12).optional().describe("top speed, m/s (default 4.5)"),
-      }),
-      output: z.object({ entityId: z.string() }),
+      input: characterSpawnInput,
+      output: characterSpawnOutput,
       permissions: ["character.define"],
       source,
       handler: async ({ position, appearance, model, maxSpeed }, ctx) => {
@@ -53,12 +68,8 @@ export function characterSkills({ characters }: { characters: CharacterSystem })
       category: "character",
       description:
         "Drive a character directly: walk along direction [x, z] (normalised) at speed m/s until told otherwise (speed 0 stops). Cancels a nav.moveTo walk. The controller slides along walls, climbs steps and slopes, and the animation follows the speed.",
-      input: z.strictObject({
-        entityId: EntityId,
-        direction: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).describe("ground direction [x, z]"),
-        speed: z.number().min(0).max(12).default(1.4).describe("m/s"),
-      }),
-      output: z.object({ velocity: z.tuple([z.number(), z.number()]) }),
+      input: characterMoveInput,
+      output: characterMoveOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId, direction, speed }, ctx) => {
@@ -74,8 +85,8 @@ export function characterSkills({ characters }: { characters: CharacterSystem })
       version: "1.0.0",
       category: "character",
       description: "Make a character jump (at speed m/s upward) if it stands on the ground; returns whether it jumped.",
-      input: z.strictObject({ entityId: EntityId, speed: z.number().gt(0).max(20).default(5).describe("take-off speed, m/s") }),
-      output: z.object({ jumped: z.boolean() }),
+      input: characterJumpInput,
+      output: characterJumpOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId, speed }, ctx) => {
@@ -89,8 +100,8 @@ export function characterSkills({ characters }: { characters: CharacterSystem })
       version: "1.0.0",
       category: "character",
       description: "Turn a character to face a world point or another entity (until it walks another way). Returns its facing [x, z].",
-      input: z.strictObject({ entityId: EntityId, target: z.union([WorldVec3, z.string().min(1).describe("an entity id")]) }),
-      output: z.object({ facing: z.tuple([z.number(), z.number()]) }),
+      input: characterLookAtInput,
+      output: characterLookAtOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId, target }, ctx) => {
@@ -105,8 +116,8 @@ export function characterSkills({ characters }: { characters: CharacterSystem })
       version: "1.0.0",
       category: "character",
       description: "The world's characters: entity id, feet position, ground speed, whether grounded, and what it is doing (walking to a target or not).",
-      input: z.strictObject({}),
-      output: z.object({ characters: z.array(z.object({ entityId: z.string(), position: Vec3, speed: z.number(), grounded: z.boolean(), walkingTo: Vec3.nullable() })) }),
+      input: characterListInput,
+      output: characterListOutput,
       permissions: ["scene.read"],
       source,
       handler: () => ({

@@ -2,6 +2,9 @@
 // a factory of its definitions over the narrow services they act on (the
 // factory is also what dev.reload calls). Only skills whose subsystem exists
 // in this build are registered, so discovery never offers one that cannot work.
+// A family's Zod contracts live at its module's top level: built once per
+// process and shared by every world, while each factory call builds only the
+// definitions and handlers over that world's services (js/test/skill_contracts.ts).
 
 import { registerGameSkills } from "../game/skills.ts";
 import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "../persistence/snapshot.ts";

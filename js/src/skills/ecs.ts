@@ -8,6 +8,32 @@ import { Scale3, UnitQuat, WorldVec3 } from "./schemas.ts";
 
 const Tag = z.string().min(1).max(64);
 
+const ecsUpdateComponentInput = z
+  .strictObject({
+    entity: z.string(),
+    component: z.enum(["position", "rotation", "scale"]),
+    value: z.array(z.number()).min(3).max(4),
+  })
+  .transform((i, c) => {
+    const want = i.component === "rotation" ? 4 : 3;
+    if (i.value.length !== want) {
+      c.addIssue({ code: "custom", path: ["value"], message: `${i.component} needs exactly ${want} numbers, got ${i.value.length}` });
+      return z.NEVER;
+    }
+    const schema = i.component === "position" ? WorldVec3 : i.component === "rotation" ? UnitQuat : Scale3;
+    const parsed = schema.safeParse(i.value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) c.addIssue({ ...issue, code: "custom", path: ["value", ...issue.path], message: `${i.component}: ${issue.message}` });
+      return z.NEVER;
+    }
+    return { ...i, value: parsed.data as number[] };
+  });
+const ecsUpdateComponentOutput = z.object({ ok: z.boolean() });
+const ecsAddComponentInput = z.strictObject({ entity: z.string(), component: Tag });
+const ecsAddComponentOutput = z.object({ ok: z.boolean() });
+const ecsRemoveComponentInput = z.strictObject({ entity: z.string(), component: Tag });
+const ecsRemoveComponentOutput = z.object({ ok: z.boolean() });
+
 export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "ecsSkills" };
   return [
@@ -16,27 +42,8 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
       version: "1.0.0",
       category: "ecs",
       description: "Set an entity's position [x,y,z], rotation quaternion [x,y,z,w], or scale [x,y,z].",
-      input: z
-        .strictObject({
-          entity: z.string(),
-          component: z.enum(["position", "rotation", "scale"]),
-          value: z.array(z.number()).min(3).max(4),
-        })
-        .transform((i, c) => {
-          const want = i.component === "rotation" ? 4 : 3;
-          if (i.value.length !== want) {
-            c.addIssue({ code: "custom", path: ["value"], message: `${i.component} needs exactly ${want} numbers, got ${i.value.length}` });
-            return z.NEVER;
-          }
-          const schema = i.component === "position" ? WorldVec3 : i.component === "rotation" ? UnitQuat : Scale3;
-          const parsed = schema.safeParse(i.value);
-          if (!parsed.success) {
-            for (const issue of parsed.error.issues) c.addIssue({ ...issue, code: "custom", path: ["value", ...issue.path], message: `${i.component}: ${issue.message}` });
-            return z.NEVER;
-          }
-          return { ...i, value: parsed.data as number[] };
-        }),
-      output: z.object({ ok: z.boolean() }),
+      input: ecsUpdateComponentInput,
+      output: ecsUpdateComponentOutput,
       permissions: ["ecs.modify"],
       source,
       handler: ({ entity, component, value }) => {
@@ -52,8 +59,8 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
       version: "1.0.0",
       category: "ecs",
       description: "Tag an entity with a named component (e.g. 'target', 'hostile').",
-      input: z.strictObject({ entity: z.string(), component: Tag }),
-      output: z.object({ ok: z.boolean() }),
+      input: ecsAddComponentInput,
+      output: ecsAddComponentOutput,
       permissions: ["ecs.modify"],
       source,
       handler: ({ entity, component }, ctx) => {
@@ -71,8 +78,8 @@ export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition
       version: "1.0.0",
       category: "ecs",
       description: "Remove a named component tag from an entity.",
-      input: z.strictObject({ entity: z.string(), component: Tag }),
-      output: z.object({ ok: z.boolean() }),
+      input: ecsRemoveComponentInput,
+      output: ecsRemoveComponentOutput,
       permissions: ["ecs.modify"],
       source,
       handler: ({ entity, component }, ctx) => {

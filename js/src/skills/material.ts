@@ -23,6 +23,11 @@ export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATER
   return meshes.length;
 }
 
+const materialListInput = z.strictObject({});
+const materialListOutput = z.object({ materials: z.array(z.object({ name: z.string(), description: z.string(), albedo: z.number(), roughness: z.number(), metalness: z.number() })) });
+const materialApplyInput = z.strictObject({ entityId: z.string(), material: z.enum(MATERIAL_NAMES as [string, ...string[]]), tint: Hex.optional(), uvScale: z.number().gt(0).max(1000).optional() });
+const materialApplyOutput = z.object({ entityId: z.string(), material: z.string(), meshes: z.number().int() });
+
 export function materialSkills({ entities }: { entities: Entities }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "materialSkills" };
   return [
@@ -31,8 +36,8 @@ export function materialSkills({ entities }: { entities: Entities }): SkillDefin
       version: "1.0.0",
       category: "material",
       description: "The material library: each named PBR material (procedural albedo, roughness and relief; no UVs needed) with a description, its nominal albedo (0xRRGGBB), roughness and metalness. Dress an entity with material.apply.",
-      input: z.strictObject({}),
-      output: z.object({ materials: z.array(z.object({ name: z.string(), description: z.string(), albedo: z.number(), roughness: z.number(), metalness: z.number() })) }),
+      input: materialListInput,
+      output: materialListOutput,
       permissions: ["scene.read"],
       source,
       handler: () => ({ materials: materialCatalog() }),
@@ -42,8 +47,8 @@ export function materialSkills({ entities }: { entities: Entities }): SkillDefin
       version: "1.0.0",
       category: "material",
       description: `Dress every mesh of an entity in a library material (${MATERIAL_NAMES.join(", ")}; see material.list). tint (0xRRGGBB) multiplies its albedo; uvScale (default 1) scales its texture: 2 makes features half the size. Shadow settings are kept. Returns how many meshes changed.`,
-      input: z.strictObject({ entityId: z.string(), material: z.enum(MATERIAL_NAMES as [string, ...string[]]), tint: Hex.optional(), uvScale: z.number().gt(0).max(1000).optional() }),
-      output: z.object({ entityId: z.string(), material: z.string(), meshes: z.number().int() }),
+      input: materialApplyInput,
+      output: materialApplyOutput,
       permissions: ["render.write"],
       source,
       handler: ({ entityId, material, tint, uvScale }, ctx) => {

@@ -27,6 +27,20 @@ export const NavBuildInput = z.strictObject({
     .describe("off-mesh links: jumps, ladders, doors"),
 });
 
+const navBuildOutput = z.object({ polygons: z.number().int(), tiles: z.number().int() });
+const navFindPathInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
+const navFindPathOutput = z.object({ found: z.boolean(), path: z.array(Vec3), length: z.number() });
+const navIsReachableInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
+const navIsReachableOutput = z.object({ reachable: z.boolean() });
+const navMoveToInput = z.strictObject({
+  entityId: z.string().min(1),
+  target: WorldVec3,
+  speed: z.number().gt(0).max(12).optional(),
+});
+const navMoveToOutput = z.object({ moving: z.boolean(), distance: z.number() });
+const navStopInput = z.strictObject({ entityId: z.string().min(1) });
+const navStopOutput = z.object({ stopped: z.boolean() });
+
 export function navSkills({ nav, characters }: { nav: Navigation; characters: CharacterSystem }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "navSkills" };
   const path = (from: [number, number, number], to: [number, number, number]) => {
@@ -43,7 +57,7 @@ export function navSkills({ nav, characters }: { nav: Navigation; characters: Ch
       description:
         "Bake the world's navmesh from its static colliders (boxes, spheres, capsules, heightfield terrain, meshes…), for an agent of the given radius, height, slope and climb; areas cost more or block walking, links join what the floor does not. Tiled: later changes to static geometry rebuild only the tiles under them. Returns the polygon and tile counts.",
       input: NavBuildInput,
-      output: z.object({ polygons: z.number().int(), tiles: z.number().int() }),
+      output: navBuildOutput,
       permissions: ["nav.define"],
       source,
       handler: (input, ctx) => {
@@ -58,8 +72,8 @@ export function navSkills({ nav, characters }: { nav: Navigation; characters: Ch
       category: "nav",
       description:
         "The shortest walkable path between two points on the navmesh: found (whether the goal is reachable; if not, the path leads as near as it can), the corner points [[x,y,z]…] from start to end, and its length in metres.",
-      input: z.strictObject({ from: WorldVec3, to: WorldVec3 }),
-      output: z.object({ found: z.boolean(), path: z.array(Vec3), length: z.number() }),
+      input: navFindPathInput,
+      output: navFindPathOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ from, to }) => path(from, to),
@@ -69,8 +83,8 @@ export function navSkills({ nav, characters }: { nav: Navigation; characters: Ch
       version: "1.0.0",
       category: "nav",
       description: "Whether a walk from one point to another exists on the navmesh (false too when either is off it).",
-      input: z.strictObject({ from: WorldVec3, to: WorldVec3 }),
-      output: z.object({ reachable: z.boolean() }),
+      input: navIsReachableInput,
+      output: navIsReachableOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ from, to }) => {
@@ -84,12 +98,8 @@ export function navSkills({ nav, characters }: { nav: Navigation; characters: Ch
       category: "nav",
       description:
         "Walk a character along the navmesh to target, at up to speed m/s (default: its top speed), avoiding the other walkers; its animation walks or runs to match. Refused (not_found) when the target is unreachable. Arrival is a nav.arrived event (nav.failed if it gets stuck).",
-      input: z.strictObject({
-        entityId: z.string().min(1),
-        target: WorldVec3,
-        speed: z.number().gt(0).max(12).optional(),
-      }),
-      output: z.object({ moving: z.boolean(), distance: z.number() }),
+      input: navMoveToInput,
+      output: navMoveToOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId, target, speed }, ctx) => {
@@ -107,8 +117,8 @@ export function navSkills({ nav, characters }: { nav: Navigation; characters: Ch
       version: "1.0.0",
       category: "nav",
       description: "Stop a character where it stands (ending a nav.moveTo walk or a character.move).",
-      input: z.strictObject({ entityId: z.string().min(1) }),
-      output: z.object({ stopped: z.boolean() }),
+      input: navStopInput,
+      output: navStopOutput,
       permissions: ["character.act"],
       source,
       handler: ({ entityId }, ctx) => {

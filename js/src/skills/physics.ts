@@ -52,6 +52,59 @@ function describeJoint(entities: Entities, handle: number): JointDescription {
   return describeJoints(entities).find((j) => j.joint === jointId(handle))!;
 }
 
+const physicsApplyImpulseInput = z.strictObject({ entity: z.string(), impulse: WorldVec3 });
+const physicsApplyImpulseOutput = z.object({ ok: z.boolean() });
+const physicsRaycastInput = z.strictObject({
+  origin: WorldVec3,
+  direction: WorldVec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+  maxDistance: Distance.default(1000),
+});
+const physicsRaycastOutput = z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() });
+const physicsCollisionEventsInput = z.strictObject({});
+const physicsCollisionEventsOutput = z.object({
+  events: z.array(
+    z.object({
+      started: z.boolean(),
+      sensor: z.boolean(),
+      bodyA: z.number().int(),
+      bodyB: z.number().int(),
+      entityA: z.string().optional(),
+      entityB: z.string().optional(),
+      point: Vec3.nullable(),
+      normal: Vec3.nullable(),
+    }),
+  ),
+  dropped: z.number().int(),
+});
+const physicsSensorContentsInput = z.strictObject({ entity: z.string() });
+const physicsSensorContentsOutput = z.object({ entities: z.array(z.string()) });
+const physicsSetVelocityInput = z
+  .strictObject({ entity: z.string(), linear: WorldVec3.optional(), angular: WorldVec3.optional() })
+  .refine((i) => i.linear || i.angular, { message: "give linear and/or angular" });
+const physicsSetVelocityOutput = z.object({ ok: z.boolean() });
+const physicsSetBodyTypeInput = z.strictObject({ entity: z.string(), type: z.enum(["dynamic", "static", "kinematic"]) });
+const physicsSetBodyTypeOutput = z.object({ ok: z.boolean() });
+const physicsCreateJointInput = z.strictObject({
+  type: z.enum(JOINT_TYPES),
+  entityA: z.string(),
+  entityB: z.string(),
+  anchor: WorldVec3.optional().describe("where they are joined (default entityB's centre); a rope or spring holds entityA there"),
+  axis: WorldVec3.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("revolute, prismatic: the axis (default [0,1,0])"),
+  limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
+  length: z.number().gt(0).max(1e5).optional().describe("rope: its maximum length; spring: its rest length (default: the distance now)"),
+  stiffness: NonNegative.optional().describe("spring: N/m (default 100)"),
+  damping: NonNegative.optional().describe("spring: N·s/m (default 5)"),
+  motor: MotorInput.optional(),
+  contacts: z.boolean().default(false).describe("whether the joined bodies still collide with each other"),
+});
+const physicsCreateJointOutput = z.object({ joint: z.string() });
+const physicsRemoveJointInput = z.strictObject({ joint: z.string() });
+const physicsRemoveJointOutput = z.object({ removed: z.boolean() });
+const physicsSetMotorInput = MotorInput.extend({ joint: z.string(), enabled: z.boolean().default(true) });
+const physicsGetJointInput = z.strictObject({ joint: z.string() });
+const physicsSetKillPlaneInput = z.strictObject({ y: z.number().min(-1e5).max(1e5).default(-500), action: z.enum(["remove", "respawn", "off"]).default("remove") });
+const physicsSetKillPlaneOutput = z.object({ killPlane: z.object({ y: z.number(), action: z.enum(["remove", "respawn"]) }).nullable() });
+
 export function physicsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
   const { physics, world } = entities;
   const source = { module: import.meta.url, factory: "physicsSkills" };
@@ -61,8 +114,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Apply an impulse [x,y,z] to an entity's dynamic body (wakes it).",
-      input: z.strictObject({ entity: z.string(), impulse: WorldVec3 }),
-      output: z.object({ ok: z.boolean() }),
+      input: physicsApplyImpulseInput,
+      output: physicsApplyImpulseOutput,
       permissions: ["physics.write"],
       source,
       handler: ({ entity, impulse }) => {
@@ -75,12 +128,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Cast a ray from origin along direction; returns the first hit (distance, point, entity). Sensors do not stop rays.",
-      input: z.strictObject({
-        origin: WorldVec3,
-        direction: WorldVec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
-        maxDistance: Distance.default(1000),
-      }),
-      output: z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() }),
+      input: physicsRaycastInput,
+      output: physicsRaycastOutput,
       permissions: ["physics.read"],
       source,
       handler: ({ origin, direction, maxDistance }) => {
@@ -96,22 +145,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       category: "physics",
       description:
         "Drain the collision start/stop events since the last call, mapped to entity ids where available. Sensor events (sensor: true) say a body entered (started) or left a sensor, which is entityA. Keeps the latest 4096; dropped counts older ones lost.",
-      input: z.strictObject({}),
-      output: z.object({
-        events: z.array(
-          z.object({
-            started: z.boolean(),
-            sensor: z.boolean(),
-            bodyA: z.number().int(),
-            bodyB: z.number().int(),
-            entityA: z.string().optional(),
-            entityB: z.string().optional(),
-            point: Vec3.nullable(),
-            normal: Vec3.nullable(),
-          }),
-        ),
-        dropped: z.number().int(),
-      }),
+      input: physicsCollisionEventsInput,
+      output: physicsCollisionEventsOutput,
       permissions: ["physics.read"],
       examples: [{ note: "What touched and what entered sensors since the last call", input: {} }],
       source,
@@ -122,8 +157,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "The entities inside a sensor now (bodies overlapping its sensor colliders, as of the last step).",
-      input: z.strictObject({ entity: z.string() }),
-      output: z.object({ entities: z.array(z.string()) }),
+      input: physicsSensorContentsInput,
+      output: physicsSensorContentsOutput,
       permissions: ["physics.read"],
       examples: [{ note: "Who is in the trigger zone now", input: { entity: "ent_6" } }],
       source,
@@ -138,10 +173,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Set a dynamic body's linear velocity [x,y,z] (m/s) and/or angular velocity [x,y,z] (rad/s) (wakes it).",
-      input: z
-        .strictObject({ entity: z.string(), linear: WorldVec3.optional(), angular: WorldVec3.optional() })
-        .refine((i) => i.linear || i.angular, { message: "give linear and/or angular" }),
-      output: z.object({ ok: z.boolean() }),
+      input: physicsSetVelocityInput,
+      output: physicsSetVelocityOutput,
       permissions: ["physics.write"],
       examples: [{ note: "Throw a ball up and spin it", input: { entity: "ent_2", linear: [0, 6, 2], angular: [0, 0, 3] } }],
       source,
@@ -158,8 +191,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Change how an entity's body moves: dynamic (by physics), static (never) or kinematic (only by its transform, pushing dynamic bodies). It keeps its pose and starts at rest.",
-      input: z.strictObject({ entity: z.string(), type: z.enum(["dynamic", "static", "kinematic"]) }),
-      output: z.object({ ok: z.boolean() }),
+      input: physicsSetBodyTypeInput,
+      output: physicsSetBodyTypeOutput,
       permissions: ["physics.define"],
       examples: [{ note: "Freeze a falling crate where it is", input: { entity: "ent_7", type: "static" } }],
       source,
@@ -175,20 +208,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       category: "physics",
       description:
         "Join two entities' bodies: fixed, revolute (a hinge about axis, with limits in radians and a motor), prismatic (a slider along axis, limits in metres, motor), spherical (a ball joint), rope (at most length apart) or spring (pulled toward length). anchor and axis are in world space as the bodies stand now. Returns the joint id.",
-      input: z.strictObject({
-        type: z.enum(JOINT_TYPES),
-        entityA: z.string(),
-        entityB: z.string(),
-        anchor: WorldVec3.optional().describe("where they are joined (default entityB's centre); a rope or spring holds entityA there"),
-        axis: WorldVec3.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("revolute, prismatic: the axis (default [0,1,0])"),
-        limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
-        length: z.number().gt(0).max(1e5).optional().describe("rope: its maximum length; spring: its rest length (default: the distance now)"),
-        stiffness: NonNegative.optional().describe("spring: N/m (default 100)"),
-        damping: NonNegative.optional().describe("spring: N·s/m (default 5)"),
-        motor: MotorInput.optional(),
-        contacts: z.boolean().default(false).describe("whether the joined bodies still collide with each other"),
-      }),
-      output: z.object({ joint: z.string() }),
+      input: physicsCreateJointInput,
+      output: physicsCreateJointOutput,
       permissions: ["physics.define"],
       examples: [
         { note: "A door hinged on its post, opening to 90°, driven by a motor", input: { type: "revolute", entityA: "ent_3", entityB: "ent_4", anchor: [-6, 1.1, 4], axis: [0, 1, 0], limits: [0, 1.5708], motor: { targetVelocity: 1.2, maxForce: 60 } } },
@@ -209,8 +230,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "Remove a joint; the bodies move freely again.",
-      input: z.strictObject({ joint: z.string() }),
-      output: z.object({ removed: z.boolean() }),
+      input: physicsRemoveJointInput,
+      output: physicsRemoveJointOutput,
       permissions: ["physics.define"],
       examples: [{ note: "Unhinge a door", input: { joint: "jnt_1" } }],
       source,
@@ -226,7 +247,7 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       category: "physics",
       description:
         "Drive a revolute or prismatic joint: toward targetVelocity, and toward targetPosition when given (stiffness, damping), with at most maxForce; enabled: false switches the motor off.",
-      input: MotorInput.extend({ joint: z.string(), enabled: z.boolean().default(true) }),
+      input: physicsSetMotorInput,
       output: JointOutput,
       permissions: ["physics.write"],
       examples: [
@@ -246,7 +267,7 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       version: "1.0.0",
       category: "physics",
       description: "A joint's type, the entities it joins, its position (a hinge's angle in radians, a slider's offset, a rope's or spring's length), limits and motor.",
-      input: z.strictObject({ joint: z.string() }),
+      input: physicsGetJointInput,
       output: JointOutput,
       permissions: ["physics.read"],
       examples: [{ note: "How far the door is open", input: { joint: "jnt_1" } }],
@@ -259,8 +280,8 @@ export function physicsSkills({ entities }: { entities: Entities }): SkillDefini
       category: "physics",
       description:
         "Set where dynamic bodies fall out of the world (below y, or beyond the ±100 km extent) and what happens to them: remove (the entity is destroyed) or respawn (put back where it was created, at rest); off lets them fall forever. Each case is logged as physics.killPlane. Default: remove below y = -500.",
-      input: z.strictObject({ y: z.number().min(-1e5).max(1e5).default(-500), action: z.enum(["remove", "respawn", "off"]).default("remove") }),
-      output: z.object({ killPlane: z.object({ y: z.number(), action: z.enum(["remove", "respawn"]) }).nullable() }),
+      input: physicsSetKillPlaneInput,
+      output: physicsSetKillPlaneOutput,
       permissions: ["physics.define"],
       examples: [
         { note: "Respawn whatever falls below y = -50", input: { y: -50, action: "respawn" } },

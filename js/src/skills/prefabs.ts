@@ -36,6 +36,27 @@ const PrefabJoint = z.strictObject({
   contacts: z.boolean().optional(),
 });
 
+const sceneDefinePrefabInput = z.strictObject({
+  name: PrefabName,
+  entities: z.array(EntitySpec).min(1).max(MAX_PREFAB_ENTITIES),
+  joints: z.array(PrefabJoint).max(MAX_PREFAB_ENTITIES).default([]),
+  replace: z.boolean().default(false).describe("redefine an existing prefab (instances already placed stay as they are)"),
+});
+const sceneDefinePrefabOutput = z.object({ prefab: z.string(), entities: z.number().int(), joints: z.number().int() });
+const sceneInstantiateInput = z
+  .strictObject({
+    prefab: PrefabName,
+    position: WorldVec3.default([0, 0, 0]),
+    rotation: UnitQuat.optional(),
+    rotationEuler: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).optional(),
+    scale: z.number().gt(0).max(1e3).default(1),
+    tags: Tags.max(8).optional().describe("extra tags for every entity of the instance"),
+  })
+  .refine((i) => !(i.rotation && i.rotationEuler), { message: "give rotation or rotationEuler, not both", path: ["rotationEuler"] });
+const sceneInstantiateOutput = z.object({ instance: z.string(), entities: z.array(z.string()), joints: z.array(z.string()) });
+const sceneListPrefabsInput = z.strictObject({ name: PrefabName.optional() });
+const sceneListPrefabsOutput = z.object({ prefabs: z.array(z.object({ name: z.string(), entities: z.array(z.unknown()), joints: z.array(z.unknown()) })) });
+
 export function prefabSkills({ entities, prefabs }: { entities: Entities; prefabs: Prefabs }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "prefabSkills" };
   return [
@@ -45,13 +66,8 @@ export function prefabSkills({ entities, prefabs }: { entities: Entities; prefab
       category: "scene",
       description:
         "Define a prefab: a named group of entities (scene.createEntity specs, positioned in the prefab's own frame) and joints between them (by entity index), to place many times with scene.instantiate — a house, a tree, a door on its hinge.",
-      input: z.strictObject({
-        name: PrefabName,
-        entities: z.array(EntitySpec).min(1).max(MAX_PREFAB_ENTITIES),
-        joints: z.array(PrefabJoint).max(MAX_PREFAB_ENTITIES).default([]),
-        replace: z.boolean().default(false).describe("redefine an existing prefab (instances already placed stay as they are)"),
-      }),
-      output: z.object({ prefab: z.string(), entities: z.number().int(), joints: z.number().int() }),
+      input: sceneDefinePrefabInput,
+      output: sceneDefinePrefabOutput,
       permissions: ["scene.write"],
       examples: [
         { note: "A street lamp: a post and a bulb", input: { name: "lamp", entities: [{ shape: "cylinder", radius: 0.05, height: 2, position: [0, 1, 0], static: true, color: 0x222222 }, { shape: "sphere", radius: 0.2, position: [0, 2.15, 0], static: true, color: 0xffeeaa }] } },
@@ -70,17 +86,8 @@ export function prefabSkills({ entities, prefabs }: { entities: Entities; prefab
       category: "scene",
       description:
         "Place an instance of a prefab at a position, rotation (quaternion, or rotationEuler in radians) and uniform scale. Each entity is tagged prefab:<name> and instance:<id>. Returns the instance id, its entity ids (in the prefab's order) and joint ids.",
-      input: z
-        .strictObject({
-          prefab: PrefabName,
-          position: WorldVec3.default([0, 0, 0]),
-          rotation: UnitQuat.optional(),
-          rotationEuler: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).optional(),
-          scale: z.number().gt(0).max(1e3).default(1),
-          tags: Tags.max(8).optional().describe("extra tags for every entity of the instance"),
-        })
-        .refine((i) => !(i.rotation && i.rotationEuler), { message: "give rotation or rotationEuler, not both", path: ["rotationEuler"] }),
-      output: z.object({ instance: z.string(), entities: z.array(z.string()), joints: z.array(z.string()) }),
+      input: sceneInstantiateInput,
+      output: sceneInstantiateOutput,
       permissions: ["scene.write"],
       examples: [
         { note: "A lamp at (8, 0, -8)", input: { prefab: "lamp", position: [8, 0, -8] } },
@@ -103,8 +110,8 @@ export function prefabSkills({ entities, prefabs }: { entities: Entities; prefab
       version: "1.0.0",
       category: "scene",
       description: "The prefabs this world defines: each one's name, entity count, joint count and entity specs.",
-      input: z.strictObject({ name: PrefabName.optional() }),
-      output: z.object({ prefabs: z.array(z.object({ name: z.string(), entities: z.array(z.unknown()), joints: z.array(z.unknown()) })) }),
+      input: sceneListPrefabsInput,
+      output: sceneListPrefabsOutput,
       permissions: ["scene.read"],
       examples: [{ note: "Every prefab", input: {} }],
       source,

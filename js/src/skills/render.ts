@@ -43,6 +43,11 @@ export function isImageResult(value: unknown): value is CaptureResult {
 
 const Side = z.number().int().min(1);
 
+const renderCaptureInput = z
+  .strictObject({ width: Side.default(512), height: Side.default(512), camera: CameraPoseInput.optional(), entity: z.string().optional() })
+  .refine((i) => !(i.camera && i.entity !== undefined), { message: "give camera or entity, not both", path: ["entity"] });
+const renderCaptureOutput = z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose, gpuStartMs: z.number().nonnegative().optional() });
+
 export function renderSkills({ scene, view, entities, capturer }: { scene: THREE.Scene; view: ViewCamera; entities: Entities; capturer: Capturer }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "renderSkills" };
   return [
@@ -52,10 +57,8 @@ export function renderSkills({ scene, view, entities, capturer }: { scene: THREE
       category: "render",
       description:
         `Render the world offscreen and return a PNG (base64 in png, mimeType image/png) with its size and camera pose. Renders from camera (for this capture only; fov defaults to the view's), or framing entity, or else from the world's view camera (camera.get). width and height default to 512 and are clamped to ${MAX_CAPTURE_SIDE} (clamped: true says so). The first capture starts the GPU device and says how long that took (gpuStartMs). Listed only where a GPU driver is installed; withdrawn if the first capture finds no adapter.`,
-      input: z
-        .strictObject({ width: Side.default(512), height: Side.default(512), camera: CameraPoseInput.optional(), entity: z.string().optional() })
-        .refine((i) => !(i.camera && i.entity !== undefined), { message: "give camera or entity, not both", path: ["entity"] }),
-      output: z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose, gpuStartMs: z.number().nonnegative().optional() }),
+      input: renderCaptureInput,
+      output: renderCaptureOutput,
       permissions: ["scene.read"],
       source,
       handler: async ({ width, height, camera, entity }, ctx): Promise<CaptureResult> => {
@@ -180,6 +183,11 @@ function mergePass<T extends object>(current: T | false, input: boolean | Partia
   return input === true ? base : { ...base, ...input };
 }
 
+const renderSetQualityInput = z.strictObject({ tier: Tier });
+const renderSetQualityOutput = z.object({ tier: Tier, spec: TierSpecOutput });
+const renderGetSettingsInput = z.strictObject({});
+const renderGetSettingsOutput = z.object({ environment: EnvironmentOutput, post: PostOutput, quality: Tier, tier: TierSpecOutput });
+
 export function renderSettingsSkills({ look }: { look: Look }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "renderSettingsSkills" };
   return [
@@ -236,8 +244,8 @@ export function renderSettingsSkills({ look }: { look: Look }): SkillDefinition[
       category: "render",
       description:
         "Set the render quality tier: low (1024² shadows, no post passes: one forward render, with the renderer's MSAA where it has it), balanced (2048² soft shadows, 8-sample half-resolution GTAO, bloom, SMAA) or cinematic (4096² shadows, 16-sample full-resolution GTAO, bloom, SMAA over 4× MSAA). Returns the tier and what it sets.",
-      input: z.strictObject({ tier: Tier }),
-      output: z.object({ tier: Tier, spec: TierSpecOutput }),
+      input: renderSetQualityInput,
+      output: renderSetQualityOutput,
       permissions: ["render.write"],
       source,
       handler: ({ tier }, ctx) => {
@@ -251,8 +259,8 @@ export function renderSettingsSkills({ look }: { look: Look }): SkillDefinition[
       version: "1.0.0",
       category: "render",
       description: "The world's render settings: environment (sky or HDRI, sun, exposure, tone mapping, fog), post stack, and quality tier with what it sets.",
-      input: z.strictObject({}),
-      output: z.object({ environment: EnvironmentOutput, post: PostOutput, quality: Tier, tier: TierSpecOutput }),
+      input: renderGetSettingsInput,
+      output: renderGetSettingsOutput,
       permissions: ["scene.read"],
       source,
       handler: () => {

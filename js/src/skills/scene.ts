@@ -30,6 +30,17 @@ export const EntityDescriptionSchema: z.ZodType<EntityDescription> = z.object({
   joints: z.array(z.record(z.string(), z.unknown())),
 }) as unknown as z.ZodType<EntityDescription>;
 
+const sceneCreateEntityOutput = z.object({ entity: z.string() });
+const sceneDestroyEntityInput = z.strictObject({ entity: z.string() });
+const sceneDestroyEntityOutput = z.object({ removed: z.boolean() });
+const sceneQueryEntitiesInput = z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: Tag.optional(), tags: Tags.min(1).optional() });
+const sceneQueryEntitiesOutput = z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number(), tags: z.array(z.string()) })) });
+const sceneDescribeInput = z.strictObject({ entity: z.string() });
+const sceneSetTagsInput = z.strictObject({ entity: z.string(), tags: Tags });
+const sceneSetTagsOutput = z.object({ tags: z.array(z.string()) });
+const sceneSetVisibleInput = z.strictObject({ entity: z.string(), visible: z.boolean() });
+const sceneSetVisibleOutput = z.object({ ok: z.boolean() });
+
 export function sceneSkills({ entities, spatial }: { entities: Entities; spatial: SpatialIndex }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "sceneSkills" };
   return [
@@ -40,7 +51,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       description:
         "Create an entity: a box (size a number or [x,y,z]), sphere, capsule, cylinder, cone, plane, torus, or mesh (a glTF asset), with a colour, transform and tags, optionally a body (dynamic, static or kinematic) whose colliders match the shape unless overridden (collider, heightfield ground included, or colliders for a compound body), a sensor, CCD and collision groups. Returns its entity id.",
       input: EntitySpec,
-      output: z.object({ entity: z.string() }),
+      output: sceneCreateEntityOutput,
       permissions: ["scene.write"],
       examples: [
         { note: "A non-cubic box that falls", input: { shape: "box", size: [2, 0.5, 1], color: 0xcc3333, position: [0, 3, 0], dynamic: true } },
@@ -63,8 +74,8 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.0.0",
       category: "scene",
       description: "Destroy an entity and free its scene object and physics body (and the body's joints).",
-      input: z.strictObject({ entity: z.string() }),
-      output: z.object({ removed: z.boolean() }),
+      input: sceneDestroyEntityInput,
+      output: sceneDestroyEntityOutput,
       permissions: ["scene.write"],
       source,
       handler: ({ entity }, ctx) => {
@@ -78,8 +89,8 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.1.0",
       category: "scene",
       description: "List entities, optionally filtered by tag (or tags, all of which it must carry) and/or within a radius of a point. Returns ids, positions, distances, tags.",
-      input: z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: Tag.optional(), tags: Tags.min(1).optional() }),
-      output: z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number(), tags: z.array(z.string()) })) }),
+      input: sceneQueryEntitiesInput,
+      output: sceneQueryEntitiesOutput,
       permissions: ["scene.read"],
       examples: [
         { note: "Everything within 10 m of the origin", input: { near: [0, 0, 0], radius: 10 } },
@@ -116,7 +127,7 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       category: "scene",
       description:
         "Describe an entity completely, as another client would redraw it: its look (shape and dimensions, colour, roughness/metalness, named material, visibility), tags, transform, body (type, colliders, sensor, CCD, groups, motion) and joints.",
-      input: z.strictObject({ entity: z.string() }),
+      input: sceneDescribeInput,
       output: EntityDescriptionSchema,
       permissions: ["scene.read"],
       examples: [{ note: "Everything about ent_3", input: { entity: "ent_3" } }],
@@ -128,8 +139,8 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.0.0",
       category: "scene",
       description: "Replace an entity's tags (the labels scene.queryEntities filters by).",
-      input: z.strictObject({ entity: z.string(), tags: Tags }),
-      output: z.object({ tags: z.array(z.string()) }),
+      input: sceneSetTagsInput,
+      output: sceneSetTagsOutput,
       permissions: ["scene.write"],
       examples: [{ note: "Mark a door as locked", input: { entity: "ent_4", tags: ["door", "locked"] } }],
       source,
@@ -145,8 +156,8 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
       version: "1.0.0",
       category: "scene",
       description: "Show or hide an entity. A hidden entity is not drawn but keeps its body: it still collides (and a hidden sensor is a trigger zone).",
-      input: z.strictObject({ entity: z.string(), visible: z.boolean() }),
-      output: z.object({ ok: z.boolean() }),
+      input: sceneSetVisibleInput,
+      output: sceneSetVisibleOutput,
       permissions: ["scene.write"],
       examples: [{ note: "Hide an entity (it still collides)", input: { entity: "ent_5", visible: false } }],
       source,

@@ -36,6 +36,17 @@ export interface SocialServices {
   audio: AudioScene;
 }
 
+const socialApproachInput = z.strictObject({
+  target: z.union([z.string().min(1).describe("an agent id (agt_…) or entity id (ent_…)"), WorldVec3.describe("a world point [x, y, z]")]),
+  talkDistance: z.number().gt(0).max(50).optional().describe(`stop this far from the target, metres (default ${DEFAULT_TALK_DISTANCE})`),
+});
+const socialApproachOutput = z.object({ approaching: z.boolean(), target: z.union([z.string(), z.tuple([z.number(), z.number(), z.number()])]) });
+const socialSayInput = z.strictObject({
+  text: z.string().min(1).max(280).describe("the line"),
+  actorId: z.string().optional().describe("IGNORED: the speaker is always the calling agent"),
+});
+const socialSayOutput = z.object({ said: z.boolean(), speaker: z.string(), handle: z.string() });
+
 export function socialSkills({ entities, locomotion, ui, audio }: SocialServices): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "socialSkills" };
   return [
@@ -45,11 +56,8 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
       category: "social",
       description:
         "Walk the calling agent toward a target (an agent id, an entity id, or a world point). Sets the move target the locomotion system pursues; emits social.approached.",
-      input: z.strictObject({
-        target: z.union([z.string().min(1).describe("an agent id (agt_…) or entity id (ent_…)"), WorldVec3.describe("a world point [x, y, z]")]),
-        talkDistance: z.number().gt(0).max(50).optional().describe(`stop this far from the target, metres (default ${DEFAULT_TALK_DISTANCE})`),
-      }),
-      output: z.object({ approaching: z.boolean(), target: z.union([z.string(), z.tuple([z.number(), z.number(), z.number()])]) }),
+      input: socialApproachInput,
+      output: socialApproachOutput,
       permissions: ["social.act"],
       source,
       handler: ({ target, talkDistance }, ctx) => {
@@ -66,11 +74,8 @@ export function socialSkills({ entities, locomotion, ui, audio }: SocialServices
       category: "social",
       description:
         "Speak a line as the calling agent: emits social.said (actorId = the host-bound caller) and shows a real speech bubble anchored above the speaker's humanoid (per-speaker queue).",
-      input: z.strictObject({
-        text: z.string().min(1).max(280).describe("the line"),
-        actorId: z.string().optional().describe("IGNORED: the speaker is always the calling agent"),
-      }),
-      output: z.object({ said: z.boolean(), speaker: z.string(), handle: z.string() }),
+      input: socialSayInput,
+      output: socialSayOutput,
       permissions: ["social.act"],
       source,
       handler: ({ text }, ctx) => {

@@ -34,6 +34,58 @@ export function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
+const skillsListInput = z.strictObject({});
+const skillsListOutput = z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) });
+const skillsDescribeInput = z.strictObject({ name: z.string() });
+const skillsDescribeOutput = z.object({ name: z.string(), version: z.string(), category: z.string(), description: z.string(), input_schema: z.unknown() });
+const skillsSearchInput = z.strictObject({
+  query: z.string().min(1).max(200),
+  category: z.enum(CATEGORIES).optional(),
+  limit: z.number().int().min(1).max(50).default(10),
+});
+const skillsSearchOutput = z.object({
+  results: z.array(z.object({ name: z.string(), description: z.string(), category: z.string(), score: z.number() })),
+});
+const traceTailInput = z.strictObject({
+  afterSeq: z.number().int().min(-1).optional(),
+  limit: z.number().int().min(0).max(1000).optional(),
+  actorId: z.string().optional(),
+  type: z.string().optional(),
+});
+const traceTailOutput = z.object({ events: z.array(EventSchema), nextAfterSeq: z.number().int().nullable() });
+const traceExplainEventInput = z.strictObject({ eventId: z.string() });
+const traceExplainEventOutput = z.object({ event: EventSchema, parents: z.array(EventSchema), children: z.array(EventSchema) });
+const traceExportInput = z.strictObject({ name: z.string().min(1) });
+const traceExportOutput = z.object({ name: z.string(), events: z.number().int(), bytes: z.number().int() });
+const inspectorSnapshotInput = z.strictObject({ afterEntity: z.string().optional(), limit: z.number().int().min(0).max(500).default(100) });
+const inspectorSnapshotOutput = z.object({
+  page: z.object({ limit: z.number().int(), totalEntities: z.number().int(), nextAfterEntity: z.string().nullable() }),
+  world: z.unknown(),
+  entities: z.array(
+    z.object({
+      entity: z.string(),
+      eid: z.number().int(),
+      generation: z.number().int(),
+      transform: z.object({ position: Vec3, rotation: Quat, scale: Vec3 }),
+      tags: z.array(z.string()),
+      look: z.record(z.string(), z.unknown()).nullable(),
+      physics: z.object({ bodyId: z.number().int().optional(), type: z.enum(["dynamic", "static", "kinematic"]).optional(), sensor: z.boolean().optional() }),
+      resource: z.unknown().optional(),
+    }),
+  ),
+  agents: z.array(z.unknown()),
+  skills: z.array(z.object({ name: z.string(), version: z.string(), category: z.string(), permissions: z.array(z.string()) })),
+  permissions: z.object({ caller: z.array(z.string()), profiles: z.record(z.string(), z.array(z.string())) }),
+  resources: z.object({ counts: z.record(z.string(), z.number()), loaded: z.array(z.unknown()) }),
+  trace: z.object({ threadId: z.string(), eventCount: z.number().int(), actors: z.array(z.string()), recent: z.array(EventSchema) }),
+});
+const devReloadInput = z.strictObject({
+  target: z.enum(["skill", "scene", "data"]),
+  name: z.string().min(1).optional(),
+  reason: z.string().max(200).optional(),
+});
+const devReloadOutput = z.object({ ok: z.boolean(), target: z.enum(["skill", "scene", "data"]), invalidated: z.array(z.string()), reason: z.string().optional() });
+
 export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[] {
   const source = (factory: string) => ({ module: import.meta.url, factory });
   return [
@@ -42,8 +94,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "1.0.0",
       category: "system",
       description: "List all available skills (names + descriptions).",
-      input: z.strictObject({}),
-      output: z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) }),
+      input: skillsListInput,
+      output: skillsListOutput,
       permissions: [],
       source: source("systemSkills"),
       handler: () => ({ tools: registry.all().map((s) => ({ name: s.name, description: s.description })) }),
@@ -53,8 +105,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "1.0.0",
       category: "system",
       description: "Describe a skill: version, category, and JSON-Schema input.",
-      input: z.strictObject({ name: z.string() }),
-      output: z.object({ name: z.string(), version: z.string(), category: z.string(), description: z.string(), input_schema: z.unknown() }),
+      input: skillsDescribeInput,
+      output: skillsDescribeOutput,
       permissions: [],
       source: source("systemSkills"),
       handler: ({ name }) => {
@@ -69,14 +121,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       category: "system",
       description:
         "Search the skills by words in their names and descriptions (optionally within one category), best matches first, so an agent can find the few tools it needs without pulling every schema.",
-      input: z.strictObject({
-        query: z.string().min(1).max(200),
-        category: z.enum(CATEGORIES).optional(),
-        limit: z.number().int().min(1).max(50).default(10),
-      }),
-      output: z.object({
-        results: z.array(z.object({ name: z.string(), description: z.string(), category: z.string(), score: z.number() })),
-      }),
+      input: skillsSearchInput,
+      output: skillsSearchOutput,
       permissions: [],
       source: source("systemSkills"),
       handler: ({ query, category, limit }) => {
@@ -107,13 +153,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "1.0.0",
       category: "system",
       description: "Tail trace events with cursor pagination and optional actor/type filters.",
-      input: z.strictObject({
-        afterSeq: z.number().int().min(-1).optional(),
-        limit: z.number().int().min(0).max(1000).optional(),
-        actorId: z.string().optional(),
-        type: z.string().optional(),
-      }),
-      output: z.object({ events: z.array(EventSchema), nextAfterSeq: z.number().int().nullable() }),
+      input: traceTailInput,
+      output: traceTailOutput,
       permissions: [],
       source: source("systemSkills"),
       handler: (input) => tracer.page(input),
@@ -123,8 +164,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "1.0.0",
       category: "system",
       description: "Explain a trace event with resolved causal parents and children.",
-      input: z.strictObject({ eventId: z.string() }),
-      output: z.object({ event: EventSchema, parents: z.array(EventSchema), children: z.array(EventSchema) }),
+      input: traceExplainEventInput,
+      output: traceExplainEventOutput,
       permissions: [],
       source: source("systemSkills"),
       handler: ({ eventId }) => {
@@ -140,8 +181,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       version: "1.0.0",
       category: "system",
       description: "Flush the durable trace history to a sandboxed trace JSONL file.",
-      input: z.strictObject({ name: z.string().min(1) }),
-      output: z.object({ name: z.string(), events: z.number().int(), bytes: z.number().int() }),
+      input: traceExportInput,
+      output: traceExportOutput,
       permissions: [],
       source: source("systemSkills"),
       // Written off the loop; the name may come back as NAME-N when NAME is taken.
@@ -158,28 +199,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       category: "system",
       description:
         "Return a bounded, paginated snapshot of world, entities (each with its look: shape and dimensions, colour, material, visibility — enough to redraw it), agents, skills, permissions, resources, and trace metadata.",
-      input: z.strictObject({ afterEntity: z.string().optional(), limit: z.number().int().min(0).max(500).default(100) }),
-      output: z.object({
-        page: z.object({ limit: z.number().int(), totalEntities: z.number().int(), nextAfterEntity: z.string().nullable() }),
-        world: z.unknown(),
-        entities: z.array(
-          z.object({
-            entity: z.string(),
-            eid: z.number().int(),
-            generation: z.number().int(),
-            transform: z.object({ position: Vec3, rotation: Quat, scale: Vec3 }),
-            tags: z.array(z.string()),
-            look: z.record(z.string(), z.unknown()).nullable(),
-            physics: z.object({ bodyId: z.number().int().optional(), type: z.enum(["dynamic", "static", "kinematic"]).optional(), sensor: z.boolean().optional() }),
-            resource: z.unknown().optional(),
-          }),
-        ),
-        agents: z.array(z.unknown()),
-        skills: z.array(z.object({ name: z.string(), version: z.string(), category: z.string(), permissions: z.array(z.string()) })),
-        permissions: z.object({ caller: z.array(z.string()), profiles: z.record(z.string(), z.array(z.string())) }),
-        resources: z.object({ counts: z.record(z.string(), z.number()), loaded: z.array(z.unknown()) }),
-        trace: z.object({ threadId: z.string(), eventCount: z.number().int(), actors: z.array(z.string()), recent: z.array(EventSchema) }),
-      }),
+      input: inspectorSnapshotInput,
+      output: inspectorSnapshotOutput,
       permissions: ["scene.read", "ecs.read", "physics.read", "agent.read"],
       source: source("systemSkills"),
       handler: ({ afterEntity, limit }, ctx) => {
@@ -223,12 +244,8 @@ export function systemSkills({ registry, tracer, entities, agents, sceneBuilders
       category: "system",
       description:
         "Live-reload a skill (registry unregister+re-register so a later callTool runs the new handler) or re-run a registered scene builder; emits an honest dev.*.reload.completed/.failed trace event listing what was invalidated. Targets that genuinely cannot reload fail honestly instead of pretending success. Re-running a scene builder needs scene.write; swapping a skill needs a server started with --dev and the skill's own permissions.",
-      input: z.strictObject({
-        target: z.enum(["skill", "scene", "data"]),
-        name: z.string().min(1).optional(),
-        reason: z.string().max(200).optional(),
-      }),
-      output: z.object({ ok: z.boolean(), target: z.enum(["skill", "scene", "data"]), invalidated: z.array(z.string()), reason: z.string().optional() }),
+      input: devReloadInput,
+      output: devReloadOutput,
       permissions: ["scene.read"],
       source: source("systemSkills"),
       handler: async ({ target, name, reason }, ctx) => {

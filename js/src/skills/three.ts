@@ -60,6 +60,51 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
   return { object, resource, animations: gltf.animations };
 }
 
+const threeSetTransformInput = z
+  .strictObject({ entity: z.string(), position: WorldVec3.optional(), rotationEuler: WorldVec3.optional(), scale: Scale3.optional() })
+  .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" });
+const threeSetTransformOutput = z.object({ ok: z.boolean() });
+const threeSetMaterialInput = z
+  .strictObject({
+    entity: z.string(),
+    color: Color.optional(),
+    roughness: z.number().min(0).max(1).optional(),
+    metalness: z.number().min(0).max(1).optional(),
+    castShadow: z.boolean().optional(),
+    receiveShadow: z.boolean().optional(),
+  })
+  .refine((i) => Object.keys(i).length > 1, { message: "give at least one material or shadow property" });
+const threeSetMaterialOutput = z.object({ ok: z.boolean() });
+const threeSetLightingInput = z.strictObject({
+  ambientColor: Color.default(0x404060),
+  ambientIntensity: z.number().min(0).max(10).default(1.2),
+  directionalColor: Color.default(0xffffff),
+  directionalIntensity: z.number().min(0).max(10).default(3),
+  direction: WorldVec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+  castShadow: z.boolean().default(false),
+  shadowMapSize: z.number().int().min(256).max(4096).default(2048),
+  shadowCameraExtent: z.number().gt(0).max(500).default(20),
+  shadowCameraNear: z.number().gt(0).default(0.5),
+  shadowCameraFar: z.number().gt(0).default(120),
+  shadowBias: z.number().min(-0.01).max(0.01).default(-0.0008),
+}).refine((i) => i.shadowCameraFar > i.shadowCameraNear, { message: "shadowCameraFar must exceed shadowCameraNear", path: ["shadowCameraFar"] });
+const threeSetLightingOutput = z.object({ ok: z.boolean() });
+const threeLoadGLTFInput = z.strictObject({ assetId: z.string(), position: WorldVec3.default([0, 0, 0]) });
+const threeLoadGLTFOutput = z.object({
+  entity: z.string(),
+  resource: z.object({
+    kind: z.literal("gltf"),
+    assetId: z.string(),
+    source: z.string(),
+    bytes: z.number().int(),
+    rootName: z.string().optional(),
+    objectCount: z.number().int(),
+    meshCount: z.number().int(),
+    materialCount: z.number().int(),
+    textureCount: z.number().int(),
+  }),
+});
+
 export function threeSkills({ entities, lighting }: { entities: Entities; lighting: Lighting }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "threeSkills" };
   return [
@@ -68,10 +113,8 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       version: "1.0.0",
       category: "three",
       description: "Set an entity's position, rotation (Euler radians), and/or scale.",
-      input: z
-        .strictObject({ entity: z.string(), position: WorldVec3.optional(), rotationEuler: WorldVec3.optional(), scale: Scale3.optional() })
-        .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" }),
-      output: z.object({ ok: z.boolean() }),
+      input: threeSetTransformInput,
+      output: threeSetTransformOutput,
       permissions: ["scene.write"],
       source,
       handler: ({ entity, position, rotationEuler, scale }) => {
@@ -92,17 +135,8 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       category: "three",
       description:
         "Update an entity's PBR material (color, roughness, metalness) and/or shadow participation (castShadow/receiveShadow). Applies across all meshes of a glTF entity.",
-      input: z
-        .strictObject({
-          entity: z.string(),
-          color: Color.optional(),
-          roughness: z.number().min(0).max(1).optional(),
-          metalness: z.number().min(0).max(1).optional(),
-          castShadow: z.boolean().optional(),
-          receiveShadow: z.boolean().optional(),
-        })
-        .refine((i) => Object.keys(i).length > 1, { message: "give at least one material or shadow property" }),
-      output: z.object({ ok: z.boolean() }),
+      input: threeSetMaterialInput,
+      output: threeSetMaterialOutput,
       permissions: ["scene.write"],
       source,
       handler: (input, ctx) => {
@@ -117,20 +151,8 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       version: "1.0.0",
       category: "three",
       description: "Set scene lighting: one ambient + one directional light, optionally casting real shadow maps.",
-      input: z.strictObject({
-        ambientColor: Color.default(0x404060),
-        ambientIntensity: z.number().min(0).max(10).default(1.2),
-        directionalColor: Color.default(0xffffff),
-        directionalIntensity: z.number().min(0).max(10).default(3),
-        direction: WorldVec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
-        castShadow: z.boolean().default(false),
-        shadowMapSize: z.number().int().min(256).max(4096).default(2048),
-        shadowCameraExtent: z.number().gt(0).max(500).default(20),
-        shadowCameraNear: z.number().gt(0).default(0.5),
-        shadowCameraFar: z.number().gt(0).default(120),
-        shadowBias: z.number().min(-0.01).max(0.01).default(-0.0008),
-      }).refine((i) => i.shadowCameraFar > i.shadowCameraNear, { message: "shadowCameraFar must exceed shadowCameraNear", path: ["shadowCameraFar"] }),
-      output: z.object({ ok: z.boolean() }),
+      input: threeSetLightingInput,
+      output: threeSetLightingOutput,
       permissions: ["scene.write"],
       source,
       handler: (l, ctx) => {
@@ -165,21 +187,8 @@ export function threeSkills({ entities, lighting }: { entities: Entities; lighti
       version: "1.0.0",
       category: "three",
       description: "Load a glTF/glb model from a sandboxed asset id and add it to the scene at a position.",
-      input: z.strictObject({ assetId: z.string(), position: WorldVec3.default([0, 0, 0]) }),
-      output: z.object({
-        entity: z.string(),
-        resource: z.object({
-          kind: z.literal("gltf"),
-          assetId: z.string(),
-          source: z.string(),
-          bytes: z.number().int(),
-          rootName: z.string().optional(),
-          objectCount: z.number().int(),
-          meshCount: z.number().int(),
-          materialCount: z.number().int(),
-          textureCount: z.number().int(),
-        }),
-      }),
+      input: threeLoadGLTFInput,
+      output: threeLoadGLTFOutput,
       permissions: ["scene.write"],
       source,
       handler: async ({ assetId, position }, ctx) => {

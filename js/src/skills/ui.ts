@@ -22,6 +22,19 @@ const SHORTHANDS: [name: string, kind: ContainerKind, description: string][] = [
   ["ui.hudPanel", "hudPanel", "Place a screen-anchored HUD/overlay panel (corner-pinned, DPI-aware, over the scene)."],
 ];
 
+/** The shorthands' input: a panel's fields, its kind given by the skill's name. */
+const ShorthandInput = z.strictObject(PanelFields);
+const uiUpdateInput = z.strictObject({
+  handle: z.string(),
+  text: PanelFields.text,
+  title: PanelFields.title,
+  style: UiStyle.optional(),
+  lines: PanelFields.lines.describe("body lines (a feed appends them)"),
+});
+const uiUpdateOutput = z.object({ ok: z.boolean(), changed: z.boolean() });
+const uiRemoveInput = z.strictObject({ handle: z.string() });
+const uiRemoveOutput = z.object({ removed: z.boolean() });
+
 export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "uiSkills" };
   const created = (handle: string, kind: ContainerKind, ctx: { emit(type: string, payload: unknown): string }) => {
@@ -46,7 +59,7 @@ export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
       version: "1.0.0",
       category: "ui",
       description,
-      input: z.strictObject(PanelFields),
+      input: ShorthandInput,
       output: Handle,
       permissions: ["ui.write"],
       source,
@@ -58,14 +71,8 @@ export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
       category: "ui",
       description:
         "Update a live container by handle: change its text, title, body lines, and/or restyle it (re-composites). Returns whether the handle existed and re-composited.",
-      input: z.strictObject({
-        handle: z.string(),
-        text: PanelFields.text,
-        title: PanelFields.title,
-        style: UiStyle.optional(),
-        lines: PanelFields.lines.describe("body lines (a feed appends them)"),
-      }),
-      output: z.object({ ok: z.boolean(), changed: z.boolean() }),
+      input: uiUpdateInput,
+      output: uiUpdateOutput,
       permissions: ["ui.write"],
       source,
       handler: ({ handle, ...changes }, ctx) => {
@@ -79,8 +86,8 @@ export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
       version: "1.0.0",
       category: "ui",
       description: "Remove a live container by handle: detach its mesh from the scene and dispose its GPU resources.",
-      input: z.strictObject({ handle: z.string() }),
-      output: z.object({ removed: z.boolean() }),
+      input: uiRemoveInput,
+      output: uiRemoveOutput,
       permissions: ["ui.write"],
       source,
       handler: ({ handle }, ctx) => {

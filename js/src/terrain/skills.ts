@@ -39,6 +39,49 @@ const Climate = z.strictObject({
 
 const PRESET_HEIGHT = { island: 220, mountains: 400, hills: 60, plains: 20 } as const;
 
+const worldGenerateRegionInput = z.strictObject({
+  seed: z.number().int().min(0).max(0xffffffff),
+  center: Point2.default([0, 0]),
+  size: z.number().gt(0).max(65_536).default(512),
+  resolution: z.number().int().min(17).max(513).refine((r) => Number.isInteger(Math.log2(r - 1)), { message: "resolution must be 2^k + 1 (17, 33, 65, 129, 257 or 513)" }).default(129),
+  tileSize: z.number().min(4).max(8192).default(128),
+  preset: z.enum(["island", "mountains", "hills", "plains"]).default("island"),
+  heightScale: z.number().gt(0).max(10_000).optional(),
+  erosion: z.union([z.boolean(), Erosion]).default(false),
+  seaLevel: z.number().min(-10_000).max(10_000).default(0),
+  climate: Climate.default({}),
+});
+const worldGenerateRegionOutput = z.object({
+  tiles: z.number().int(),
+  samples: z.number().int(),
+  spacing: z.number(),
+  origin: z.tuple([z.number(), z.number()]),
+  minHeight: z.number(),
+  maxHeight: z.number(),
+  digest: z.string(),
+  colliders: z.number().int(),
+  cache: z.string(),
+  lake: z.object({ center: z.tuple([z.number(), z.number()]), radius: z.number() }).nullable(),
+});
+const terrainSampleHeightInput = z.strictObject({ x: Coord, z: Coord });
+const terrainSampleHeightOutput = z.object({ inside: z.boolean(), height: z.number().nullable() });
+const terrainSampleHeightsInput = z.strictObject({ points: z.array(Point2).min(1).max(4096) });
+const terrainSampleHeightsOutput = z.object({ heights: z.array(z.number().nullable()) });
+const terrainSampleBiomeInput = z.strictObject({ x: Coord, z: Coord });
+const terrainSampleBiomeOutput = z.object({ inside: z.boolean(), biome: z.string().nullable(), painted: z.boolean(), temperature: z.number().nullable(), moisture: z.number().nullable(), height: z.number().nullable() });
+const terrainDeformInput = z.strictObject({ center: Point2, radius: Radius, delta: z.number().min(-10_000).max(10_000), mode: z.enum(["raise", "lower", "flatten", "smooth"]).default("raise") });
+const terrainDeformOutput = z.object({ samples: z.number().int(), heightAtCenter: z.number().nullable() });
+const terrainPaintInput = z.strictObject({ center: Point2, radius: Radius, biome: z.enum(BIOMES as [string, ...string[]]) });
+const terrainPaintOutput = z.object({ samples: z.number().int() });
+const worldAddWaterInput = z
+  .strictObject({ level: z.number().min(-10_000).max(10_000).optional(), region: z.strictObject({ center: Point2, radius: Radius }).optional() })
+  .refine((w) => w.level !== undefined || w.region !== undefined, { message: "give a level, a region, or both" });
+const worldAddWaterOutput = z.object({ water: z.string(), level: z.number() });
+const worldPopulateBiomeInput = z.strictObject({ density: z.number().min(0).max(1).default(0.6), kinds: z.array(z.enum(["tree", "rock", "bush", "grass"])).min(1).max(4).default(["tree", "rock", "bush", "grass"]) });
+const worldPopulateBiomeOutput = z.object({ counts: z.record(z.string(), z.number().int()), colliders: z.number().int() });
+const worldStreamFollowInput = z.strictObject({ entityId: z.string().nullable() });
+const worldStreamFollowOutput = z.object({ following: z.string().nullable() });
+
 export function terrainSkills({ terrain, entities }: { terrain: Terrain; entities: Entities }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "terrainSkills" };
   const sampleHeight = (x: number, zz: number) => terrain.heightAt(x, zz);
@@ -49,30 +92,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       category: "world",
       description:
         "Generate terrain: a square region of `size` m around `center` [x, z] from `seed`, in tiles of `tileSize` m with `resolution` samples a side (2^k+1), shaped by `preset` (island, mountains, hills, plains), optionally eroded (`erosion`: true, or {droplets, thermal, …}); replaces any region. Every tile gets a heightfield collider. Returns the tiles, the height range and `digest`, the sha256 of the generated heights (the same on every machine).",
-      input: z.strictObject({
-        seed: z.number().int().min(0).max(0xffffffff),
-        center: Point2.default([0, 0]),
-        size: z.number().gt(0).max(65_536).default(512),
-        resolution: z.number().int().min(17).max(513).refine((r) => Number.isInteger(Math.log2(r - 1)), { message: "resolution must be 2^k + 1 (17, 33, 65, 129, 257 or 513)" }).default(129),
-        tileSize: z.number().min(4).max(8192).default(128),
-        preset: z.enum(["island", "mountains", "hills", "plains"]).default("island"),
-        heightScale: z.number().gt(0).max(10_000).optional(),
-        erosion: z.union([z.boolean(), Erosion]).default(false),
-        seaLevel: z.number().min(-10_000).max(10_000).default(0),
-        climate: Climate.default({}),
-      }),
-      output: z.object({
-        tiles: z.number().int(),
-        samples: z.number().int(),
-        spacing: z.number(),
-        origin: z.tuple([z.number(), z.number()]),
-        minHeight: z.number(),
-        maxHeight: z.number(),
-        digest: z.string(),
-        colliders: z.number().int(),
-        cache: z.string(),
-        lake: z.object({ center: z.tuple([z.number(), z.number()]), radius: z.number() }).nullable(),
-      }),
+      input: worldGenerateRegionInput,
+      output: worldGenerateRegionOutput,
       permissions: ["world.write"],
       source,
       handler: (input) => {
@@ -112,8 +133,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       version: "1.0.0",
       category: "terrain",
       description: "The ground's height at {x, z} on the generated terrain (the surface its collider and mesh share); `inside` false outside the region.",
-      input: z.strictObject({ x: Coord, z: Coord }),
-      output: z.object({ inside: z.boolean(), height: z.number().nullable() }),
+      input: terrainSampleHeightInput,
+      output: terrainSampleHeightOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ x, z: zz }) => {
@@ -126,8 +147,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       version: "1.0.0",
       category: "terrain",
       description: "The batch form of terrain.sampleHeight: heights at up to 4096 [x, z] points (null outside the region).",
-      input: z.strictObject({ points: z.array(Point2).min(1).max(4096) }),
-      output: z.object({ heights: z.array(z.number().nullable()) }),
+      input: terrainSampleHeightsInput,
+      output: terrainSampleHeightsOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ points }: { points: [number, number][] }) => ({ heights: points.map(([x, zz]) => sampleHeight(x, zz)) }),
@@ -137,8 +158,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       version: "1.0.0",
       category: "terrain",
       description: `The biome at {x, z} (${BIOMES.join(", ")}), whether it was painted, the climate there (temperature °C, moisture 0–1) and the height; null outside the region.`,
-      input: z.strictObject({ x: Coord, z: Coord }),
-      output: z.object({ inside: z.boolean(), biome: z.string().nullable(), painted: z.boolean(), temperature: z.number().nullable(), moisture: z.number().nullable(), height: z.number().nullable() }),
+      input: terrainSampleBiomeInput,
+      output: terrainSampleBiomeOutput,
       permissions: ["scene.read"],
       source,
       handler: ({ x, z: zz }) => {
@@ -152,8 +173,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       category: "terrain",
       description:
         "Deform the terrain within `radius` m of `center` [x, z], with a smooth falloff: raise or lower by `delta` m at the centre, flatten toward the centre's height + `delta`, or smooth toward the neighbours' mean by `delta` (0–1). Heights, colliders and meshes change together.",
-      input: z.strictObject({ center: Point2, radius: Radius, delta: z.number().min(-10_000).max(10_000), mode: z.enum(["raise", "lower", "flatten", "smooth"]).default("raise") }),
-      output: z.object({ samples: z.number().int(), heightAtCenter: z.number().nullable() }),
+      input: terrainDeformInput,
+      output: terrainDeformOutput,
       permissions: ["world.write"],
       source,
       handler: ({ center, radius, delta, mode }) => {
@@ -166,8 +187,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       version: "1.0.0",
       category: "terrain",
       description: `Paint a biome (${BIOMES.join(", ")}) within \`radius\` m of \`center\` [x, z]: drawn, sampled and scattered instead of the climate's biome.`,
-      input: z.strictObject({ center: Point2, radius: Radius, biome: z.enum(BIOMES as [string, ...string[]]) }),
-      output: z.object({ samples: z.number().int() }),
+      input: terrainPaintInput,
+      output: terrainPaintOutput,
       permissions: ["world.write"],
       source,
       handler: ({ center, radius, biome }) => ({ samples: terrain.paint(center, radius, biome) }),
@@ -178,10 +199,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       category: "world",
       description:
         "Add water: the sea at `level`, or a lake over `region` {center [x, z], radius} filled to `level` or, without one, to just below the lowest point of its rim. Bodies below the surface float (buoyancy) and slow down (drag).",
-      input: z
-        .strictObject({ level: z.number().min(-10_000).max(10_000).optional(), region: z.strictObject({ center: Point2, radius: Radius }).optional() })
-        .refine((w) => w.level !== undefined || w.region !== undefined, { message: "give a level, a region, or both" }),
-      output: z.object({ water: z.string(), level: z.number() }),
+      input: worldAddWaterInput,
+      output: worldAddWaterOutput,
       permissions: ["world.write"],
       source,
       handler: ({ level, region }) => {
@@ -195,8 +214,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       category: "world",
       description:
         "Scatter vegetation and props over the terrain by biome (deterministic Poisson disk): `kinds` of tree, rock, bush, grass at `density` (0–1) times each biome's own; replaces earlier scatter. Trunks and rocks get colliders.",
-      input: z.strictObject({ density: z.number().min(0).max(1).default(0.6), kinds: z.array(z.enum(["tree", "rock", "bush", "grass"])).min(1).max(4).default(["tree", "rock", "bush", "grass"]) }),
-      output: z.object({ counts: z.record(z.string(), z.number().int()), colliders: z.number().int() }),
+      input: worldPopulateBiomeInput,
+      output: worldPopulateBiomeOutput,
       permissions: ["world.write"],
       source,
       handler: ({ density, kinds }) => {
@@ -215,8 +234,8 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
       version: "1.0.0",
       category: "world",
       description: "Stream terrain tiles (finer levels of detail) around an entity instead of the view camera; null follows the camera again.",
-      input: z.strictObject({ entityId: z.string().nullable() }),
-      output: z.object({ following: z.string().nullable() }),
+      input: worldStreamFollowInput,
+      output: worldStreamFollowOutput,
       permissions: ["world.write"],
       source,
       handler: ({ entityId }) => {

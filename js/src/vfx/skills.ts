@@ -20,9 +20,18 @@ const Look = {
 
 const Emitter = EmitterState;
 
+const presets = VFX_PRESETS.map((p) => `${p} (${PRESETS[p].description})`).join("; ");
+const vfxSpawnInput = z.strictObject({ preset: z.enum(VFX_PRESETS), position: Point, ...Look });
+const vfxAttachInput = z.strictObject({ preset: z.enum(VFX_PRESETS), entity: z.string().min(1), offset: Point.optional(), ...Look });
+const vfxStopInput = z.strictObject({ id: z.string().min(1).optional(), entity: z.string().min(1).optional() });
+const vfxStopOutput = z.object({ stopped: z.array(z.string()) });
+const vfxListInput = z.strictObject({});
+const vfxListOutput = z.object({ emitters: z.array(Emitter), particles: z.number().int() });
+const vfxPresetsInput = z.strictObject({});
+const vfxPresetsOutput = z.object({ presets: z.array(z.object({ name: z.string(), description: z.string(), count: z.number().int(), life: z.tuple([z.number(), z.number()]), burst: z.boolean() })) });
+
 export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "vfxSkills" };
-  const presets = VFX_PRESETS.map((p) => `${p} (${PRESETS[p].description})`).join("; ");
   const spawn = (o: EmitterOptions, emit: (type: string, data: unknown) => void) => {
     const e = vfx.spawn(o);
     emit("vfx.spawned", e);
@@ -35,7 +44,7 @@ export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
       category: "vfx",
       description:
         `Start a particle effect at a point: preset ${presets}. GPU particles, simulated where the world is drawn; the emitter itself (preset, place, count, seed, start) is world state. A world keeps at most ${MAX_WORLD_PARTICLES} particles in all. Returns the emitter (its id for vfx.stop).`,
-      input: z.strictObject({ preset: z.enum(VFX_PRESETS), position: Point, ...Look }),
+      input: vfxSpawnInput,
       output: Emitter,
       permissions: ["render.write"],
       source,
@@ -46,7 +55,7 @@ export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
       version: "1.0.0",
       category: "vfx",
       description: `Start a particle effect that follows an entity (at offset from it, default [0, 0, 0]): a torch's fire, a wizard's magic, smoke from a chimney. It ends when the entity is destroyed. Presets and options as vfx.spawn.`,
-      input: z.strictObject({ preset: z.enum(VFX_PRESETS), entity: z.string().min(1), offset: Point.optional(), ...Look }),
+      input: vfxAttachInput,
       output: Emitter,
       permissions: ["render.write"],
       source,
@@ -57,8 +66,8 @@ export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
       version: "1.0.0",
       category: "vfx",
       description: "Stop particle effects: one by id, every one following an entity, or all of them (neither given). Their particles disappear at once. Returns the ids stopped.",
-      input: z.strictObject({ id: z.string().min(1).optional(), entity: z.string().min(1).optional() }),
-      output: z.object({ stopped: z.array(z.string()) }),
+      input: vfxStopInput,
+      output: vfxStopOutput,
       permissions: ["render.write"],
       source,
       handler: (input, ctx) => {
@@ -72,8 +81,8 @@ export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
       version: "1.0.0",
       category: "vfx",
       description: "The world's particle emitters (id, preset, position or offset, the entity followed, count, seed, scale, colour, start tick and the tick it ends at) and the particles they keep in all.",
-      input: z.strictObject({}),
-      output: z.object({ emitters: z.array(Emitter), particles: z.number().int() }),
+      input: vfxListInput,
+      output: vfxListOutput,
       permissions: ["scene.read"],
       source,
       handler: () => ({ emitters: vfx.list(), particles: vfx.particles() }),
@@ -83,8 +92,8 @@ export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
       version: "1.0.0",
       category: "vfx",
       description: "The particle presets vfx.spawn and vfx.attach take: what each looks like, its particle count, lifetimes, and whether it is a one-off burst.",
-      input: z.strictObject({}),
-      output: z.object({ presets: z.array(z.object({ name: z.string(), description: z.string(), count: z.number().int(), life: z.tuple([z.number(), z.number()]), burst: z.boolean() })) }),
+      input: vfxPresetsInput,
+      output: vfxPresetsOutput,
       permissions: ["scene.read"],
       source,
       handler: () => ({ presets: VFX_PRESETS.map((name) => ({ name, description: PRESETS[name].description, count: PRESETS[name].count, life: PRESETS[name].life, burst: PRESETS[name].burst })) }),

@@ -84,6 +84,9 @@ function hslHex(h: number, s: number, l: number): number {
   return (f(0) << 16) | (f(8) << 8) | f(4);
 }
 
+const avatarTakeInput = z.strictObject({ name: z.string().min(1).max(32).regex(/^[^\u0000-\u001f]+$/).optional().describe("what the avatar is called (tag avatar:<name>); default the agent id") });
+const avatarTakeOutput = z.object({ entity: z.string(), created: z.boolean() });
+
 export function avatarSkills({ avatars }: { avatars: Avatars }): SkillDefinition[] {
   const source = { module: import.meta.url, factory: "avatarSkills" };
   return [
@@ -93,8 +96,8 @@ export function avatarSkills({ avatars }: { avatars: Avatars }): SkillDefinition
       category: "social",
       description:
         "Take a body in the world as the calling agent (a person joining from the browser page): a new humanoid character (tagged avatar), or the one the caller already has. Then character.move and nav.moveTo walk it and social.say speaks as it.",
-      input: z.strictObject({ name: z.string().min(1).max(32).regex(/^[^\u0000-\u001f]+$/).optional().describe("what the avatar is called (tag avatar:<name>); default the agent id") }),
-      output: z.object({ entity: z.string(), created: z.boolean() }),
+      input: avatarTakeInput,
+      output: avatarTakeOutput,
       permissions: ["social.act"],
       source,
       handler: async ({ name }, ctx) => {

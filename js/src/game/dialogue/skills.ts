@@ -29,6 +29,39 @@ const NpcView = z.object({
   routine: z.object({ waypoints: z.number(), at: z.number(), loop: z.boolean(), done: z.boolean() }).nullable(),
 });
 
+const dialogueDefineOutput = z.object({ dialogue: z.string(), created: z.boolean() });
+const dialogueRemoveInput = z.strictObject({ dialogue: Id });
+const dialogueRemoveOutput = z.object({ removed: z.boolean() });
+const dialogueGetInput = z.strictObject({ dialogue: Id });
+const dialogueGetOutput = z.object({ dialogue: z.unknown() });
+const dialogueListInput = z.strictObject({});
+const dialogueListOutput = z.object({ dialogues: z.array(z.object({ dialogue: z.string(), nodes: z.number() })), conversations: z.array(z.object({ player: z.string(), npc: z.string(), dialogue: z.string(), node: z.string() })) });
+const dialogueStartInput = z.strictObject({ npc: EntityRef, dialogue: Id.optional().describe("a tree other than the NPC's own") });
+const dialogueChooseInput = z.strictObject({ choice: Id });
+const dialogueEndInput = z.strictObject({});
+const dialogueCurrentInput = z.strictObject({ entity: EntityRef });
+const dialogueCurrentOutput = z.object({ conversation: ViewSchema.nullable() });
+const npcDefineInput = NpcSpec.extend({ entity: EntityRef });
+const npcRemoveInput = z.strictObject({ npc: EntityRef });
+const npcRemoveOutput = z.object({ removed: z.boolean() });
+const npcGetInput = z.strictObject({ npc: EntityRef });
+const npcListInput = z.strictObject({});
+const npcListOutput = z.object({ npcs: z.array(z.object({ npc: z.string(), name: z.string() })) });
+const npcRememberInput = z.strictObject({ npc: EntityRef, text: z.string().min(1).max(500), about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).default("note") });
+const npcRecallInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).optional(), text: z.string().max(200).optional(), since: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).default(20) });
+const npcRecallOutput = z.object({ memories: z.array(Memory) });
+const npcForgetInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional() });
+const npcForgetOutput = z.object({ forgotten: z.number() });
+const npcSetAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, value: Attitude });
+const npcSetAttitudeOutput = z.object({ attitude: z.number() });
+const npcAdjustAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, by: z.number().min(-200).max(200) });
+const npcAdjustAttitudeOutput = z.object({ attitude: z.number() });
+const npcSetRoutineInput = RoutineSpec.extend({ npc: EntityRef });
+const npcClearRoutineInput = z.strictObject({ npc: EntityRef });
+const npcClearRoutineOutput = z.object({ cleared: z.boolean() });
+const npcSayInput = z.strictObject({ text: z.string().min(1).max(280) });
+const npcSayOutput = z.object({ npc: z.string(), handle: z.string() });
+
 export function dialogueSkills(game: Game): SkillDefinition[] {
   const { dialogues, npcs } = game;
   const npcView = (entity: string) => {
@@ -50,15 +83,15 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       description: "Define a dialogue tree: nodes the NPC (or player) speaks, choices shown only when their condition holds, effects on entering a node or picking a choice (offer a quest, give an item, change attitude, set a flag).",
       access: "define",
       input: DialogueDef,
-      output: z.object({ dialogue: z.string(), created: z.boolean() }),
+      output: dialogueDefineOutput,
       handler: (def) => ({ dialogue: def.id, ...dialogues.define(def) }),
     }),
     skill({
       name: "dialogue.remove",
       description: "Remove a dialogue tree nobody is in.",
       access: "define",
-      input: z.strictObject({ dialogue: Id }),
-      output: z.object({ removed: z.boolean() }),
+      input: dialogueRemoveInput,
+      output: dialogueRemoveOutput,
       handler: ({ dialogue }) => {
         dialogues.undefine(dialogue);
         return { removed: true };
@@ -68,16 +101,16 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "dialogue.get",
       description: "A dialogue tree's definition.",
       access: "read",
-      input: z.strictObject({ dialogue: Id }),
-      output: z.object({ dialogue: z.unknown() }),
+      input: dialogueGetInput,
+      output: dialogueGetOutput,
       handler: ({ dialogue }) => ({ dialogue: dialogues.require(dialogue) }),
     }),
     skill({
       name: "dialogue.list",
       description: "The dialogue trees, and who is in a conversation now.",
       access: "read",
-      input: z.strictObject({}),
-      output: z.object({ dialogues: z.array(z.object({ dialogue: z.string(), nodes: z.number() })), conversations: z.array(z.object({ player: z.string(), npc: z.string(), dialogue: z.string(), node: z.string() })) }),
+      input: dialogueListInput,
+      output: dialogueListOutput,
       handler: () => ({
         dialogues: [...dialogues.defs.values()].map((d) => ({ dialogue: d.id, nodes: Object.keys(d.nodes).length })),
         conversations: [...dialogues.conversations].map(([player, c]) => ({ player, npc: c.npc, dialogue: c.dialogue, node: c.node })),
@@ -87,7 +120,7 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "dialogue.start",
       description: "Talk to an NPC near the entity you play: start a conversation (its dialogue tree); its first line shows as a speech bubble; returns the line and the choices open to you.",
       access: "act",
-      input: z.strictObject({ npc: EntityRef, dialogue: Id.optional().describe("a tree other than the NPC's own") }),
+      input: dialogueStartInput,
       output: ViewSchema,
       handler: ({ npc, dialogue }, call) => dialogues.start(call.actor(), npc, dialogue),
     }),
@@ -95,7 +128,7 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "dialogue.choose",
       description: "Pick one of the choices open in your conversation (\"continue\" where a line leads on): its effects happen, the NPC remembers it, the conversation moves on or ends.",
       access: "act",
-      input: z.strictObject({ choice: Id }),
+      input: dialogueChooseInput,
       output: ViewSchema,
       handler: ({ choice }, call) => dialogues.choose(call.actor(), choice),
     }),
@@ -103,7 +136,7 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "dialogue.end",
       description: "Walk away from your conversation.",
       access: "act",
-      input: z.strictObject({}),
+      input: dialogueEndInput,
       output: ViewSchema,
       handler: (_input, call) => dialogues.end(call.actor()),
     }),
@@ -111,15 +144,15 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "dialogue.current",
       description: "An entity's conversation in progress: the line and the choices open now (null when none).",
       access: "read",
-      input: z.strictObject({ entity: EntityRef }),
-      output: z.object({ conversation: ViewSchema.nullable() }),
+      input: dialogueCurrentInput,
+      output: dialogueCurrentOutput,
       handler: ({ entity }) => ({ conversation: dialogues.current(entity) }),
     }),
     skill({
       name: "npc.define",
       description: "Make an entity an NPC: name, persona, the dialogue talking to it starts, its default attitude, how near one must be to talk. Its memory, attitudes and routine are world state.",
       access: "define",
-      input: NpcSpec.extend({ entity: EntityRef }),
+      input: npcDefineInput,
       output: NpcView,
       handler: ({ entity, ...spec }) => {
         npcs.define(entity, spec);
@@ -130,15 +163,15 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "npc.remove",
       description: "Make an entity no longer an NPC (its memory and attitudes go with it).",
       access: "define",
-      input: z.strictObject({ npc: EntityRef }),
-      output: z.object({ removed: z.boolean() }),
+      input: npcRemoveInput,
+      output: npcRemoveOutput,
       handler: ({ npc }) => ({ removed: npcs.remove(npc) }),
     }),
     skill({
       name: "npc.get",
       description: "An NPC: name, persona, dialogue, default attitude and its attitude toward each entity it has one for, how much it remembers, its routine.",
       access: "read",
-      input: z.strictObject({ npc: EntityRef }),
+      input: npcGetInput,
       output: NpcView,
       handler: ({ npc }) => npcView(npc),
     }),
@@ -146,15 +179,15 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "npc.list",
       description: "The NPCs in the world.",
       access: "read",
-      input: z.strictObject({}),
-      output: z.object({ npcs: z.array(z.object({ npc: z.string(), name: z.string() })) }),
+      input: npcListInput,
+      output: npcListOutput,
       handler: () => ({ npcs: [...npcs.all].map(([npc, n]) => ({ npc, name: n.name })) }),
     }),
     skill({
       name: "npc.remember",
       description: "Add a memory to an NPC (what it saw, heard or concluded, optionally about an entity); it keeps the newest 200. Dialogue choices, gifts and harm are remembered on their own.",
       access: "define",
-      input: z.strictObject({ npc: EntityRef, text: z.string().min(1).max(500), about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).default("note") }),
+      input: npcRememberInput,
       output: Memory,
       handler: ({ npc, text, about, kind }) => npcs.remember(npc, { text, about: about ?? null, kind }),
     }),
@@ -162,39 +195,39 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "npc.recall",
       description: "What an NPC remembers, newest first: all of it, or about an entity, of a kind, containing words, since a tick.",
       access: "read",
-      input: z.strictObject({ npc: EntityRef, about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).optional(), text: z.string().max(200).optional(), since: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).default(20) }),
-      output: z.object({ memories: z.array(Memory) }),
+      input: npcRecallInput,
+      output: npcRecallOutput,
       handler: ({ npc, ...q }) => ({ memories: npcs.recall(npc, q) }),
     }),
     skill({
       name: "npc.forget",
       description: "Make an NPC forget everything, or what it remembers about one entity; returns how many memories went.",
       access: "define",
-      input: z.strictObject({ npc: EntityRef, about: EntityRef.optional() }),
-      output: z.object({ forgotten: z.number() }),
+      input: npcForgetInput,
+      output: npcForgetOutput,
       handler: ({ npc, about }) => ({ forgotten: npcs.forget(npc, about) }),
     }),
     skill({
       name: "npc.setAttitude",
       description: "Set an NPC's attitude toward an entity (−100 hostile … 100 devoted); dialogue choices can depend on it.",
       access: "define",
-      input: z.strictObject({ npc: EntityRef, toward: EntityRef, value: Attitude }),
-      output: z.object({ attitude: z.number() }),
+      input: npcSetAttitudeInput,
+      output: npcSetAttitudeOutput,
       handler: ({ npc, toward, value }) => ({ attitude: npcs.setAttitude(npc, toward, value) }),
     }),
     skill({
       name: "npc.adjustAttitude",
       description: "Shift an NPC's attitude toward an entity by an amount (kept within −100 … 100).",
       access: "define",
-      input: z.strictObject({ npc: EntityRef, toward: EntityRef, by: z.number().min(-200).max(200) }),
-      output: z.object({ attitude: z.number() }),
+      input: npcAdjustAttitudeInput,
+      output: npcAdjustAttitudeOutput,
       handler: ({ npc, toward, by }) => ({ attitude: npcs.adjustAttitude(npc, toward, by) }),
     }),
     skill({
       name: "npc.setRoutine",
       description: "Give an NPC a routine: waypoints it walks between (facing where it goes), waiting ticks at each, looping or once.",
       access: "define",
-      input: RoutineSpec.extend({ npc: EntityRef }),
+      input: npcSetRoutineInput,
       output: NpcView,
       handler: ({ npc, ...spec }) => {
         npcs.setRoutine(npc, spec);
@@ -205,16 +238,16 @@ export function dialogueSkills(game: Game): SkillDefinition[] {
       name: "npc.clearRoutine",
       description: "Stop an NPC's routine where it stands.",
       access: "define",
-      input: z.strictObject({ npc: EntityRef }),
-      output: z.object({ cleared: z.boolean() }),
+      input: npcClearRoutineInput,
+      output: npcClearRoutineOutput,
       handler: ({ npc }) => ({ cleared: npcs.clearRoutine(npc) }),
     }),
     skill({
       name: "npc.say",
       description: "Speak a line as the NPC you play (an agent voicing an NPC, e.g. with an LLM's words): a speech bubble above it, remembered by it. Emits npc.said.",
       access: "act",
-      input: z.strictObject({ text: z.string().min(1).max(280) }),
-      output: z.object({ npc: z.string(), handle: z.string() }),
+      input: npcSayInput,
+      output: npcSayOutput,
       handler: ({ text }, call) => {
         const npc = call.actor();
         npcs.require(npc);

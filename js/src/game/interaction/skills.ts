@@ -26,6 +26,21 @@ const View = z.object({
 });
 const Target = z.strictObject({ target: EntityRef.describe("the interactable entity") });
 
+const open = z.object({ target: z.string(), open: z.boolean(), locked: z.boolean() });
+const interactionRegisterInput = InteractableSpec.extend({ entity: EntityRef });
+const interactionUnregisterInput = z.strictObject({ entity: EntityRef });
+const interactionUnregisterOutput = z.object({ removed: z.boolean() });
+const interactionGetInput = z.strictObject({ entity: EntityRef });
+const interactionListInput = z.strictObject({ near: EntityRef.optional().describe("only those within reach of this entity") });
+const interactionListOutput = z.object({ interactables: z.array(z.object({ entity: z.string(), kind: z.string(), label: z.string().nullable(), distance: z.number().nullable(), open: z.boolean(), locked: z.boolean(), on: z.boolean() })) });
+const interactionInteractOutput = z.object({ kind: z.string(), result: z.string(), text: z.string().nullable() });
+const interactionPickupOutput = z.object({ item: z.string(), count: z.number(), total: z.number() });
+const interactionDropInput = z.strictObject({ item: Id, count: Count.default(1) });
+const interactionDropOutput = z.object({ entity: z.string(), item: z.string(), count: z.number(), left: z.number() });
+const interactionUseInput = z.strictObject({ item: Id.optional(), target: EntityRef.optional() }).refine((i) => i.item !== undefined || i.target !== undefined, { message: "give an item, a target, or both" });
+const interactionUseOutput = z.object({ used: z.string(), target: z.string().nullable(), result: z.string() });
+const interactionToggleOutput = z.object({ target: z.string(), on: z.boolean(), open: z.boolean() });
+
 export function interactionSkills(game: Game): SkillDefinition[] {
   const { interactions, items } = game;
   const view = (entity: string) => {
@@ -40,14 +55,13 @@ export function interactionSkills(game: Game): SkillDefinition[] {
     const n = Math.hypot(f.x, f.z) || 1;
     return [p[0] + (f.x / n) * 0.8, p[1], p[2] + (f.z / n) * 0.8];
   };
-  const open = z.object({ target: z.string(), open: z.boolean(), locked: z.boolean() });
   const state = (target: string) => ({ target, open: interactions.isOpen(target), locked: interactions.require(target).locked });
   return gameSkills(game, { module: import.meta.url, factory: "interactionSkills" }, [
     skill({
       name: "interaction.register",
       description: "Make an entity interactable: a door (slides open by openOffset), chest, lever, button, sign, pickup or generic thing — with a reach, a lock and key item, a condition and effects on interact/open/close/use/toggle.",
       access: "define",
-      input: InteractableSpec.extend({ entity: EntityRef }),
+      input: interactionRegisterInput,
       output: View,
       handler: ({ entity, ...spec }) => {
         interactions.register(entity, spec);
@@ -58,15 +72,15 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       name: "interaction.unregister",
       description: "Make an entity no longer interactable.",
       access: "define",
-      input: z.strictObject({ entity: EntityRef }),
-      output: z.object({ removed: z.boolean() }),
+      input: interactionUnregisterInput,
+      output: interactionUnregisterOutput,
       handler: ({ entity }) => ({ removed: interactions.unregister(entity) }),
     }),
     skill({
       name: "interaction.get",
       description: "Describe an interactable: kind, reach, open/on/locked, key, what picking it up gives, times used.",
       access: "read",
-      input: z.strictObject({ entity: EntityRef }),
+      input: interactionGetInput,
       output: View,
       handler: ({ entity }) => view(entity),
     }),
@@ -74,8 +88,8 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       name: "interaction.list",
       description: "List interactables: all of them, or those within reach of an entity (nearest first) — what a player can act on now.",
       access: "read",
-      input: z.strictObject({ near: EntityRef.optional().describe("only those within reach of this entity") }),
-      output: z.object({ interactables: z.array(z.object({ entity: z.string(), kind: z.string(), label: z.string().nullable(), distance: z.number().nullable(), open: z.boolean(), locked: z.boolean(), on: z.boolean() })) }),
+      input: interactionListInput,
+      output: interactionListOutput,
       handler: ({ near }) => {
         if (near !== undefined) return { interactables: interactions.near(game.entities.require(near).id) };
         return { interactables: [...interactions.all].map(([entity, it]) => ({ entity, kind: it.kind, label: it.label ?? null, distance: null, open: it.open, locked: it.locked, on: it.on })) };
@@ -86,7 +100,7 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       description: "Interact with something within reach of the entity you play: open or close a door or chest (a held key unlocks it), pull a lever, press a button, read a sign, pick up a pickup. Fires its effects.",
       access: "act",
       input: Target,
-      output: z.object({ kind: z.string(), result: z.string(), text: z.string().nullable() }),
+      output: interactionInteractOutput,
       handler: ({ target }, call) => interactions.interact(call.actor(), target),
     }),
     skill({
@@ -94,15 +108,15 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       description: "Pick up an item lying within reach (a pickup) into your inventory (it must fit); the pickup leaves the world. Emits item.picked.",
       access: "act",
       input: Target,
-      output: z.object({ item: z.string(), count: z.number(), total: z.number() }),
+      output: interactionPickupOutput,
       handler: ({ target }, call) => interactions.pickup(call.actor(), target),
     }),
     skill({
       name: "interaction.drop",
       description: "Drop items you hold on the ground in front of you, as a pickup. Emits item.dropped.",
       access: "act",
-      input: z.strictObject({ item: Id, count: Count.default(1) }),
-      output: z.object({ entity: z.string(), item: z.string(), count: z.number(), left: z.number() }),
+      input: interactionDropInput,
+      output: interactionDropOutput,
       handler: ({ item, count }, call) => {
         const actor = call.actor();
         const at = inFront(actor);
@@ -116,8 +130,8 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       name: "interaction.use",
       description: "Use an item you hold (a potion's effects; consumed if consumable), an item on a target (a key on its door), or an interactable itself. Emits item.used or interaction.used.",
       access: "act",
-      input: z.strictObject({ item: Id.optional(), target: EntityRef.optional() }).refine((i) => i.item !== undefined || i.target !== undefined, { message: "give an item, a target, or both" }),
-      output: z.object({ used: z.string(), target: z.string().nullable(), result: z.string() }),
+      input: interactionUseInput,
+      output: interactionUseOutput,
       handler: ({ item, target }, call) => {
         const actor = call.actor();
         if (item === undefined) {
@@ -169,7 +183,7 @@ export function interactionSkills(game: Game): SkillDefinition[] {
       description: "Flip something within reach: a lever or switch on/off, a door or chest open/closed.",
       access: "act",
       input: Target,
-      output: z.object({ target: z.string(), on: z.boolean(), open: z.boolean() }),
+      output: interactionToggleOutput,
       handler: ({ target }, call) => {
         interactions.toggle(call.actor(), target);
         const it = interactions.require(target);

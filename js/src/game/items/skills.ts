@@ -15,6 +15,38 @@ export const HAND_OVER_RANGE = 3;
 
 const Stack = z.object({ item: z.string(), count: z.number() });
 
+const itemDefineOutput = z.object({ item: z.string(), created: z.boolean() });
+const itemRemoveInput = z.strictObject({ item: Id });
+const itemRemoveOutput = z.object({ removed: z.boolean() });
+const itemGetInput = z.strictObject({ item: Id });
+const itemGetOutput = z.object({ item: z.unknown() });
+const itemListInput = z.strictObject({ tag: Id.optional() });
+const itemListOutput = z.object({ items: z.array(z.object({ item: z.string(), name: z.string(), slot: z.string().nullable(), maxStack: z.number(), tags: z.array(z.string()) })) });
+const itemSpawnInput = z.strictObject({ item: Id, count: Count.default(1), position: WorldVec3 });
+const itemSpawnOutput = z.object({ entity: z.string() });
+const inventoryAddInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryAddOutput = z.object({ total: z.number() });
+const inventoryRemoveInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryRemoveOutput = z.object({ total: z.number() });
+const inventoryHasInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryHasOutput = z.object({ has: z.boolean(), count: z.number() });
+const inventoryCountInput = z.strictObject({ entity: EntityRef, item: Id });
+const inventoryCountOutput = z.object({ count: z.number() });
+const inventoryListInput = z.strictObject({ entity: EntityRef });
+const inventoryListOutput = z.object({ entity: z.string(), capacity: z.number(), used: z.number(), items: z.array(Stack), equipped: z.record(z.string(), z.string()) });
+const inventoryTransferInput = z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) });
+const inventoryTransferOutput = z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() });
+const inventoryEquipInput = z.strictObject({ item: Id });
+const inventoryEquipOutput = z.object({ item: z.string(), slot: z.string() });
+const inventoryUnequipInput = z.strictObject({ slot: Id.describe("a slot, or the id of the item to take off") });
+const inventoryUnequipOutput = z.object({ item: z.string().nullable() });
+const inventoryEquippedInput = z.strictObject({ entity: EntityRef });
+const inventoryEquippedOutput = z.object({ equipped: z.record(z.string(), z.string()), modifiers: z.array(z.object({ stat: z.string(), add: z.number().optional(), mul: z.number().optional() })) });
+const inventoryClearInput = z.strictObject({ entity: EntityRef });
+const inventoryClearOutput = z.object({ removed: z.number() });
+const inventorySetCapacityInput = z.strictObject({ entity: EntityRef, capacity: z.number().int().min(0).max(10_000) });
+const inventorySetCapacityOutput = z.object({ capacity: z.number() });
+
 export function itemSkills(game: Game): SkillDefinition[] {
   const { items } = game;
   const listing = (entity: string) => {
@@ -30,15 +62,15 @@ export function itemSkills(game: Game): SkillDefinition[] {
       description: "Define a kind of item: name, stack size, equipment slot and stat modifiers, effects of using it (potions, keys, scrolls), whether using consumes it. Redefining replaces it.",
       access: "define",
       input: ItemDef,
-      output: z.object({ item: z.string(), created: z.boolean() }),
+      output: itemDefineOutput,
       handler: (def) => ({ item: def.id, ...items.define(def) }),
     }),
     skill({
       name: "item.remove",
       description: "Remove an item definition nobody holds and no pickup carries any more.",
       access: "define",
-      input: z.strictObject({ item: Id }),
-      output: z.object({ removed: z.boolean() }),
+      input: itemRemoveInput,
+      output: itemRemoveOutput,
       handler: ({ item }) => {
         items.undefine(item);
         return { removed: true };
@@ -48,16 +80,16 @@ export function itemSkills(game: Game): SkillDefinition[] {
       name: "item.get",
       description: "Describe an item definition.",
       access: "read",
-      input: z.strictObject({ item: Id }),
-      output: z.object({ item: z.unknown() }),
+      input: itemGetInput,
+      output: itemGetOutput,
       handler: ({ item }) => ({ item: items.require(item) }),
     }),
     skill({
       name: "item.list",
       description: "List the defined items (optionally those with a tag).",
       access: "read",
-      input: z.strictObject({ tag: Id.optional() }),
-      output: z.object({ items: z.array(z.object({ item: z.string(), name: z.string(), slot: z.string().nullable(), maxStack: z.number(), tags: z.array(z.string()) })) }),
+      input: itemListInput,
+      output: itemListOutput,
       handler: ({ tag }) => ({
         items: [...items.defs.values()].filter((d) => tag === undefined || d.tags.includes(tag)).map((d) => ({ item: d.id, name: d.name, slot: d.slot ?? null, maxStack: d.maxStack, tags: d.tags })),
       }),
@@ -66,56 +98,56 @@ export function itemSkills(game: Game): SkillDefinition[] {
       name: "item.spawn",
       description: "Place items in the world as a pickup (a small box in the item's colour) that players pick up with interaction.pickup. Returns the pickup's entity.",
       access: "define",
-      input: z.strictObject({ item: Id, count: Count.default(1), position: WorldVec3 }),
-      output: z.object({ entity: z.string() }),
+      input: itemSpawnInput,
+      output: itemSpawnOutput,
       handler: ({ item, count, position }) => ({ entity: items.spawn(item, count, position) }),
     }),
     skill({
       name: "inventory.add",
       description: "Give an entity items (it needs room: inventories have a slot capacity). Emits inventory.added.",
       access: "define",
-      input: z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) }),
-      output: z.object({ total: z.number() }),
+      input: inventoryAddInput,
+      output: inventoryAddOutput,
       handler: ({ entity, item, count }) => ({ total: items.add(entity, item, count) }),
     }),
     skill({
       name: "inventory.remove",
       description: "Take items from an entity (it must hold that many). Emits inventory.removed.",
       access: "define",
-      input: z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) }),
-      output: z.object({ total: z.number() }),
+      input: inventoryRemoveInput,
+      output: inventoryRemoveOutput,
       handler: ({ entity, item, count }) => ({ total: items.remove(entity, item, count) }),
     }),
     skill({
       name: "inventory.has",
       description: "Does an entity hold at least `count` of an item?",
       access: "read",
-      input: z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) }),
-      output: z.object({ has: z.boolean(), count: z.number() }),
+      input: inventoryHasInput,
+      output: inventoryHasOutput,
       handler: ({ entity, item, count }) => ({ has: items.count(entity, item) >= count, count: items.count(entity, item) }),
     }),
     skill({
       name: "inventory.count",
       description: "How many of an item an entity holds.",
       access: "read",
-      input: z.strictObject({ entity: EntityRef, item: Id }),
-      output: z.object({ count: z.number() }),
+      input: inventoryCountInput,
+      output: inventoryCountOutput,
       handler: ({ entity, item }) => ({ count: items.count(entity, item) }),
     }),
     skill({
       name: "inventory.list",
       description: "What an entity holds: each item and count, slots used of its capacity, and what it has equipped.",
       access: "read",
-      input: z.strictObject({ entity: EntityRef }),
-      output: z.object({ entity: z.string(), capacity: z.number(), used: z.number(), items: z.array(Stack), equipped: z.record(z.string(), z.string()) }),
+      input: inventoryListInput,
+      output: inventoryListOutput,
       handler: ({ entity }) => listing(entity),
     }),
     skill({
       name: "inventory.transfer",
       description: `Give (hand over) items from the entity you play to another entity within ${HAND_OVER_RANGE} m: another player, a chest, an NPC (who remembers the gift and likes you more).`,
       access: "act",
-      input: z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) }),
-      output: z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() }),
+      input: inventoryTransferInput,
+      output: inventoryTransferOutput,
       handler: ({ to, item, count }, call) => {
         const from = call.actor();
         const d = game.distance(from, to);
@@ -132,40 +164,40 @@ export function itemSkills(game: Game): SkillDefinition[] {
       name: "inventory.equip",
       description: "Equip an item you hold in its slot (replacing what was there); its stat modifiers apply while equipped.",
       access: "act",
-      input: z.strictObject({ item: Id }),
-      output: z.object({ item: z.string(), slot: z.string() }),
+      input: inventoryEquipInput,
+      output: inventoryEquipOutput,
       handler: ({ item }, call) => ({ item, slot: items.equip(call.actor(), item) }),
     }),
     skill({
       name: "inventory.unequip",
       description: "Take off what is in a slot (or the slot holding an item).",
       access: "act",
-      input: z.strictObject({ slot: Id.describe("a slot, or the id of the item to take off") }),
-      output: z.object({ item: z.string().nullable() }),
+      input: inventoryUnequipInput,
+      output: inventoryUnequipOutput,
       handler: ({ slot }, call) => ({ item: items.unequip(call.actor(), slot) }),
     }),
     skill({
       name: "inventory.equipped",
       description: "What an entity has equipped, slot by slot, and the stat modifiers that brings.",
       access: "read",
-      input: z.strictObject({ entity: EntityRef }),
-      output: z.object({ equipped: z.record(z.string(), z.string()), modifiers: z.array(z.object({ stat: z.string(), add: z.number().optional(), mul: z.number().optional() })) }),
+      input: inventoryEquippedInput,
+      output: inventoryEquippedOutput,
       handler: ({ entity }) => ({ equipped: listing(entity).equipped, modifiers: items.modifiersOf(entity) }),
     }),
     skill({
       name: "inventory.clear",
       description: "Empty an entity's inventory (and what it has equipped).",
       access: "define",
-      input: z.strictObject({ entity: EntityRef }),
-      output: z.object({ removed: z.number() }),
+      input: inventoryClearInput,
+      output: inventoryClearOutput,
       handler: ({ entity }) => ({ removed: items.clear(entity) }),
     }),
     skill({
       name: "inventory.setCapacity",
       description: "Set how many slots an entity's inventory has (a full stack takes one slot; it cannot shrink below what it holds).",
       access: "define",
-      input: z.strictObject({ entity: EntityRef, capacity: z.number().int().min(0).max(10_000) }),
-      output: z.object({ capacity: z.number() }),
+      input: inventorySetCapacityInput,
+      output: inventorySetCapacityOutput,
       handler: ({ entity, capacity }) => {
         items.setCapacity(entity, capacity);
         return { capacity };

@@ -20,6 +20,23 @@ const View = z.object({
 });
 const Status = z.object({ quest: z.string(), status: z.enum(QUEST_STATUSES) });
 
+const questDefineOutput = z.object({ quest: z.string(), created: z.boolean() });
+const questRemoveInput = z.strictObject({ quest: Id });
+const questRemoveOutput = z.object({ removed: z.boolean() });
+const questOfferInput = z.strictObject({ quest: Id, to: EntityRef });
+const questAcceptInput = z.strictObject({ quest: Id });
+const questDeclineInput = z.strictObject({ quest: Id });
+const questAbandonInput = z.strictObject({ quest: Id });
+const questUpdateInput = z.strictObject({ quest: Id, objective: Id, by: Count.default(1), for: EntityRef });
+const questUpdateOutput = z.object({ quest: z.string(), objective: z.string(), count: z.number() });
+const questCompleteInput = z.strictObject({ quest: Id, for: EntityRef });
+const questFailInput = z.strictObject({ quest: Id, for: EntityRef, reason: Text.default("failed") });
+const questListInput = z.strictObject({ entity: EntityRef.optional(), status: z.enum(QUEST_STATUSES).optional() });
+const questListOutput = z.object({ quests: z.array(View) });
+const questGetInput = z.strictObject({ quest: Id, entity: EntityRef.optional() });
+const questTrackInput = z.strictObject({ quest: Id, tracked: z.boolean().default(true) });
+const questTrackOutput = z.object({ quest: z.string(), tracked: z.boolean() });
+
 export function questSkills(game: Game): SkillDefinition[] {
   const { quests } = game;
   const view = (quest: string, entity: string | null) => {
@@ -43,15 +60,15 @@ export function questSkills(game: Game): SkillDefinition[] {
       description: "Define a quest: title, giver NPC, objectives (counted game events like item.picked, conditions like holding 3 relics, or progress by hand), rewards and consequences as effects, a time limit in ticks, a fail condition. Redefining replaces it.",
       access: "define",
       input: QuestDef,
-      output: z.object({ quest: z.string(), created: z.boolean() }),
+      output: questDefineOutput,
       handler: (def) => ({ quest: def.id, ...quests.define(def) }),
     }),
     skill({
       name: "quest.remove",
       description: "Remove a quest and everyone's progress in it.",
       access: "define",
-      input: z.strictObject({ quest: Id }),
-      output: z.object({ removed: z.boolean() }),
+      input: questRemoveInput,
+      output: questRemoveOutput,
       handler: ({ quest }) => {
         quests.undefine(quest);
         return { removed: true };
@@ -61,7 +78,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.offer",
       description: "Offer a quest to an entity (a player may then accept or decline it). Dialogue choices can offer quests too ({offerQuest}).",
       access: "define",
-      input: z.strictObject({ quest: Id, to: EntityRef }),
+      input: questOfferInput,
       output: Status,
       handler: ({ quest, to }) => {
         quests.offer(quest, to, quests.require(quest).giver ?? null);
@@ -72,7 +89,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.accept",
       description: "Accept a quest offered to you (or a public one): it becomes active and its objectives start counting. Emits quest.accepted.",
       access: "act",
-      input: z.strictObject({ quest: Id }),
+      input: questAcceptInput,
       output: Status,
       handler: ({ quest }, call) => {
         const actor = call.actor();
@@ -84,7 +101,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.decline",
       description: "Decline a quest offered to you.",
       access: "act",
-      input: z.strictObject({ quest: Id }),
+      input: questDeclineInput,
       output: Status,
       handler: ({ quest }, call) => {
         const actor = call.actor();
@@ -96,7 +113,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.abandon",
       description: "Give up a quest you are on: it fails (its onFail effects happen).",
       access: "act",
-      input: z.strictObject({ quest: Id }),
+      input: questAbandonInput,
       output: Status,
       handler: ({ quest }, call) => {
         const actor = call.actor();
@@ -108,15 +125,15 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.update",
       description: "Advance an objective of an entity's active quest by hand (by 1 unless told); an objective reaching its count is done, and a quest with every objective done completes.",
       access: "define",
-      input: z.strictObject({ quest: Id, objective: Id, by: Count.default(1), for: EntityRef }),
-      output: z.object({ quest: z.string(), objective: z.string(), count: z.number() }),
+      input: questUpdateInput,
+      output: questUpdateOutput,
       handler: ({ quest, objective, by, for: entity }) => ({ quest, objective, count: quests.progress(quest, objective, by, entity) }),
     }),
     skill({
       name: "quest.complete",
       description: "Complete an entity's active quest now (its rewards happen). Emits quest.completed.",
       access: "define",
-      input: z.strictObject({ quest: Id, for: EntityRef }),
+      input: questCompleteInput,
       output: Status,
       handler: ({ quest, for: entity }) => {
         quests.complete(quest, entity);
@@ -127,7 +144,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.fail",
       description: "Fail an entity's active quest, with a reason (its onFail effects happen). Emits quest.failed.",
       access: "define",
-      input: z.strictObject({ quest: Id, for: EntityRef, reason: Text.default("failed") }),
+      input: questFailInput,
       output: Status,
       handler: ({ quest, for: entity, reason }) => {
         quests.fail(quest, entity, reason);
@@ -138,8 +155,8 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.list",
       description: "List quests: every definition, or an entity's quests with their status (optionally only one status, e.g. active).",
       access: "read",
-      input: z.strictObject({ entity: EntityRef.optional(), status: z.enum(QUEST_STATUSES).optional() }),
-      output: z.object({ quests: z.array(View) }),
+      input: questListInput,
+      output: questListOutput,
       handler: ({ entity, status: only }) => ({
         quests: [...quests.defs.keys()].map((q) => view(q, entity ?? null)).filter((v) => only === undefined || v.status === only),
       }),
@@ -148,7 +165,7 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.get",
       description: "One quest: its objectives and, for an entity, its status, progress on each objective, ticks left, whether tracked.",
       access: "read",
-      input: z.strictObject({ quest: Id, entity: EntityRef.optional() }),
+      input: questGetInput,
       output: View,
       handler: ({ quest, entity }) => view(quest, entity ?? null),
     }),
@@ -156,8 +173,8 @@ export function questSkills(game: Game): SkillDefinition[] {
       name: "quest.track",
       description: "Track (or stop tracking) one of your quests: what a HUD shows.",
       access: "act",
-      input: z.strictObject({ quest: Id, tracked: z.boolean().default(true) }),
-      output: z.object({ quest: z.string(), tracked: z.boolean() }),
+      input: questTrackInput,
+      output: questTrackOutput,
       handler: ({ quest, tracked }, call) => {
         quests.track(quest, call.actor(), tracked);
         return { quest, tracked };

@@ -24,6 +24,22 @@ export interface Saving {
   load(bytes: Uint8Array): Promise<string>;
 }
 
+const saveExportInput = z.strictObject({ name: SaveName });
+const saveExportOutput = z.object({ name: z.string(), path: z.string(), bytes: z.number(), digest: z.string() });
+const saveImportInput = z.strictObject({ name: SaveName });
+const saveImportOutput = z.object({ name: z.string(), digest: z.string() });
+const saveListInput = z.strictObject({});
+const saveListOutput = z.object({ saves: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number() })) });
+const saveDeleteInput = z.strictObject({ name: SaveName });
+const saveDeleteOutput = z.object({ deleted: z.boolean() });
+const checkpointCreateInput = z.strictObject({ name: Id });
+const checkpointLoadInput = z.strictObject({ name: Id });
+const checkpointLoadOutput = z.object({ name: z.string(), digest: z.string() });
+const checkpointListInput = z.strictObject({});
+const checkpointListOutput = z.object({ checkpoints: z.array(CheckpointView) });
+const checkpointDeleteInput = z.strictObject({ name: Id });
+const checkpointDeleteOutput = z.object({ deleted: z.boolean() });
+
 export function saveSkills({ game, saving }: { game: Game; saving: Saving }): SkillDefinition[] {
   const { checkpoints } = game;
   return gameSkills(game, { module: import.meta.url, factory: "saveSkills" }, [
@@ -32,8 +48,8 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       description: "Save the whole world — entities, physics, scene, and every game family's state (inventories, quests, stats, flags, timers, checkpoints) — to a named save file on disk, written atomically. Returns its path and the world digest it holds.",
       access: "read",
       also: [SAVE_WRITE],
-      input: z.strictObject({ name: SaveName }),
-      output: z.object({ name: z.string(), path: z.string(), bytes: z.number(), digest: z.string() }),
+      input: saveExportInput,
+      output: saveExportOutput,
       handler: async ({ name }, { ctx }) => {
         const { bytes, digest } = saving.bytes();
         const file = await writeSave(name, bytes);
@@ -46,8 +62,8 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       description: "Load a save file in place: the world becomes exactly what was saved (the digest equals the one saved). A damaged file, or one from an incompatible engine version, is refused and nothing changes.",
       access: "define",
       also: [SAVE_WRITE],
-      input: z.strictObject({ name: SaveName }),
-      output: z.object({ name: z.string(), digest: z.string() }),
+      input: saveImportInput,
+      output: saveImportOutput,
       handler: async ({ name }, { ctx }) => {
         const digest = await saving.load(readSave(name));
         ctx.emit("save.imported", { name, digest });
@@ -58,8 +74,8 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       name: "save.list",
       description: "The save files on disk, by name, with their sizes.",
       access: "read",
-      input: z.strictObject({}),
-      output: z.object({ saves: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number() })) }),
+      input: saveListInput,
+      output: saveListOutput,
       handler: () => ({ saves: listSaves() }),
     }),
     skill({
@@ -67,8 +83,8 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       description: "Delete a save file.",
       access: "read",
       also: [SAVE_WRITE],
-      input: z.strictObject({ name: SaveName }),
-      output: z.object({ deleted: z.boolean() }),
+      input: saveDeleteInput,
+      output: saveDeleteOutput,
       handler: ({ name }, { ctx }) => {
         const deleted = deleteSave(name);
         if (deleted) ctx.emit("save.deleted", { name });
@@ -79,7 +95,7 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       name: "checkpoint.create",
       description: `Take a checkpoint: the whole world kept under a name inside the world itself (at most 16; world files and saves carry them). Replaces one of the same name.`,
       access: "define",
-      input: z.strictObject({ name: Id }),
+      input: checkpointCreateInput,
       output: CheckpointView,
       handler: ({ name }, { ctx }) => {
         const c = checkpoints.create(name, ctx.emit);
@@ -90,24 +106,24 @@ export function saveSkills({ game, saving }: { game: Game; saving: Saving }): Sk
       name: "checkpoint.load",
       description: "Load a checkpoint in place: entities, physics, scene and every game family's state go back to what they were (the digest equals the checkpoint's); the tick, the agents and the checkpoints themselves go on.",
       access: "define",
-      input: z.strictObject({ name: Id }),
-      output: z.object({ name: z.string(), digest: z.string() }),
+      input: checkpointLoadInput,
+      output: checkpointLoadOutput,
       handler: async ({ name }, { ctx }) => ({ name, digest: await checkpoints.restore(name, ctx.emit) }),
     }),
     skill({
       name: "checkpoint.list",
       description: "The checkpoints the world keeps: name, tick taken, digest, size.",
       access: "read",
-      input: z.strictObject({}),
-      output: z.object({ checkpoints: z.array(CheckpointView) }),
+      input: checkpointListInput,
+      output: checkpointListOutput,
       handler: () => ({ checkpoints: checkpoints.list() }),
     }),
     skill({
       name: "checkpoint.delete",
       description: "Delete a checkpoint.",
       access: "define",
-      input: z.strictObject({ name: Id }),
-      output: z.object({ deleted: z.boolean() }),
+      input: checkpointDeleteInput,
+      output: checkpointDeleteOutput,
       handler: ({ name }, { ctx }) => ({ deleted: checkpoints.delete(name, ctx.emit) }),
     }),
   ]);

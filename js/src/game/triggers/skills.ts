@@ -17,6 +17,17 @@ const View = z.object({
   entries: z.number(),
 });
 
+const triggerCreateInput = TriggerFields.extend({ trigger: Id }).superRefine(triggerChecks);
+const triggerRemoveInput = z.strictObject({ trigger: Id });
+const triggerRemoveOutput = z.object({ removed: z.boolean() });
+const triggerEnableInput = z.strictObject({ trigger: Id });
+const triggerDisableInput = z.strictObject({ trigger: Id });
+const triggerGetInput = z.strictObject({ trigger: Id });
+const triggerListInput = z.strictObject({});
+const triggerListOutput = z.object({ triggers: z.array(View) });
+const triggerOccupantsInput = z.strictObject({ trigger: Id });
+const triggerOccupantsOutput = z.object({ inside: z.array(z.object({ entity: z.string(), ticks: z.number() })) });
+
 export function triggerSkills(game: Game): SkillDefinition[] {
   const { triggers } = game;
   const view = (trigger: string) => {
@@ -28,7 +39,7 @@ export function triggerSkills(game: Game): SkillDefinition[] {
       name: "trigger.create",
       description: "Create a trigger zone (box or sphere, fixed or attached to an entity) that notices entities (all, those with a tag, listed ones, or players) entering, staying and leaving: emits trigger.entered/exited/stayed and runs its onEnter/onExit/onStay effects (the entity is actor) — a door zone, a checkpoint, lava that burns.",
       access: "define",
-      input: TriggerFields.extend({ trigger: Id }).superRefine(triggerChecks),
+      input: triggerCreateInput,
       output: View,
       handler: ({ trigger, ...spec }) => {
         triggers.create(trigger, spec);
@@ -39,15 +50,15 @@ export function triggerSkills(game: Game): SkillDefinition[] {
       name: "trigger.remove",
       description: "Remove a trigger zone.",
       access: "define",
-      input: z.strictObject({ trigger: Id }),
-      output: z.object({ removed: z.boolean() }),
+      input: triggerRemoveInput,
+      output: triggerRemoveOutput,
       handler: ({ trigger }) => ({ removed: triggers.remove(trigger) }),
     }),
     skill({
       name: "trigger.enable",
       description: "Enable a trigger zone (entities inside it enter anew).",
       access: "define",
-      input: z.strictObject({ trigger: Id }),
+      input: triggerEnableInput,
       output: View,
       handler: ({ trigger }) => {
         triggers.setEnabled(trigger, true);
@@ -58,7 +69,7 @@ export function triggerSkills(game: Game): SkillDefinition[] {
       name: "trigger.disable",
       description: "Disable a trigger zone: it notices nothing until enabled.",
       access: "define",
-      input: z.strictObject({ trigger: Id }),
+      input: triggerDisableInput,
       output: View,
       handler: ({ trigger }) => {
         triggers.setEnabled(trigger, false);
@@ -69,7 +80,7 @@ export function triggerSkills(game: Game): SkillDefinition[] {
       name: "trigger.get",
       description: "Describe a trigger zone: shape, where its centre is now, whether enabled, who is inside, how many entries so far.",
       access: "read",
-      input: z.strictObject({ trigger: Id }),
+      input: triggerGetInput,
       output: View,
       handler: ({ trigger }) => view(trigger),
     }),
@@ -77,16 +88,16 @@ export function triggerSkills(game: Game): SkillDefinition[] {
       name: "trigger.list",
       description: "List the trigger zones.",
       access: "read",
-      input: z.strictObject({}),
-      output: z.object({ triggers: z.array(View) }),
+      input: triggerListInput,
+      output: triggerListOutput,
       handler: () => ({ triggers: [...triggers.all.keys()].map(view) }),
     }),
     skill({
       name: "trigger.occupants",
       description: "Who is inside a trigger zone now, in the order they entered, with the ticks each has stayed.",
       access: "read",
-      input: z.strictObject({ trigger: Id }),
-      output: z.object({ inside: z.array(z.object({ entity: z.string(), ticks: z.number() })) }),
+      input: triggerOccupantsInput,
+      output: triggerOccupantsOutput,
       handler: ({ trigger }) => ({ inside: triggers.require(trigger).inside.map(([entity, ticks]) => ({ entity, ticks })) }),
     }),
   ]);
