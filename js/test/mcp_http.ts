@@ -1,4 +1,3 @@
-// limina: waits
 // MCP Streamable HTTP (`limina --mcp-http`) driven by the official clients:
 // both SDKs' Streamable HTTP transports, the official conformance suite,
 // and hostile HTTP input. Each driver starts its own server on free ports.

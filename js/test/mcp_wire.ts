@@ -1,4 +1,3 @@
-// limina: waits
 // MCP over the wire, driving the real binary: the stdio protocol with every
 // error code, the official TypeScript and Python SDK clients, and the
 // multi-client WebSocket world server.
