@@ -159,9 +159,12 @@ impl<'a> Pass<'a> {
         View::Own(known) => binary::delta(frame, known, &self.cur, Some(&visible), Some(aoi), styles).map(Bytes::from),
         _ => Some(Bytes::from(binary::snapshot(frame, &self.cur, Some(&visible), Some(aoi), styles))),
       };
-      let ids = visible.iter().map(|&i| frame.ids[i as usize]).collect();
-      let rows = visible.iter().map(|&i| self.cur[i as usize]).collect();
-      *view = View::Own(Known { tick: frame.tick, ids: Arc::new(ids), rows });
+      // Nothing sent: the client still holds the state (and the tick) it had.
+      if out.is_some() {
+        let ids = visible.iter().map(|&i| frame.ids[i as usize]).collect();
+        let rows = visible.iter().map(|&i| self.cur[i as usize]).collect();
+        *view = View::Own(Known { tick: frame.tick, ids: Arc::new(ids), rows });
+      }
       return Some(out);
     }
     self.full_views += 1;
@@ -171,14 +174,25 @@ impl<'a> Pass<'a> {
       }
       return None;
     }
+    // A client sent nothing (nothing changed for it) still holds its old
+    // state under its old tick: it stays behind on that state, since the
+    // next delta it is sent must name the tick it holds.
     let out = match std::mem::replace(view, View::InGroup) {
       View::InGroup if self.prev.is_some() => {
         let prev = self.prev.as_ref().expect("checked");
-        self.group_delta.get_or_insert_with(|| binary::delta(frame, prev, &self.cur, None, None, styles).map(Bytes::from)).clone()
+        let out = self.group_delta.get_or_insert_with(|| binary::delta(frame, prev, &self.cur, None, None, styles).map(Bytes::from)).clone();
+        if out.is_none() {
+          *view = View::Behind(prev.clone());
+        }
+        out
       }
       View::Behind(base) => {
         let cur = &self.cur;
-        self.catch_ups.entry(Arc::as_ptr(&base)).or_insert_with(|| binary::delta(frame, &base, cur, None, None, styles).map(Bytes::from)).clone()
+        let out = self.catch_ups.entry(Arc::as_ptr(&base)).or_insert_with(|| binary::delta(frame, &base, cur, None, None, styles).map(Bytes::from)).clone();
+        if out.is_none() {
+          *view = View::Behind(base);
+        }
+        out
       }
       _ => Some(self.snapshot.get_or_insert_with(|| Bytes::from(binary::snapshot(frame, &self.cur, None, None, styles))).clone()),
     };
@@ -403,5 +417,29 @@ mod tests {
     assert_eq!(view.entities[&7].look, r#"{"shape":"box","color":"red"}"#);
     let f4 = Frame { tick: 4, sent_at: 8.0, ids: f2.ids.clone(), rows: vec![row, row] };
     assert!(s.frame(&f4, &all(&[1])).iter().all(|(_, p)| p.is_none()), "an unchanged world sends nothing");
+  }
+
+  #[test]
+  fn after_ticks_that_sent_nothing_the_next_delta_names_the_tick_the_client_holds() {
+    let mut world = World::new(50);
+    let mut s = Streams::default();
+    s.subscribe(1);
+    s.subscribe(2);
+    s.set_aoi(2, Some(Aoi { center: [0.0, 0.0, 0.0], radius: 1e6 }));
+    let mut views: HashMap<u32, decode::View> = (1..=2).map(|c| (c, decode::View::default())).collect();
+    for tick in 0..12u64 {
+      // Every third tick the world moves; in between nothing changes, so nothing is sent.
+      if tick % 3 == 0 {
+        world.step();
+      }
+      let f = world.frame();
+      for (conn, p) in s.frame(&f, &all(&[1, 2])) {
+        let Some(p) = p else { continue };
+        let view = views.get_mut(&conn).unwrap();
+        let (_, _, base, _) = decode::apply(view, &p);
+        assert_eq!(tick % 3, 0, "client {conn} was sent a message at tick {tick} (from tick {base}) although nothing changed");
+        assert_eq!(held(view), world.expected(&f, |_| true), "client {conn} at tick {tick}");
+      }
+    }
   }
 }
