@@ -192,6 +192,7 @@ test("disposing the world with decisions in flight ends its agents quietly: late
   assert(asked >= 2 && sys.agents.all().every((a) => a.inFlight), `both agents await an answer (${asked} asked)`);
   // Disposing the session alone stops the agent systems published on it.
   session.dispose();
+  assert(sys.agents.all().every((a) => !a.inFlight), "no agent is left in flight: its decision is abandoned");
   answers[asked - 1]([{ tool: "agent.emitEvent", input: { type: "late" } }]);
   // The other agent's timeout (40 ms) would fire here; its answer never comes.
   await new Promise((r) => setTimeout(r, 120));

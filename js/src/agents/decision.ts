@@ -60,7 +60,8 @@ export function promptStats(req: DecideRequest, offer: Pick<Offer, "tools" | "pr
 
 export class DecisionSystem {
   readonly surface: SkillSurface;
-  private readonly timeouts = new Set<ReturnType<typeof setTimeout>>();
+  /** Agents whose decision is under way, with its timeout. */
+  private readonly waiting = new Map<AgentRecord, ReturnType<typeof setTimeout>>();
   private disposed = false;
 
   constructor(
@@ -88,11 +89,15 @@ export class DecisionSystem {
     return this.startOne(agent, tick, focus);
   }
 
-  /** Abandons every decision in flight and starts no more. */
+  /** Abandons every decision in flight (its agent is no longer in flight; a late answer is dropped) and starts no more. */
   dispose(): void {
     this.disposed = true;
-    for (const t of this.timeouts) clearTimeout(t);
-    this.timeouts.clear();
+    for (const [agent, timer] of this.waiting) {
+      clearTimeout(timer);
+      agent.inFlight = false;
+      agent.generation++;
+    }
+    this.waiting.clear();
   }
 
   /** Records that the agent's rate limit holds its decisions back. */
@@ -138,17 +143,17 @@ export class DecisionSystem {
     agent.inFlight = true;
     const started = performance.now();
     const timer = setTimeout(() => {
-      this.timeouts.delete(timer);
+      this.waiting.delete(agent);
       if (agent.generation !== generation || !agent.inFlight) return;
       agent.inFlight = false;
       agent.generation++;
       this.emit(agent, "agent.decision.timeout", { agentId: agent.id, decisionId, timeoutMs: budget.decisionTimeoutMs, prompt }, cause);
       focus?.settled({ decisionId, error: `no answer within ${budget.decisionTimeoutMs} ms` });
     }, budget.decisionTimeoutMs);
-    this.timeouts.add(timer);
+    this.waiting.set(agent, timer);
     const settled = () => {
       clearTimeout(timer);
-      this.timeouts.delete(timer);
+      if (this.waiting.get(agent) === timer) this.waiting.delete(agent);
       return !this.disposed;
     };
     let pending: Promise<DecideResult>;
