@@ -8849,7 +8849,8 @@ declare module "limina/internal/engine/agents/decision" {
         private readonly providers;
         private readonly scheduler;
         readonly surface: SkillSurface;
-        private readonly timeouts;
+        /** Agents whose decision is under way, with its timeout. */
+        private readonly waiting;
         private disposed;
         constructor(registry: SkillRegistry, tracer: Tracer, providers: ProviderMap, scheduler: AgentScheduler);
         /** Starts a decision for each agent (perception already built); never waits for one. */
@@ -8860,7 +8861,7 @@ declare module "limina/internal/engine/agents/decision" {
          * not queued. Returns the decision's id, or null when none could start.
          */
         startFocused(agent: AgentRecord, tick: number, focus: Focus): string | null;
-        /** Abandons every decision in flight and starts no more. */
+        /** Abandons every decision in flight (its agent is no longer in flight; a late answer is dropped) and starts no more. */
         dispose(): void;
         /** Records that the agent's rate limit holds its decisions back. */
         deferred(agent: AgentRecord, tick: number): void;
