@@ -283,6 +283,21 @@ test("particles splatted without triangles draw what the triangles draw, within 
   await call(s, "vfx.stop", {});
   assertEquals(meanDifference(none, await shot(s)), 0, "nothing left once stopped");
   await call(s, "world.setWeather", { kind: "clear" });
+  // A fire on the left, then one on the right instead: the left half returns to the empty frame exactly (the
+  // resolve zeroed the sums it read, and the tiles no particle touched show the scene untouched).
+  const left = (img: DecodedImage) => crop(img, { x0: 0, y0: 0, x1: W / 2, y1: H });
+  const empty = await shot(s);
+  const west = await call<Emitter>(s, "vfx.spawn", { preset: "fire", position: [-1.5, 0.2, 0], count: 3000, seed: 6 });
+  steps(s, 30);
+  assert(meanDifference(left(empty), left(await shot(s))) > 1, "the left fire shows");
+  await call(s, "vfx.stop", { id: west.id });
+  await call(s, "vfx.spawn", { preset: "fire", position: [2.5, 0.2, 0], count: 3000, seed: 6 });
+  steps(s, 30);
+  const east = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 3000);
+  assert(meanDifference(empty, east) > 0.5, "the right fire shows");
+  assertEquals(meanDifference(left(empty), left(east)), 0, "nothing left of the left fire");
+  await call(s, "vfx.stop", {});
   // A wall between the camera and a fire hides it; a fire before the wall shows.
   const wall = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 1, 3], static: true, color: 0x606060 })).entity;
   await call(s, "three.setTransform", { entity: wall, scale: [3, 4, 0.1] });
