@@ -312,7 +312,7 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 30);
   const before = meanDifference(bare, middle(await shot(s)));
   assert(before > 3, `before the wall: ${before.toFixed(2)}`);
-  // Left to choose, lavapipe (a software adapter) splats a field of 100k particles and draws smaller ones as triangles.
+  // Left to choose, lavapipe (a software adapter) splats a field of 100k small dots and draws smaller fields as triangles.
   s.particles.drawing = "auto";
   await shot(s);
   assertEquals(s.particles.lastDrawn, { fields: 1, particles: 30_000, splatted: 0 });
@@ -320,5 +320,10 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 5);
   await shot(s);
   assertEquals(s.particles.lastDrawn, { fields: 2, particles: 130_000, splatted: 100_000 });
+  // Big dots (fire) stay triangles however many: the splat would pay an atomic add for each pixel they cover.
+  await call(s, "vfx.spawn", { preset: "fire", position: [0, 0.2, 4.5], count: 100_000 });
+  steps(s, 5);
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 3, particles: 230_000, splatted: 100_000 });
   s.dispose();
 });
