@@ -1425,6 +1425,8 @@ declare module "limina/internal/limina-render/js/ops" {
         op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
         op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
         op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_readback_begin(): number;
+        op_render_readback_end(id: number): void;
         op_render_decode_png(bytes: Uint8Array): DecodedImage;
         op_render_read_png(path: string): DecodedImage;
         op_render_window_size(): [number, number] | null;
@@ -1447,6 +1449,11 @@ declare module "limina/internal/limina-render/js/ops" {
     export function gpuStarted(): boolean;
     /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
     export function gpuIdle(device: GPUDevice): Promise<void>;
+    /**
+     * Runs `read` (a readback: the wait for the GPU and the mapping) as work in flight: under the virtual clock
+     * (`--deterministic`) the loop runs no frame until it settles, as for a PNG encode or an asset read.
+     */
+    export function asWork<T>(read: () => Promise<T>): Promise<T>;
     /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
     export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
     /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
@@ -6290,7 +6297,8 @@ declare module "limina/internal/limina-render/js/target" {
     }): Promise<RenderTarget>;
     /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
      *  submitted before this returns, so a frame about to be presented can be read;
-     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
+     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile
+     *  (under the virtual clock none runs until the pixels are read: see asWork). */
     export function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array>;
 }
 declare module "limina/internal/limina-render/js/offscreen" {
@@ -7498,11 +7506,19 @@ declare module "limina/internal/engine/vfx/splat" {
      * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
      */
     export const PLANE = 4;
+    /**
+     * Pixels on a side of the square tiles the splat marks as touched: the resolve reads and zeroes the sums of marked tiles
+     * only, a tile a workgroup (64 threads), so a field over part of the screen costs the rest a store a pixel.
+     */
+    export const TILE = 8;
     /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
     export const FIXED_POINT = 4096;
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
     export interface SplatInputs {
         accumulators: Node;
+        /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
+        tiles: Node;
+        tileColumns: number;
         depth: Node;
         viewProjection: Node;
         /** The frame's size in pixels. */
@@ -7541,8 +7557,11 @@ declare module "limina/internal/engine/vfx/splat" {
          */
         draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void;
         private allocate;
-        /** Zeroes the accumulators: a plain buffer clear, a memset on lavapipe (a compute pass storing zeros costs several ms). */
-        private clearAccumulators;
+        /**
+         * Unmarks every tile: a plain buffer clear (a memset on lavapipe). The accumulators need none: they start zeroed and
+         * the resolve zeroes the sums it reads, which are all the nonzero ones.
+         */
+        private clearTiles;
         /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
         dispose(): void;
     }
@@ -7642,8 +7661,8 @@ declare module "limina/internal/engine/vfx/layer" {
     /**
      * How fields are drawn: `triangles` (a triangle a particle), `splat` (a compute pass over the pixels each particle
      * covers, then one composite; only in a bare frame — no post stack — without MSAA, drawn to the renderer's output),
-     * or `auto`: splat fields of at least SPLAT_FROM particles on a software adapter, where each triangle costs the
-     * submitting thread (docs/PERF.md, VFX), triangles elsewhere.
+     * or `auto`: splat fields of at least SPLAT_FROM particles of small dots (SPLAT_DOT_AREA) on a software adapter,
+     * where each triangle costs the submitting thread (docs/PERF.md, VFX), triangles elsewhere.
      */
     export type ParticleDrawing = "auto" | "triangles" | "splat";
     /**
@@ -7653,6 +7672,13 @@ declare module "limina/internal/engine/vfx/layer" {
      * faster as triangles up to 100k and splatted at 200k.
      */
     export const SPLAT_FROM = 100000;
+    /**
+     * The largest dot, m² (its preset's largest size squared, times its stretch and its scale squared), a field splats
+     * in `auto`: the splat pays an atomic add a covered pixel, the triangles a cost a primitive, so fields of big
+     * dots (fire, smoke, explosions) stay triangles. 100,000 fire particles splatted at 1280×720 took 1.6 s a frame
+     * on lavapipe; snow, rain, sparks and magic splat.
+     */
+    export const SPLAT_DOT_AREA = 0.02;
     export class VfxLayer {
         readonly scene: THREE.Scene;
         private readonly source;
