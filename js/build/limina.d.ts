@@ -1820,6 +1820,7 @@ declare module "limina/internal/engine/observability/tracer" {
         private closed;
         /** Exports made for each session (files started, bytes written): their share of the quota. */
         private readonly exportsBySession;
+        /** Beside the ring: slot `seq % tailSize` holds the ids of recent events naming event `seq` as parent or cause (dropped with it). */
         private readonly children;
         private readonly actors;
         private readonly listeners;
