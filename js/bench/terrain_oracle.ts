@@ -174,8 +174,8 @@ function presetHeight(p: RegionParams, l: OracleLayout, lake: [number, number, n
   }
 }
 
-/** Per algorithm version (1-based): the block's side, and whether droplets run on beyond it. */
-const VERSIONS = [{ side: 64, reach: false }, { side: 32, reach: true }];
+/** Per algorithm version (1-based): the block's side, and how many cells beyond it a droplet runs on. */
+const VERSIONS = [{ side: 64, reach: 0 }, { side: 32, reach: 4 }];
 
 const DEFAULTS = { droplets: 0, inertia: 0.05, capacity: 4, minCapacity: 0.01, deposit: 0.3, erode: 0.3, evaporate: 0.01, gravity: 4, maxSteps: 30, radius: 3, thermal: 0, talus: 0.9 };
 
@@ -198,9 +198,7 @@ function hydraulic(map: Float32Array, size: number, seed: number, e: typeof DEFA
     }
   }
   for (let k = 0; k < bw.length; k++) bw[k] = f(bw[k] / sum);
-  const { side: block, reach: reaches } = VERSIONS[algorithm - 1];
-  // How far beyond its block a droplet runs: half a block less the brush's reach.
-  const reach = reaches ? block / 2 - (radius + 1) : 0;
+  const { side: block, reach } = VERSIONS[algorithm - 1];
   const blocks = Math.ceil((size - 1) / block);
   const span = size - 1;
   const start = (id: number): [number, number] => [f(unit(hash1(Math.imul(id, 2) >>> 0, seed)) * span), f(unit(hash1((Math.imul(id, 2) + 1) >>> 0, seed)) * span)];

@@ -7000,7 +7000,7 @@ declare module "limina/internal/limina-terrain/js/terrain" {
     export const SCATTER_STRIDE = 5;
     /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
     export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
-    /** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet reaching beyond its block; 1: blocks of 64). */
+    /** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet running on up to 4 cells beyond its block; 1: blocks of 64). */
     export const ALGORITHM_VERSION: number;
     /** The biome names, by the ids the biome map holds. */
     export const BIOMES: readonly string[];

@@ -139,7 +139,7 @@ export function scatter(region: RegionParams, heights: Float32Array, biomes: Uin
   return asFloats(ops.op_terrain_scatter(region, heights, biomes, kind, density, limit));
 }
 
-/** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet reaching beyond its block; 1: blocks of 64). */
+/** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet running on up to 4 cells beyond its block; 1: blocks of 64). */
 export const ALGORITHM_VERSION: number = ops.op_terrain_algorithm_version();
 
 /** The biome names, by the ids the biome map holds. */
