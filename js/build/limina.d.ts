@@ -9408,12 +9408,19 @@ declare module "limina/internal/engine/characters/crowd" {
     /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
     export const CROWD_DETAILS: readonly HumanoidDetail[];
     /**
-     * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
-     * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
-     * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
-     * beyond 25 m, about 24 pixels tall (48).
+     * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise, in
+     * a frame 360 pixels high with the view camera's 55° field of view (other views scale them by
+     * `lodScale`, so a level keeps its size in pixels): coarse beyond 12 m, where the reference
+     * humanoid is about 50 pixels tall and the coarse one's missing hands and face and rounder head
+     * are a pixel or two (200 members all coarse: SSIM 0.97 against all low at 640×360); the far
+     * silhouette beyond 25 m, about 24 pixels tall.
      */
     export const LOD_DISTANCES: readonly number[];
+    /**
+     * `update`'s scale for a view `height` pixels high with a vertical field of view of `fov` degrees:
+     * how much farther than in LOD_VIEW a member is as many pixels tall (2 at 720 lines and 55°).
+     */
+    export function lodScale(height: number, fov: number): number;
     /** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
     export const LOD_BAND = 0.1;
     /** The humanoid's clips baked: `matrices` holds 16 floats (column-major skinning matrix, bind space to model space) per bone per sample. */
@@ -9474,15 +9481,15 @@ declare module "limina/internal/engine/characters/crowd" {
         /** Member `i`'s skinning matrices (model space, without its root), BONE_COUNT × 16 floats, as the palette gets them. */
         poseOf(i: number, out?: Float32Array): Float32Array;
         /**
-         * Chooses each member's level by its feet's distance from `eye` (without one, levels stay as
-         * they are: all full at first), then writes every member's palette row, level by level: root ×
+         * Chooses each member's level by its feet's distance from `eye`, against `lodDistances` times
+         * `scale` (`lodScale` of the view; without an eye, levels stay as they are: all full at first), then writes every member's palette row, level by level: root ×
          * blended pose, as the rows of each bone's affine matrix, then its paints.
          */
         update(eye?: {
             x: number;
             y: number;
             z: number;
-        }): void;
+        }, scale?: number): void;
         /** Member `i`'s row at `slot`: its blended pose under its root, then its paints. */
         private writeRow;
         dispose(): void;
@@ -9929,7 +9936,7 @@ declare module "limina" {
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
     /** A crowd of humanoids in one instanced, GPU-skinned draw per level of detail, from clips baked once (docs/navigation.md). */
-    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
+    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, lodScale, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
     export type { Character } from "limina/internal/engine/characters/characters";
     export type { Appearance } from "limina/internal/engine/characters/humanoid";
     /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */

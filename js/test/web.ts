@@ -1,3 +1,4 @@
+// limina: waits
 // The spectator page in real headless Chromium (WebGL2 through SwiftShader,
 // no display) — its picture compared with the native render.capture of the
 // same camera by SSIM —, joining from it, and the spectator fan-out over

@@ -1,4 +1,4 @@
-// limina: --deterministic
+// limina: --deterministic waits
 // The static player, `limina export-web`: its SHA-256 and chain check (run
 // in the browser, without WebCrypto) agree with limina-trace's native ones on
 // intact and damaged logs; the export refuses a missing or broken trace and

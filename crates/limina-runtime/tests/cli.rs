@@ -72,16 +72,27 @@ struct SuiteRun {
   failure: Option<String>,
 }
 
+/// How long a suite may run before it counts as hung: ten times its last
+/// time, at least two minutes; ten minutes for a suite with no last time (a
+/// cold run, a new suite). Generous, so only a hang reaches it on a loaded
+/// machine.
+fn suite_limit(last: Option<f64>) -> std::time::Duration {
+  std::time::Duration::from_secs_f64(last.map_or(600.0, |s| (10.0 * s).max(120.0)))
+}
+
 /// Runs one suite through the binary, reaping it with wait4 to report the CPU it and the children it waited for used
-/// (a suite whose CPU is a small share of its time mostly waits: see `Directive`).
-fn run_suite(rel: &str, flags: &[String]) -> SuiteRun {
+/// (a suite whose CPU is a small share of its time mostly waits: see `Directive`). The suite leads a process group of
+/// its own: past `limit` the whole group (its browsers, servers and clients too) is killed, and the suite fails with its
+/// name and the output it gave until then instead of hanging the run.
+fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRun {
   use std::io::Read;
-  use std::os::unix::process::ExitStatusExt;
+  use std::os::unix::process::{CommandExt, ExitStatusExt};
   let started = std::time::Instant::now();
   let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
     .args(flags)
     .arg(rel)
     .current_dir(repo_root())
+    .process_group(0)
     .stdout(std::process::Stdio::piped())
     .stderr(std::process::Stdio::piped())
     .spawn()
@@ -95,20 +106,47 @@ fn run_suite(rel: &str, flags: &[String]) -> SuiteRun {
   };
   let stdout = drain(Box::new(child.stdout.take().unwrap()));
   let stderr = drain(Box::new(child.stderr.take().unwrap()));
-  let mut status = 0;
-  // SAFETY: an all-zero rusage is valid; wait4 reaps our own child, which nothing else waits for.
-  let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-  let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-  assert_eq!(reaped, child.id() as libc::pid_t, "wait4 on {rel}: {}", std::io::Error::last_os_error());
-  let out = Output { status: std::process::ExitStatus::from_raw(status), stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
+  let group = child.id() as libc::pid_t;
+  // Set under the lock once the suite and its pipes are done, so the watchdog never signals a group that has gone.
+  let finished = std::sync::Mutex::new(false);
+  let timed_out = std::sync::atomic::AtomicBool::new(false);
+  let (done, watch) = std::sync::mpsc::channel::<()>();
+  let (out, usage) = std::thread::scope(|scope| {
+    let (finished, timed_out) = (&finished, &timed_out);
+    scope.spawn(move || {
+      if watch.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+        let finished = finished.lock().unwrap();
+        if !*finished {
+          timed_out.store(true, std::sync::atomic::Ordering::SeqCst);
+          // SAFETY: signals only the process group this run created, which has not been reaped whole (`finished`).
+          unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
+      }
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 reaps our own child, which nothing else waits for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(group, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, group, "wait4 on {rel}: {}", std::io::Error::last_os_error());
+    let out = Output { status: std::process::ExitStatus::from_raw(status), stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
+    *finished.lock().unwrap() = true;
+    drop(done);
+    (out, usage)
+  });
   let seconds = started.elapsed().as_secs_f64();
   let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
   let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
   let (stdout, stderr) = text(&out);
-  let summary = stdout.lines().last().unwrap_or("").to_owned();
-  eprintln!("{rel}: {summary} ({seconds:.1} s, CPU {cpu:.1} s)");
-  let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
-  let failure = (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()));
+  let failure = if timed_out.load(std::sync::atomic::Ordering::SeqCst) {
+    let limit = limit.as_secs_f64();
+    eprintln!("{rel}: HUNG, killed after {limit:.0} s (CPU {cpu:.1} s)");
+    Some(format!("{rel} hung: killed after {limit:.0} s; its output until then:\n{stdout}\n{stderr}"))
+  } else {
+    let summary = stdout.lines().last().unwrap_or("").to_owned();
+    eprintln!("{rel}: {summary} ({seconds:.1} s, CPU {cpu:.1} s)");
+    let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
+    (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()))
+  };
   SuiteRun { rel: rel.to_owned(), seconds, failure }
 }
 
@@ -140,23 +178,31 @@ fn every_js_suite_passes() {
   std::thread::scope(|scope| {
     // Lane 0 runs only suites that mostly wait; the others run the busy ones, then help with the waiting.
     for lane in 0..=suite_jobs() {
-      let (busy, waiting, runs) = (&busy, &waiting, &runs);
+      let (busy, waiting, runs, last) = (&busy, &waiting, &runs, &last);
       scope.spawn(move || loop {
         let own = if lane == 0 { None } else { busy.lock().unwrap().next() };
         let Some((rel, d)) = own.or_else(|| waiting.lock().unwrap().next()) else { break };
-        let run = run_suite(&rel, &d.flags);
+        let run = run_suite(&rel, &d.flags, suite_limit(last.get(&rel).copied()));
         runs.lock().unwrap().push(run);
       });
     }
   });
   let mut runs = runs.into_inner().unwrap();
   for (rel, d) in &exclusive {
-    runs.push(run_suite(rel, &d.flags));
+    runs.push(run_suite(rel, &d.flags, suite_limit(last.get(rel).copied())));
   }
   let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
   let _ = std::fs::write(suite_times_file(), times);
   let failures: Vec<String> = runs.into_iter().filter_map(|r| r.failure).collect();
   assert!(failures.is_empty(), "failing suites:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn a_hung_suite_fails_with_its_name_and_its_output_so_far() {
+  let run = run_suite("tests/fixtures/hangs.ts", &[], std::time::Duration::from_secs(30));
+  let failure = run.failure.expect("a hung suite fails");
+  assert!(failure.starts_with("tests/fixtures/hangs.ts hung: killed after 30 s"), "{failure}");
+  assert!(failure.contains("started: waiting on what never comes"), "{failure}");
 }
 
 #[test]
