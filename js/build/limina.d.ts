@@ -2068,6 +2068,8 @@ declare module "limina/internal/engine/skills/registry" {
             note: string;
             input: Record<string, unknown>;
         }[];
+        /** A call recorded by an older `version` of this skill, as this version's input (so `limina replay` of an old log does what it did). */
+        upgrade?(input: unknown, version: string): unknown;
     }
     /**
      * How a skill reaches an LLM player's model: as a function tool
@@ -6954,6 +6956,12 @@ declare module "limina/internal/limina-terrain/js/terrain" {
         heightScale: number;
         seaLevel: number;
         erosion: ErosionParams;
+        /**
+         * The generation algorithm's version, 1 to ALGORITHM_VERSION (the latest when absent). A new
+         * version gives the same parameters other heights; old ones stay selectable, so a saved region
+         * that records its version keeps its heights.
+         */
+        algorithm?: number;
     }
     export interface ClimateParams {
         temperature?: number;
@@ -7001,6 +7009,8 @@ declare module "limina/internal/limina-terrain/js/terrain" {
     export const SCATTER_STRIDE = 5;
     /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
     export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
+    /** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet running on up to 4 cells beyond its block; 1: blocks of 64). */
+    export const ALGORITHM_VERSION: number;
     /** The biome names, by the ids the biome map holds. */
     export const BIOMES: readonly string[];
 }
@@ -9937,7 +9947,7 @@ declare module "limina" {
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, saveWorldNow, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
     export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
-    export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
+    export { ALGORITHM_VERSION as TERRAIN_ALGORITHM_VERSION, classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
     export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "limina/internal/limina-physics/js/heightfield";
     export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
     export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";

@@ -267,6 +267,7 @@ export {
   WATER_DRAG,
 } from "./terrain/terrain.ts";
 export {
+  ALGORITHM_VERSION as TERRAIN_ALGORITHM_VERSION,
   classifyRegion,
   type ClimateParams,
   type DeformMode,
