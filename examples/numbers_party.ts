@@ -28,7 +28,7 @@ onFrame(() => party?.draw());
 const engine = await createEngine();
 const { session } = engine;
 dressPlaza(session);
-party = await createParty(session);
+party = await createParty(session, { frameHeight: () => engine.output.height });
 console.log(`numbers_party: ${AGENTS} number-people on a ${PLAZA_RADIUS} m plaza, each an agent deciding six times a second`);
 
 // The party's host starts the ambience bed and keeps the HUD, through skills like everyone else.

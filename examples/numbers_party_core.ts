@@ -17,6 +17,7 @@ import {
   DEFAULT_BUDGET,
   type DecideRequest,
   type EntityEntry,
+  lodScale,
   type Mcp,
   type MCPRequest,
   onFixedStep,
@@ -89,6 +90,8 @@ export interface Party {
 export interface PartyOptions {
   /** Step the party yourself with `tick` (a benchmark does). */
   manual?: boolean;
+  /** The drawn frame's height in pixels, so the crowd's levels of detail keep their size in pixels (default: 360). */
+  frameHeight?: () => number;
 }
 
 /** xorshift32 streams, one per agent, so every run is the same party. */
@@ -317,7 +320,8 @@ export async function createParty(session: WorldSession, options: PartyOptions =
   const draw = () => {
     for (let i = 0; i < n; i++) crowd.follow(i, Position, Rotation, people[i].eid, characters[i].animator);
     // Far members drawn coarse, as seen from the view camera.
-    crowd.update(session.view.camera.position);
+    const camera = session.view.camera;
+    crowd.update(camera.position, lodScale(options.frameHeight?.() ?? 360, camera.fov));
   };
   draw();
 

@@ -30,7 +30,7 @@ ws.on("message", (data) => {
     // Positions arrive as base64 float32 triples, one per id in p.moved.ids.
     const bytes = Buffer.from(p.moved.positions, "base64");
     const xyz = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-    console.log(`tick ${p.tick}: ${p.moved.ids.length} moved, ${p.changed.ids.length} turned, ${p.created.length} created, ${p.destroyed.length} destroyed` +
+    console.log(`tick ${p.tick}: ${p.moved.ids.length} moved, ${p.turned.ids.length} turned, ${p.changed.ids.length} otherwise changed, ${p.created.length} created, ${p.destroyed.length} destroyed` +
       (p.moved.ids[0] ? ` — ${p.moved.ids[0]} at y=${xyz[1].toFixed(3)}` : ""));
   }
 });

@@ -8,13 +8,13 @@
 // humanoid its own SkinnedMesh ("meshes"), and the whole crowd one
 // instanced, GPU-skinned draw from baked clips ("instanced": CrowdDraw,
 // its palette filled each frame from the characters, inside the frame
-// time; members beyond LOD_DISTANCES from the camera drawn from the coarse
+// time; members beyond LOD_DISTANCES (scaled to the frame's size) from the camera drawn from the coarse
 // humanoid and the far silhouette, "levels" in the JSON counts the members
 // at each level in the last frame). Also the step's own cost: the crowd,
 // 200 character controllers, 200 animators.
 // Run: limina js/bench/humanoids.ts [walkers] [seconds] [draws]   (default 200, 10,
 // empty,instanced,meshes; final line: JSON figures)
-import { createEngine, CrowdDraw, FIXED_DT, gpuIdle } from "limina";
+import { createEngine, CrowdDraw, FIXED_DT, gpuIdle, lodScale } from "limina";
 import { round, summarize } from "limina/bench";
 import { buildPlaza, spawnWalkers } from "../../examples/crowd_walk_core.ts";
 
@@ -42,7 +42,7 @@ async function run(width: number, height: number, antialias: boolean, draw: Draw
   const pose = () => {
     if (!crowd) return;
     members.forEach((c, i) => crowd!.follow(i, Position, Rotation, c.entity.eid, c.animator));
-    crowd.update(engine.camera.position);
+    crowd.update(engine.camera.position, lodScale(height, engine.camera.fov));
   };
   engine.camera.position.set(0, 14, 26);
   engine.camera.lookAt(0, 0.8, 0);

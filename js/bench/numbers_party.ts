@@ -25,7 +25,7 @@ const MAX_LAG_MS = 250;
 
 const engine = await createEngine({ width: W, height: H, antialias: true, simulate: false });
 dressPlaza(engine.session);
-const party = await createParty(engine.session, { manual: true });
+const party = await createParty(engine.session, { manual: true, frameHeight: () => engine.output.height });
 /** One fixed step: the world (the crowd, the characters' controllers and animation), then the party's agents. */
 const tick = (step: number) => {
   engine.session.step(FIXED_DT);

@@ -1,11 +1,12 @@
 // The straightforward TypeScript implementation of limina-terrain's region
 // generation (limina-terrain's noise, region and erosion sources): the same
 // integer-hash gradient noise, presets, droplet erosion (in the same blocks
-// and colours, run one after another here) and thermal erosion, with
+// and colours of each algorithm version, run one after another here) and
+// thermal erosion, with
 // Math.fround after every float32 operation so its heights are the native
 // ones bit for bit. js/bench/terrain.ts times both; js/test/terrain.ts
 // checks they agree.
-import type { RegionParams } from "limina";
+import { type RegionParams, TERRAIN_ALGORITHM_VERSION } from "limina";
 
 const f = Math.fround;
 
@@ -173,11 +174,12 @@ function presetHeight(p: RegionParams, l: OracleLayout, lake: [number, number, n
   }
 }
 
-const BLOCK = 64;
+/** Per algorithm version (1-based): the block's side, and how many cells beyond it a droplet runs on. */
+const VERSIONS = [{ side: 64, reach: 0 }, { side: 32, reach: 4 }];
 
 const DEFAULTS = { droplets: 0, inertia: 0.05, capacity: 4, minCapacity: 0.01, deposit: 0.3, erode: 0.3, evaporate: 0.01, gravity: 4, maxSteps: 30, radius: 3, thermal: 0, talus: 0.9 };
 
-function hydraulic(map: Float32Array, size: number, seed: number, e: typeof DEFAULTS): void {
+function hydraulic(map: Float32Array, size: number, seed: number, e: typeof DEFAULTS, algorithm: number): void {
   if (e.droplets === 0 || size < 3) return;
   const p = { inertia: f(e.inertia), capacity: f(e.capacity), minCapacity: f(e.minCapacity), deposit: f(e.deposit), erode: f(e.erode), evaporate: f(e.evaporate), gravity: f(e.gravity) };
   const radius = Math.min(Math.max(e.radius, 1), 8);
@@ -196,14 +198,15 @@ function hydraulic(map: Float32Array, size: number, seed: number, e: typeof DEFA
     }
   }
   for (let k = 0; k < bw.length; k++) bw[k] = f(bw[k] / sum);
-  const blocks = Math.ceil((size - 1) / BLOCK);
+  const { side: block, reach } = VERSIONS[algorithm - 1];
+  const blocks = Math.ceil((size - 1) / block);
   const span = size - 1;
   const start = (id: number): [number, number] => [f(unit(hash1(Math.imul(id, 2) >>> 0, seed)) * span), f(unit(hash1((Math.imul(id, 2) + 1) >>> 0, seed)) * span)];
   const owned: number[][] = Array.from({ length: blocks * blocks }, () => []);
   for (let id = 0; id < e.droplets; id++) {
     const [px, pz] = start(id);
-    const bx = Math.min(Math.floor(Math.floor(px) / BLOCK), blocks - 1);
-    const bz = Math.min(Math.floor(Math.floor(pz) / BLOCK), blocks - 1);
+    const bx = Math.min(Math.floor(Math.floor(px) / block), blocks - 1);
+    const bz = Math.min(Math.floor(Math.floor(pz) / block), blocks - 1);
     owned[bz * blocks + bx].push(id);
   }
   const omi = f(1 - p.inertia);
@@ -218,7 +221,7 @@ function hydraulic(map: Float32Array, size: number, seed: number, e: typeof DEFA
     for (let bz = 0; bz < blocks; bz++) {
       for (let bx = 0; bx < blocks; bx++) {
         if ((bx & 1) + 2 * (bz & 1) !== colour) continue;
-        const lo = [bx * BLOCK, Math.min((bx + 1) * BLOCK, size - 1), bz * BLOCK, Math.min((bz + 1) * BLOCK, size - 1)];
+        const lo = [Math.max(bx * block - reach, 0), Math.min((bx + 1) * block + reach, size - 1), Math.max(bz * block - reach, 0), Math.min((bz + 1) * block + reach, size - 1)];
         for (const id of owned[bz * blocks + bx]) {
           let [px, pz] = start(id);
           let dx = 0, dz = 0, speed = 1, water = 1, sediment = 0;
@@ -313,7 +316,7 @@ export function oracleHeights(p: RegionParams): Float32Array {
     for (let i = 0; i < n; i++) heights[k * n + i] = presetHeight(p, l, lake, f(l.origin[0] + f(i * l.spacing)), z);
   }
   const e = { ...DEFAULTS, ...p.erosion };
-  hydraulic(heights, n, p.seed >>> 0, e);
+  hydraulic(heights, n, p.seed >>> 0, e, p.algorithm ?? TERRAIN_ALGORITHM_VERSION);
   if (e.thermal > 0) thermal(heights, n, e.thermal, f(f(e.talus) * l.spacing), c(0.1));
   return heights;
 }

@@ -40,7 +40,7 @@ const cpuSeconds = (pid) => {
 
 // ---- a client process: its share of the spectators -------------------------------------------
 if (process.argv[2] === "--spectators") {
-  const [first, count, ports] = [Number(process.argv[3]), Number(process.argv[4]), process.argv[5].split(",").map(Number)];
+  const [first, count, ports, processes] = [Number(process.argv[3]), Number(process.argv[4]), process.argv[5].split(",").map(Number), Number(process.argv[6])];
   let measuring = false;
   const latencies = [];
   let deltas = 0;
@@ -71,8 +71,9 @@ if (process.argv[2] === "--spectators") {
       ws.on("error", reject);
     });
   const clients = [];
-  // In batches, so this process's handshakes in progress stay within each relay's limit per peer (16).
-  const BATCH = 8;
+  // In batches, so the handshakes all client processes have in progress stay within each relay's
+  // limit per peer address (16; every process connects from 127.0.0.1, spreading its batch over the relays).
+  const BATCH = Math.max(1, Math.floor((16 * ports.length) / processes));
   for (let i = 0; i < count; i += BATCH) {
     clients.push(...(await Promise.all(Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => spectator(first + i + k, ports[(first + i + k) % ports.length])))));
   }
@@ -177,7 +178,7 @@ console.log(`no spectators (world → NATS → ${RELAYS} relays): sim-step p50 $
 const ports = relays.map((r) => r.port).join(",");
 const share = Math.ceil(SPECTATORS / CLIENTS);
 for (let first = 0; first < SPECTATORS; first += share) {
-  const c = fork(fileURLToPath(import.meta.url), ["--spectators", String(first), String(Math.min(share, SPECTATORS - first)), ports], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const c = fork(fileURLToPath(import.meta.url), ["--spectators", String(first), String(Math.min(share, SPECTATORS - first)), ports, String(Math.ceil(SPECTATORS / share))], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   process.on("exit", () => c.kill("SIGKILL"));
   clients.push(c);
 }

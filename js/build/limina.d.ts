@@ -1425,6 +1425,8 @@ declare module "limina/internal/limina-render/js/ops" {
         op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
         op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
         op_render_gpu_idle(device: GPUDevice): Promise<void>;
+        op_render_readback_begin(): number;
+        op_render_readback_end(id: number): void;
         op_render_decode_png(bytes: Uint8Array): DecodedImage;
         op_render_read_png(path: string): DecodedImage;
         op_render_window_size(): [number, number] | null;
@@ -1447,6 +1449,11 @@ declare module "limina/internal/limina-render/js/ops" {
     export function gpuStarted(): boolean;
     /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
     export function gpuIdle(device: GPUDevice): Promise<void>;
+    /**
+     * Runs `read` (a readback: the wait for the GPU and the mapping) as work in flight: under the virtual clock
+     * (`--deterministic`) the loop runs no frame until it settles, as for a PNG encode or an asset read.
+     */
+    export function asWork<T>(read: () => Promise<T>): Promise<T>;
     /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */
     export function encodePng(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
     /** Writes tightly packed RGBA8 pixels (rows top to bottom) as a PNG file. */
@@ -1813,6 +1820,7 @@ declare module "limina/internal/engine/observability/tracer" {
         private closed;
         /** Exports made for each session (files started, bytes written): their share of the quota. */
         private readonly exportsBySession;
+        /** Beside the ring: slot `seq % tailSize` holds the ids of recent events naming event `seq` as parent or cause (dropped with it). */
         private readonly children;
         private readonly actors;
         private readonly listeners;
@@ -2060,6 +2068,8 @@ declare module "limina/internal/engine/skills/registry" {
             note: string;
             input: Record<string, unknown>;
         }[];
+        /** A call recorded by an older `version` of this skill, as this version's input (so `limina replay` of an old log does what it did). */
+        upgrade?(input: unknown, version: string): unknown;
     }
     /**
      * How a skill reaches an LLM player's model: as a function tool
@@ -6290,7 +6300,8 @@ declare module "limina/internal/limina-render/js/target" {
     }): Promise<RenderTarget>;
     /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
      *  submitted before this returns, so a frame about to be presented can be read;
-     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
+     *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile
+     *  (under the virtual clock none runs until the pixels are read: see asWork). */
     export function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array>;
 }
 declare module "limina/internal/limina-render/js/offscreen" {
@@ -6945,6 +6956,12 @@ declare module "limina/internal/limina-terrain/js/terrain" {
         heightScale: number;
         seaLevel: number;
         erosion: ErosionParams;
+        /**
+         * The generation algorithm's version, 1 to ALGORITHM_VERSION (the latest when absent). A new
+         * version gives the same parameters other heights; old ones stay selectable, so a saved region
+         * that records its version keeps its heights.
+         */
+        algorithm?: number;
     }
     export interface ClimateParams {
         temperature?: number;
@@ -6992,6 +7009,8 @@ declare module "limina/internal/limina-terrain/js/terrain" {
     export const SCATTER_STRIDE = 5;
     /** Poisson-disk instances of `kind` over the region, by biome; at most `limit`. */
     export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array;
+    /** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet running on up to 4 cells beyond its block; 1: blocks of 64). */
+    export const ALGORITHM_VERSION: number;
     /** The biome names, by the ids the biome map holds. */
     export const BIOMES: readonly string[];
 }
@@ -7498,11 +7517,19 @@ declare module "limina/internal/engine/vfx/splat" {
      * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
      */
     export const PLANE = 4;
+    /**
+     * Pixels on a side of the square tiles the splat marks as touched: the resolve reads and zeroes the sums of marked tiles
+     * only, a tile a workgroup (64 threads), so a field over part of the screen costs the rest a store a pixel.
+     */
+    export const TILE = 8;
     /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
     export const FIXED_POINT = 4096;
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
     export interface SplatInputs {
         accumulators: Node;
+        /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
+        tiles: Node;
+        tileColumns: number;
         depth: Node;
         viewProjection: Node;
         /** The frame's size in pixels. */
@@ -7541,8 +7568,11 @@ declare module "limina/internal/engine/vfx/splat" {
          */
         draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void;
         private allocate;
-        /** Zeroes the accumulators: a plain buffer clear, a memset on lavapipe (a compute pass storing zeros costs several ms). */
-        private clearAccumulators;
+        /**
+         * Unmarks every tile: a plain buffer clear (a memset on lavapipe). The accumulators need none: they start zeroed and
+         * the resolve zeroes the sums it reads, which are all the nonzero ones.
+         */
+        private clearTiles;
         /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
         dispose(): void;
     }
@@ -7642,8 +7672,8 @@ declare module "limina/internal/engine/vfx/layer" {
     /**
      * How fields are drawn: `triangles` (a triangle a particle), `splat` (a compute pass over the pixels each particle
      * covers, then one composite; only in a bare frame — no post stack — without MSAA, drawn to the renderer's output),
-     * or `auto`: splat fields of at least SPLAT_FROM particles on a software adapter, where each triangle costs the
-     * submitting thread (docs/PERF.md, VFX), triangles elsewhere.
+     * or `auto`: splat fields of at least SPLAT_FROM particles of small dots (SPLAT_DOT_AREA) on a software adapter,
+     * where each triangle costs the submitting thread (docs/PERF.md, VFX), triangles elsewhere.
      */
     export type ParticleDrawing = "auto" | "triangles" | "splat";
     /**
@@ -7653,6 +7683,13 @@ declare module "limina/internal/engine/vfx/layer" {
      * faster as triangles up to 100k and splatted at 200k.
      */
     export const SPLAT_FROM = 100000;
+    /**
+     * The largest dot, m² (its preset's largest size squared, times its stretch and its scale squared), a field splats
+     * in `auto`: the splat pays an atomic add a covered pixel, the triangles a cost a primitive, so fields of big
+     * dots (fire, smoke, explosions) stay triangles. 100,000 fire particles splatted at 1280×720 took 1.6 s a frame
+     * on lavapipe; snow, rain, sparks and magic splat.
+     */
+    export const SPLAT_DOT_AREA = 0.02;
     export class VfxLayer {
         readonly scene: THREE.Scene;
         private readonly source;
@@ -9398,12 +9435,19 @@ declare module "limina/internal/engine/characters/crowd" {
     /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
     export const CROWD_DETAILS: readonly HumanoidDetail[];
     /**
-     * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
-     * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
-     * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
-     * beyond 25 m, about 24 pixels tall (48).
+     * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise, in
+     * a frame 360 pixels high with the view camera's 55° field of view (other views scale them by
+     * `lodScale`, so a level keeps its size in pixels): coarse beyond 12 m, where the reference
+     * humanoid is about 50 pixels tall and the coarse one's missing hands and face and rounder head
+     * are a pixel or two (200 members all coarse: SSIM 0.97 against all low at 640×360); the far
+     * silhouette beyond 25 m, about 24 pixels tall.
      */
     export const LOD_DISTANCES: readonly number[];
+    /**
+     * `update`'s scale for a view `height` pixels high with a vertical field of view of `fov` degrees:
+     * how much farther than in LOD_VIEW a member is as many pixels tall (2 at 720 lines and 55°).
+     */
+    export function lodScale(height: number, fov: number): number;
     /** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
     export const LOD_BAND = 0.1;
     /** The humanoid's clips baked: `matrices` holds 16 floats (column-major skinning matrix, bind space to model space) per bone per sample. */
@@ -9464,15 +9508,15 @@ declare module "limina/internal/engine/characters/crowd" {
         /** Member `i`'s skinning matrices (model space, without its root), BONE_COUNT × 16 floats, as the palette gets them. */
         poseOf(i: number, out?: Float32Array): Float32Array;
         /**
-         * Chooses each member's level by its feet's distance from `eye` (without one, levels stay as
-         * they are: all full at first), then writes every member's palette row, level by level: root ×
+         * Chooses each member's level by its feet's distance from `eye`, against `lodDistances` times
+         * `scale` (`lodScale` of the view; without an eye, levels stay as they are: all full at first), then writes every member's palette row, level by level: root ×
          * blended pose, as the rows of each bone's affine matrix, then its paints.
          */
         update(eye?: {
             x: number;
             y: number;
             z: number;
-        }): void;
+        }, scale?: number): void;
         /** Member `i`'s row at `slot`: its blended pose under its root, then its paints. */
         private writeRow;
         dispose(): void;
@@ -9903,7 +9947,7 @@ declare module "limina" {
     export { type KeepOptions, keepWorldFile, loadWorld, restoreBytes, saveWorld, saveWorldNow, snapshotBytes } from "limina/internal/engine/persistence/world-file";
     export { replay, type ReplayOptions, type ReplayResult, WORLD_WRITE_PERMISSIONS } from "limina/internal/engine/persistence/replay";
     export { BIOMES, biomeOf, type Region, type SavedTerrain, SCATTER_LIMITS, Terrain, type TerrainChange, type TerrainEdit, type Vegetation, type Water, WATER_BUOYANCY, WATER_DRAG, } from "limina/internal/engine/terrain/terrain";
-    export { classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
+    export { ALGORITHM_VERSION as TERRAIN_ALGORITHM_VERSION, classifyRegion, type ClimateParams, type DeformMode, deformHeights, type ErosionParams, type Generated, generateHeightsNow, generateRegion, generateRegionNow, heightsDigest, type Layout as TerrainLayout, type Preset as TerrainPreset, type RegionParams, regionLayout, scatter, SCATTER_STRIDE, type ScatterKind, } from "limina/internal/limina-terrain/js/terrain";
     export { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "limina/internal/limina-physics/js/heightfield";
     export { biomeColors, createTerrainMaterial, detailTexture, type TerrainMaterialOptions } from "limina/internal/engine/terrain/material";
     export { levelsOf, type TileOptions, TerrainTiles, tileGeometry } from "limina/internal/engine/terrain/tiles";
@@ -9919,7 +9963,7 @@ declare module "limina" {
     /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
     export { BONES as HUMANOID_BONES } from "limina/internal/engine/characters/humanoid";
     /** A crowd of humanoids in one instanced, GPU-skinned draw per level of detail, from clips baked once (docs/navigation.md). */
-    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
+    export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, lodScale, ROOT_FLOATS } from "limina/internal/engine/characters/crowd";
     export type { Character } from "limina/internal/engine/characters/characters";
     export type { Appearance } from "limina/internal/engine/characters/humanoid";
     /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */

@@ -267,6 +267,7 @@ export {
   WATER_DRAG,
 } from "./terrain/terrain.ts";
 export {
+  ALGORITHM_VERSION as TERRAIN_ALGORITHM_VERSION,
   classifyRegion,
   type ClimateParams,
   type DeformMode,
@@ -300,7 +301,7 @@ export { type BeforeRender, onBeforeRender } from "./render/before-render.ts";
 /** The built-in humanoid's bones (names, parents, rest positions): what a user rig names its bones after for the built-in clips to drive it. */
 export { BONES as HUMANOID_BONES } from "./characters/humanoid.ts";
 /** A crowd of humanoids in one instanced, GPU-skinned draw per level of detail, from clips baked once (docs/navigation.md). */
-export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, ROOT_FLOATS } from "./characters/crowd.ts";
+export { accumulatePose, type BakedClips, BAKE_RATE, bakeClips, CROWD_CLIPS, CROWD_DETAILS, CrowdDraw, LAYER_FLOATS, LOD_BAND, LOD_DISTANCES, lodScale, ROOT_FLOATS } from "./characters/crowd.ts";
 export type { Character } from "./characters/characters.ts";
 export type { Appearance } from "./characters/humanoid.ts";
 /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */

@@ -9,7 +9,7 @@
 // the full mesh, farther ones from the coarse, the farthest from the far
 // silhouette, each in its own colours where it stands.
 import { assert, assertEquals, test } from "limina/testing";
-import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, LOD_BAND, LOD_DISTANCES, resolveProfile, type WorldSession } from "limina";
+import { Capturer, type Character, CrowdDraw, createWorldSession, decodePng, HUMANOID_BONES, LOD_BAND, LOD_DISTANCES, lodScale, resolveProfile, type WorldSession } from "limina";
 import * as THREE from "three";
 
 const STEP = 1 / 60;
@@ -113,9 +113,9 @@ test("feet do not slide in the crowd: a member moving at its body's speed, posed
 test("a member goes a level farther beyond each LOD distance and back inside it, with hysteresis: no flicker at the lines", () => {
   const crowd = new CrowdDraw(1);
   const eye = { x: 0, y: 0, z: 0 };
-  const at = (d: number) => {
+  const at = (d: number, scale = 1) => {
     crowd.root[0] = d;
-    crowd.update(eye);
+    crowd.update(eye, scale);
     return crowd.level[0];
   };
   const [D, F] = LOD_DISTANCES;
@@ -124,8 +124,8 @@ test("a member goes a level farther beyond each LOD distance and back inside it,
   assertEquals(crowd.level[0], 0, "a new member is drawn full");
   // Walking out: full until (1 + LOD_BAND) × D, coarse beyond, until (1 + LOD_BAND) × F, far beyond;
   // walking back: far until (1 − LOD_BAND) × F, coarse until (1 − LOD_BAND) × D.
-  const out = [0.5 * D, 1.09 * D, 1.11 * D, 0.95 * F, 1.09 * F, 1.11 * F, 1.5 * F].map(at);
-  const back = [1.05 * F, 0.91 * F, 0.89 * F, 1.05 * D, 0.91 * D, 0.89 * D, 0.5 * D].map(at);
+  const out = [0.5 * D, 1.09 * D, 1.11 * D, 0.95 * F, 1.09 * F, 1.11 * F, 1.5 * F].map((d) => at(d));
+  const back = [1.05 * F, 0.91 * F, 0.89 * F, 1.05 * D, 0.91 * D, 0.89 * D, 0.5 * D].map((d) => at(d));
   assertEquals(out, [0, 0, 1, 1, 1, 2, 2]);
   assertEquals(back, [2, 2, 1, 1, 1, 0, 0]);
   // Jittering across either line itself changes nothing.
@@ -136,6 +136,14 @@ test("a member goes a level farther beyond each LOD distance and back inside it,
   // A member put far away at once goes to the last level in one update, and back to the first.
   at(0);
   assertEquals([at(3 * F), at(0)], [2, 0]);
+  // A view twice as many pixels high (720 lines at the view camera's 55°) keeps each level's size in
+  // pixels: every line twice as far.
+  assertEquals(lodScale(360, 55), 1);
+  assert(Math.abs(lodScale(720, 55) - 2) < 1e-12, `720 lines: ${lodScale(720, 55)}`);
+  assert(lodScale(360, 90) < 1, "a wider field of view draws members smaller: the lines come nearer");
+  at(0);
+  const scaled = [1.5 * D, 2.1 * D, 2.3 * D, 2.1 * F, 2.3 * F, 1.9 * F, 1.9 * D, 1.7 * D].map((d) => at(d, 2));
+  assertEquals(scaled, [0, 0, 1, 1, 2, 2, 1, 0]);
   // Without an eye the levels stay as they were.
   at(2 * F);
   crowd.root[0] = 0;

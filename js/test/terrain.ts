@@ -7,7 +7,7 @@
 // vegetation (deterministic, colliding, drawn by level of detail and seen in
 // a capture), and the permission that guards it all.
 import { assert, assertAlmostEquals, assertEquals, assertNotEquals, test } from "limina/testing";
-import { BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, resolveProfile, saveWorld, SCATTER_STRIDE, TerrainView, traceDir, waitSteps, type WorldSession } from "limina";
+import { BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, replay, resolveProfile, saveWorld, SCATTER_STRIDE, TERRAIN_ALGORITHM_VERSION, TerrainView, traceDir, waitSteps, type WorldSession } from "limina";
 import * as THREE from "three";
 import { refused, value } from "./support/results.ts";
 import { oracleHeights, ORACLE_PARAMS } from "../bench/terrain_oracle.ts";
@@ -183,18 +183,51 @@ test("the tile cache: a directory it cannot create is a clear io_error that chan
   await Limina.run({ cmd: "rm", args: ["-f", file] });
 });
 
-test("the heights are a Float32Array view of the region; the native generator matches the TypeScript oracle bit for bit", async () => {
+test("the heights are a Float32Array view of the region; the native generator matches the TypeScript oracle bit for bit, in every algorithm version", async () => {
   const { s, call } = await builderSession();
   const r = await call<{ samples: number; digest: string }>("world.generateRegion", { seed: 8, size: 128, resolution: 65, tileSize: 64, preset: "hills" });
   const region = s.terrain.region!;
   assert(region.heights instanceof Float32Array && region.heights.length === r.samples ** 2);
   assertEquals(heightsDigest(region.heights), r.digest);
-  const native = generateHeightsNow(ORACLE_PARAMS);
-  const oracle = oracleHeights(ORACLE_PARAMS);
-  assertEquals(native.length, oracle.length);
-  const differ = native.findIndex((v, i) => !Object.is(v, oracle[i]));
-  assertEquals(differ, -1, `first differing sample ${differ}: ${native[differ]} vs ${oracle[differ]}`);
-  assertEquals(heightsDigest(generateHeightsNow(ORACLE_PARAMS, 1)), heightsDigest(native), "one thread or the pool: the same heights");
+  for (let algorithm = 1; algorithm <= TERRAIN_ALGORITHM_VERSION; algorithm++) {
+    const params = { ...ORACLE_PARAMS, algorithm };
+    const native = generateHeightsNow(params);
+    const oracle = oracleHeights(params);
+    assertEquals(native.length, oracle.length);
+    const differ = native.findIndex((v, i) => !Object.is(v, oracle[i]));
+    assertEquals(differ, -1, `version ${algorithm}: first differing sample ${differ}: ${native[differ]} vs ${oracle[differ]}`);
+    assertEquals(heightsDigest(generateHeightsNow(params, 1)), heightsDigest(native), `version ${algorithm}: one thread or the pool, the same heights`);
+    // Version 1's bench tile as it was before version 2 existed.
+    if (algorithm === 1) assertEquals(heightsDigest(native), "sha256:80836fbdae42507c9fa63a92cf58aafd48e363e739b240a0493261815c6fd6d6");
+  }
+  assertEquals(heightsDigest(generateHeightsNow(ORACLE_PARAMS)), heightsDigest(generateHeightsNow({ ...ORACLE_PARAMS, algorithm: TERRAIN_ALGORITHM_VERSION })), "no version: the latest");
+  s.dispose();
+});
+
+test("a region keeps the heights of the algorithm version it was made with: snapshots without a version and world logs of world.generateRegion 1.0.0 regenerate version 1's", async () => {
+  const REGION = { seed: 99, size: 256, resolution: 129, tileSize: 256, preset: "island", erosion: { droplets: 20_000 } };
+  const { s, call } = await builderSession();
+  const v1 = (await call<{ digest: string }>("world.generateRegion", { ...REGION, algorithm: 1 })).digest;
+  const saved = s.terrain.save();
+  const latest = (await call<{ digest: string }>("world.generateRegion", REGION)).digest;
+  assertEquals(s.terrain.region!.params.algorithm, TERRAIN_ALGORITHM_VERSION, "a new region records the version that made it");
+  assertNotEquals(latest, v1, "the versions give other heights");
+  refused(await s.registry.invoke("world.generateRegion", { ...REGION, algorithm: TERRAIN_ALGORITHM_VERSION + 1 }, { agentId: "builder", sessionId: "sess_builder", permissions: resolveProfile("builder.readWrite") }), "invalid_input", "algorithm");
+  // A snapshot taken before versions were recorded holds no version: version 1 made it.
+  delete saved.region!.params.algorithm;
+  const restored = createWorldSession({ simulate: false });
+  restored.terrain.load(saved);
+  assertEquals(restored.terrain.region!.digest, v1);
+  restored.dispose();
+  // A world log recorded by world.generateRegion 1.0.0 (no algorithm in its input) replays version 1; one of 1.1.0 the latest.
+  const logged = (version: string) => [{ id: "evt_builder_000000000001_0000", type: "skill.executed", actorId: "builder", threadId: "sess_builder", parentEventId: null, causedBy: [], timestamp: new Date(0).toISOString(), payload: { skill: "world.generateRegion", version, input: REGION, tick: 0 } }];
+  for (const [version, digest] of [["1.0.0", v1], ["1.1.0", latest]]) {
+    const replayed = createWorldSession({ simulate: false });
+    const result = await replay(replayed, logged(version));
+    assert(result.ok, JSON.stringify(result));
+    assertEquals(replayed.terrain.region!.digest, digest, `a log of world.generateRegion ${version}`);
+    replayed.dispose();
+  }
   s.dispose();
 });
 

@@ -448,6 +448,13 @@ test("trace(actorId, sinceTick) and inspect()", () => {
   const i = tracer.inspect();
   assertEquals([i.eventCount, i.actors], [3, ["x", "y"]]);
   assertThrows(() => new Tracer({ tailSize: 0 }), { name: "RangeError" });
+  // Children live beside the ring: a slot taken by a newer event forgets its old event's children.
+  const parent = tracer.emit("parent", {}, { actorId: "x" });
+  const kid = tracer.emit("kid", {}, { actorId: "x", causedBy: [parent] });
+  assertEquals(tracer.childrenOf(parent).map((e) => e.id), [kid]);
+  const next = tracer.emit("next", {}, { actorId: "x" });
+  assertEquals(tracer.childrenOf(parent), [], "an evicted event's children are gone from memory");
+  assertEquals(tracer.childrenOf(next), [], "the event that took its slot starts with none");
   tracer.close();
 });
 

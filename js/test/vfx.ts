@@ -283,6 +283,21 @@ test("particles splatted without triangles draw what the triangles draw, within 
   await call(s, "vfx.stop", {});
   assertEquals(meanDifference(none, await shot(s)), 0, "nothing left once stopped");
   await call(s, "world.setWeather", { kind: "clear" });
+  // A fire on the left, then one on the right instead: the left half returns to the empty frame exactly (the
+  // resolve zeroed the sums it read, and the tiles no particle touched show the scene untouched).
+  const left = (img: DecodedImage) => crop(img, { x0: 0, y0: 0, x1: W / 2, y1: H });
+  const empty = await shot(s);
+  const west = await call<Emitter>(s, "vfx.spawn", { preset: "fire", position: [-1.5, 0.2, 0], count: 3000, seed: 6 });
+  steps(s, 30);
+  assert(meanDifference(left(empty), left(await shot(s))) > 1, "the left fire shows");
+  await call(s, "vfx.stop", { id: west.id });
+  await call(s, "vfx.spawn", { preset: "fire", position: [2.5, 0.2, 0], count: 3000, seed: 6 });
+  steps(s, 30);
+  const east = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 3000);
+  assert(meanDifference(empty, east) > 0.5, "the right fire shows");
+  assertEquals(meanDifference(left(empty), left(east)), 0, "nothing left of the left fire");
+  await call(s, "vfx.stop", {});
   // A wall between the camera and a fire hides it; a fire before the wall shows.
   const wall = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 1, 3], static: true, color: 0x606060 })).entity;
   await call(s, "three.setTransform", { entity: wall, scale: [3, 4, 0.1] });
@@ -297,7 +312,7 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 30);
   const before = meanDifference(bare, middle(await shot(s)));
   assert(before > 3, `before the wall: ${before.toFixed(2)}`);
-  // Left to choose, lavapipe (a software adapter) splats a field of 100k particles and draws smaller ones as triangles.
+  // Left to choose, lavapipe (a software adapter) splats a field of 100k small dots and draws smaller fields as triangles.
   s.particles.drawing = "auto";
   await shot(s);
   assertEquals(s.particles.lastDrawn, { fields: 1, particles: 30_000, splatted: 0 });
@@ -305,5 +320,10 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 5);
   await shot(s);
   assertEquals(s.particles.lastDrawn, { fields: 2, particles: 130_000, splatted: 100_000 });
+  // Big dots (fire) stay triangles however many: the splat would pay an atomic add for each pixel they cover.
+  await call(s, "vfx.spawn", { preset: "fire", position: [0, 0.2, 4.5], count: 100_000 });
+  steps(s, 5);
+  await shot(s);
+  assertEquals(s.particles.lastDrawn, { fields: 3, particles: 230_000, splatted: 100_000 });
   s.dispose();
 });

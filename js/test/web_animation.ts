@@ -84,10 +84,19 @@ async function streamedWorld() {
 /** The world's animator state of a character, as saved. */
 const worldState = (s: WorldSession, id: string) => JSON.stringify(s.characters.require(id).animator.save());
 
+/** An entity's transform in the world, in the stream's layout. */
+function worldTransform(s: WorldSession, id: string): number[] {
+  const { Position: P, Rotation: R, Scale: S } = s.world;
+  const eid = s.world.entities.get(id)!.eid;
+  return [P.x[eid], P.y[eid], P.z[eid], R.x[eid], R.y[eid], R.z[eid], R.w[eid], S.x[eid], S.y[eid], S.z[eid]];
+}
+
 test("a walking character costs animation bytes only when it changes, and a consumer holds the world's animation state exactly at every tick", async () => {
   const { s, step } = await streamedWorld();
   const consumer = new Consumer();
   let first = true;
+  /** Deltas that carried the character as `turned` (position and a turn about the vertical axis, 5 floats). */
+  let turns = 0;
   /** Steps `n` ticks; the consumer takes the first snapshot, then deltas only (as a page behind a relay does); checks the state every tick. */
   const run = async (n: number, id: string | null): Promise<number[]> => {
     const bytes: number[] = [];
@@ -99,9 +108,15 @@ test("a walking character costs animation bytes only when it changes, and a cons
         } else if (m.method === "state/delta" && !first) {
           await consumer.delta(m.params);
           bytes.push(consumer.animationBytes.at(-1)!);
+          if (id && m.params.turned.ids.includes(id)) turns++;
         }
       }
-      if (id) assertEquals(consumer.state(id), worldState(s, id), `tick ${s.tick}: the consumer's animation state is the world's`);
+      if (id) {
+        assertEquals(consumer.state(id), worldState(s, id), `tick ${s.tick}: the consumer's animation state is the world's`);
+        const held = consumer.mirror.entities.get(id)!.transform;
+        const world = worldTransform(s, id);
+        assert(world.every((v, k) => v === held[k]), `tick ${s.tick}: the consumer's transform is the world's exactly: ${held} against ${world}`);
+      }
     }
     return bytes;
   };
@@ -137,6 +152,7 @@ test("a walking character costs animation bytes only when it changes, and a cons
   await run(45, id);
   await call(s, "save.import", { name: "web-animation-walk" });
   const restored = await run(30, id);
+  assert(turns > 0, "the character's turns came as turned");
   assert(restored[0] > 500 && restored.slice(1).every((b) => b < 200), `the restored animation came whole, then changes: ${restored.slice(0, 5)}`);
   await call(s, "save.delete", { name: "web-animation-walk" });
   const getState = (a: Animator) => JSON.stringify(a.getState());

@@ -52,6 +52,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::limits::{Admitted, Gate, GateLimits, InFlight};
 use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox, Refusals};
@@ -128,7 +129,7 @@ struct Session {
   conn: u32,
   inbox: Inbox,
   /// POSTs waiting for their reply, by request id (each with its own serial).
-  pending: RefCell<HashMap<String, (u64, oneshot::Sender<Arc<str>>)>>,
+  pending: RefCell<HashMap<String, (u64, oneshot::Sender<Utf8Bytes>)>>,
   /// The serial of the last POST that waited.
   posts: Cell<u64>,
   /// Open GET streams.
@@ -146,7 +147,7 @@ impl Session {
   /// Routes one outbound message: a reply to the POST that asked for it,
   /// anything else to one open stream (none open: it is dropped, as the
   /// transport allows).
-  fn deliver(&self, text: Arc<str>) {
+  fn deliver(&self, text: Utf8Bytes) {
     #[derive(serde::Deserialize)]
     struct Peek {
       #[serde(default)]
@@ -566,7 +567,7 @@ impl Server {
     };
     outbound.written(1);
     if !message.listen || is_response(&first) {
-      return full(status_of_reply(&first), "application/json", Bytes::from(first.as_bytes().to_vec()));
+      return full(status_of_reply(&first), "application/json", Bytes::from(first));
     }
     // The listen stream, from its acknowledgement on.
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);

@@ -33,6 +33,7 @@ use std::sync::Arc;
 use deno_core::{op2, OpState};
 use limina_ops::{Arrivals, OpError};
 use tokio::sync::{mpsc, Notify};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// Default largest inbound message (a stdio line or a WebSocket message).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1 << 20;
@@ -106,8 +107,9 @@ impl Flow {
 
 /// One outbound message.
 pub enum Out {
-  /// A JSON-RPC message.
-  Text(Arc<str>),
+  /// A JSON-RPC message. Its bytes are shared by every connection it is
+  /// sent to: a WebSocket frame or an HTTP body is made of them as they are.
+  Text(Utf8Bytes),
   /// This tick's state delta, in its place among the replies; the encoder
   /// thread fills it (see `sync`).
   Delta(Arc<sync::DeltaCell>),
@@ -203,7 +205,7 @@ impl Outbox {
 
   /// The next JSON-RPC message to write (transports without state deltas);
   /// `None` once the server closed the connection.
-  pub async fn recv(&mut self) -> Option<Arc<str>> {
+  pub async fn recv(&mut self) -> Option<Utf8Bytes> {
     loop {
       match self.rx.recv().await? {
         Out::Text(text) => return Some(text),
@@ -213,7 +215,7 @@ impl Outbox {
   }
 
   /// The next JSON-RPC message if one is already queued.
-  pub fn try_recv(&mut self) -> Result<Arc<str>, mpsc::error::TryRecvError> {
+  pub fn try_recv(&mut self) -> Result<Utf8Bytes, mpsc::error::TryRecvError> {
     loop {
       match self.rx.try_recv()? {
         Out::Text(text) => return Ok(text),
@@ -544,7 +546,7 @@ const CLOSED: u32 = 2;
 /// Queues `text`. A droppable message (a state delta) is dropped while the
 /// client is `DROPPABLE_BACKLOG` behind; anything else is always queued,
 /// and a client `MAX_BACKLOG` behind is disconnected.
-fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool) -> u32 {
+fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool) -> u32 {
   let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
   let backlog = out.flow.backlog();
@@ -568,15 +570,16 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Arc<str>, droppable: bool)
 /// Queues one message: 0 sent, 1 dropped (droppable and the client is behind), 2 closed.
 #[op2(fast)]
 pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str, droppable: bool) -> u32 {
-  let text: Arc<str> = Arc::from(text);
+  let text = Utf8Bytes::from(text);
   send_to(&hub(state).registry, conn, &text, droppable)
 }
 
 /// Queues the same message to many connections; returns each outcome.
 #[op2]
 #[serde]
-pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string] text: &str, droppable: bool) -> Vec<u32> {
-  let text: Arc<str> = Arc::from(text);
+pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string] text: String, droppable: bool) -> Vec<u32> {
+  // Copied out of V8 once; every connection's queue then holds the same bytes.
+  let text = Utf8Bytes::from(text);
   let registry = &hub(state).registry;
   conns.into_iter().map(|c| send_to(registry, c, &text, droppable)).collect()
 }

@@ -227,7 +227,7 @@ async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut s
     tokio::select! {
       out = outbound.recv_any() => match out {
         Some(Out::Text(text)) => {
-          let sent = sink.send(Message::text(text.as_ref())).await;
+          let sent = sink.send(Message::Text(text)).await;
           outbound.written(1);
           if let Err(e) = sent {
             break WriterEnd::Failed(format!("send failed: {e}"));

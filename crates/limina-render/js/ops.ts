@@ -40,6 +40,8 @@ interface RenderOps {
   op_render_write_png(path: string, width: number, height: number, rgba: Uint8Array): void;
   op_render_encode_png(width: number, height: number, rgba: Uint8Array): Promise<Uint8Array>;
   op_render_gpu_idle(device: GPUDevice): Promise<void>;
+  op_render_readback_begin(): number;
+  op_render_readback_end(id: number): void;
   op_render_decode_png(bytes: Uint8Array): DecodedImage;
   op_render_read_png(path: string): DecodedImage;
   op_render_window_size(): [number, number] | null;
@@ -83,6 +85,19 @@ export function gpuStarted(): boolean {
 /** Resolves when the work submitted to `device` so far has finished, waited for off the loop thread. */
 export function gpuIdle(device: GPUDevice): Promise<void> {
   return renderOps.op_render_gpu_idle(device);
+}
+
+/**
+ * Runs `read` (a readback: the wait for the GPU and the mapping) as work in flight: under the virtual clock
+ * (`--deterministic`) the loop runs no frame until it settles, as for a PNG encode or an asset read.
+ */
+export async function asWork<T>(read: () => Promise<T>): Promise<T> {
+  const id = renderOps.op_render_readback_begin();
+  try {
+    return await read();
+  } finally {
+    renderOps.op_render_readback_end(id);
+  }
 }
 
 /** Encodes tightly packed RGBA8 pixels (rows top to bottom) as PNG bytes, off the loop thread. */

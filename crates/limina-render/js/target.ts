@@ -4,7 +4,7 @@
 
 import * as THREE from "three";
 import { engineError } from "../../limina-ops/js/errors.ts";
-import { gpuIdle, writePng } from "./ops.ts";
+import { asWork, gpuIdle, writePng } from "./ops.ts";
 
 /** What a target's context tells the readback: the device and the frame's texture. */
 export interface FrameSource {
@@ -101,7 +101,8 @@ export async function createRenderTarget(
 
 /** Copies a texture into tightly packed RGBA8, rows top to bottom. The copy is
  *  submitted before this returns, so a frame about to be presented can be read;
- *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile. */
+ *  the GPU is waited for off the loop thread, so fixed steps go on meanwhile
+ *  (under the virtual clock none runs until the pixels are read: see asWork). */
 export async function readTexture(device: GPUDevice, texture: GPUTexture, format: GPUTextureFormat): Promise<Uint8Array> {
   const { width, height } = texture;
   const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
@@ -109,8 +110,10 @@ export async function readTexture(device: GPUDevice, texture: GPUTexture, format
   const encoder = device.createCommandEncoder();
   encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow }, [width, height]);
   device.queue.submit([encoder.finish()]);
-  await gpuIdle(device);
-  await buffer.mapAsync(GPUMapMode.READ);
+  await asWork(async () => {
+    await gpuIdle(device);
+    await buffer.mapAsync(GPUMapMode.READ);
+  });
   const src = new Uint8Array(buffer.getMappedRange());
   const out = new Uint8Array(width * height * 4);
   const bgra = format.startsWith("bgra");

@@ -15,7 +15,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use deno_core::{op2, Extension, OpState};
-use limina_ops::OpError;
+use limina_ops::resources::{resource_mut, Handles};
+use limina_ops::work::Busy;
+use limina_ops::{OpError, Work};
 
 /// How the command line asked to render.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -120,6 +122,21 @@ pub fn op_render_gpu_idle(#[cppgc] device: &deno_webgpu::device::GPUDevice) -> i
   }
 }
 
+/// Marks a readback (the copy, the wait for the GPU, the mapping) as work in
+/// flight until `op_render_readback_end`: deno_webgpu's `mapAsync` sleeps
+/// 10 ms between polls, and a virtual clock (`--deterministic`) that stepped
+/// meanwhile would spin a core and run ahead of the frame being read.
+#[op2(fast)]
+pub fn op_render_readback_begin(state: &mut OpState) -> u32 {
+  let busy = Work::begin(state);
+  resource_mut::<Handles<Busy>>(state).insert(busy)
+}
+
+#[op2(fast)]
+pub fn op_render_readback_end(state: &mut OpState, id: u32) -> Result<(), OpError> {
+  resource_mut::<Handles<Busy>>(state).remove(id).map(drop).ok_or_else(|| OpError::not_found(format!("no readback {id} in flight")))
+}
+
 /// A decoded image: RGBA8, rows top to bottom.
 #[derive(serde::Serialize)]
 pub struct DecodedImage {
@@ -171,7 +188,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
+  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_readback_begin, op_render_readback_end, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow>, config: RenderConfig },

@@ -35,6 +35,12 @@ export interface RegionParams {
   heightScale: number;
   seaLevel: number;
   erosion: ErosionParams;
+  /**
+   * The generation algorithm's version, 1 to ALGORITHM_VERSION (the latest when absent). A new
+   * version gives the same parameters other heights; old ones stay selectable, so a saved region
+   * that records its version keeps its heights.
+   */
+  algorithm?: number;
 }
 
 export interface ClimateParams {
@@ -78,6 +84,7 @@ interface TerrainOps {
   op_terrain_deform(region: RegionParams, heights: Float32Array, cx: number, cz: number, radius: number, delta: number, mode: string, touched: Float64Array): void;
   op_terrain_scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: string, density: number, limit: number): Uint8Array;
   op_terrain_biomes(): string[];
+  op_terrain_algorithm_version(): number;
 }
 
 const ops = Limina.ops as unknown as TerrainOps;
@@ -131,6 +138,9 @@ export const SCATTER_STRIDE = 5;
 export function scatter(region: RegionParams, heights: Float32Array, biomes: Uint8Array, kind: ScatterKind, density: number, limit: number): Float32Array {
   return asFloats(ops.op_terrain_scatter(region, heights, biomes, kind, density, limit));
 }
+
+/** The latest generation algorithm's version (2: erosion in blocks of 32 cells, each droplet running on up to 4 cells beyond its block; 1: blocks of 64). */
+export const ALGORITHM_VERSION: number = ops.op_terrain_algorithm_version();
 
 /** The biome names, by the ids the biome map holds. */
 export const BIOMES: readonly string[] = Object.freeze(ops.op_terrain_biomes());

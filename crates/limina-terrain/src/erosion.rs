@@ -1,11 +1,20 @@
 //! Hydraulic (droplet) and thermal erosion, deterministic and parallel.
 //!
-//! Droplets run in square blocks of [`BLOCK`] cells. Blocks are coloured in
-//! a 2×2 pattern and the result is that of the four colours run one after
-//! another; blocks of one colour are a whole block apart and a droplet never
-//! leaves its block (its brush reaches at most `radius + 1` cells beyond),
-//! so a block's droplets touch only its window, which overlaps only its
-//! eight neighbours' (all of other colours). A block therefore runs as soon
+//! Droplets run in square blocks ([`Blocks`]), each droplet in the block it
+//! starts in. Blocks are coloured in a 2×2 pattern and the result is that of
+//! the four colours run one after another; blocks of one colour are a whole
+//! block apart. A droplet stops where it leaves its block's reach: the block
+//! itself in algorithm version 1 (blocks of 64 cells), or the block and 4
+//! cells around it since version 2 (blocks of 32). Its brush reaches at most
+//! `radius + 1` cells further, so a block's droplets touch only its window
+//! (at most half a block around it), which overlaps only its eight
+//! neighbours' (all of other colours). Version 2's smaller blocks are what
+//! lets a 257² tile spread over 16 cores: its 64 blocks give a critical path
+//! (four neighbouring blocks, one per colour) of about a twelfth of the
+//! droplets' work, where version 1's 16 blocks gave nearly a third; the
+//! reach beyond the block keeps the droplets' steps as many as version 1's
+//! (1.02 M against 1.07 M on the bench's tile), so one thread does no more
+//! work. A block therefore runs as soon
 //! as its neighbours of lower colours are done, not the whole colour before
 //! it: the same result on any number of threads, without idle threads at
 //! each colour's end. Inside a block, droplets run in index order. Thermal
@@ -17,10 +26,36 @@ use rayon::prelude::*;
 
 use crate::noise::{hash1, unit};
 
-/// The side of an erosion block, in cells.
-pub const BLOCK: usize = 64;
-/// The largest erosion brush radius (blocks of one colour must stay apart).
+/// The largest erosion brush radius (the windows of two blocks of one colour,
+/// each at least `MAX_RADIUS + 1` cells around its block, must not meet).
 pub const MAX_RADIUS: u32 = 8;
+
+/// How droplets are split into blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blocks {
+  /// A block's side, in cells.
+  pub side: usize,
+  /// How many cells beyond its block a droplet runs on (with the brush's `MAX_RADIUS + 1`,
+  /// at most half a block, so that the windows of two blocks of one colour never meet).
+  pub reach: usize,
+}
+
+/// The blocks of each algorithm version (1-based).
+const VERSIONS: [Blocks; 2] = [Blocks { side: 64, reach: 0 }, Blocks { side: 32, reach: 4 }];
+const _: () = {
+  let mut v = 0;
+  while v < VERSIONS.len() {
+    assert!(VERSIONS[v].reach + MAX_RADIUS as usize + 1 <= VERSIONS[v].side / 2);
+    v += 1;
+  }
+};
+/// The latest algorithm version: the one a region gets unless it names another.
+pub const ALGORITHM_VERSION: u32 = VERSIONS.len() as u32;
+
+/// The blocks of `algorithm` (a version from 1 to [`ALGORITHM_VERSION`]).
+pub fn blocks(algorithm: u32) -> Blocks {
+  VERSIONS[algorithm as usize - 1]
+}
 
 /// Droplet erosion constants (Beyer's model); heights in metres, one cell per step.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -112,8 +147,8 @@ fn height_grad(m: &[f32], w: usize, x: usize, z: usize, u: f32, v: f32) -> (f32,
   (h, gx, gz)
 }
 
-/// Runs the droplets `ids` of one block (global bounds [bx0, bx1) × [bz0, bz1), all
-/// below `size - 1`) on its window of a `size`² map.
+/// Runs the droplets `ids` of one block on its window of a `size`² map; a droplet stops
+/// when it leaves `bounds`, its reach ([bx0, bx1) × [bz0, bz1), global, all below `size - 1`).
 fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], seed: u32, p: &Hydraulic, brush: &[BrushCell]) {
   let [bx0, bx1, bz0, bz1] = bounds;
   let (lo_x, hi_x, lo_z, hi_z) = (bx0 as f32, bx1 as f32, bz0 as f32, bz1 as f32);
@@ -209,40 +244,15 @@ fn run_block(win: &mut Window, size: usize, bounds: [usize; 4], ids: &[u32], see
   }
 }
 
-/// Droplet erosion of a `size`² row-major map, in place.
-pub fn hydraulic(map: &mut [f32], size: usize, seed: u32, p: &Hydraulic) {
+/// Droplet erosion of a `size`² row-major map, in place, in `blocks` (those of the
+/// region's algorithm version).
+pub fn hydraulic(map: &mut [f32], size: usize, seed: u32, p: &Hydraulic, blocks: Blocks) {
   if p.droplets == 0 || size < 3 {
     return;
   }
-  let brush = brush(p.radius.clamp(1, MAX_RADIUS));
-  let blocks = (size - 1).div_ceil(BLOCK);
-  let span = (size - 1) as f32;
-  // Each droplet belongs to the block it starts in.
-  let mut owned: Vec<Vec<u32>> = vec![Vec::new(); blocks * blocks];
-  for id in 0..p.droplets {
-    let px = unit(hash1(id.wrapping_mul(2), seed)) * span;
-    let pz = unit(hash1(id.wrapping_mul(2).wrapping_add(1), seed)) * span;
-    let bx = (px as usize / BLOCK).min(blocks - 1);
-    let bz = (pz as usize / BLOCK).min(blocks - 1);
-    owned[bz * blocks + bx].push(id);
-  }
-  let colour = |b: usize| (b % blocks & 1) + 2 * (b / blocks & 1);
-  // A block's neighbours (the only blocks whose windows its own overlaps)
-  // that have droplets: it runs after those of lower colours and before
-  // those of higher colours, as colour-by-colour order would have it.
-  let neighbours = |b: usize| {
-    let (bx, bz) = (b % blocks, b / blocks);
-    (bz.saturating_sub(1)..(bz + 2).min(blocks))
-      .flat_map(move |z| (bx.saturating_sub(1)..(bx + 2).min(blocks)).map(move |x| z * blocks + x))
-      .filter(move |&n| n != b)
-      .filter(|&n| !owned[n].is_empty())
-  };
-  let waits: Vec<AtomicUsize> = (0..blocks * blocks).map(|b| AtomicUsize::new(neighbours(b).filter(|&n| colour(n) < colour(b)).count())).collect();
-  let then: Vec<Vec<usize>> = (0..blocks * blocks).map(|b| neighbours(b).filter(|&n| colour(n) > colour(b)).collect()).collect();
-  let dag = Dag { map: SharedMap(map.as_mut_ptr()), size, seed, p, brush: &brush, owned: &owned, waits, then, margin: p.radius.clamp(1, MAX_RADIUS) as usize + 1 };
-  let dag = &dag;
+  let dag = &Dag::new(map, size, seed, p, blocks);
   rayon::scope(|s| {
-    for b in (0..blocks * blocks).filter(|&b| !owned[b].is_empty() && dag.waits[b].load(Ordering::Relaxed) == 0) {
+    for b in (0..dag.owned.len()).filter(|&b| !dag.owned[b].is_empty() && dag.waits[b].load(Ordering::Relaxed) == 0) {
       s.spawn(move |s| dag.run(s, b));
     }
   });
@@ -261,22 +271,72 @@ unsafe impl Sync for SharedMap {}
 /// Droplet erosion's blocks as a dependency graph over rayon.
 struct Dag<'a> {
   map: SharedMap,
+  _map: std::marker::PhantomData<&'a mut [f32]>,
   size: usize,
+  block: usize,
   seed: u32,
   p: &'a Hydraulic,
-  brush: &'a [BrushCell],
-  owned: &'a [Vec<u32>],
+  /// How many cells beyond its block a droplet runs on.
+  reach: usize,
+  brush: Vec<BrushCell>,
+  /// Per block, row-major: the droplets that start in it, in index order.
+  owned: Vec<Vec<u32>>,
   /// Per block: how many neighbours it still waits for, and who waits for it.
   waits: Vec<AtomicUsize>,
   then: Vec<Vec<usize>>,
   margin: usize,
 }
 
-impl Dag<'_> {
+impl<'a> Dag<'a> {
+  fn new(map: &'a mut [f32], size: usize, seed: u32, p: &'a Hydraulic, Blocks { side: block, reach }: Blocks) -> Self {
+    let blocks = (size - 1).div_ceil(block);
+    let span = (size - 1) as f32;
+    // Each droplet belongs to the block it starts in.
+    let mut owned: Vec<Vec<u32>> = vec![Vec::new(); blocks * blocks];
+    for id in 0..p.droplets {
+      let px = unit(hash1(id.wrapping_mul(2), seed)) * span;
+      let pz = unit(hash1(id.wrapping_mul(2).wrapping_add(1), seed)) * span;
+      let bx = (px as usize / block).min(blocks - 1);
+      let bz = (pz as usize / block).min(blocks - 1);
+      owned[bz * blocks + bx].push(id);
+    }
+    let colour = |b: usize| colour(blocks, b);
+    // A block's neighbours (the only blocks whose windows its own overlaps)
+    // that have droplets: it runs after those of lower colours and before
+    // those of higher colours, as colour-by-colour order would have it.
+    let neighbours = |b: usize| {
+      let (bx, bz) = (b % blocks, b / blocks);
+      (bz.saturating_sub(1)..(bz + 2).min(blocks))
+        .flat_map(move |z| (bx.saturating_sub(1)..(bx + 2).min(blocks)).map(move |x| z * blocks + x))
+        .filter(move |&n| n != b)
+        .filter(|&n| !owned[n].is_empty())
+    };
+    let waits = (0..blocks * blocks).map(|b| AtomicUsize::new(neighbours(b).filter(|&n| colour(n) < colour(b)).count())).collect();
+    let then = (0..blocks * blocks).map(|b| neighbours(b).filter(|&n| colour(n) > colour(b)).collect()).collect();
+    let radius = p.radius.clamp(1, MAX_RADIUS);
+    let margin = radius as usize + 1;
+    let map = SharedMap(map.as_mut_ptr());
+    Dag { map, _map: std::marker::PhantomData, size, block, seed, p, reach, brush: brush(radius), owned, waits, then, margin }
+  }
+
+  /// Runs block `b`, then each block that waited only for it.
   fn run<'s>(&'s self, s: &rayon::Scope<'s>, b: usize) {
-    let blocks = (self.size - 1).div_ceil(BLOCK);
-    let (bx, bz, size) = (b % blocks, b / blocks, self.size);
-    let bounds = [bx * BLOCK, ((bx + 1) * BLOCK).min(size - 1), bz * BLOCK, ((bz + 1) * BLOCK).min(size - 1)];
+    self.run_block(b);
+    for &n in &self.then[b] {
+      // AcqRel: the last neighbour to finish sees every other's write-back before the next block reads.
+      if self.waits[n].fetch_sub(1, Ordering::AcqRel) == 1 {
+        s.spawn(move |s| self.run(s, n));
+      }
+    }
+  }
+
+  /// Runs block `b`'s droplets on a copy of its window, then writes the window back.
+  fn run_block(&self, b: usize) {
+    let (size, block) = (self.size, self.block);
+    let blocks = (size - 1).div_ceil(block);
+    let (bx, bz) = (b % blocks, b / blocks);
+    let reach = self.reach;
+    let bounds = [(bx * block).saturating_sub(reach), ((bx + 1) * block + reach).min(size - 1), (bz * block).saturating_sub(reach), ((bz + 1) * block + reach).min(size - 1)];
     let x0 = bounds[0].saturating_sub(self.margin);
     let z0 = bounds[2].saturating_sub(self.margin);
     let x1 = (bounds[1] + self.margin).min(size - 1);
@@ -288,18 +348,17 @@ impl Dag<'_> {
       data.extend_from_slice(unsafe { std::slice::from_raw_parts(self.map.0.add(z * size + x0), w) });
     }
     let mut win = Window { x0, z0, w, h, data };
-    run_block(&mut win, size, bounds, &self.owned[b], self.seed, self.p, self.brush);
+    run_block(&mut win, size, bounds, &self.owned[b], self.seed, self.p, &self.brush);
     for r in 0..win.h {
       // SAFETY: as above; no other block in flight reads or writes these cells.
       unsafe { std::slice::from_raw_parts_mut(self.map.0.add((win.z0 + r) * size + win.x0), win.w) }.copy_from_slice(&win.data[r * win.w..(r + 1) * win.w]);
     }
-    for &n in &self.then[b] {
-      // AcqRel: the last neighbour to finish sees every other's write-back before the next block reads.
-      if self.waits[n].fetch_sub(1, Ordering::AcqRel) == 1 {
-        s.spawn(move |s| self.run(s, n));
-      }
-    }
   }
+}
+
+/// Block `b`'s colour (0 to 3) in a row of `blocks` blocks: its column's and its row's parity.
+pub(crate) fn colour(blocks: usize, b: usize) -> usize {
+  (b % blocks & 1) + 2 * (b / blocks & 1)
 }
 
 /// Thermal erosion: material above the talus slope slides to lower 4-neighbours, `rate` of
@@ -335,6 +394,25 @@ pub fn thermal(map: &mut [f32], size: usize, iterations: u32, talus: f32, rate: 
   }
 }
 
+/// Each block's one-thread time in ms (its droplets run colour by colour on this thread)
+/// and its dependents, the graph the pool runs: for the schedule estimate in
+/// `region`'s bench.
+#[cfg(test)]
+pub(crate) fn block_costs(map: &mut [f32], size: usize, seed: u32, p: &Hydraulic, layout: Blocks) -> (Vec<f64>, Vec<Vec<usize>>) {
+  let dag = Dag::new(map, size, seed, p, layout);
+  let blocks = (size - 1).div_ceil(layout.side);
+  let mut ms = vec![0.0; blocks * blocks];
+  for c in 0..4 {
+    for b in (0..blocks * blocks).filter(|&b| colour(blocks, b) == c && !dag.owned[b].is_empty()) {
+      let t = std::time::Instant::now();
+      dag.run_block(b);
+      ms[b] = t.elapsed().as_secs_f64() * 1e3;
+    }
+  }
+  let then = dag.then.clone();
+  (ms, then)
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -358,7 +436,7 @@ mod tests {
     let p = Hydraulic { droplets: 20_000, ..Hydraulic::default() };
     let run = |threads: usize| {
       let mut m = base.clone();
-      rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| hydraulic(&mut m, size, 9, &p));
+      rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| hydraulic(&mut m, size, 9, &p, blocks(ALGORITHM_VERSION)));
       m
     };
     let one = run(1);
@@ -368,18 +446,28 @@ mod tests {
     }
   }
 
-  #[test]
-  fn many_blocks_give_the_colour_by_colour_result_on_any_thread_count() {
-    // 8×8 blocks, the last row and column part-sized; pinned from a run that
-    // finished each colour's blocks before starting the next colour's.
-    let size = 8 * BLOCK - 20 + 1;
+  /// Blocks 8×8 (the last row and column part-sized) on 1, 3 and 16 threads, pinned per
+  /// algorithm version (version 1's from a run that finished each colour's blocks before
+  /// starting the next colour's).
+  fn many_blocks_give_pinned_heights_on_any_thread_count(algorithm: u32, pinned: &str) {
+    let size = 8 * blocks(algorithm).side - 20 + 1;
     let base = slope(size);
-    let p = Hydraulic { droplets: 150_000, radius: 5, ..Hydraulic::default() };
+    let p = Hydraulic { droplets: 150_000 >> (2 * (algorithm - 1)), radius: 5, ..Hydraulic::default() };
     for threads in [1, 3, 16] {
       let mut m = base.clone();
-      rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| hydraulic(&mut m, size, 4242, &p));
-      assert_eq!(crate::region::digest(&m), "sha256:d25916bc9b441734058b521884c490f1afcd8bcbf481b04b6b1e027b8db1b445", "{threads} threads");
+      rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| hydraulic(&mut m, size, 4242, &p, blocks(algorithm)));
+      assert_eq!(crate::region::digest(&m), pinned, "version {algorithm}, {threads} threads");
     }
+  }
+
+  #[test]
+  fn version_1_blocks_give_the_colour_by_colour_result_on_any_thread_count() {
+    many_blocks_give_pinned_heights_on_any_thread_count(1, "sha256:d25916bc9b441734058b521884c490f1afcd8bcbf481b04b6b1e027b8db1b445");
+  }
+
+  #[test]
+  fn version_2_blocks_give_pinned_heights_on_any_thread_count() {
+    many_blocks_give_pinned_heights_on_any_thread_count(2, "sha256:9d9d995f2233f9c28d95ab1720d200f4a0537cf2aeac9fbdc249f50d6b59f923");
   }
 
   #[test]

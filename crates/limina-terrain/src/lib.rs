@@ -28,5 +28,6 @@ deno_core::extension!(
     ops::op_terrain_deform,
     ops::op_terrain_scatter,
     ops::op_terrain_biomes,
+    ops::op_terrain_algorithm_version,
   ],
 );

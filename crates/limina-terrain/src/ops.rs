@@ -207,3 +207,9 @@ pub fn op_terrain_scatter(
 pub fn op_terrain_biomes() -> Vec<&'static str> {
   climate::BIOMES.to_vec()
 }
+
+/// The latest generation algorithm's version (what a region gets unless it names another).
+#[op2(fast)]
+pub fn op_terrain_algorithm_version() -> u32 {
+  crate::erosion::ALGORITHM_VERSION
+}

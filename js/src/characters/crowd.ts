@@ -39,12 +39,26 @@ export const CROWD_CLIPS = ["idle", "walk", "run", "talk", "wave"] as const;
 /** The crowd's levels of detail, nearest first: level k of `CrowdDraw.levels` is drawn from this humanoid. */
 export const CROWD_DETAILS: readonly HumanoidDetail[] = ["low", "coarse", "far"];
 /**
- * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise:
- * coarse beyond 20 m, where the reference humanoid is about 30 pixels tall in a 360-pixel-high
- * frame with the view camera's 55° field of view (60 in a 720-pixel one); the far silhouette
- * beyond 25 m, about 24 pixels tall (48).
+ * Metres from the eye beyond which a member is drawn at the next level, unless told otherwise, in
+ * a frame 360 pixels high with the view camera's 55° field of view (other views scale them by
+ * `lodScale`, so a level keeps its size in pixels): coarse beyond 12 m, where the reference
+ * humanoid is about 50 pixels tall and the coarse one's missing hands and face and rounder head
+ * are a pixel or two (200 members all coarse: SSIM 0.97 against all low at 640×360); the far
+ * silhouette beyond 25 m, about 24 pixels tall.
  */
-export const LOD_DISTANCES: readonly number[] = [20, 25];
+export const LOD_DISTANCES: readonly number[] = [12, 25];
+/** The view LOD_DISTANCES are for: pixels high, vertical field of view in degrees. */
+const LOD_VIEW = { height: 360, fov: 55 };
+
+/**
+ * `update`'s scale for a view `height` pixels high with a vertical field of view of `fov` degrees:
+ * how much farther than in LOD_VIEW a member is as many pixels tall (2 at 720 lines and 55°).
+ */
+export function lodScale(height: number, fov: number): number {
+  const focal = (h: number, f: number) => h / Math.tan(THREE.MathUtils.degToRad(f) / 2);
+  return focal(height, fov) / focal(LOD_VIEW.height, LOD_VIEW.fov);
+}
+
 /** Hysteresis: a member goes a level farther beyond (1 + LOD_BAND) × that level's distance and back under (1 − LOD_BAND) ×, so it does not flicker at the line. */
 export const LOD_BAND = 0.1;
 
@@ -306,16 +320,16 @@ export class CrowdDraw {
   }
 
   /**
-   * Chooses each member's level by its feet's distance from `eye` (without one, levels stay as
-   * they are: all full at first), then writes every member's palette row, level by level: root ×
+   * Chooses each member's level by its feet's distance from `eye`, against `lodDistances` times
+   * `scale` (`lodScale` of the view; without an eye, levels stay as they are: all full at first), then writes every member's palette row, level by level: root ×
    * blended pose, as the rows of each bone's affine matrix, then its paints.
    */
-  update(eye?: { x: number; y: number; z: number }): void {
+  update(eye?: { x: number; y: number; z: number }, scale = 1): void {
     const { root, level } = this;
     if (eye) {
       const last = Math.min(this.lodDistances.length, this.levels.length - 1);
-      const out = this.lodDistances.map((d) => (d * (1 + LOD_BAND)) ** 2);
-      const back = this.lodDistances.map((d) => (d * (1 - LOD_BAND)) ** 2);
+      const out = this.lodDistances.map((d) => (d * scale * (1 + LOD_BAND)) ** 2);
+      const back = this.lodDistances.map((d) => (d * scale * (1 - LOD_BAND)) ** 2);
       for (let i = 0; i < this.n; i++) {
         const r = i * ROOT_FLOATS;
         const d2 = (root[r] - eye.x) ** 2 + (root[r + 1] - eye.y) ** 2 + (root[r + 2] - eye.z) ** 2;

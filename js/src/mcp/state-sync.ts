@@ -6,7 +6,10 @@
 // `restyled` resends them when they change.
 // Transforms travel as exact float32 bytes, base64-encoded: `moved` holds the
 // entities whose position alone changed (`ids` and `positions`, 3 floats
-// each), `changed` those whose rotation or scale changed too (`ids` and
+// each), `turned` those that turned about the vertical axis alone — their
+// rotation is (0, ry, 0, rw) with both zeros +0, their scale unchanged, as
+// for a walking character (`ids` and `transforms`, 5 floats each: px py pz
+// ry rw) — and `changed` any other change of rotation or scale (`ids` and
 // `transforms`, 10 floats each: px py pz rx ry rz rw sx sy sz).
 //
 // Snapshots carry `world` (the look settings, lighting and view camera the
@@ -88,6 +91,7 @@ interface Styled {
 
 interface Delta {
   moved: Columns;
+  turned: Columns;
   changed: Columns;
   created: (Styled & { transform: number[]; animation?: unknown })[];
   restyled: Styled[];
@@ -243,6 +247,7 @@ export class StateSync {
   /** The delta from `known` to the current state of the entities in `seen` (all when null). */
   private delta(known: Known, seen: Set<number> | null): Delta | null {
     const moved: Columns = { ids: [], values: [] };
+    const turned: Columns = { ids: [], values: [] };
     const changed: Columns = { ids: [], values: [] };
     const created: Delta["created"] = [];
     const restyled: Styled[] = [];
@@ -277,17 +282,22 @@ export class StateSync {
         }
       }
       let shifted = false;
-      let turnedOrScaled = false;
+      let rotated = false;
+      let scaled = false;
       for (let i = 0; i < 3; i++) if (prev[i] !== row[i]) shifted = true;
-      for (let i = 3; i < STRIDE; i++) if (prev[i] !== row[i]) turnedOrScaled = true;
-      if (turnedOrScaled) {
+      for (let i = 3; i < 7; i++) if (prev[i] !== row[i]) rotated = true;
+      for (let i = 7; i < STRIDE; i++) if (prev[i] !== row[i]) scaled = true;
+      if (rotated && !scaled && Object.is(row[3], 0) && Object.is(row[5], 0)) {
+        turned.ids.push(e.id);
+        turned.values.push(row[0], row[1], row[2], row[4], row[6]);
+      } else if (rotated || scaled) {
         changed.ids.push(e.id);
         for (let i = 0; i < STRIDE; i++) changed.values.push(row[i]);
       } else if (shifted) {
         moved.ids.push(e.id);
         moved.values.push(row[0], row[1], row[2]);
       }
-      if (shifted || turnedOrScaled) updates.push([e.id, row.slice()]);
+      if (shifted || rotated || scaled) updates.push([e.id, row.slice()]);
     }
     const destroyed: string[] = [];
     for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
@@ -311,12 +321,13 @@ export class StateSync {
       record.revision = worldRevision;
       record.clock = clock;
     };
-    if (moved.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && !stepped && this.sceneChange === null) {
+    if (moved.ids.length === 0 && turned.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && !stepped && this.sceneChange === null) {
       settle();
       return null;
     }
     return {
       moved,
+      turned,
       changed,
       created,
       restyled,
@@ -338,6 +349,7 @@ export class StateSync {
       tick: step,
       sentAt: at,
       moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
+      turned: { ids: d.turned.ids, transforms: b64(d.turned.values) },
       changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
       created: d.created,
       ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),

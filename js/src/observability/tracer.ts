@@ -100,7 +100,8 @@ export class Tracer {
   private closed = false;
   /** Exports made for each session (files started, bytes written): their share of the quota. */
   private readonly exportsBySession = new Map<string, { files: number; bytes: number }>();
-  private readonly children = new Map<string, string[]>();
+  /** Beside the ring: slot `seq % tailSize` holds the ids of recent events naming event `seq` as parent or cause (dropped with it). */
+  private readonly children: (string[] | undefined)[];
   private readonly actors = new Set<string>();
   private readonly listeners = new Set<(e: EngineEvent) => void>();
 
@@ -112,6 +113,7 @@ export class Tracer {
     this.log = new WorldLog({ name: options.logName, threadId: this.threadId, exportQuota: options.exportQuota });
     this.live = options.logName !== undefined;
     this.ring = new Array(this.tailSize);
+    this.children = new Array(this.tailSize);
     this.ticks = new Float64Array(this.tailSize);
   }
 
@@ -136,8 +138,7 @@ export class Tracer {
       payload,
     };
     const slot = seq % this.tailSize;
-    const evicted = this.ring[slot];
-    if (evicted) this.children.delete(evicted.id);
+    this.children[slot] = undefined;
     this.ring[slot] = event;
     this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
@@ -175,8 +176,9 @@ export class Tracer {
 
   private linkChild(parent: string, child: string): void {
     if (!this.get(parent)) return; // only links among recent events are kept
-    const kids = this.children.get(parent);
-    if (!kids) this.children.set(parent, [child]);
+    const slot = seqOf(parent) % this.tailSize;
+    const kids = this.children[slot];
+    if (!kids) this.children[slot] = [child];
     else if (kids[kids.length - 1] !== child) kids.push(child);
   }
 
@@ -205,7 +207,8 @@ export class Tracer {
 
   /** Recent events naming `id` as parent or cause. */
   childrenOf(id: string): EngineEvent[] {
-    return (this.children.get(id) ?? []).map((c) => this.get(c)).filter((e): e is EngineEvent => e !== undefined);
+    const kids = this.get(id) ? this.children[seqOf(id) % this.tailSize] : undefined;
+    return (kids ?? []).map((c) => this.get(c)).filter((e): e is EngineEvent => e !== undefined);
   }
 
   /** The newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must. */

@@ -36,6 +36,7 @@ interface Checkpoint {
 
 interface SkillExecuted {
   skill: string;
+  version?: string;
   input: unknown;
   tick: number;
   appliedTick?: number;
@@ -92,7 +93,8 @@ export async function replay(session: WorldSession, events: readonly EngineEvent
       if (tick < session.tick) return diverged(session.tick, `${event.id}: a ${call.skill} call at tick ${tick} comes after tick ${session.tick} in the log`);
       advance(tick);
       calls++;
-      const result = await session.registry.invoke(call.skill, call.input, { agentId: event.actorId, sessionId: event.threadId, permissions: skill.permissions });
+      const input = call.version !== undefined && call.version !== skill.version && skill.upgrade ? skill.upgrade(call.input, call.version) : call.input;
+      const result = await session.registry.invoke(call.skill, input, { agentId: event.actorId, sessionId: event.threadId, permissions: skill.permissions });
       if (!result.ok) return diverged(tick, `${event.id}: ${call.skill} succeeded when recorded but fails on replay: ${result.error.code}: ${result.error.message}`);
     }
   }

@@ -47,6 +47,8 @@ export interface SkillDefinition<I = any, O = any> {
   surfaceMode?: SurfaceMode;
   /** Example inputs for the reference (docs/skills.md), each with what it does; every one is a valid input. */
   examples?: { note: string; input: Record<string, unknown> }[];
+  /** A call recorded by an older `version` of this skill, as this version's input (so `limina replay` of an old log does what it did). */
+  upgrade?(input: unknown, version: string): unknown;
 }
 
 /**

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "../skills/registry.ts";
 import { WORLD_EXTENT } from "../skills/schemas.ts";
-import type { ScatterKind } from "../../../crates/limina-terrain/js/terrain.ts";
+import { ALGORITHM_VERSION as TERRAIN_ALGORITHM, type ScatterKind } from "../../../crates/limina-terrain/js/terrain.ts";
 import { BIOMES, type Terrain } from "./terrain.ts";
 
 const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
@@ -50,6 +50,7 @@ const worldGenerateRegionInput = z.strictObject({
   erosion: z.union([z.boolean(), Erosion]).default(false),
   seaLevel: z.number().min(-10_000).max(10_000).default(0),
   climate: Climate.default({}),
+  algorithm: z.number().int().min(1).max(TERRAIN_ALGORITHM).default(TERRAIN_ALGORITHM),
 });
 const worldGenerateRegionOutput = z.object({
   tiles: z.number().int(),
@@ -88,11 +89,13 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
   return [
     {
       name: "world.generateRegion",
-      version: "1.0.0",
+      version: "1.1.0",
       category: "world",
       description:
-        "Generate terrain: a square region of `size` m around `center` [x, z] from `seed`, in tiles of `tileSize` m with `resolution` samples a side (2^k+1), shaped by `preset` (island, mountains, hills, plains), optionally eroded (`erosion`: true, or {droplets, thermal, …}); replaces any region. Every tile gets a heightfield collider. Returns the tiles, the height range and `digest`, the sha256 of the generated heights (the same on every machine).",
+        "Generate terrain: a square region of `size` m around `center` [x, z] from `seed`, in tiles of `tileSize` m with `resolution` samples a side (2^k+1), shaped by `preset` (island, mountains, hills, plains), optionally eroded (`erosion`: true, or {droplets, thermal, …}); replaces any region. Every tile gets a heightfield collider. Returns the tiles, the height range and `digest`, the sha256 of the generated heights (the same on every machine). `algorithm` picks the generator's version (the latest by default; older ones reproduce the heights of regions made with them).",
       input: worldGenerateRegionInput,
+      // Calls recorded before 1.1.0 generated with algorithm version 1.
+      upgrade: (input, version) => (version === "1.0.0" ? { ...(input as object), algorithm: 1 } : input),
       output: worldGenerateRegionOutput,
       permissions: ["world.write"],
       source,
@@ -110,6 +113,7 @@ export function terrainSkills({ terrain, entities }: { terrain: Terrain; entitie
             heightScale: input.heightScale ?? PRESET_HEIGHT[input.preset as keyof typeof PRESET_HEIGHT],
             seaLevel: input.seaLevel,
             erosion,
+            algorithm: input.algorithm,
           },
           input.climate,
         );

@@ -11,6 +11,7 @@ import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { applyWater, createHeightfield, createProps, type PropShape, refreshQueries, setHeightfield, type WaterBody } from "../../../crates/limina-physics/js/heightfield.ts";
 import type { PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts";
 import {
+  ALGORITHM_VERSION,
   BIOMES,
   classifyRegion,
   type ClimateParams,
@@ -130,7 +131,7 @@ export class Terrain implements WorldResource<SavedTerrain> {
    * its terrain, and a `--deterministic` run is the same however long generation takes.
    */
   generate(params: RegionParams, climate: ClimateParams = {}): Region {
-    const region = regionOf(params, climate, []);
+    const region = regionOf({ ...params, algorithm: params.algorithm ?? ALGORITHM_VERSION }, climate, []);
     if (region.cache.startsWith("unavailable")) console.error(`limina: terrain tile cache ${region.cache}`);
     this.clearRegion();
     region.colliders = this.buildColliders(region);
@@ -416,10 +417,15 @@ export class Terrain implements WorldResource<SavedTerrain> {
   }
 }
 
-/** A region's heights generated (bit for bit, through the tile cache) and classified into climate and biomes. */
+/**
+ * A region's heights generated (bit for bit, through the tile cache) and classified into climate and
+ * biomes. Parameters without an algorithm version were saved before versions were recorded, by version 1
+ * (`generate` records one), and keep its heights.
+ */
 function regionOf(params: RegionParams, climate: ClimateParams, colliders: Region["colliders"]): Region {
-  const layout = regionLayout(params);
-  const generated = generateRegionNow(params);
+  const versioned = { ...params, algorithm: params.algorithm ?? 1 };
+  const layout = regionLayout(versioned);
+  const generated = generateRegionNow(versioned);
   const n = layout.samples;
   const region: Region = {
     params,

@@ -12,9 +12,9 @@
 import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
-import { FIXED_POINT, PLANE, type SplatScreen } from "./splat.ts";
+import { FIXED_POINT, PLANE, type SplatScreen, TILE } from "./splat.ts";
 
-const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
+const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, atomicLoad, atomicStore, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
 
 /** The world's fixed step, seconds: a field steps once per world tick. */
 export const STEP_SECONDS = 1 / 60;
@@ -202,7 +202,7 @@ export class ParticleField {
 
   private splatKernel(screen: SplatScreen): Node {
     const { spec } = this;
-    const { accumulators, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
+    const { accumulators, tiles, tileColumns, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
     return Fn(() => {
       const { alive, size, tone } = this.appearance(instanceIndex);
       const at = this.position.element(instanceIndex).xyz;
@@ -216,10 +216,19 @@ export class ParticleField {
         const rx = size.mul(0.5).mul(pixelScale.x).div(clip.w).toVar();
         const ry = size.mul(0.5 * spec.stretch).mul(pixelScale.y).div(clip.w).toVar();
         // The pixels whose centres lie within the radii.
-        const x0 = max(int(ceil(cx.sub(rx).sub(0.5))), int(0));
-        const x1 = min(int(floor(cx.add(rx).sub(0.5))), int(pixels.x).sub(1));
-        const y0 = max(int(ceil(cy.sub(ry).sub(0.5))), int(0));
-        const y1 = min(int(floor(cy.add(ry).sub(0.5))), int(pixels.y).sub(1));
+        const x0 = max(int(ceil(cx.sub(rx).sub(0.5))), int(0)).toVar();
+        const x1 = min(int(floor(cx.add(rx).sub(0.5))), int(pixels.x).sub(1)).toVar();
+        const y0 = max(int(ceil(cy.sub(ry).sub(0.5))), int(0)).toVar();
+        const y1 = min(int(floor(cy.add(ry).sub(0.5))), int(pixels.y).sub(1)).toVar();
+        // The tiles those pixels lie in, marked for the resolve (a load first: most are marked already).
+        Loop({ start: y0.div(TILE), end: y1.div(TILE), type: "int", condition: "<=", name: "ty" }, ({ ty }: { ty: Node }) => {
+          Loop({ start: x0.div(TILE), end: x1.div(TILE), type: "int", condition: "<=", name: "tx" }, ({ tx }: { tx: Node }) => {
+            const mark = tiles.element(ty.mul(tileColumns).add(tx));
+            If(atomicLoad(mark).equal(0), () => {
+              atomicStore(mark, uint(1));
+            });
+          });
+        });
         let rgb: Node = tone.rgb;
         if (!spec.additive) {
           const f = fog(at);

@@ -4,7 +4,9 @@
 // draws the scene without the splatted fields into a target of its own
 // (colour and depth), a compute pass adds each particle to per-pixel integer
 // accumulators over the pixels its dot covers (depth-tested against the
-// scene), a second resolves them into a texture, and one full-screen pass
+// scene) and marks the screen tiles it touched, a second resolves the touched
+// tiles' sums into a texture (zeroing them for the next frame; the other tiles
+// are transparent without reading a sum), and one full-screen pass
 // composites that over the scene with the frame's tone mapping: the additive presets' light summed, the others by a
 // weighted blend (order-independent transparency), equal to the triangles'
 // blend where particles do not overlap. Integer sums make the frame the same
@@ -15,7 +17,7 @@ import { type Node, tsl } from "../render/tsl.ts";
 import type { Environment } from "../render/environment.ts";
 import type { ParticleField } from "./particles.ts";
 
-const { Fn, instancedArray, instanceIndex, storage, uniform, textureLoad, textureStore, screenCoordinate, ivec2, uvec2, float, vec3, vec4, exp, max, select } = tsl;
+const { Fn, If, instancedArray, instanceIndex, storage, uniform, textureLoad, textureStore, screenCoordinate, ivec2, uvec2, uvec4, uint, float, vec3, vec4, exp, max, select } = tsl;
 
 /**
  * Integers a pixel accumulates in each of two planes: the blended presets' colour weighted by -log transmittance
@@ -23,12 +25,20 @@ const { Fn, instancedArray, instanceIndex, storage, uniform, textureLoad, textur
  * presets' light (rgb) and one unused. A plane's pixels lie one after another: a resolve reads them in order.
  */
 export const PLANE = 4;
+/**
+ * Pixels on a side of the square tiles the splat marks as touched: the resolve reads and zeroes the sums of marked tiles
+ * only, a tile a workgroup (64 threads), so a field over part of the screen costs the rest a store a pixel.
+ */
+export const TILE = 8;
 /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
 export const FIXED_POINT = 4096;
 
 /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
 export interface SplatInputs {
   accumulators: Node;
+  /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
+  tiles: Node;
+  tileColumns: number;
   depth: Node;
   viewProjection: Node;
   /** The frame's size in pixels. */
@@ -84,7 +94,7 @@ export class SplatScreen {
     this.pixelScale.value.set((p[0] * width) / 2, (p[5] * height) / 2);
     camera.getWorldPosition(this.eye.value);
     this.fogOn.value = this.environment !== null && scene.fogNode === this.environment.fogNode ? 1 : 0;
-    this.clearAccumulators(renderer);
+    this.clearTiles(renderer);
     for (const f of fields) f.splat(renderer, this);
     const adds = fields.some((f) => f.spec.additive);
     const blends = fields.some((f) => !f.spec.additive);
@@ -98,10 +108,15 @@ export class SplatScreen {
     this.size.value.set(width, height);
     const n = width * height * PLANE * 2;
     const accumulators = instancedArray(n, "uint").toAtomic();
+    const tileColumns = Math.ceil(width / TILE);
+    const tileCount = tileColumns * Math.ceil(height / TILE);
+    const tiles = instancedArray(tileCount, "uint").toAtomic();
     const env = this.environment;
     const { fogOn, eye } = this;
     this.inputs = {
       accumulators,
+      tiles,
+      tileColumns,
       depth: this.target.depthTexture!,
       viewProjection: this.viewProjection,
       size: this.size,
@@ -118,20 +133,38 @@ export class SplatScreen {
     const layer = (this.layer = new THREE.StorageTexture(width, height));
     layer.type = THREE.HalfFloatType;
     // Read as vectors, one per kind of preset drawn: a load costs the same whatever its width.
-    const sums = storage(accumulators.value, "uvec4", n / 4).toReadOnly();
+    const sums = storage(accumulators.value, "uvec4", n / 4);
+    const marked = storage(tiles.value, "uint", tileCount).toReadOnly();
     const resolve = (blends: boolean, adds: boolean) =>
       Fn(() => {
-        let rgb: Node = vec3(0);
-        let transmittance: Node = float(1);
-        if (blends) {
-          const b = vec4(sums.element(instanceIndex)).div(FIXED_POINT).toVar();
-          transmittance = exp(b.w.negate());
-          // Mean colour over what the transmittance does not let through.
-          rgb = select(b.w.greaterThan(0), b.xyz.div(max(b.w, 1e-6)), vec3(0)).mul(transmittance.oneMinus());
-        }
-        if (adds) rgb = rgb.add(vec3(sums.element(instanceIndex.add(width * height)).xyz).div(FIXED_POINT));
-        textureStore(layer, uvec2(instanceIndex.mod(width), instanceIndex.div(width)), vec4(rgb, transmittance)).toWriteOnly();
-      })().compute(width * height);
+        // A workgroup a tile, a thread a pixel of it (in rows): a tile's threads all take the same branch below.
+        const tile = instanceIndex.div(TILE * TILE).toVar();
+        const local = instanceIndex.mod(TILE * TILE);
+        const x = tile.mod(tileColumns).mul(TILE).add(local.mod(TILE)).toVar();
+        const y = tile.div(tileColumns).mul(TILE).add(local.div(TILE)).toVar();
+        If(x.lessThan(uint(width)).and(y.lessThan(uint(height))), () => {
+          const pixel = y.mul(width).add(x).toVar();
+          const at = uvec2(x, y);
+          If(marked.element(tile).equal(0), () => {
+            textureStore(layer, at, vec4(0, 0, 0, 1)).toWriteOnly();
+          }).Else(() => {
+            let rgb: Node = vec3(0);
+            let transmittance: Node = float(1);
+            const added = pixel.add(width * height);
+            if (blends) {
+              const b = vec4(sums.element(pixel)).div(FIXED_POINT).toVar();
+              transmittance = exp(b.w.negate());
+              // Mean colour over what the transmittance does not let through.
+              rgb = select(b.w.greaterThan(0), b.xyz.div(max(b.w, 1e-6)), vec3(0)).mul(transmittance.oneMinus());
+            }
+            if (adds) rgb = rgb.add(vec3(sums.element(added).xyz).div(FIXED_POINT));
+            textureStore(layer, at, vec4(rgb, transmittance)).toWriteOnly();
+            // Read: zeroed for the next frame.
+            if (blends) sums.element(pixel).assign(uvec4(0));
+            if (adds) sums.element(added).assign(uvec4(0));
+          });
+        });
+      })().compute(tileCount * TILE * TILE, [TILE * TILE]);
     this.resolves = [resolve(true, false), resolve(false, true), resolve(true, true)];
     const pixel = ivec2(screenCoordinate.xy);
     const scene = textureLoad(this.target.texture, pixel);
@@ -141,11 +174,14 @@ export class SplatScreen {
     this.generation++;
   }
 
-  /** Zeroes the accumulators: a plain buffer clear, a memset on lavapipe (a compute pass storing zeros costs several ms). */
-  private clearAccumulators(renderer: THREE.WebGPURenderer): void {
+  /**
+   * Unmarks every tile: a plain buffer clear (a memset on lavapipe). The accumulators need none: they start zeroed and
+   * the resolve zeroes the sums it reads, which are all the nonzero ones.
+   */
+  private clearTiles(renderer: THREE.WebGPURenderer): void {
     const backend = renderer.backend as unknown as { device: GPUDevice; get(o: object): { buffer?: GPUBuffer } };
     // Not on the GPU yet: the first splat creates it, zeroed.
-    const buffer = backend.get(this.inputs.accumulators.value).buffer;
+    const buffer = backend.get(this.inputs.tiles.value).buffer;
     if (!buffer) return;
     const encoder = backend.device.createCommandEncoder();
     encoder.clearBuffer(buffer);
@@ -155,6 +191,7 @@ export class SplatScreen {
   /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
   dispose(): void {
     this.inputs?.accumulators.value.dispose();
+    this.inputs?.tiles.value.dispose();
     for (const r of this.resolves) r.dispose();
     this.layer?.dispose();
     this.layer = null;

@@ -111,6 +111,14 @@ export class StateMirror {
       for (let k = 0; k < 3; k++) e.transform[k] = moved[i * 3 + k];
       change.moved.push(id);
     });
+    const turned = decodeFloats(p.turned.transforms);
+    (p.turned.ids as string[]).forEach((id, i) => {
+      const e = this.entities.get(id);
+      if (!e) return;
+      const [px, py, pz, ry, rw] = turned.subarray(i * 5, i * 5 + 5);
+      e.transform.splice(0, 7, px, py, pz, 0, ry, 0, rw);
+      change.moved.push(id);
+    });
     const changed = decodeFloats(p.changed.transforms);
     (p.changed.ids as string[]).forEach((id, i) => {
       const e = this.entities.get(id);

@@ -12,7 +12,7 @@ const seqOf = (eventId) => Number(/_(\d{12})_/.exec(eventId)[1]);
 /** A delta's positions by entity id (moved and changed entities alike). */
 const positions = (p) => {
   const out = new Map();
-  for (const [group, key, stride] of [[p.moved, "positions", 3], [p.changed, "transforms", 10]]) {
+  for (const [group, key, stride] of [[p.moved, "positions", 3], [p.turned, "transforms", 5], [p.changed, "transforms", 10]]) {
     const bytes = Buffer.from(group[key], "base64");
     const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     group.ids.forEach((id, i) => out.set(id, [f[i * stride], f[i * stride + 1], f[i * stride + 2]]));

@@ -50,6 +50,14 @@ class Peer {
       const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
       group.ids.forEach((id, i) => this.json.set(id, [...f.subarray(i * stride, (i + 1) * stride), ...this.json.get(id).slice(stride)]));
     }
+    if (p.turned) {
+      const bytes = Buffer.from(p.turned.transforms, "base64");
+      const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+      p.turned.ids.forEach((id, i) => {
+        const [px, py, pz, ry, rw] = f.subarray(i * 5, i * 5 + 5);
+        this.json.set(id, [px, py, pz, 0, ry, 0, rw, ...this.json.get(id).slice(7)]);
+      });
+    }
     for (const id of p.destroyed ?? []) this.json.delete(id);
     this.states?.set(p.tick, new Map(this.json));
   }

@@ -8,10 +8,10 @@ import { checker, rawWsClient, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** A delta's transforms, decoded: id → [x, y, z, …] (exact float32 values). */
+/** A delta's transforms, decoded: id → [x, y, z, …] (exact float32 values; what follows the position depends on the column). */
 const transforms = (p) => {
   const out = new Map();
-  for (const [group, key, stride] of [[p.moved, "positions", 3], [p.changed, "transforms", 10]]) {
+  for (const [group, key, stride] of [[p.moved, "positions", 3], [p.turned, "transforms", 5], [p.changed, "transforms", 10]]) {
     const bytes = Buffer.from(group[key], "base64");
     const f = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     group.ids.forEach((id, i) => out.set(id, Array.from(f.subarray(i * stride, (i + 1) * stride))));
