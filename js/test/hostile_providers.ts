@@ -11,22 +11,25 @@ const server = await startLlmServer();
 
 /**
  * Agent → the stand-in model it talks to, and what its decisions must fail
- * with. The size caps must hit before any timeout, however loaded the
- * machine: those providers wait 20 s (the drip's waits 1.5 s).
+ * with. Only the drip's failure is a timeout (its reply would take 50 s).
+ * Every other provider waits 30 s (the default), so a prompt reply, or a
+ * size cap, comes first however loaded the machine: a 1.5 s wait there made
+ * the healthy agent (and badjson's, forbidden's) fail when the stand-in
+ * server was starved of CPU.
  */
 const HOSTILE: Record<string, { model: string; event: string; code: string; message: string; timeoutMs?: number }> = {
-  agt_huge: { model: "huge-json", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB", timeoutMs: 20_000 },
+  agt_huge: { model: "huge-json", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB" },
   agt_badjson: { model: "badjson", event: "agent.decision.failed", code: "", message: "answered with a body that is not JSON: {not json" },
   agt_forbidden: { model: "call:scene.createEntity:{\"shape\":\"box\"}", event: "agent.toolcall.rejected", code: "forbidden", message: "forbidden: profile player.limited does not grant scene.write" },
-  agt_endless: { model: "huge-stream", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB", timeoutMs: 20_000 },
-  agt_drip: { model: "drip", event: "agent.decision.failed", code: "io_error", message: "no complete response within 1500 ms" },
+  agt_endless: { model: "huge-stream", event: "agent.decision.failed", code: "capacity_exceeded", message: "response body over 32 MiB" },
+  agt_drip: { model: "drip", event: "agent.decision.failed", code: "io_error", message: "no complete response within 1500 ms", timeoutMs: 1500 },
 };
 
 test("the stand-in server is up", () => assert(server.port > 0, "tests/llm_server.py did not start"));
 
 test("each hostile provider is a traced error for its agent only; a healthy agent acts; the world keeps its steps", async () => {
   const session = createWorldSession();
-  const provider = (model: string, timeoutMs = 1500) => new GatewayProvider({ baseUrl: `http://127.0.0.1:${server.port}/v1`, model, timeoutMs, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+  const provider = (model: string, timeoutMs?: number) => new GatewayProvider({ baseUrl: `http://127.0.0.1:${server.port}/v1`, model, timeoutMs, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
   const providers = Object.fromEntries([...Object.entries(HOSTILE).map(([id, h]) => [id, provider(h.model, h.timeoutMs)]), ["agt_healthy", provider("call:agent.emitEvent:{\"type\":\"fine\"}")]]);
   const sys = createAgentSystems(session, providers, { budget: { ...DEFAULT_BUDGET, defaultAgentBudget: { ...DEFAULT_BUDGET.defaultAgentBudget, decisionTimeoutMs: 30_000 } } });
   for (const id of Object.keys(providers)) {
@@ -37,8 +40,9 @@ test("each hostile provider is a traced error for its agent only; a healthy agen
   const off = onFixedStep(() => steps++);
   const t0 = performance.now();
   const of = (id: string, type: string) => session.tracer.history().filter((e) => e.actorId === id && e.type === type);
-  // Until every hostile agent has failed twice (its second decision came after the first failure), within a minute.
-  while (Object.entries(HOSTILE).some(([id, h]) => of(id, h.event).length < 2) && performance.now() - t0 < 60_000) await waitSteps(10);
+  // Until every hostile agent has failed twice (its second decision came after the first failure) and the healthy one has acted twice, within a minute.
+  const done = () => Object.entries(HOSTILE).every(([id, h]) => of(id, h.event).length >= 2) && of("agt_healthy", "skill.executed").length >= 2;
+  while (!done() && performance.now() - t0 < 60_000) await waitSteps(10);
   const seconds = (performance.now() - t0) / 1000;
   off();
   for (const [id, h] of Object.entries(HOSTILE)) {
