@@ -137,7 +137,7 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
     let admitted = match gate.admit(peer.ip()) {
       Ok(admitted) => admitted,
       Err(why) => {
-        refusals.refuse(stream, &why.to_string());
+        refusals.refuse(stream, peer.ip(), &why.to_string());
         return;
       }
     };
