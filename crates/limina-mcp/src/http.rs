@@ -224,7 +224,7 @@ pub async fn listen(config: Config, registry: ConnRegistry) -> Result<u16, OpErr
     let admitted = match server.gate.admit(peer.ip()) {
       Ok(admitted) => Rc::new(admitted),
       Err(why) => {
-        refusals.refuse(stream, &why.to_string());
+        refusals.refuse(stream, peer.ip(), &why.to_string());
         return;
       }
     };

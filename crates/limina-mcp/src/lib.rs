@@ -414,21 +414,26 @@ pub(crate) async fn accept_loop(listener: tokio::net::TcpListener, mut on_accept
 
 /// Connections being refused: each is answered with a short HTTP error and
 /// drained for a moment, so its client reads the answer instead of a reset;
-/// past `MAX_REFUSING` at once, further ones are just closed.
-#[derive(Clone, Default)]
-pub(crate) struct Refusals(Rc<Cell<usize>>);
+/// past `MAX_REFUSING` at once, or a quarter of them from one peer address,
+/// further ones are just closed (see `limits::RefusalBudget`).
+#[derive(Clone)]
+pub(crate) struct Refusals(Rc<limits::RefusalBudget>);
+
+impl Default for Refusals {
+  fn default() -> Self {
+    Self(limits::RefusalBudget::new(Self::MAX_REFUSING, Self::MAX_REFUSING / 4))
+  }
+}
 
 impl Refusals {
   const MAX_REFUSING: usize = 64;
   const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
-  /// Answers `stream` with 503 and a JSON-RPC `capacity_exceeded` error saying `why`, then closes it.
-  pub(crate) fn refuse(&self, stream: tokio::net::TcpStream, why: &str) {
-    if self.0.get() >= Self::MAX_REFUSING {
+  /// Answers `stream` (from `peer`) with 503 and a JSON-RPC `capacity_exceeded` error saying `why`, then closes it.
+  pub(crate) fn refuse(&self, stream: tokio::net::TcpStream, peer: std::net::IpAddr, why: &str) {
+    let Some(answering) = self.0.take(peer) else {
       return; // dropping the stream closes it
-    }
-    self.0.set(self.0.get() + 1);
-    let count = self.0.clone();
+    };
     let json = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32002, "message": format!("Service Unavailable: {why}; retry later") } }).to_string();
     let response = format!(
       "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{json}",
@@ -445,7 +450,7 @@ impl Refusals {
         Ok::<_, std::io::Error>(())
       };
       let _ = tokio::time::timeout(Self::LINGER, answer).await;
-      count.set(count.get() - 1);
+      drop(answering);
     });
   }
 }

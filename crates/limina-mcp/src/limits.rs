@@ -6,7 +6,8 @@
 //! send slowly or not at all cannot take the slots that served clients
 //! need. A finished connection with nothing in flight is *idle*; when every
 //! connection slot is taken, the connection idle longest is closed to make
-//! room before a new client is refused.
+//! room before a new client is refused. A refused connection is answered
+//! (a 503) from a budget of its own, of which each peer address has a share.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -167,6 +168,52 @@ fn release_peer(by_peer: &mut HashMap<IpAddr, usize>, peer: IpAddr) {
   }
 }
 
+/// Refused connections being answered at once: at most `total`, and at
+/// most `per_peer` from one peer address, so that one address's refusals
+/// never use up the answers another address's are owed.
+pub struct RefusalBudget {
+  total: usize,
+  per_peer: usize,
+  state: RefCell<RefusalState>,
+}
+
+#[derive(Default)]
+struct RefusalState {
+  answering: usize,
+  by_peer: HashMap<IpAddr, usize>,
+}
+
+/// One refusal being answered: its place in the budget until dropped.
+pub struct Answering {
+  budget: Rc<RefusalBudget>,
+  peer: IpAddr,
+}
+
+impl RefusalBudget {
+  pub fn new(total: usize, per_peer: usize) -> Rc<Self> {
+    Rc::new(Self { total, per_peer, state: RefCell::default() })
+  }
+
+  /// A place to answer a refusal of `peer`, if the budget and the peer's share have one.
+  pub fn take(self: &Rc<Self>, peer: IpAddr) -> Option<Answering> {
+    let mut s = self.state.borrow_mut();
+    if s.answering >= self.total || s.by_peer.get(&peer).copied().unwrap_or(0) >= self.per_peer {
+      return None;
+    }
+    s.answering += 1;
+    *s.by_peer.entry(peer).or_default() += 1;
+    Some(Answering { budget: self.clone(), peer })
+  }
+}
+
+impl Drop for Answering {
+  fn drop(&mut self) {
+    let mut s = self.budget.state.borrow_mut();
+    s.answering -= 1;
+    release_peer(&mut s.by_peer, self.peer);
+  }
+}
+
 impl Admitted {
   /// Its first request arrived whole: it no longer counts as unfinished.
   pub fn finished(&self) {
@@ -286,6 +333,24 @@ mod tests {
     assert_eq!(g.admit(B).err(), Some(Refusal::Full(2)));
     drop(slow);
     assert!(g.admit(B).is_ok());
+  }
+
+  #[test]
+  fn one_address_filling_its_share_of_refusals_leaves_another_its_answer() {
+    let budget = RefusalBudget::new(4, 2);
+    let a: Vec<Answering> = (0..2).map(|_| budget.take(A).unwrap()).collect();
+    assert!(budget.take(A).is_none());
+    let b1 = budget.take(B).unwrap();
+    let _b2 = budget.take(B).unwrap();
+    assert!(budget.take(B).is_none());
+    // The whole budget is spent: a third address waits for a place to come back.
+    const C: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 3));
+    assert!(budget.take(C).is_none());
+    drop(b1);
+    assert!(budget.take(A).is_none());
+    let _c = budget.take(C).unwrap();
+    drop(a);
+    assert!(budget.take(A).is_some());
   }
 
   /// Polls a future once with a no-op waker.

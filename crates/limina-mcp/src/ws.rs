@@ -19,12 +19,19 @@
 //! `GET` that is no handshake gets the spectator page (web.rs), within the
 //! same handshake bounds.
 //!
-//! Each connection's writes happen on the listener's writer thread, not on
-//! the loop's: a reply or state delta goes out as soon as it is queued (a
-//! delta as soon as the encoder thread fills its place), even while the
-//! loop thread is busy with a step. The connection's reads, and everything
-//! that touches the world, stay on the loop thread.
+//! Each connection's writes happen on one of the listener's writer threads,
+//! not on the loop's: a reply or state delta goes out as soon as it is
+//! queued (a delta as soon as the encoder thread fills its place), even
+//! while the loop thread is busy with a step. A listener has one writer
+//! thread for every core beside the loop's (at most `MAX_WRITERS`, at least
+//! one); connections are dealt to them in turn, and a connection stays on
+//! its writer, whose one task writes its queue in order. A writer thread
+//! runs its connections as tasks, so one stuck on a client that reads
+//! nothing waits for that socket alone. The connection's reads, and
+//! everything that touches the world, stay on the loop thread.
 
+use std::cell::Cell;
+use std::num::NonZeroUsize;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -47,6 +54,8 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
 /// reads the close frame instead of a TCP reset.
 const LINGER: Duration = Duration::from_secs(2);
+/// The most writer threads a listener starts (see the module's notes).
+const MAX_WRITERS: usize = 8;
 
 /// What bounds the server's connections.
 #[derive(Debug, Clone, Copy)]
@@ -66,11 +75,39 @@ struct Listener {
   token: Option<Rc<str>>,
   loopback: bool,
   page: web::PageConfig,
-  /// The runtime the connections' writers run on (see the module's notes).
-  writer: tokio::runtime::Handle,
+  writers: Writers,
 }
 
-/// Starts a thread whose runtime runs the connections' writers. It lives as
+/// The runtimes the connections' writers run on, one a thread (see the
+/// module's notes).
+struct Writers {
+  runtimes: Vec<tokio::runtime::Handle>,
+  /// The writer the next connection is given.
+  next: Cell<usize>,
+}
+
+impl Writers {
+  fn start() -> Result<Self, OpError> {
+    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let runtimes = (0..writer_count(cores)).map(|_| writer_thread()).collect::<Result<_, _>>()?;
+    Ok(Writers { runtimes, next: Cell::new(0) })
+  }
+
+  /// The writer a new connection stays on: each in turn.
+  fn deal(&self) -> &tokio::runtime::Handle {
+    let i = self.next.get();
+    self.next.set((i + 1) % self.runtimes.len());
+    &self.runtimes[i]
+  }
+}
+
+/// How many writer threads a listener starts on a machine with `cores`
+/// cores: one for each beside the loop thread's, within 1..=`MAX_WRITERS`.
+fn writer_count(cores: usize) -> usize {
+  cores.saturating_sub(1).clamp(1, MAX_WRITERS)
+}
+
+/// Starts a thread whose runtime runs connections' writers. It lives as
 /// long as the process, as its listener does.
 fn writer_thread() -> Result<tokio::runtime::Handle, OpError> {
   let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| OpError::io("cannot start the WebSocket writer runtime", e))?;
@@ -91,7 +128,7 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
   let local = listener.local_addr().map_err(|e| OpError::io("cannot read the bound address", e))?;
   let bound = local.port();
   let page = web::PageConfig { server, ws_port: Some(bound), token: token.is_some() };
-  let shared = Rc::new(Listener { limits, token: token.map(Rc::from), loopback: local.ip().is_loopback(), page, writer: writer_thread()? });
+  let shared = Rc::new(Listener { limits, token: token.map(Rc::from), loopback: local.ip().is_loopback(), page, writers: Writers::start()? });
   // Handshakes (and page requests) in progress: at least 16, and as many as there are client places.
   let handshakes = limits.max_clients.max(16);
   let gate = Gate::new(GateLimits::new(usize::MAX, handshakes));
@@ -100,7 +137,7 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
     let admitted = match gate.admit(peer.ip()) {
       Ok(admitted) => admitted,
       Err(why) => {
-        refusals.refuse(stream, &why.to_string());
+        refusals.refuse(stream, peer.ip(), &why.to_string());
         return;
       }
     };
@@ -274,7 +311,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   let ConnIo { conn, inbox, outbound } = registry.open();
   inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
   let (stop, stopped) = tokio::sync::oneshot::channel();
-  let mut writer = shared.writer.spawn(write(sink, outbound, limits.idle / 3, stopped));
+  let mut writer = shared.writers.deal().spawn(write(sink, outbound, limits.idle / 3, stopped));
   let idle = tokio::time::sleep(limits.idle);
   tokio::pin!(idle);
   // Set when the server ends the connection with a close frame of its own.
@@ -350,5 +387,20 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
     let _ = sink.close().await;
   } else if let Some((code, why)) = closing {
     close(sink, source, code, why).await;
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn one_writer_for_each_core_beside_the_loop_within_bounds() {
+    assert_eq!(writer_count(1), 1);
+    assert_eq!(writer_count(2), 1);
+    assert_eq!(writer_count(3), 2);
+    assert_eq!(writer_count(9), 8);
+    assert_eq!(writer_count(16), MAX_WRITERS);
+    assert_eq!(writer_count(128), MAX_WRITERS);
   }
 }
