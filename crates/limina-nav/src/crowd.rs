@@ -162,10 +162,14 @@ struct Scratch {
   next: Vec<V3>,
   /// (cell key, agent index), sorted: the neighbour grid.
   grid: Vec<(i64, u32)>,
+  /// Per agent: its cell of that grid.
+  cells: Vec<(i64, i64)>,
   near: Vec<(f32, u32)>,
   push: Vec<[f32; 2]>,
-  /// An agent's corridor as the funnel reads it.
+  /// An agent's corridor as the funnel reads it, its next corners, and the funnel's portals.
   steps: Vec<Step>,
+  corners: Vec<V3>,
+  portals: Vec<(V3, V3)>,
 }
 
 fn check(name: &str, v: f32, lo: f32, hi: f32) -> Result<(), OpError> {
@@ -403,10 +407,10 @@ impl Crowd {
           } else {
             a.stalled += dt;
           }
-          let corridor = &mut self.scratch.steps;
+          let Scratch { steps: corridor, corners, portals, .. } = &mut self.scratch;
           corridor.clear();
           corridor.extend(a.corridor.iter().map(|&s| Step::from(s)));
-          let corners = query::corners(mesh, a.pos, a.target, corridor, 2);
+          query::corners_into(mesh, a.pos, a.target, corridor, 2, corners, portals);
           // An off-mesh link starting at the next corner: cross it once there.
           let next_link = corridor.iter().skip(1).find_map(|s| s.via.filter(|l| l.offmesh != u16::MAX).map(|l| (s.poly, l)));
           let next = corners.get(1).copied().unwrap_or(a.target);
@@ -451,30 +455,33 @@ impl Crowd {
     sc.heights.extend(self.agents.values().map(|a| a.pos[1]));
     let cell = self.params.neighbour_distance;
     let cell_of = |p: [f32; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
-    let key = |(cx, cz): (i64, i64)| (cx << 32) ^ (cz & 0xffff_ffff);
+    // Monotone in (cx, cz): the three cells of a column (cx, cz - 1..=cz + 1) are one run of the sorted list.
+    let key = |(cx, cz): (i64, i64)| (cx << 32) | ((cz + (1 << 31)) & 0xffff_ffff);
     sc.grid.clear();
-    sc.grid.extend(sc.bodies.iter().enumerate().map(|(i, b)| (key(cell_of(b.position)), i as u32)));
+    sc.cells.clear();
+    sc.cells.extend(sc.bodies.iter().map(|b| cell_of(b.position)));
+    sc.grid.extend(sc.cells.iter().enumerate().map(|(i, &c)| (key(c), i as u32)));
     sc.grid.sort_unstable();
     let nd2 = cell * cell;
     sc.neighbours.resize(n, Vec::new());
     for i in 0..n {
       let p = sc.bodies[i].position;
       let y = sc.heights[i];
-      let (cx, cz) = cell_of(p);
+      let (cx, cz) = sc.cells[i];
       sc.near.clear();
-      for dz in -1..=1 {
-        for dx in -1..=1 {
-          let k = key((cx + dx, cz + dz));
-          let from = sc.grid.partition_point(|e| e.0 < k);
-          for &(_, j) in sc.grid[from..].iter().take_while(|e| e.0 == k) {
-            if j as usize == i {
-              continue;
-            }
-            let q = sc.bodies[j as usize].position;
-            let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
-            if d2 < nd2 && (sc.heights[j as usize] - y).abs() < 2.0 {
-              sc.near.push((d2, j));
-            }
+      // Which pairs are found does not depend on the order they are found in: `near` is sorted by (distance, agent).
+      let mut from = 0;
+      for dx in -1..=1 {
+        let (lo, hi) = (key((cx + dx, cz - 1)), key((cx + dx, cz + 1)));
+        from += sc.grid[from..].partition_point(|e| e.0 < lo);
+        for &(_, j) in sc.grid[from..].iter().take_while(|e| e.0 <= hi) {
+          if j as usize == i {
+            continue;
+          }
+          let q = sc.bodies[j as usize].position;
+          let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+          if d2 < nd2 && (sc.heights[j as usize] - y).abs() < 2.0 {
+            sc.near.push((d2, j));
           }
         }
       }

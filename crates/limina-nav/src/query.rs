@@ -232,8 +232,16 @@ fn push_corner(out: &mut Vec<V3>, p: V3) {
 /// The path's corners along `corridor` from `start` to `end`, crossing off-mesh links as they come.
 pub fn corners(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize) -> Vec<V3> {
   let mut out = Vec::new();
+  corners_into(mesh, start, end, corridor, max, &mut out, &mut Vec::new());
+  out
+}
+
+/// `corners` into reused buffers: `out` (cleared first) receives the corners,
+/// `portals` is scratch.
+pub fn corners_into(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize, out: &mut Vec<V3>, portals: &mut Vec<(V3, V3)>) {
+  out.clear();
+  portals.clear();
   let mut from = start;
-  let mut portals: Vec<(V3, V3)> = Vec::new();
   for step in corridor.iter().skip(1) {
     let Some(link) = step.via else { continue };
     if link.offmesh == u16::MAX {
@@ -242,19 +250,18 @@ pub fn corners(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize
     }
     let placed = &mesh.links[link.offmesh as usize];
     let (a, b) = if placed.to_poly == link.to { (placed.from, placed.to) } else { (placed.to, placed.from) };
-    string_pull(from, a, &portals, 0, &mut out);
+    string_pull(from, a, portals, 0, out);
     portals.clear();
     from = b;
     if max > 0 && out.len() > max {
       out.truncate(max + 1);
-      return out;
+      return;
     }
   }
-  string_pull(from, end, &portals, max, &mut out);
+  string_pull(from, end, portals, max, out);
   if max > 0 && out.len() > max + 1 {
     out.truncate(max + 1);
   }
-  out
 }
 
 /// A path between two points on the mesh.
