@@ -166,10 +166,16 @@ impl Search {
 /// The shortest path from `start` to `end` through `portals` (left, right as
 /// seen going forward), at most `max` corners after the start (0: all).
 pub fn string_pull(start: V3, end: V3, portals: &[(V3, V3)], max: usize, out: &mut Vec<V3>) {
+  string_pull_by(start, end, portals.len(), |i| portals[i], max, out)
+}
+
+/// `string_pull` over `count` portals read by `portal_at` (no copy of them made).
+#[inline]
+pub fn string_pull_by(start: V3, end: V3, count: usize, portal_at: impl Fn(usize) -> (V3, V3), max: usize, out: &mut Vec<V3>) {
   let first = out.len();
   out.push(start);
-  let n = portals.len() + 1;
-  let portal = |i: usize| if i < portals.len() { portals[i] } else { (end, end) };
+  let n = count + 1;
+  let portal = |i: usize| if i < count { portal_at(i) } else { (end, end) };
   let (mut apex, mut left, mut right) = (start, start, start);
   let (mut left_i, mut right_i) = (0usize, 0usize);
   let mut i = 0usize;
