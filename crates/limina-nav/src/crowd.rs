@@ -397,12 +397,11 @@ impl Crowd {
     std::mem::take(&mut self.events)
   }
 
-  fn plan(&mut self, mesh: &NavMesh, id: u32) -> bool {
-    let a = &self.agents[&id];
+  /// Plans agent `a`'s corridor anew.
+  fn plan(search: &mut Search, mesh: &NavMesh, a: &mut Agent) -> bool {
     let r = reach(mesh);
     let (Some(start), Some(goal)) = (mesh.locate(a.pos, r), mesh.locate(a.target, r)) else { return false };
-    let (found, corridor) = self.search.corridor(mesh, &start, &goal);
-    let a = self.agents.get_mut(&id).unwrap();
+    let (found, corridor) = search.corridor(mesh, &start, &goal);
     a.planned = mesh.revision;
     if !found {
       return false;
@@ -412,13 +411,12 @@ impl Crowd {
     true
   }
 
-  fn fail(&mut self, id: u32, reason: &'static str) {
-    let a = self.agents.get_mut(&id).unwrap();
+  fn fail(events: &mut Vec<CrowdEvent>, id: u32, a: &mut Agent, reason: &'static str) {
     a.mode = Mode::Idle;
     a.corridor.clear();
     a.preferred = [0.0; 3];
     a.halt = true;
-    self.events.push(CrowdEvent::Failed { agent: id, position: a.pos, reason });
+    events.push(CrowdEvent::Failed { agent: id, position: a.pos, reason });
   }
 
   /// One step of `dt` seconds; writes agents' feet and facing into the SoA
@@ -429,9 +427,9 @@ impl Crowd {
       return Err(OpError::invalid_input(format!("crowd dt must be in (0, 1] seconds, got {dt}")));
     }
     let ids: Vec<u32> = self.agents.keys().copied().collect();
+    let Crowd { agents, search, events, scratch, .. } = self;
     // Characters' agents stand where their bodies are.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for a in agents.values_mut() {
       if let Some(h) = a.desc.character {
         match physics.character_feet(h) {
           Some(p) => a.pos = p,
@@ -443,8 +441,7 @@ impl Crowd {
     let r = reach(mesh);
 
     // 1. Polygons and corridors.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for (&id, a) in agents.iter_mut() {
       a.poly = mesh.locate(a.pos, r).map(|l| l.poly);
       if let Mode::Crossing { .. } = a.mode {
         continue;
@@ -476,15 +473,14 @@ impl Crowd {
         if stale {
           a.planned = mesh.revision;
         }
-        if !self.plan(mesh, id) {
-          self.fail(id, "unreachable");
+        if !Self::plan(search, mesh, a) {
+          Self::fail(events, id, a, "unreachable");
         }
       }
     }
 
     // 2. Preferred velocities toward the next corner; arrivals.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for (&id, a) in agents.iter_mut() {
       match a.mode {
         Mode::Idle => a.preferred = [0.0; 3],
         Mode::Crossing { .. } => {}
@@ -495,7 +491,7 @@ impl Crowd {
             a.corridor.clear();
             a.preferred = [0.0; 3];
             a.halt = true;
-            self.events.push(CrowdEvent::Arrived { agent: id, position: a.pos });
+            events.push(CrowdEvent::Arrived { agent: id, position: a.pos });
             continue;
           }
           if to_goal < a.best - 0.05 {
@@ -504,7 +500,7 @@ impl Crowd {
           } else {
             a.stalled += dt;
           }
-          let Scratch { steps: corridor, corners, portals, .. } = &mut self.scratch;
+          let Scratch { steps: corridor, corners, portals, .. } = scratch;
           let rest = a.corridor.get(1..).unwrap_or(&[]);
           let next_link = if rest.iter().all(|s| s.via.is_some_and(|v| v.3 == u16::MAX)) {
             // Ordinary edges only (the usual case): the funnel reads the
@@ -542,11 +538,11 @@ impl Crowd {
           }
           a.preferred = if l > 1e-6 { math::scale(d, speed / l) } else { [0.0; 3] };
           if a.stalled > GIVE_UP_AFTER {
-            self.fail(id, "blocked");
+            Self::fail(events, id, a, "blocked");
           } else if a.stalled > REPLAN_AFTER * (a.replans + 1) as f32 {
             a.replans += 1;
-            if !self.plan(mesh, id) {
-              self.fail(id, "unreachable");
+            if !Self::plan(search, mesh, a) {
+              Self::fail(events, id, a, "unreachable");
             }
           }
         }
