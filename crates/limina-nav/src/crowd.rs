@@ -162,10 +162,111 @@ struct Scratch {
   next: Vec<V3>,
   /// (cell key, agent index), sorted: the neighbour grid.
   grid: Vec<(i64, u32)>,
+  /// Per agent: its cell of that grid.
+  cells: Vec<(i64, i64)>,
   near: Vec<(f32, u32)>,
   push: Vec<[f32; 2]>,
-  /// An agent's corridor as the funnel reads it.
+  /// Dense grid of the cells around the agents: where each cell's agents start in `slots`.
+  starts: Vec<u32>,
+  slots: Vec<u32>,
+  /// An agent's corridor as the funnel reads it, its next corners, and the funnel's portals.
   steps: Vec<Step>,
+  corners: Vec<V3>,
+  portals: Vec<(V3, V3)>,
+}
+
+impl Scratch {
+  /// Each agent's nearest neighbours (within `cell` in the ground plane,
+  /// within 2 m in height, at most `max_neighbours`, nearest first, ties by
+  /// index) from `bodies` and `heights` into `neighbours`. Candidates come
+  /// from the 3 × 3 cells of side `cell` around the agent: from a dense grid
+  /// (counting sort) when the agents' cells span few enough of them, else
+  /// from the sorted (cell, agent) list. Both give the same lists: `near` is
+  /// sorted by (distance, agent), so the order candidates are met in does
+  /// not matter.
+  fn find_neighbours(&mut self, cell: f32, max_neighbours: usize, dense_allowed: bool) {
+    let n = self.bodies.len();
+    let cell_of = |p: [f32; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
+    self.cells.clear();
+    self.cells.extend(self.bodies.iter().map(|b| cell_of(b.position)));
+    let (mut x0, mut z0, mut x1, mut z1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
+    for &(cx, cz) in &self.cells {
+      x0 = x0.min(cx);
+      z0 = z0.min(cz);
+      x1 = x1.max(cx);
+      z1 = z1.max(cz);
+    }
+    // One empty cell of margin on every side.
+    let (w, h) = (x1.saturating_sub(x0).saturating_add(3), z1.saturating_sub(z0).saturating_add(3));
+    let dense = dense_allowed && n > 0 && w.checked_mul(h).is_some_and(|a| a <= 4 * n as i64 + 4096);
+    // Monotone in (cx, cz): the three cells of a column (cx, cz - 1..=cz + 1) are one run of the sorted list.
+    let key = |(cx, cz): (i64, i64)| (cx << 32) | ((cz + (1 << 31)) & 0xffff_ffff);
+    let index = |(cx, cz): (i64, i64)| ((cx - x0 + 1) * h + (cz - z0 + 1)) as usize;
+    if dense {
+      self.starts.clear();
+      self.starts.resize((w * h) as usize + 1, 0);
+      for &c in &self.cells {
+        self.starts[index(c) + 1] += 1;
+      }
+      for k in 1..self.starts.len() {
+        self.starts[k] += self.starts[k - 1];
+      }
+      self.slots.clear();
+      self.slots.resize(n, 0);
+      for (i, &c) in self.cells.iter().enumerate() {
+        let k = index(c);
+        self.slots[self.starts[k] as usize] = i as u32;
+        self.starts[k] += 1;
+      }
+      // Each cell's start moved to its end: shift back.
+      for k in (1..self.starts.len()).rev() {
+        self.starts[k] = self.starts[k - 1];
+      }
+      self.starts[0] = 0;
+    } else {
+      self.grid.clear();
+      self.grid.extend(self.cells.iter().enumerate().map(|(i, &c)| (key(c), i as u32)));
+      self.grid.sort_unstable();
+    }
+    let nd2 = cell * cell;
+    self.neighbours.resize(n, Vec::new());
+    for i in 0..n {
+      let p = self.bodies[i].position;
+      let y = self.heights[i];
+      let (cx, cz) = self.cells[i];
+      self.near.clear();
+      let mut from = 0;
+      for dx in -1..=1 {
+        let run: &[u32] = if dense {
+          let lo = self.starts[index((cx + dx, cz - 1))] as usize;
+          let hi = self.starts[index((cx + dx, cz + 1)) + 1] as usize;
+          &self.slots[lo..hi]
+        } else {
+          let (lo, hi) = (key((cx + dx, cz - 1)), key((cx + dx, cz + 1)));
+          from += self.grid[from..].partition_point(|e| e.0 < lo);
+          let len = self.grid[from..].partition_point(|e| e.0 <= hi);
+          self.slots.clear();
+          self.slots.extend(self.grid[from..from + len].iter().map(|e| e.1));
+          &self.slots
+        };
+        for &j in run {
+          if j as usize == i {
+            continue;
+          }
+          let q = self.bodies[j as usize].position;
+          let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+          if d2 < nd2 && (self.heights[j as usize] - y).abs() < 2.0 {
+            self.near.push((d2, j));
+          }
+        }
+      }
+      self.near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+      self.near.truncate(max_neighbours);
+      let list = &mut self.neighbours[i];
+      list.clear();
+      list.extend(self.near.iter().map(|&(_, j)| j));
+    }
+  }
 }
 
 fn check(name: &str, v: f32, lo: f32, hi: f32) -> Result<(), OpError> {
@@ -296,12 +397,11 @@ impl Crowd {
     std::mem::take(&mut self.events)
   }
 
-  fn plan(&mut self, mesh: &NavMesh, id: u32) -> bool {
-    let a = &self.agents[&id];
+  /// Plans agent `a`'s corridor anew.
+  fn plan(search: &mut Search, mesh: &NavMesh, a: &mut Agent) -> bool {
     let r = reach(mesh);
     let (Some(start), Some(goal)) = (mesh.locate(a.pos, r), mesh.locate(a.target, r)) else { return false };
-    let (found, corridor) = self.search.corridor(mesh, &start, &goal);
-    let a = self.agents.get_mut(&id).unwrap();
+    let (found, corridor) = search.corridor(mesh, &start, &goal);
     a.planned = mesh.revision;
     if !found {
       return false;
@@ -311,13 +411,12 @@ impl Crowd {
     true
   }
 
-  fn fail(&mut self, id: u32, reason: &'static str) {
-    let a = self.agents.get_mut(&id).unwrap();
+  fn fail(events: &mut Vec<CrowdEvent>, id: u32, a: &mut Agent, reason: &'static str) {
     a.mode = Mode::Idle;
     a.corridor.clear();
     a.preferred = [0.0; 3];
     a.halt = true;
-    self.events.push(CrowdEvent::Failed { agent: id, position: a.pos, reason });
+    events.push(CrowdEvent::Failed { agent: id, position: a.pos, reason });
   }
 
   /// One step of `dt` seconds; writes agents' feet and facing into the SoA
@@ -328,9 +427,9 @@ impl Crowd {
       return Err(OpError::invalid_input(format!("crowd dt must be in (0, 1] seconds, got {dt}")));
     }
     let ids: Vec<u32> = self.agents.keys().copied().collect();
+    let Crowd { agents, search, events, scratch, .. } = self;
     // Characters' agents stand where their bodies are.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for a in agents.values_mut() {
       if let Some(h) = a.desc.character {
         match physics.character_feet(h) {
           Some(p) => a.pos = p,
@@ -342,8 +441,7 @@ impl Crowd {
     let r = reach(mesh);
 
     // 1. Polygons and corridors.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for (&id, a) in agents.iter_mut() {
       a.poly = mesh.locate(a.pos, r).map(|l| l.poly);
       if let Mode::Crossing { .. } = a.mode {
         continue;
@@ -375,15 +473,14 @@ impl Crowd {
         if stale {
           a.planned = mesh.revision;
         }
-        if !self.plan(mesh, id) {
-          self.fail(id, "unreachable");
+        if !Self::plan(search, mesh, a) {
+          Self::fail(events, id, a, "unreachable");
         }
       }
     }
 
     // 2. Preferred velocities toward the next corner; arrivals.
-    for &id in &ids {
-      let a = self.agents.get_mut(&id).unwrap();
+    for (&id, a) in agents.iter_mut() {
       match a.mode {
         Mode::Idle => a.preferred = [0.0; 3],
         Mode::Crossing { .. } => {}
@@ -394,7 +491,7 @@ impl Crowd {
             a.corridor.clear();
             a.preferred = [0.0; 3];
             a.halt = true;
-            self.events.push(CrowdEvent::Arrived { agent: id, position: a.pos });
+            events.push(CrowdEvent::Arrived { agent: id, position: a.pos });
             continue;
           }
           if to_goal < a.best - 0.05 {
@@ -403,12 +500,22 @@ impl Crowd {
           } else {
             a.stalled += dt;
           }
-          let corridor = &mut self.scratch.steps;
-          corridor.clear();
-          corridor.extend(a.corridor.iter().map(|&s| Step::from(s)));
-          let corners = query::corners(mesh, a.pos, a.target, corridor, 2);
-          // An off-mesh link starting at the next corner: cross it once there.
-          let next_link = corridor.iter().skip(1).find_map(|s| s.via.filter(|l| l.offmesh != u16::MAX).map(|l| (s.poly, l)));
+          let Scratch { steps: corridor, corners, portals, .. } = scratch;
+          let rest = a.corridor.get(1..).unwrap_or(&[]);
+          let next_link = if rest.iter().all(|s| s.via.is_some_and(|v| v.3 == u16::MAX)) {
+            // Ordinary edges only (the usual case): the funnel reads the
+            // portals from the corridor in place, as `corners` would.
+            corners.clear();
+            query::string_pull_by(a.pos, a.target, rest.len(), |i| rest[i].via.map_or(([0.0; 3], [0.0; 3]), |v| (v.1, v.2)), 2, corners);
+            corners.truncate(3);
+            None
+          } else {
+            corridor.clear();
+            corridor.extend(a.corridor.iter().map(|&s| Step::from(s)));
+            query::corners_into(mesh, a.pos, a.target, corridor, 2, corners, portals);
+            // An off-mesh link starting at the next corner: cross it once there.
+            corridor.iter().skip(1).find_map(|s| s.via.filter(|l| l.offmesh != u16::MAX).map(|l| (s.poly, l)))
+          };
           let next = corners.get(1).copied().unwrap_or(a.target);
           if let Some((to_poly, link)) = next_link {
             let placed = &mesh.links[link.offmesh as usize];
@@ -431,11 +538,11 @@ impl Crowd {
           }
           a.preferred = if l > 1e-6 { math::scale(d, speed / l) } else { [0.0; 3] };
           if a.stalled > GIVE_UP_AFTER {
-            self.fail(id, "blocked");
+            Self::fail(events, id, a, "blocked");
           } else if a.stalled > REPLAN_AFTER * (a.replans + 1) as f32 {
             a.replans += 1;
-            if !self.plan(mesh, id) {
-              self.fail(id, "unreachable");
+            if !Self::plan(search, mesh, a) {
+              Self::fail(events, id, a, "unreachable");
             }
           }
         }
@@ -449,41 +556,7 @@ impl Crowd {
     sc.bodies.extend(self.agents.values().map(|a| Body { position: [a.pos[0], a.pos[2]], velocity: [a.vel[0], a.vel[2]], radius: a.desc.radius }));
     sc.heights.clear();
     sc.heights.extend(self.agents.values().map(|a| a.pos[1]));
-    let cell = self.params.neighbour_distance;
-    let cell_of = |p: [f32; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
-    let key = |(cx, cz): (i64, i64)| (cx << 32) ^ (cz & 0xffff_ffff);
-    sc.grid.clear();
-    sc.grid.extend(sc.bodies.iter().enumerate().map(|(i, b)| (key(cell_of(b.position)), i as u32)));
-    sc.grid.sort_unstable();
-    let nd2 = cell * cell;
-    sc.neighbours.resize(n, Vec::new());
-    for i in 0..n {
-      let p = sc.bodies[i].position;
-      let y = sc.heights[i];
-      let (cx, cz) = cell_of(p);
-      sc.near.clear();
-      for dz in -1..=1 {
-        for dx in -1..=1 {
-          let k = key((cx + dx, cz + dz));
-          let from = sc.grid.partition_point(|e| e.0 < k);
-          for &(_, j) in sc.grid[from..].iter().take_while(|e| e.0 == k) {
-            if j as usize == i {
-              continue;
-            }
-            let q = sc.bodies[j as usize].position;
-            let d2 = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
-            if d2 < nd2 && (sc.heights[j as usize] - y).abs() < 2.0 {
-              sc.near.push((d2, j));
-            }
-          }
-        }
-      }
-      sc.near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-      sc.near.truncate(self.params.max_neighbours);
-      let list = &mut sc.neighbours[i];
-      list.clear();
-      list.extend(sc.near.iter().map(|&(_, j)| j));
-    }
+    sc.find_neighbours(self.params.neighbour_distance, self.params.max_neighbours, true);
     sc.chosen.clear();
     for (i, a) in self.agents.values().enumerate() {
       if let Mode::Crossing { .. } = a.mode {
@@ -699,4 +772,34 @@ pub fn slide(mesh: &NavMesh, from: V3, to: V3) -> V3 {
   }
   p[1] = floor.y;
   p
+}
+
+#[cfg(test)]
+mod neighbour_tests {
+  use super::*;
+
+  #[test]
+  fn the_dense_grid_and_the_sorted_list_find_the_same_neighbours() {
+    let mut seed = 0x1234_5678u32;
+    let mut next = move || {
+      seed ^= seed << 13;
+      seed ^= seed >> 17;
+      seed ^= seed << 5;
+      seed as f32 / u32::MAX as f32
+    };
+    for (n, spread) in [(1usize, 5.0f32), (40, 4.0), (300, 40.0), (500, 100.0), (200, 3000.0)] {
+      let mut dense = Scratch::default();
+      for i in 0..n {
+        // Some agents share a spot, some sit on cell boundaries, some are far below the others.
+        let (x, z) = if i % 17 == 3 { (3.0, -6.0) } else { ((next() - 0.5) * spread, (next() - 0.5) * spread) };
+        dense.bodies.push(Body { position: [x, z], velocity: [0.0; 2], radius: 0.35 });
+        dense.heights.push(if i % 11 == 0 { -5.0 } else { next() * 2.5 });
+      }
+      let mut sorted = Scratch { bodies: dense.bodies.clone(), heights: dense.heights.clone(), ..Scratch::default() };
+      dense.find_neighbours(3.0, 10, true);
+      sorted.find_neighbours(3.0, 10, false);
+      assert_eq!(dense.neighbours, sorted.neighbours, "{n} agents over {spread} m");
+      assert!(n < 40 || dense.neighbours.iter().any(|l| l.len() == 10), "lists fill up in a dense crowd");
+    }
+  }
 }

@@ -470,6 +470,12 @@ impl NavMesh {
           let z0 = self.line_z(gz);
           let qx = p[0].clamp(x0, x0 + cs);
           let qz = p[2].clamp(z0, z0 + cs);
+          // Every floor of this column is at least this far (squared) from p:
+          // when that is already beyond the best, none of them can win.
+          let h2 = (qx - p[0]) * (qx - p[0]) + (qz - p[2]) * (qz - p[2]);
+          if best.is_some_and(|(bd, _)| h2 > bd) {
+            continue;
+          }
           for f in self.tiles[t].column(lx, lz) {
             let dy = f.y - p[1];
             if dy.abs() > reach[1] {

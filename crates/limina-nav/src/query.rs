@@ -166,10 +166,16 @@ impl Search {
 /// The shortest path from `start` to `end` through `portals` (left, right as
 /// seen going forward), at most `max` corners after the start (0: all).
 pub fn string_pull(start: V3, end: V3, portals: &[(V3, V3)], max: usize, out: &mut Vec<V3>) {
+  string_pull_by(start, end, portals.len(), |i| portals[i], max, out)
+}
+
+/// `string_pull` over `count` portals read by `portal_at` (no copy of them made).
+#[inline]
+pub fn string_pull_by(start: V3, end: V3, count: usize, portal_at: impl Fn(usize) -> (V3, V3), max: usize, out: &mut Vec<V3>) {
   let first = out.len();
   out.push(start);
-  let n = portals.len() + 1;
-  let portal = |i: usize| if i < portals.len() { portals[i] } else { (end, end) };
+  let n = count + 1;
+  let portal = |i: usize| if i < count { portal_at(i) } else { (end, end) };
   let (mut apex, mut left, mut right) = (start, start, start);
   let (mut left_i, mut right_i) = (0usize, 0usize);
   let mut i = 0usize;
@@ -232,8 +238,16 @@ fn push_corner(out: &mut Vec<V3>, p: V3) {
 /// The path's corners along `corridor` from `start` to `end`, crossing off-mesh links as they come.
 pub fn corners(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize) -> Vec<V3> {
   let mut out = Vec::new();
+  corners_into(mesh, start, end, corridor, max, &mut out, &mut Vec::new());
+  out
+}
+
+/// `corners` into reused buffers: `out` (cleared first) receives the corners,
+/// `portals` is scratch.
+pub fn corners_into(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize, out: &mut Vec<V3>, portals: &mut Vec<(V3, V3)>) {
+  out.clear();
+  portals.clear();
   let mut from = start;
-  let mut portals: Vec<(V3, V3)> = Vec::new();
   for step in corridor.iter().skip(1) {
     let Some(link) = step.via else { continue };
     if link.offmesh == u16::MAX {
@@ -242,19 +256,18 @@ pub fn corners(mesh: &NavMesh, start: V3, end: V3, corridor: &[Step], max: usize
     }
     let placed = &mesh.links[link.offmesh as usize];
     let (a, b) = if placed.to_poly == link.to { (placed.from, placed.to) } else { (placed.to, placed.from) };
-    string_pull(from, a, &portals, 0, &mut out);
+    string_pull(from, a, portals, 0, out);
     portals.clear();
     from = b;
     if max > 0 && out.len() > max {
       out.truncate(max + 1);
-      return out;
+      return;
     }
   }
-  string_pull(from, end, &portals, max, &mut out);
+  string_pull(from, end, portals, max, out);
   if max > 0 && out.len() > max + 1 {
     out.truncate(max + 1);
   }
-  out
 }
 
 /// A path between two points on the mesh.
