@@ -7386,6 +7386,13 @@ declare module "limina/internal/engine/vfx/presets" {
         flutter: number;
         /** Particles below the emitter by more than this, metres, die (rain and snow reach the ground); null: never. */
         floor: number | null;
+        /**
+         * A weather field: its particles fall at a steady speed (`velocity` and the random `spread`; `gravity` and `drag`
+         * are 0) with the wind and the flutter through the box of half-sizes `extent` around the emitter, from `floor`
+         * below it to extent[1] above, and wrap from its bottom to its top. Such a field has a closed form: it is drawn
+         * from its seed and the time, with no state and no simulation step (particles.ts).
+         */
+        wraps: boolean;
         /** Quad size, metres, at birth and at death; `stretch` lengthens it vertically (rain streaks). */
         size: [number, number];
         stretch: number;
@@ -7610,25 +7617,41 @@ declare module "limina/internal/engine/vfx/particles" {
         /** Ticks stepped since the emitter started. */
         steps: number;
         readonly spec: PresetSpec;
-        private readonly init;
-        private readonly update;
+        /** The state and kernels of a field whose particles are integrated step by step; null for one that `wraps`. */
+        private readonly simulation;
         private readonly origin;
         private readonly wind;
         private readonly step;
         private readonly dt;
+        /** A wrapping field's seconds since its emitter started. */
+        private readonly time;
+        /** How far a wrapping field's wind has carried it (metres, modulo its box): the wind's velocity summed over the ticks drawn. */
+        private readonly drift;
+        /** A wrapping field's box, metres: its low corner from the emitter, and its size. */
+        private readonly box;
         /** How lit the scene is, 0–1: smoke, rain and snow are not lamps and darken with the daylight. */
         private readonly light;
         /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
         private readonly warm;
         private readonly material;
-        private readonly position;
-        private readonly velocity;
         /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
         private splatter;
         private started;
         constructor(options: FieldOptions);
-        /** Particle `i` now: whether it is alive, its size (metres, before `stretch`) and its colour and opacity (rgba, lit). */
-        private appearance;
+        /** The k-th random number in [0, 1) of particle `i` (a uint node) at `step`: a hash of the seed, the particle and the step. */
+        private random;
+        /** The storage buffers and kernels of a field integrated step by step. */
+        private simulate;
+        /**
+         * Particle `i` (a uint node) now: where it is, whether it is alive, its size (metres, before `stretch`) and its colour
+         * and opacity (rgba, lit). A simulated field's particle is read from its buffers; a wrapping field's is worked out
+         * from its seed and the time: it falls at a steady speed (its preset's velocity and a random kick), carried by the
+         * wind and swaying with the flutter, through its box around the emitter, and wraps from the box's bottom to its top
+         * at a new place across it (and across its sides) — fixed in the world, so a box that moves (the weather's follows
+         * the camera) leaves its particles where they are. It first shows at a random moment within the preset's longest
+         * life, so a field starts as a simulated stream does, and it lives life after life (its size and colour cycle).
+         */
+        private particle;
         /**
          * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
          * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
@@ -7643,7 +7666,8 @@ declare module "limina/internal/engine/vfx/particles" {
          * Steps the particles on `renderer` to `ticks` since the emitter started, born around `origin` and
          * carried by `wind` (m/s), lit `light` (0–1), in at most `dispatches` compute dispatches (one per tick when it can;
          * longer steps when it is further behind). A field asked for fewer ticks than it has stepped (a
-         * world restored to an earlier moment) starts over.
+         * world restored to an earlier moment) starts over. A wrapping field runs no kernel: its time is set, and the wind's
+         * drift summed over the ticks since the last draw (over all of them when it starts over).
          */
         advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3, dispatches: number, light?: number): void;
         dispose(): void;
