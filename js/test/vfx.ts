@@ -358,3 +358,38 @@ test("particles splatted without triangles draw what the triangles draw, within 
   assertEquals(s.particles.lastDrawn, { fields: 3, particles: 230_000, splatted: 100_000 });
   s.dispose();
 });
+
+test("rain and snow splatted nearest-wins (one atomic a covered pixel) draw close to their triangles, the same frame twice, and hide behind geometry", async () => {
+  const s = await stage();
+  await call(s, "world.setWeather", { kind: "fog", intensity: 0.3 });
+  const none = await shot(s);
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 4, -2], count: 40_000, seed: 12, scale: 0.5 });
+  await call(s, "vfx.spawn", { preset: "rain", position: [0, 4, -2], count: 20_000, seed: 13, scale: 0.5 });
+  steps(s, 600);
+  s.particles.drawing = "triangles";
+  const triangles = await shot(s);
+  s.particles.drawing = "splat";
+  const splat = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 60_000);
+  // Where dots overlap the nearest one's colour wins instead of a blend: the frames differ there only.
+  const effect = meanDifference(none, triangles);
+  const apart = meanDifference(triangles, splat);
+  const px = pixelDifference(triangles, splat, 24);
+  assert(effect > 2 && apart < effect / 20, `nearest-wins ${apart.toFixed(3)} from the triangles, which differ ${effect.toFixed(3)} from no particles`);
+  assert(px.over < 0.01, `${(px.over * 100).toFixed(2)}% of pixels more than 24/255 apart (the most ${px.max})`);
+  assertEquals(meanDifference(splat, await shot(s)), 0, "the same frame again");
+  await call(s, "vfx.stop", {});
+  assertEquals(meanDifference(none, await shot(s)), 0, "nothing left once stopped");
+  // A field far behind where a wall will stand shows; with the wall up, the frame is the wall's alone.
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 4, -35], count: 50_000, seed: 14 });
+  steps(s, 600);
+  const far = meanDifference(none, await shot(s));
+  assert(far > 0.3, `the far field shows: ${far.toFixed(2)}`);
+  const wall = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 5, -13], static: true, color: 0x606060 })).entity;
+  await call(s, "three.setTransform", { entity: wall, scale: [80, 12, 0.1] });
+  const hidden = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 50_000);
+  await call(s, "vfx.stop", {});
+  assertEquals(meanDifference(await shot(s), hidden), 0, "behind the wall, nothing shows");
+  s.dispose();
+});

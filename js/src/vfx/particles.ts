@@ -15,9 +15,9 @@
 import * as THREE from "three";
 import { type Node, tsl } from "../render/tsl.ts";
 import { type PresetSpec, PRESETS, type VfxPreset } from "./presets.ts";
-import { FIXED_POINT, PLANE, type SplatScreen, TILE } from "./splat.ts";
+import { FIXED_POINT, nearestPixel, nearestWord, PLANE, type SplatScreen, TILE } from "./splat.ts";
 
-const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, atomicLoad, atomicStore, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
+const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, vec4, float, int, uint, mix, sin, cos, sqrt, clamp, smoothstep, select, max, min, exp, log, ceil, floor, atomicAdd, atomicLoad, atomicMax, atomicStore, textureLoad, ivec2, vertexStage, vertexIndex, cameraViewMatrix, positionGeometry } = tsl;
 
 /** The world's fixed step, seconds: a field steps once per world tick. */
 export const STEP_SECONDS = 1 / 60;
@@ -85,7 +85,9 @@ export class ParticleField {
   private readonly warm: number;
   private readonly material: THREE.NodeMaterial;
   /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
-  private splatter: { screen: SplatScreen; generation: number; kernel: Node } | null = null;
+  private splatter: { screen: SplatScreen; generation: number; nearest: boolean; kernel: Node } | null = null;
+  /** The colour slot (0–3) a field splatted nearest-wins takes in the screen's colours. */
+  readonly slot = uniform(0, "uint");
   private started = false;
 
   constructor(readonly options: FieldOptions) {
@@ -249,19 +251,28 @@ export class ParticleField {
    * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
    * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
    * for the others their colour weighted by -log transmittance and that weight (an order-independent blend; see
-   * splat.ts). Integer sums: any order of adding gives the same frame.
+   * splat.ts). Integer sums: any order of adding gives the same frame. `nearest`: instead, one atomic max a covered
+   * pixel of a word packing the particle's distance, fog and opacity and its colour `slot` (see nearestWord): the
+   * nearest particle wins a pixel, whatever the order.
    */
-  splat(renderer: THREE.WebGPURenderer, screen: SplatScreen): void {
-    if (this.splatter?.screen !== screen || this.splatter.generation !== screen.generation) {
+  splat(renderer: THREE.WebGPURenderer, screen: SplatScreen, nearest: boolean): void {
+    if (this.splatter?.screen !== screen || this.splatter.generation !== screen.generation || this.splatter.nearest !== nearest) {
       this.splatter?.kernel.dispose();
-      this.splatter = { screen, generation: screen.generation, kernel: this.splatKernel(screen) };
+      this.splatter = { screen, generation: screen.generation, nearest, kernel: this.splatKernel(screen, nearest) };
     }
     renderer.compute(this.splatter.kernel);
   }
 
-  private splatKernel(screen: SplatScreen): Node {
+  /** The colour a field splatted nearest-wins shows (before fog): its birth colour, lit. */
+  nearestColour(target: THREE.Color): THREE.Color {
+    const tint = new THREE.Color(this.options.color ?? 0xffffff);
+    const [r, g, b] = this.spec.color[0];
+    return target.setRGB(r * tint.r, g * tint.g, b * tint.b).multiplyScalar(this.spec.additive ? 1 : this.light.value);
+  }
+
+  private splatKernel(screen: SplatScreen, nearest: boolean): Node {
     const { spec } = this;
-    const { accumulators, tiles, tileColumns, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
+    const { accumulators, nearest: words, tiles, tileColumns, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
     return Fn(() => {
       const particle = this.particle(instanceIndex);
       const { alive, size, tone } = particle;
@@ -280,6 +291,24 @@ export class ParticleField {
         const x1 = min(int(floor(cx.add(rx).sub(0.5))), int(pixels.x).sub(1)).toVar();
         const y0 = max(int(ceil(cy.sub(ry).sub(0.5))), int(0)).toVar();
         const y1 = min(int(floor(cy.add(ry).sub(0.5))), int(pixels.y).sub(1)).toVar();
+        const width = int(pixels.x);
+        const within = (visit: (x: Node, y: Node, a: Node) => void) =>
+          Loop({ start: y0, end: y1, type: "int", condition: "<=", name: "py" }, ({ py: y }: { py: Node }) => {
+            Loop({ start: x0, end: x1, type: "int", condition: "<=", name: "px" }, ({ px: x }: { px: Node }) => {
+              const dx = x.toFloat().add(0.5).sub(cx).div(rx);
+              const dy = y.toFloat().add(0.5).sub(cy).div(ry);
+              const a = tone.a.mul(dotOpacity(sqrt(dx.mul(dx).add(dy.mul(dy))))).toVar();
+              If(a.greaterThan(0).and(z.lessThanEqual(textureLoad(depth, ivec2(x, y)).x)), () => visit(x, y, a));
+            });
+          });
+        if (nearest) {
+          // No tiles to mark, no sums: the composite reads the words, and the screen clears them for the next frame.
+          const word = nearestWord(at.sub(eye).length(), spec.additive ? float(0) : fog(at).factor, this.slot).toVar();
+          within((x, y, a) => {
+            atomicMax(words.element(y.mul(width).add(x)), word.bitOr(nearestPixel(a, tone.a)));
+          });
+          return;
+        }
         // The tiles those pixels lie in, marked for the resolve (a load first: most are marked already).
         Loop({ start: y0.div(TILE), end: y1.div(TILE), type: "int", condition: "<=", name: "ty" }, ({ ty }: { ty: Node }) => {
           Loop({ start: x0.div(TILE), end: x1.div(TILE), type: "int", condition: "<=", name: "tx" }, ({ tx }: { tx: Node }) => {
@@ -295,33 +324,25 @@ export class ParticleField {
           rgb = mix(rgb, f.color, f.factor);
         }
         const colour = rgb.toVar();
-        const width = int(pixels.x);
         // The additive presets' plane follows the blended presets' (see PLANE).
         const plane = spec.additive ? width.mul(int(pixels.y)).mul(PLANE) : int(0);
-        Loop({ start: y0, end: y1, type: "int", condition: "<=", name: "py" }, ({ py: y }: { py: Node }) => {
-          Loop({ start: x0, end: x1, type: "int", condition: "<=", name: "px" }, ({ px: x }: { px: Node }) => {
-            const dx = x.toFloat().add(0.5).sub(cx).div(rx);
-            const dy = y.toFloat().add(0.5).sub(cy).div(ry);
-            const a = tone.a.mul(dotOpacity(sqrt(dx.mul(dx).add(dy.mul(dy))))).toVar();
-            If(a.greaterThan(0).and(z.lessThanEqual(textureLoad(depth, ivec2(x, y)).x)), () => {
-              const base = y.mul(width).add(x).mul(PLANE).add(plane).toUint().toVar();
-              const add = (k: number, v: Node) => atomicAdd(accumulators.element(base.add(k)), uint(v.mul(FIXED_POINT).add(0.5)));
-              if (spec.additive) {
-                const light = colour.mul(a);
-                add(0, light.x);
-                add(1, light.y);
-                add(2, light.z);
-              } else {
-                // Weighted by -log transmittance: their sum is the pixel's total, and one dot alone blends exactly.
-                const w = log(float(1).sub(min(a, 0.999))).negate().toVar();
-                const weighted = colour.mul(w);
-                add(0, weighted.x);
-                add(1, weighted.y);
-                add(2, weighted.z);
-                add(3, w);
-              }
-            });
-          });
+        within((x, y, a) => {
+          const base = y.mul(width).add(x).mul(PLANE).add(plane).toUint().toVar();
+          const add = (k: number, v: Node) => atomicAdd(accumulators.element(base.add(k)), uint(v.mul(FIXED_POINT).add(0.5)));
+          if (spec.additive) {
+            const light = colour.mul(a);
+            add(0, light.x);
+            add(1, light.y);
+            add(2, light.z);
+          } else {
+            // Weighted by -log transmittance: their sum is the pixel's total, and one dot alone blends exactly.
+            const w = log(float(1).sub(min(a, 0.999))).negate().toVar();
+            const weighted = colour.mul(w);
+            add(0, weighted.x);
+            add(1, weighted.y);
+            add(2, weighted.z);
+            add(3, w);
+          }
         });
       });
     })().compute(this.options.count);
