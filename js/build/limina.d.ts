@@ -7531,9 +7531,29 @@ declare module "limina/internal/engine/vfx/splat" {
     export const TILE = 8;
     /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
     export const FIXED_POINT = 4096;
+    /** Colours the nearest-wins words of one frame can name (a word's two lowest bits). */
+    export const NEAREST_COLOURS = 4;
+    /**
+     * Whether a field can be splatted nearest-wins: a weather field (`wraps`) of one colour, not additive (light adds up;
+     * it does not hide what lies behind).
+     */
+    export const nearestWins: (field: ParticleField) => boolean;
+    /**
+     * A particle's nearest-wins word, less what the kernel or's in a pixel (its opacity there, bits 2–8, 0–127, and bit 31,
+     * set where that is at least half the dot's own: its solid middle): bits 17–30 how near it is (0x3fff less the top 14
+     * bits of its distance's float bits, which order as the distances do: 6 bits of mantissa, under 2 % apart), bits 9–16
+     * its fog factor (0–255), bits 0–1 its colour slot. The largest word wins: a solid middle over a faint rim (a near
+     * dot's soft edge does not blot out the dots behind it), then the nearest (equally near: the foggier, then the more
+     * opaque, then the higher slot); an atomic max in any order leaves the same word, and an untouched pixel's 0 is none.
+     */
+    export function nearestWord(distance: Node, fogFactor: Node, slot: Node): Node;
+    /** The bits a pixel adds to a particle's nearest-wins word: its opacity `a` there, of the dot's `opacity`. */
+    export const nearestPixel: (a: Node, opacity: Node) => Node;
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
     export interface SplatInputs {
         accumulators: Node;
+        /** One nearest-wins word a pixel (nearestWord), in rows. */
+        nearest: Node;
         /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
         tiles: Node;
         tileColumns: number;
@@ -7562,7 +7582,13 @@ declare module "limina/internal/engine/vfx/splat" {
         private readonly pixelScale;
         private readonly eye;
         private readonly fogOn;
-        private readonly pipeline;
+        /** The inverse of viewProjection: the composite's pixels back to the world (for the fog's colour along them). */
+        private readonly inverseViewProjection;
+        /** The colours the nearest-wins words' slots name this frame. */
+        private readonly colours;
+        private readonly colour;
+        /** Composites by what the frame splatted: summed fields only (1), nearest-wins only (2), both (3). */
+        private readonly composites;
         /** The particles resolved, a pixel each: their light over the scene (rgb) and the scene's transmittance (a). */
         private layer;
         /** Resolves for frames with blended fields only, additive only, both. */
@@ -7576,10 +7602,10 @@ declare module "limina/internal/engine/vfx/splat" {
         draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void;
         private allocate;
         /**
-         * Unmarks every tile: a plain buffer clear (a memset on lavapipe). The accumulators need none: they start zeroed and
-         * the resolve zeroes the sums it reads, which are all the nonzero ones.
+         * Zeroes `buffers` (the tile marks, the nearest-wins words): plain buffer clears (a memset on lavapipe). The
+         * accumulators need none: they start zeroed and the resolve zeroes the sums it reads, which are all the nonzero ones.
          */
-        private clearTiles;
+        private clear;
         /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
         dispose(): void;
     }
@@ -7625,6 +7651,13 @@ declare module "limina/internal/engine/vfx/particles" {
         private readonly dt;
         /** A wrapping field's seconds since its emitter started. */
         private readonly time;
+        /**
+         * The same in whole epochs (EPOCH_TICKS) and the rest: a particle's fall over the epochs is reduced modulo the box
+         * before the rest's is added, so it stays smooth in 32-bit floats however long a field runs (the first's rounding,
+         * a few centimetres after days, changes once an epoch, not every frame).
+         */
+        private readonly epochs;
+        private readonly sinceEpoch;
         /** How far a wrapping field's wind has carried it (metres, modulo its box): the wind's velocity summed over the ticks drawn. */
         private readonly drift;
         /** A wrapping field's box, metres: its low corner from the emitter, and its size. */
@@ -7636,6 +7669,8 @@ declare module "limina/internal/engine/vfx/particles" {
         private readonly material;
         /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
         private splatter;
+        /** The colour slot (0–3) a field splatted nearest-wins takes in the screen's colours. */
+        readonly slot: any;
         private started;
         constructor(options: FieldOptions);
         /** The k-th random number in [0, 1) of particle `i` (a uint node) at `step`: a hash of the seed, the particle and the step. */
@@ -7656,9 +7691,13 @@ declare module "limina/internal/engine/vfx/particles" {
          * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
          * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
          * for the others their colour weighted by -log transmittance and that weight (an order-independent blend; see
-         * splat.ts). Integer sums: any order of adding gives the same frame.
+         * splat.ts). Integer sums: any order of adding gives the same frame. `nearest`: instead, one atomic max a covered
+         * pixel of a word packing the particle's distance, fog and opacity and its colour `slot` (see nearestWord): the
+         * nearest particle wins a pixel, whatever the order.
          */
-        splat(renderer: THREE.WebGPURenderer, screen: SplatScreen): void;
+        splat(renderer: THREE.WebGPURenderer, screen: SplatScreen, nearest: boolean): void;
+        /** The colour a field splatted nearest-wins shows (before fog): its birth colour, lit. */
+        nearestColour(target: THREE.Color): THREE.Color;
         private splatKernel;
         /** Whether this field draws what `options` asks (else a new one is needed). */
         matches(o: FieldOptions): boolean;

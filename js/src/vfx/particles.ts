@@ -22,6 +22,9 @@ const { Fn, If, Loop, instancedArray, instanceIndex, uniform, hash, vec2, vec3, 
 /** The world's fixed step, seconds: a field steps once per world tick. */
 export const STEP_SECONDS = 1 / 60;
 
+/** Ticks in a wrapping field's epoch (see ParticleField's `epochs`): 256 s. */
+const EPOCH_TICKS = 256 * 60;
+
 /**
  * The most dispatches one draw runs: a window (drawing continuously) at most 2 — a slow frame
  * folds the ticks it missed into longer steps instead of falling further behind — and a one-off
@@ -75,6 +78,13 @@ export class ParticleField {
   private readonly dt = uniform(STEP_SECONDS);
   /** A wrapping field's seconds since its emitter started. */
   private readonly time = uniform(0);
+  /**
+   * The same in whole epochs (EPOCH_TICKS) and the rest: a particle's fall over the epochs is reduced modulo the box
+   * before the rest's is added, so it stays smooth in 32-bit floats however long a field runs (the first's rounding,
+   * a few centimetres after days, changes once an epoch, not every frame).
+   */
+  private readonly epochs = uniform(0);
+  private readonly sinceEpoch = uniform(0);
   /** How far a wrapping field's wind has carried it (metres, modulo its box): the wind's velocity summed over the ticks drawn. */
   private readonly drift = uniform(new THREE.Vector3());
   /** A wrapping field's box, metres: its low corner from the emitter, and its size. */
@@ -218,7 +228,9 @@ export class ParticleField {
       const random = (k: number) => this.random(i, uint(0), k);
       const size = vec3(this.box.size);
       const velocity = vec3(...spec.velocity).add(unit(random(4), random(5)).mul(random(6).mul(spec.spread)));
-      let moved: Node = velocity.mul(this.time).add(this.drift);
+      const long = velocity.mul(this.epochs).toVar();
+      const longLaps = floor(long.div(size)).toVar();
+      let moved: Node = long.sub(size.mul(longLaps)).add(velocity.mul(this.sinceEpoch)).add(this.drift);
       if (spec.flutter > 0) {
         // The flutter's sway, integrated: the simulated sway's velocity (sin, 0, cos of a phase turning 2.3 rad/s).
         const phase = i.toFloat().mul(0.7131).add(this.time.mul(2.3));
@@ -229,7 +241,7 @@ export class ParticleField {
       // as a simulated drop is born anew (a drop falling through the same column forever would show).
       const y = random(2).mul(size.y).add(moved.y).sub(low.y);
       const lap = floor(y.div(size.y));
-      const again = (k: number) => this.random(i, uint(int(lap)), k);
+      const again = (k: number) => this.random(i, uint(int(lap.add(longLaps.y))), k);
       const across = vec2(again(1), again(3)).mul(size.xz).add(moved.xz).sub(low.xz);
       at = low.add(vec3(across.x.sub(size.x.mul(floor(across.x.div(size.x)))), y.sub(size.y.mul(lap)), across.y.sub(size.z.mul(floor(across.y.div(size.z))))));
       const first = random(8).mul(spec.life[1]);
@@ -375,6 +387,9 @@ export class ParticleField {
       const { size } = this.box;
       drift.set(drift.x - size.x * Math.floor(drift.x / size.x), drift.y - size.y * Math.floor(drift.y / size.y), drift.z - size.z * Math.floor(drift.z / size.z));
       this.time.value = ticks * STEP_SECONDS;
+      const epochs = Math.floor(ticks / EPOCH_TICKS) * EPOCH_TICKS;
+      this.epochs.value = epochs * STEP_SECONDS;
+      this.sinceEpoch.value = (ticks - epochs) * STEP_SECONDS;
       this.steps = ticks;
       return;
     }
