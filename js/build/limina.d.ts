@@ -7552,8 +7552,9 @@ declare module "limina/internal/engine/vfx/splat" {
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
     export interface SplatInputs {
         accumulators: Node;
-        /** One nearest-wins word a pixel (nearestWord), in rows. */
+        /** One nearest-wins word a pixel (nearestWord), in rows of `nearestRow` words (whole 256-byte rows, for a copy). */
         nearest: Node;
+        nearestRow: number;
         /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
         tiles: Node;
         tileColumns: number;
@@ -7591,6 +7592,8 @@ declare module "limina/internal/engine/vfx/splat" {
         private readonly composites;
         /** The particles resolved, a pixel each: their light over the scene (rgb) and the scene's transmittance (a). */
         private layer;
+        /** The nearest-wins words, copied for the composite to read. */
+        private words;
         /** Resolves for frames with blended fields only, additive only, both. */
         private resolves;
         private readonly drawing;
@@ -7606,6 +7609,8 @@ declare module "limina/internal/engine/vfx/splat" {
          * accumulators need none: they start zeroed and the resolve zeroes the sums it reads, which are all the nonzero ones.
          */
         private clear;
+        /** Copies the nearest-wins words into their texture (a buffer-to-texture copy: a memcpy on lavapipe). */
+        private copyWords;
         /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
         dispose(): void;
     }

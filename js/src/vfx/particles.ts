@@ -284,7 +284,7 @@ export class ParticleField {
 
   private splatKernel(screen: SplatScreen, nearest: boolean): Node {
     const { spec } = this;
-    const { accumulators, nearest: words, tiles, tileColumns, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
+    const { accumulators, nearest: words, nearestRow, tiles, tileColumns, depth, viewProjection, size: pixels, pixelScale, eye, fog } = screen.inputs;
     return Fn(() => {
       const particle = this.particle(instanceIndex);
       const { alive, size, tone } = particle;
@@ -317,7 +317,7 @@ export class ParticleField {
           // No tiles to mark, no sums: the composite reads the words, and the screen clears them for the next frame.
           const word = nearestWord(at.sub(eye).length(), spec.additive ? float(0) : fog(at).factor, this.slot).toVar();
           within((x, y, a) => {
-            atomicMax(words.element(y.mul(width).add(x)), word.bitOr(nearestPixel(a, tone.a)));
+            atomicMax(words.element(y.mul(nearestRow).add(x)), word.bitOr(nearestPixel(a, tone.a)));
           });
           return;
         }

@@ -14,7 +14,8 @@
 // nearly opaque or thin) take a cheaper way: one atomic max a covered pixel of
 // a word packing the particle's distance, fog and opacity, so the nearest
 // particle wins each pixel (the same whatever the order), and the composite
-// reads those words itself — no sums, no tiles, no resolve.
+// reads those words itself (copied into an integer texture) — no sums, no
+// tiles, no resolve.
 // Browser-safe: three only.
 
 import * as THREE from "three";
@@ -70,8 +71,9 @@ export const nearestPixel = (a: Node, opacity: Node): Node =>
 /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
 export interface SplatInputs {
   accumulators: Node;
-  /** One nearest-wins word a pixel (nearestWord), in rows. */
+  /** One nearest-wins word a pixel (nearestWord), in rows of `nearestRow` words (whole 256-byte rows, for a copy). */
   nearest: Node;
+  nearestRow: number;
   /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
   tiles: Node;
   tileColumns: number;
@@ -106,6 +108,8 @@ export class SplatScreen {
   private readonly composites: Record<1 | 2 | 3, THREE.RenderPipeline>;
   /** The particles resolved, a pixel each: their light over the scene (rgb) and the scene's transmittance (a). */
   private layer: THREE.StorageTexture | null = null;
+  /** The nearest-wins words, copied for the composite to read. */
+  private words: THREE.DataTexture | null = null;
   /** Resolves for frames with blended fields only, additive only, both. */
   private resolves: Node[] = [];
   private readonly drawing = new THREE.Vector2();
@@ -121,7 +125,7 @@ export class SplatScreen {
    */
   draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void {
     const { x: width, y: height } = renderer.getDrawingBufferSize(this.drawing);
-    if (width !== this.target.width || height !== this.target.height || this.layer === null) this.allocate(width, height);
+    if (width !== this.target.width || height !== this.target.height || this.layer === null) this.allocate(renderer, width, height);
     const output = renderer.getRenderTarget();
     for (const f of fields) f.object.visible = false;
     renderer.setRenderTarget(this.target);
@@ -155,6 +159,7 @@ export class SplatScreen {
     this.clear(renderer, [...(summed.length > 0 ? [tiles] : []), ...(nearest.length > 0 ? [words] : [])]);
     for (const f of summed) f.splat(renderer, this, false);
     for (const f of nearest) f.splat(renderer, this, true);
+    if (nearest.length > 0) this.copyWords(renderer);
     if (summed.length > 0) {
       const adds = summed.some((f) => f.spec.additive);
       const blends = summed.some((f) => !f.spec.additive);
@@ -163,7 +168,7 @@ export class SplatScreen {
     this.composites[((summed.length > 0 ? 1 : 0) | (nearest.length > 0 ? 2 : 0)) as 1 | 2 | 3].render();
   }
 
-  private allocate(width: number, height: number): void {
+  private allocate(renderer: THREE.WebGPURenderer, width: number, height: number): void {
     this.dispose();
     this.target.setSize(width, height);
     this.size.value.set(width, height);
@@ -172,12 +177,19 @@ export class SplatScreen {
     const tileColumns = Math.ceil(width / TILE);
     const tileCount = tileColumns * Math.ceil(height / TILE);
     const tiles = instancedArray(tileCount, "uint").toAtomic();
-    const nearest = instancedArray(width * height, "uint").toAtomic();
+    const nearestRow = Math.ceil(width / 64) * 64;
+    const nearest = instancedArray(nearestRow * height, "uint").toAtomic();
+    // The words copied into an integer texture for the composite: a fragment shader reading a storage buffer is
+    // slower on lavapipe than one reading a texture, and the copy is a memcpy.
+    const words = (this.words = new THREE.DataTexture(new Uint32Array(width * height), width, height, THREE.RedIntegerFormat, THREE.UnsignedIntType));
+    words.needsUpdate = true;
+    renderer.initTexture(words);
     const env = this.environment;
     const { fogOn, eye } = this;
     this.inputs = {
       accumulators,
       nearest,
+      nearestRow,
       tiles,
       tileColumns,
       depth: this.target.depthTexture!,
@@ -230,7 +242,6 @@ export class SplatScreen {
       })().compute(tileCount * TILE * TILE, [TILE * TILE]);
     this.resolves = [resolve(true, false), resolve(false, true), resolve(true, true)];
     const pixel = ivec2(screenCoordinate.xy);
-    const words = storage(nearest.value, "uint", width * height).toReadOnly();
     for (const which of [1, 2, 3] as const) {
       this.composites[which].outputNode = Fn(() => {
         const out = textureLoad(this.target.texture, pixel).toVar();
@@ -239,7 +250,7 @@ export class SplatScreen {
           out.assign(vec4(out.rgb.mul(particles.a).add(particles.rgb), out.a.oneMinus().mul(particles.a).oneMinus()));
         }
         if (which & 2) {
-          const word = words.element(pixel.y.mul(width).add(pixel.x)).toVar();
+          const word = textureLoad(words, pixel).x.toVar();
           // The nearest particle over what lies behind it, in its colour fogged as far as its word says (only where
           // one is: most pixels have none).
           If(word.notEqual(0), () => {
@@ -276,11 +287,21 @@ export class SplatScreen {
     backend.device.queue.submit([encoder.finish()]);
   }
 
+  /** Copies the nearest-wins words into their texture (a buffer-to-texture copy: a memcpy on lavapipe). */
+  private copyWords(renderer: THREE.WebGPURenderer): void {
+    const backend = renderer.backend as unknown as { device: GPUDevice; get(o: object): { buffer?: GPUBuffer; texture?: GPUTexture } };
+    const { width, height } = this.target;
+    const encoder = backend.device.createCommandEncoder();
+    encoder.copyBufferToTexture({ buffer: backend.get(this.inputs.nearest.value).buffer!, bytesPerRow: this.inputs.nearestRow * 4 }, { texture: backend.get(this.words!).texture! }, [width, height]);
+    backend.device.queue.submit([encoder.finish()]);
+  }
+
   /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
   dispose(): void {
     this.inputs?.accumulators.value.dispose();
     this.inputs?.tiles.value.dispose();
     this.inputs?.nearest.value.dispose();
+    this.words?.dispose();
     for (const r of this.resolves) r.dispose();
     this.layer?.dispose();
     this.layer = null;
