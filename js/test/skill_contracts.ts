@@ -2,7 +2,8 @@
 // skills share the same Zod input and output schemas (a family's contracts
 // live at its module's top level), while each session keeps its own
 // definitions, handlers, registry, policy and world — nothing one session
-// registers, replaces, revokes or changes reaches another.
+// registers, replaces, revokes or changes reaches another. The registry
+// checks them through Zod's compiled form, which must answer exactly as Zod.
 import { PolicyEngine, resolveProfile, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { z } from "zod";
