@@ -139,12 +139,18 @@ impl Moves {
         rayon::spawn(move || helper.work());
       }
     }
-    moves.work();
+    let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| moves.work()));
+    // No chunk is claimed from here on (even if this thread's move panicked): wait for the ones helpers are computing.
+    let claimed = moves.next.swap(chunks, Ordering::Relaxed).min(chunks);
+    let abandoned = usize::from(own.is_err());
     let mut done = moves.done.lock().expect("moves lock");
-    while *done < chunks {
+    while *done + abandoned < claimed {
       done = moves.finished.wait(done).expect("moves lock");
     }
     drop(done);
+    if let Err(panic) = own {
+      std::panic::resume_unwind(panic);
+    }
     moves.results.iter().flat_map(|r| std::mem::take(&mut *r.lock().expect("moves lock"))).collect()
   }
 
@@ -157,15 +163,13 @@ impl Moves {
         return;
       }
       // SAFETY: chunk c is claimed and not yet counted done, so the stepping thread is still
-      // inside `compute`, which holds the world borrowed.
+      // inside `compute` (which waits for every claimed chunk, even when unwinding), holding the
+      // world borrowed.
       let world = unsafe { &*self.world.0 };
       let out: Vec<Move> = self.inputs[c * MOVE_CHUNK..((c + 1) * MOVE_CHUNK).min(self.inputs.len())].iter().map(|m| Self::one(world, self.dt, m)).collect();
       *self.results[c].lock().expect("moves lock") = out;
-      let mut done = self.done.lock().expect("moves lock");
-      *done += 1;
-      if *done == chunks {
-        self.finished.notify_all();
-      }
+      *self.done.lock().expect("moves lock") += 1;
+      self.finished.notify_all();
     }
   }
 
