@@ -18,10 +18,10 @@ use limina_physics::rapier3d::parry::utils::Array2;
 use limina_physics::{PhysicsWorld, TransformColumns};
 
 use crate::crowd::AgentDesc;
-use crate::tests::static_body;
 use crate::geometry::{cuboid, Fnv, PoseF, Source, SourceShape};
 use crate::navmesh::NavMesh;
 use crate::params::NavParams;
+use crate::tests::static_body;
 use crate::world::{query_reach, NavWorld};
 
 struct Rng(u32);
