@@ -5,7 +5,10 @@
 //! A 256 m × 256 m heightfield terrain (the collider type terrain uses) with
 //! 500 box obstacles: the whole bake, a local rebuild after one obstacle
 //! appears, path queries between random points, and a 500-agent crowd step.
-//! Native figures: no JS, no op crossing. The last line printed is JSON.
+//! And `bench_walkers`: the humanoids bench's plaza (examples/crowd_walk_core.ts)
+//! with 200 crowd agents each driving a physics character, timing the crowd
+//! step, the 200 controllers' moves and the physics step apart. Native
+//! figures: no JS, no op crossing. The last line printed is JSON.
 
 use std::time::Instant;
 
@@ -18,6 +21,7 @@ use crate::crowd::AgentDesc;
 use crate::geometry::{cuboid, Fnv, PoseF, Source, SourceShape};
 use crate::navmesh::NavMesh;
 use crate::params::NavParams;
+use crate::tests::static_body;
 use crate::world::{query_reach, NavWorld};
 
 struct Rng(u32);
@@ -188,5 +192,92 @@ fn bench_navigation() {
     rebuilds.iter().map(|r| r.1.to_string()).collect::<Vec<_>>().join(","),
     pairs.len(),
     expanded as f64 / pairs.len() as f64,
+  );
+}
+
+/// 200 walkers crossing the crowd walk's plaza to random goals, a new one on each arrival: the
+/// step's three native parts timed apart, and digests of the characters and the crowd at the end.
+#[test]
+#[ignore]
+fn bench_walkers() {
+  use limina_physics::{CharacterDesc, Shape};
+  const PLAZA: f32 = 18.0;
+  let mut w = PhysicsWorld::new();
+  static_body(&mut w, Shape::Box { half_extents: [PLAZA + 4.0; 3] }, [0.0, -(PLAZA + 4.0), 0.0]);
+  for [x, z] in [[-9.0, -9.0], [9.0, -9.0], [-9.0, 9.0], [9.0, 9.0], [0.0, -13.0], [0.0, 13.0]] {
+    static_body(&mut w, Shape::Box { half_extents: [1.1, 0.605, 1.1] }, [x, 0.3, z]);
+  }
+  static_body(&mut w, Shape::Sphere { radius: 2.0 }, [0.0, 0.0, 0.0]);
+  w.step(1.0 / 60.0).unwrap();
+  let mut nav = NavWorld::default();
+  let params = NavParams { agent_radius: 0.35, bounds: Some(crate::params::Bounds { min: [-PLAZA - 2.0, -1.0, -PLAZA - 2.0], max: [PLAZA + 2.0, 4.0, PLAZA + 2.0] }), ..NavParams::default() };
+  nav.build(&w, params).unwrap();
+  let mut rng = Rng(0x0ddb_a11);
+  let somewhere = |rng: &mut Rng| [(rng.next() * 2.0 - 1.0) * (PLAZA - 1.0), 0.0, (rng.next() * 2.0 - 1.0) * (PLAZA - 1.0)];
+  let n = 200u32;
+  let mut agents = Vec::new();
+  for i in 0..n {
+    let r = 3.0 + (PLAZA - 4.0) * ((i as f32 + 0.5) / n as f32).sqrt();
+    let a = i as f32 * 2.399963;
+    let height = 1.6 + rng.next() * 0.3;
+    let scale = height / 1.75;
+    let at = [a.cos() * r, 0.0, a.sin() * r];
+    let at = nav.locate(at).unwrap().map(|l| l.point).unwrap_or(at);
+    let desc: CharacterDesc = serde_json::from_value(serde_json::json!({ "position": at, "radius": 0.3 * scale, "height": height, "eid": i + 1 })).unwrap();
+    let body = w.create_character(&desc).unwrap();
+    agents.push(nav.crowd.add(AgentDesc { position: at, radius: 0.35 * scale, max_speed: 4.5, max_accel: 10.0, arrive_distance: 0.2, character: Some(body), eid: Some(i + 1) }).unwrap());
+  }
+  let send = |nav: &mut NavWorld, rng: &mut Rng, id: u32| {
+    for _ in 0..5 {
+      let (target, speed) = (somewhere(rng), 1.1 + rng.next() * 0.9);
+      if nav.crowd.set_target(nav.mesh.as_ref().unwrap(), id, target, Some(speed)).is_ok() {
+        return;
+      }
+    }
+  };
+  for &id in &agents {
+    send(&mut nav, &mut rng, id);
+  }
+  let mut cols: [Vec<f32>; 7] = std::array::from_fn(|_| vec![0.0; n as usize + 1]);
+  let (mut crowd_ms, mut moves_ms, mut physics_ms) = (Vec::new(), Vec::new(), Vec::new());
+  let mut arrivals = 0;
+  for step in 0..600 {
+    let [px, py, pz, rx, ry, rz, rw] = &mut cols;
+    let t = Instant::now();
+    nav.crowd.step(nav.mesh.as_ref(), &mut w, 1.0 / 60.0, &mut TransformColumns { px, py, pz, rx, ry, rz, rw }).unwrap();
+    let c = ms(t);
+    let t = Instant::now();
+    w.step_characters(1.0 / 60.0, TransformColumns { px, py, pz, rx, ry, rz, rw }).unwrap();
+    let m = ms(t);
+    let t = Instant::now();
+    w.step(1.0 / 60.0).unwrap();
+    let p = ms(t);
+    if step >= 60 {
+      crowd_ms.push(c);
+      moves_ms.push(m);
+      physics_ms.push(p);
+    }
+    for e in nav.crowd.drain_events() {
+      let id = match e {
+        crate::crowd::CrowdEvent::Arrived { agent, .. } => {
+          arrivals += 1;
+          agent
+        }
+        crate::crowd::CrowdEvent::Failed { agent, .. } => agent,
+      };
+      send(&mut nav, &mut rng, id);
+    }
+  }
+  let mut h = Fnv::new();
+  w.characters_digest_bytes().iter().chain(w.digest_bytes().iter()).for_each(|&b| h.word(b as u32));
+  println!(
+    "{{\"bench\":\"walkers\",\"walkers\":{n},\"threads\":{},\"crowdStepP50Ms\":{:.3},\"movesP50Ms\":{:.3},\"movesP95Ms\":{:.3},\"physicsStepP50Ms\":{:.3},\"arrivals\":{arrivals},\"digests\":[\"{:016x}\",\"{}\"]}}",
+    rayon::current_num_threads(),
+    percentile(&mut crowd_ms, 50.0),
+    percentile(&mut moves_ms.clone(), 50.0),
+    percentile(&mut moves_ms, 95.0),
+    percentile(&mut physics_ms, 50.0),
+    h.0,
+    digest(&nav),
   );
 }

@@ -8,9 +8,14 @@ use crate::params::{AreaVolume, NavParams, OffMeshLink};
 use crate::world::NavWorld;
 
 fn static_box(w: &mut PhysicsWorld, half: V3, at: V3) -> u32 {
+  static_body(w, Shape::Box { half_extents: half }, at)
+}
+
+/// A static body of `shape` at `at`.
+pub(crate) fn static_body(w: &mut PhysicsWorld, shape: Shape, at: V3) -> u32 {
   w.create_body(&BodyDesc {
     kind: BodyKind::Static,
-    shape: Some(Shape::Box { half_extents: half }),
+    shape: Some(shape),
     colliders: Vec::new(),
     position: at,
     rotation: [0.0, 0.0, 0.0, 1.0],

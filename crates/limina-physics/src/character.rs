@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Condvar, Mutex};
 
 use limina_ops::OpError;
 use rapier3d::control::{CharacterAutostep, CharacterCollision, CharacterLength, EffectiveCharacterMovement, KinematicCharacterController};
@@ -93,6 +93,97 @@ struct Plan {
 
 /// Characters whose moves one thread takes at a time.
 const MOVE_CHUNK: usize = 8;
+
+/// What one character's move is computed from.
+struct MoveInput {
+  body: RigidBodyHandle,
+  collider: ColliderHandle,
+  desired: Vector,
+  rising: bool,
+  controller: KinematicCharacterController,
+}
+
+/// A character's move: where the controller lets it go, and what it hit on the way.
+type Move = (EffectiveCharacterMovement, Vec<CharacterCollision>);
+
+/// The world the moves read, shared with the pool's threads for one step.
+struct WorldRef(*const rapier3d::pipeline::PhysicsWorld);
+// SAFETY: the world is only read through it, and `Moves::compute` keeps it alive and unchanged while any claimed chunk is computed.
+unsafe impl Send for WorldRef {}
+unsafe impl Sync for WorldRef {}
+
+/// One step's moves, computed in chunks by whichever threads claim them: the stepping thread
+/// and any of the pool's that start in time. A chunk is only computed after it is claimed, and
+/// the stepping thread waits only for chunks that were claimed, never for a pool thread to
+/// start: one that starts late (its core busy elsewhere) finds every chunk taken and leaves
+/// without touching the world. So the moves take no longer than on the stepping thread alone.
+struct Moves {
+  world: WorldRef,
+  dt: f32,
+  inputs: Vec<MoveInput>,
+  next: AtomicUsize,
+  results: Vec<Mutex<Vec<Move>>>,
+  /// Chunks computed so far, and the stepping thread waiting for the last of them.
+  done: Mutex<usize>,
+  finished: Condvar,
+}
+
+impl Moves {
+  /// Every input's move, in input order; the same bits on any number of threads.
+  fn compute(world: &rapier3d::pipeline::PhysicsWorld, dt: f32, inputs: Vec<MoveInput>) -> Vec<Move> {
+    let chunks = inputs.len().div_ceil(MOVE_CHUNK);
+    let moves = Arc::new(Moves { world: WorldRef(world), dt, inputs, next: AtomicUsize::new(0), results: (0..chunks).map(|_| Mutex::new(Vec::new())).collect(), done: Mutex::new(0), finished: Condvar::new() });
+    if chunks > 1 {
+      for _ in 1..rayon::current_num_threads() {
+        let helper = Arc::clone(&moves);
+        rayon::spawn(move || helper.work());
+      }
+    }
+    let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| moves.work()));
+    // No chunk is claimed from here on (even if this thread's move panicked): wait for the ones helpers are computing.
+    let claimed = moves.next.swap(chunks, Ordering::Relaxed).min(chunks);
+    let abandoned = usize::from(own.is_err());
+    let mut done = moves.done.lock().expect("moves lock");
+    while *done + abandoned < claimed {
+      done = moves.finished.wait(done).expect("moves lock");
+    }
+    drop(done);
+    if let Err(panic) = own {
+      std::panic::resume_unwind(panic);
+    }
+    moves.results.iter().flat_map(|r| std::mem::take(&mut *r.lock().expect("moves lock"))).collect()
+  }
+
+  /// Claims chunks and computes them until none is left.
+  fn work(&self) {
+    let chunks = self.results.len();
+    loop {
+      let c = self.next.fetch_add(1, Ordering::Relaxed);
+      if c >= chunks {
+        return;
+      }
+      // SAFETY: chunk c is claimed and not yet counted done, so the stepping thread is still
+      // inside `compute` (which waits for every claimed chunk, even when unwinding), holding the
+      // world borrowed.
+      let world = unsafe { &*self.world.0 };
+      let out: Vec<Move> = self.inputs[c * MOVE_CHUNK..((c + 1) * MOVE_CHUNK).min(self.inputs.len())].iter().map(|m| Self::one(world, self.dt, m)).collect();
+      *self.results[c].lock().expect("moves lock") = out;
+      *self.done.lock().expect("moves lock") += 1;
+      self.finished.notify_all();
+    }
+  }
+
+  fn one(world: &rapier3d::pipeline::PhysicsWorld, dt: f32, m: &MoveInput) -> Move {
+    let pose: Pose = *world.bodies[m.body].position();
+    let shape = world.colliders[m.collider].shape();
+    let queries = world.query_pipeline_with_filter(QueryFilter::default().exclude_rigid_body(m.body).exclude_sensors());
+    // Rising, it must not be snapped back down to the ground it left.
+    let controller = if m.rising { KinematicCharacterController { snap_to_ground: None, ..m.controller } } else { m.controller };
+    let mut hits = Vec::new();
+    let effective = controller.move_shape(dt, &queries, shape, &pose, m.desired, |c| hits.push(c));
+    (effective, hits)
+  }
+}
 
 /// Floats per character that [`PhysicsWorld::characters_motion`] writes.
 pub const MOTION_FLOATS: usize = 4;
@@ -283,7 +374,8 @@ impl PhysicsWorld {
   /// Moves every character one step of `dt`, pushing what it walks into, and
   /// writes each one's feet and facing into the SoA columns at its eid. Call
   /// before `step`, which carries the bodies there. The moves are computed
-  /// on this thread and the rayon pool's together: each reads only colliders'
+  /// on this thread and whichever of the rayon pool's start in time (see
+  /// [`Moves`]): each reads only colliders'
   /// poses, which nothing changes until `step` (a move sets a kinematic
   /// body's next pose, an impulse a dynamic body's velocity); then they are
   /// applied and their pushes solved one by one in handle order, so the bits
@@ -314,43 +406,9 @@ impl PhysicsWorld {
         Plan { handle, body: entry.body, collider: entry.colliders[0], eid: entry.eid, ch }
       })
       .collect();
-    let rapier = &self.rapier;
-    let compute = |p: &Plan| {
-      let desired = Vector::new(p.ch.wanted[0] * dt, p.ch.vertical * dt, p.ch.wanted[1] * dt);
-      let pose: Pose = *rapier.bodies[p.body].position();
-      let shape = rapier.colliders[p.collider].shape();
-      let queries = rapier.query_pipeline_with_filter(QueryFilter::default().exclude_rigid_body(p.body).exclude_sensors());
-      // Rising, it must not be snapped back down to the ground it left.
-      let controller = if p.ch.vertical > 0.0 { KinematicCharacterController { snap_to_ground: None, ..p.ch.controller } } else { p.ch.controller };
-      let mut hits = Vec::new();
-      let effective = controller.move_shape(dt, &queries, shape, &pose, desired, |c| hits.push(c));
-      (effective, hits)
-    };
-    // Shared out in chunks: this thread takes chunks until none is left, and so does each pool
-    // thread that gets to run meanwhile. On a machine whose cores are busy elsewhere the pool's
-    // threads may start late or never; this thread has then done (nearly) all the work itself,
-    // no slower than alone, rather than waiting for the pool.
-    let next = AtomicUsize::new(0);
-    let slots: Vec<OnceLock<(EffectiveCharacterMovement, Vec<CharacterCollision>)>> = plans.iter().map(|_| OnceLock::new()).collect();
-    let work = || loop {
-      let start = next.fetch_add(MOVE_CHUNK, Ordering::Relaxed);
-      if start >= plans.len() {
-        break;
-      }
-      for i in start..(start + MOVE_CHUNK).min(plans.len()) {
-        // Each slot is set once, by whoever took its chunk.
-        let _ = slots[i].set(compute(&plans[i]));
-      }
-    };
-    rayon::in_place_scope(|s| {
-      if plans.len() > MOVE_CHUNK {
-        for _ in 1..rayon::current_num_threads() {
-          s.spawn(|_| work());
-        }
-      }
-      work();
-    });
-    let moves = slots.into_iter().map(|slot| slot.into_inner().expect("every character's move is computed"));
+    // A dynamic body is all that the pushes below act on; without one they change nothing.
+    let pushable = self.rapier.bodies.iter().any(|(_, b)| b.is_dynamic());
+    let moves = Moves::compute(&self.rapier, dt, plans.iter().map(|p| MoveInput { body: p.body, collider: p.collider, desired: Vector::new(p.ch.wanted[0] * dt, p.ch.vertical * dt, p.ch.wanted[1] * dt), rising: p.ch.vertical > 0.0, controller: p.ch.controller }).collect());
     let mut moved = 0;
     for (Plan { handle, body, collider, eid, mut ch }, (effective, hits)) in plans.into_iter().zip(moves) {
       let desired_y = ch.vertical * dt;
@@ -372,7 +430,7 @@ impl PhysicsWorld {
       }
       let next = Pose::from_translation(pose.translation + t);
       self.rapier.bodies[body].set_next_kinematic_position(next);
-      if !hits.is_empty() {
+      if pushable && !hits.is_empty() {
         let shape = self.rapier.colliders[collider].shared_shape().clone();
         let filter = QueryFilter::default().exclude_rigid_body(body).exclude_sensors();
         let dispatcher = self.rapier.narrow_phase.query_dispatcher();
@@ -586,37 +644,61 @@ mod tests {
     assert!(w.set_character_velocity(crate_, [1.0, 0.0]).is_err(), "an ordinary body is no character");
   }
 
+  /// Characters walking into one another and into a box they push, one jumping; the world's and the characters' digest bytes after.
+  fn jostle() -> (Vec<u8>, Vec<u8>) {
+    let mut w = PhysicsWorld::new();
+    floor(&mut w);
+    let handles: Vec<u32> = (0..12).map(|i| character(&mut w, [(i % 4) as f32 * 0.7, 0.0, (i / 4) as f32 * 0.7])).collect();
+    let mut soa = Soa::new();
+    run(&mut w, &mut soa, 10);
+    for (i, &h) in handles.iter().enumerate() {
+      w.set_character_velocity(h, [1.5 - (i % 4) as f32, 1.0 - (i / 4) as f32]).unwrap();
+    }
+    w.jump_character(handles[5], 4.0).unwrap();
+    run(&mut w, &mut soa, 90);
+    let mut motion = vec![0.0; handles.len() * MOTION_FLOATS];
+    w.characters_motion(&handles, &mut motion).unwrap();
+    for (k, &h) in handles.iter().enumerate() {
+      let s = w.character_state(h).unwrap();
+      assert_eq!(&motion[k * MOTION_FLOATS..(k + 1) * MOTION_FLOATS], &[s.velocity[0], s.velocity[1], s.velocity[2], if s.grounded { 1.0 } else { 0.0 }]);
+    }
+    (w.digest_bytes(), w.characters_digest_bytes())
+  }
+
   #[test]
   fn moves_are_the_same_bits_on_one_thread_or_many_and_motion_reads_every_state() {
-    // Characters walking into one another and into a box they push, on pools of 1 and 4 threads.
-    let run_on = |threads: usize| {
-      let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-      pool.install(|| {
-        let mut w = PhysicsWorld::new();
-        floor(&mut w);
-        let handles: Vec<u32> = (0..12).map(|i| character(&mut w, [(i % 4) as f32 * 0.7, 0.0, (i / 4) as f32 * 0.7])).collect();
-        let mut soa = Soa::new();
-        run(&mut w, &mut soa, 10);
-        for (i, &h) in handles.iter().enumerate() {
-          w.set_character_velocity(h, [1.5 - (i % 4) as f32, 1.0 - (i / 4) as f32]).unwrap();
-        }
-        w.jump_character(handles[5], 4.0).unwrap();
-        run(&mut w, &mut soa, 90);
-        let mut motion = vec![0.0; handles.len() * MOTION_FLOATS];
-        w.characters_motion(&handles, &mut motion).unwrap();
-        for (k, &h) in handles.iter().enumerate() {
-          let s = w.character_state(h).unwrap();
-          assert_eq!(&motion[k * MOTION_FLOATS..(k + 1) * MOTION_FLOATS], &[s.velocity[0], s.velocity[1], s.velocity[2], if s.grounded { 1.0 } else { 0.0 }]);
-        }
-        (w.digest_bytes(), w.characters_digest_bytes())
-      })
-    };
+    let run_on = |threads: usize| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(jostle);
     assert_eq!(run_on(1), run_on(4));
     let w = PhysicsWorld::new();
     let mut out = [0.0; MOTION_FLOATS];
     w.characters_motion(&[7], &mut out).unwrap();
     assert!(out[0].is_nan() && out[3] == 0.0, "no character 7: {out:?}");
     assert!(w.characters_motion(&[7, 8], &mut out).is_err(), "too small an output is refused");
+  }
+
+  #[test]
+  fn moves_never_wait_for_a_pool_thread_that_has_not_started() {
+    // Every thread of the global pool held busy while characters step from outside it (as the
+    // host's loop thread does): the stepping thread computes every move itself and goes on,
+    // with the same bits as when the pool is free.
+    let threads = rayon::current_num_threads();
+    let started = Arc::new(std::sync::Barrier::new(threads + 1));
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    for _ in 0..threads {
+      let (started, gate) = (Arc::clone(&started), Arc::clone(&gate));
+      rayon::spawn(move || {
+        started.wait();
+        let mut open = gate.0.lock().unwrap();
+        while !*open {
+          open = gate.1.wait(open).unwrap();
+        }
+      });
+    }
+    started.wait();
+    let held = jostle();
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    assert_eq!(held, jostle());
   }
 
   #[test]
