@@ -252,10 +252,19 @@ function loopbackQueues(serverPort, clientPort) {
 
   // While it is paused the fast client gets delta after delta, each from the tick it holds, until the
   // slow reader's writer is surely blocked: its connection's kernel queues (/proc/net/tcp, both ends on
-  // this machine) hold bytes the server could not send, and stay as they are while the stream goes on.
+  // this machine) hold bytes the server could not send, and stay as they are while the stream goes on;
+  // or, at the latest, once the stream has carried more than the kernel can buffer for the paused socket
+  // (both ends at their largest, with a margin).
+  const sysMax = (f) => Number(readFileSync(`/proc/sys/net/ipv4/${f}`, "utf8").trim().split(/\s+/)[2]);
+  const enough = 1.2 * (sysMax("tcp_rmem") + sysMax("tcp_wmem"));
   const start = fast.view.tick;
   let deltas = 0;
-  const count = () => deltas++;
+  let bytes = 0;
+  const count = (m) => {
+    deltas++;
+    bytes += m.bytes ?? 0;
+  };
+  const carried = () => bytes >= enough;
   fast.listeners.add(count);
   const full = () => {
     const q = loopbackQueues(port, slow.localPort);
@@ -265,12 +274,12 @@ function loopbackQueues(serverPort, clientPort) {
   const stays = async (held, ticks) => {
     const from = fast.view.tick;
     let same = true;
-    await fast.binary(() => !(same = full() === held) || fast.view.tick - from >= ticks);
+    await fast.binary(() => carried() || !(same = full() === held) || fast.view.tick - from >= ticks);
     return same;
   };
-  let held;
-  let blockedAt;
-  for (;;) {
+  let held = null;
+  let blockedAt = null;
+  while (!carried()) {
     await fast.binary();
     if ((held = full()) === null || !(await stays(held, 20))) continue;
     // Whatever the slow reader was sent is older than the server's tick now: a reply keeps its place
@@ -283,8 +292,9 @@ function loopbackQueues(serverPort, clientPort) {
   }
   fast.listeners.delete(count);
   const ticks = fast.view.tick - start;
+  const blocked = carried() ? `${bytes} bytes, more than the kernel can buffer` : `the last ${fast.view.tick - blockedAt} with the slow reader's socket full (${held})`;
   // (On an idle machine one per tick; the margin is for a loaded one, which paces the fast client too.)
-  check(deltas >= ticks / 10, `a paused reader holds up no one: the fast client got ${deltas} deltas over ${ticks} ticks, ${fast.view.tick - blockedAt} of them with the slow reader's socket full (${held})`);
+  check(deltas >= ticks / 10, `a paused reader holds up no one: the fast client got ${deltas} deltas over ${ticks} ticks, ${blocked}`);
 
   // Resumed, the slow reader reads what its socket holds, then one delta takes it to now.
   const slowView = new StateView();
