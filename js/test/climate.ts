@@ -199,3 +199,22 @@ test("a capture shows the time of day: the noon sky is brighter and bluer than t
   assert(meanLuma(night) < meanLuma(evening) - 5, `night darker: ${meanLuma(evening).toFixed(1)} → ${meanLuma(night).toFixed(1)}`);
   s.dispose();
 });
+
+test("a world restored from a snapshot with weather set draws as the saved one did (the sky's light follows the dimmed sun)", async () => {
+  const capturer = await Capturer.create();
+  const s = createWorldSession({ simulate: false, quality: "low" });
+  assert(await s.enableCapture(capturer));
+  await call(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 0.5, 0], color: 0xd0d0d0 });
+  await call(s, "world.setTime", { hour: 15 });
+  await call(s, "world.setWeather", { kind: "fog", intensity: 0.8 });
+  const camera = { position: [0, 2, 6], target: [0, 1, -4] };
+  const shot = async (w: WorldSession) => decodeCapture((await call<{ png: string }>(w, "render.capture", { width: 160, height: 120, camera })).png);
+  const saved = await shot(s);
+  const r = createWorldSession({ simulate: false, quality: "low" });
+  assert(await r.enableCapture(capturer));
+  await restoreSession(r, decodeSnapshot(encodeSnapshot(snapshotSession(s))));
+  assertEquals(r.digest(), s.digest());
+  assertEquals(meanDifference(await shot(r), saved), 0, "the restored frame equals the saved one");
+  s.dispose();
+  r.dispose();
+});

@@ -235,7 +235,9 @@ export async function restoreSession(session: WorldSession, snap: { snapshot: Se
   const { snapshot } = snap;
   // Models first: a missing asset refuses the snapshot before the world changes.
   const models = await loadModels(snapshot);
-  // The look next (an HDRI it names must load): still before the world changes.
+  // The look next (an HDRI it names must load): still before the world changes. The saved
+  // lights go first: the sky's light is baked from the sun light as weather dimmed it.
+  applyLighting(session.lighting, snapshot.lighting);
   if (snapshot.look) await session.look.restore(snapshot.look);
   // World resources then: all or nothing, so a malformed one also refuses before the world changes.
   session.resources.load(snapshot.resources);
@@ -319,6 +321,7 @@ export async function replaceWorld(session: WorldSession, snap: { snapshot: Sess
   const backupModels = await loadModels(backup.snapshot);
   // The look, then the world (the world resources are loaded before: all or nothing).
   const put = async (from: { snapshot: SessionSnapshot; physics: Uint8Array }, fromModels: Map<string, Loaded>) => {
+    applyLighting(session.lighting, from.snapshot.lighting);
     if (from.snapshot.look) await session.look.restore(from.snapshot.look);
     clear(session);
     build(session, from, fromModels);
