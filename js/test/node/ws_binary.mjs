@@ -105,6 +105,23 @@ function sameWorld(bin, json) {
   return null;
 }
 
+/**
+ * The kernel's queues of the loopback connection between the server on `serverPort` and a client on
+ * `clientPort` (/proc/net/tcp): bytes the server wrote but could not send (a full receive window keeps
+ * them), and `key`, both ends' queues together, which stops changing once its writer is blocked.
+ */
+function loopbackQueues(serverPort, clientPort) {
+  const hex = (port) => `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const queue = (local, remote) => {
+    const row = readFileSync("/proc/net/tcp", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[1] === hex(local) && f[2] === hex(remote));
+    if (!row) throw new Error(`no loopback connection ${local} → ${remote} in /proc/net/tcp`);
+    return row[4].split(":").map((q) => parseInt(q, 16));
+  };
+  const [unsent] = queue(serverPort, clientPort);
+  const [, unread] = queue(clientPort, serverPort);
+  return { unsent, key: `${unsent} bytes queued to send, ${unread} received unread` };
+}
+
 // --- One world, a JSON client and binary clients side by side: 40 entities moving every tick, forever.
 {
   const { server, port } = await startWsServer(limina, ["js/bench/worlds/moving.ts", "--entities=40"]);
@@ -233,22 +250,51 @@ function sameWorld(bin, json) {
   slowSend(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe", params: { encoding: "binary" } }));
   slow.pause();
 
-  // While it is paused the fast client gets delta after delta, each from the tick it holds, until
-  // the stream has carried more than the kernel can buffer for the paused socket (both ends, with a
-  // margin): the slow reader's writer is then surely blocked.
+  // While it is paused the fast client gets delta after delta, each from the tick it holds, until the
+  // slow reader's writer is surely blocked: its connection's kernel queues (/proc/net/tcp, both ends on
+  // this machine) hold bytes the server could not send, and stay as they are while the stream goes on;
+  // or, at the latest, once the stream has carried more than the kernel can buffer for the paused socket
+  // (both ends at their largest, with a margin).
   const sysMax = (f) => Number(readFileSync(`/proc/sys/net/ipv4/${f}`, "utf8").trim().split(/\s+/)[2]);
   const enough = 1.2 * (sysMax("tcp_rmem") + sysMax("tcp_wmem"));
   const start = fast.view.tick;
   let deltas = 0;
   let bytes = 0;
-  await fast.next_((m) => {
+  const count = (m) => {
     deltas++;
     bytes += m.bytes ?? 0;
-    return bytes >= enough;
-  });
+  };
+  const carried = () => bytes >= enough;
+  fast.listeners.add(count);
+  const full = () => {
+    const q = loopbackQueues(port, slow.localPort);
+    return q.unsent > 0 ? q.key : null;
+  };
+  /** Whether the slow connection's queues stay `held` while the fast client's view moves on `ticks` ticks. */
+  const stays = async (held, ticks) => {
+    const from = fast.view.tick;
+    let same = true;
+    await fast.binary(() => carried() || !(same = full() === held) || fast.view.tick - from >= ticks);
+    return same;
+  };
+  let held = null;
+  let blockedAt = null;
+  while (!carried()) {
+    await fast.binary();
+    if ((held = full()) === null || !(await stays(held, 20))) continue;
+    // Whatever the slow reader was sent is older than the server's tick now: a reply keeps its place
+    // among the deltas, so the fast client's first delta after this one is from that tick or later (its
+    // view may lag the server's on a loaded machine).
+    await fast.call("ping");
+    await fast.binary();
+    blockedAt = fast.view.tick;
+    if (await stays(held, 120)) break;
+  }
+  fast.listeners.delete(count);
   const ticks = fast.view.tick - start;
+  const blocked = carried() ? `${bytes} bytes, more than the kernel can buffer` : `the last ${fast.view.tick - blockedAt} with the slow reader's socket full (${held})`;
   // (On an idle machine one per tick; the margin is for a loaded one, which paces the fast client too.)
-  check(deltas >= ticks / 10, `a paused reader holds up no one: the fast client got ${deltas} deltas over ${ticks} ticks`);
+  check(deltas >= ticks / 10, `a paused reader holds up no one: the fast client got ${deltas} deltas over ${ticks} ticks, ${blocked}`);
 
   // Resumed, the slow reader reads what its socket holds, then one delta takes it to now.
   const slowView = new StateView();
