@@ -11,6 +11,8 @@
 // times, interleaved, then once as a pipelined burst: whichever kind is
 // timed first otherwise pays alone for the server's warm-up (V8 tiering
 // its whole call path up, the first burst's buffers and heap growth).
+// Beside the rates, the server's own CPU time per pipelined read (user +
+// system, all its threads), which a loaded machine distorts far less.
 // Run: node js/bench/mcp_stdio.mjs target/release/limina   (final line: JSON figures)
 //      node js/bench/mcp_stdio.mjs target/release/limina limina   (Limina alone)
 import { existsSync, readFileSync } from "node:fs";
@@ -48,6 +50,11 @@ async function handshake(c) {
 const ok = (r) => r.result !== undefined && r.result.isError !== true;
 const pct = (s, p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 const ms = (v) => +v.toFixed(4);
+/** A process's CPU time so far (user + system), in ms: what a call costs the server, which the machine's load moves far less than wall time. */
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // utime, stime in USER_HZ (1/100 s)
+};
 const rssMiB = (pid) => +(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024).toFixed(1);
 
 async function warmUp(fns) {
@@ -102,7 +109,9 @@ async function measure(server) {
   await warmUp([read, write].filter(Boolean));
   const figures = { spawnToFirstReplyP50Ms: ms(pct(firsts, 50)), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
   if (write) figures.write = await sequential(write, SEQUENTIAL);
+  const cpuBefore = cpuMs(c.child.pid);
   figures.pipelinedReadsPerSec = await pipelined(read, PIPELINED);
+  figures.serverCpuUsPerPipelinedRead = +(((cpuMs(c.child.pid) - cpuBefore) * 1000) / PIPELINED).toFixed(1);
   if (write) figures.pipelinedWritesPerSec = await pipelined(write, PIPELINED);
   figures.stderrAtStart = c.stderr().slice(0, 400);
   await c.close();
@@ -117,11 +126,12 @@ if (results.limina && results.tsSdk) {
   out.vsTsSdk = {
     readP50Ratio: +(results.limina.read.p50Ms / results.tsSdk.read.p50Ms).toFixed(2),
     pipelinedRatio: +(results.limina.pipelinedReadsPerSec / results.tsSdk.pipelinedReadsPerSec).toFixed(2),
+    serverCpuPerReadRatio: +(results.limina.serverCpuUsPerPipelinedRead / results.tsSdk.serverCpuUsPerPipelinedRead).toFixed(2),
   };
 }
 for (const [name, f] of Object.entries(results)) {
   console.log(
-    `${name}: first reply ${f.spawnToFirstReplyP50Ms} ms, idle RSS ${f.idleRssMiB} MiB; read p50 ${f.read.p50Ms} ms p99 ${f.read.p99Ms} ms; pipelined ${f.pipelinedReadsPerSec} reads/s` +
+    `${name}: first reply ${f.spawnToFirstReplyP50Ms} ms, idle RSS ${f.idleRssMiB} MiB; read p50 ${f.read.p50Ms} ms p99 ${f.read.p99Ms} ms; pipelined ${f.pipelinedReadsPerSec} reads/s (server CPU ${f.serverCpuUsPerPipelinedRead} µs a read)` +
       (f.write ? `; write p50 ${f.write.p50Ms} ms p99 ${f.write.p99Ms} ms, pipelined ${f.pipelinedWritesPerSec}/s` : ""),
   );
 }

@@ -3,7 +3,8 @@
 // starts at), W×H (default 1280×720), and one emitter of N particles for
 // each N — spread out (snow through a 40 m box: little overdraw) and
 // packed (fire: every dot over the same few hundred pixels). A frame is
-// one world step (one compute dispatch over every particle), the draw and
+// one world step (one compute dispatch over every particle; none for snow,
+// whose motion has a closed form worked out in the draw), the draw and
 // the GPU finishing it (gpuIdle; not queue.onSubmittedWorkDone, whose poll loop
 // in deno_webgpu sleeps 10 ms after the work is done), no readback; each figure
 // is also a ratio to the frame with no particles in the same run. `computeMs`:

@@ -7386,6 +7386,13 @@ declare module "limina/internal/engine/vfx/presets" {
         flutter: number;
         /** Particles below the emitter by more than this, metres, die (rain and snow reach the ground); null: never. */
         floor: number | null;
+        /**
+         * A weather field: its particles fall at a steady speed (`velocity` and the random `spread`; `gravity` and `drag`
+         * are 0) with the wind and the flutter through the box of half-sizes `extent` around the emitter, from `floor`
+         * below it to extent[1] above, and wrap from its bottom to its top. Such a field has a closed form: it is drawn
+         * from its seed and the time, with no state and no simulation step (particles.ts).
+         */
+        wraps: boolean;
         /** Quad size, metres, at birth and at death; `stretch` lengthens it vertically (rain streaks). */
         size: [number, number];
         stretch: number;
@@ -7524,9 +7531,30 @@ declare module "limina/internal/engine/vfx/splat" {
     export const TILE = 8;
     /** Units of one in the accumulators (12 fractional bits: a pixel sums up to a million units of light before wrapping). */
     export const FIXED_POINT = 4096;
+    /** Colours the nearest-wins words of one frame can name (a word's two lowest bits). */
+    export const NEAREST_COLOURS = 4;
+    /**
+     * Whether a field can be splatted nearest-wins: a weather field (`wraps`) of one colour, not additive (light adds up;
+     * it does not hide what lies behind).
+     */
+    export const nearestWins: (field: ParticleField) => boolean;
+    /**
+     * A particle's nearest-wins word, less what the kernel or's in a pixel (its opacity there, bits 2–8, 0–127, and bit 31,
+     * set where that is at least half the dot's own: its solid middle): bits 17–30 how near it is (0x3fff less the top 14
+     * bits of its distance's float bits, which order as the distances do: 6 bits of mantissa, under 2 % apart), bits 9–16
+     * its fog factor (0–255), bits 0–1 its colour slot. The largest word wins: a solid middle over a faint rim (a near
+     * dot's soft edge does not blot out the dots behind it), then the nearest (equally near: the foggier, then the more
+     * opaque, then the higher slot); an atomic max in any order leaves the same word, and an untouched pixel's 0 is none.
+     */
+    export function nearestWord(distance: Node, fogFactor: Node, slot: Node): Node;
+    /** The bits a pixel adds to a particle's nearest-wins word: its opacity `a` there, of the dot's `opacity`. */
+    export const nearestPixel: (a: Node, opacity: Node) => Node;
     /** What a field's splat kernel reads: the screen's accumulators, the scene's depth, the camera, and the fog. */
     export interface SplatInputs {
         accumulators: Node;
+        /** One nearest-wins word a pixel (nearestWord), in rows of `nearestRow` words (whole 256-byte rows, for a copy). */
+        nearest: Node;
+        nearestRow: number;
         /** One word a tile (TILE × TILE pixels, rows of `tileColumns`): nonzero where a particle's pixels lie. */
         tiles: Node;
         tileColumns: number;
@@ -7555,9 +7583,17 @@ declare module "limina/internal/engine/vfx/splat" {
         private readonly pixelScale;
         private readonly eye;
         private readonly fogOn;
-        private readonly pipeline;
+        /** The inverse of viewProjection: the composite's pixels back to the world (for the fog's colour along them). */
+        private readonly inverseViewProjection;
+        /** The colours the nearest-wins words' slots name this frame. */
+        private readonly colours;
+        private readonly colour;
+        /** Composites by what the frame splatted: summed fields only (1), nearest-wins only (2), both (3). */
+        private readonly composites;
         /** The particles resolved, a pixel each: their light over the scene (rgb) and the scene's transmittance (a). */
         private layer;
+        /** The nearest-wins words, copied for the composite to read. */
+        private words;
         /** Resolves for frames with blended fields only, additive only, both. */
         private resolves;
         private readonly drawing;
@@ -7569,10 +7605,12 @@ declare module "limina/internal/engine/vfx/splat" {
         draw(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, fields: readonly ParticleField[]): void;
         private allocate;
         /**
-         * Unmarks every tile: a plain buffer clear (a memset on lavapipe). The accumulators need none: they start zeroed and
-         * the resolve zeroes the sums it reads, which are all the nonzero ones.
+         * Zeroes `buffers` (the tile marks, the nearest-wins words): plain buffer clears (a memset on lavapipe). The
+         * accumulators need none: they start zeroed and the resolve zeroes the sums it reads, which are all the nonzero ones.
          */
-        private clearTiles;
+        private clear;
+        /** Copies the nearest-wins words into their texture (a buffer-to-texture copy: a memcpy on lavapipe). */
+        private copyWords;
         /** Frees what the screen holds on the GPU (it can draw again: it allocates anew). */
         dispose(): void;
     }
@@ -7610,32 +7648,61 @@ declare module "limina/internal/engine/vfx/particles" {
         /** Ticks stepped since the emitter started. */
         steps: number;
         readonly spec: PresetSpec;
-        private readonly init;
-        private readonly update;
+        /** The state and kernels of a field whose particles are integrated step by step; null for one that `wraps`. */
+        private readonly simulation;
         private readonly origin;
         private readonly wind;
         private readonly step;
         private readonly dt;
+        /** A wrapping field's seconds since its emitter started. */
+        private readonly time;
+        /**
+         * The same in whole epochs (EPOCH_TICKS) and the rest: a particle's fall over the epochs is reduced modulo the box
+         * before the rest's is added, so it stays smooth in 32-bit floats however long a field runs (the first's rounding,
+         * a few centimetres after days, changes once an epoch, not every frame).
+         */
+        private readonly epochs;
+        private readonly sinceEpoch;
+        /** How far a wrapping field's wind has carried it (metres, modulo its box): the wind's velocity summed over the ticks drawn. */
+        private readonly drift;
+        /** A wrapping field's box, metres: its low corner from the emitter, and its size. */
+        private readonly box;
         /** How lit the scene is, 0–1: smoke, rain and snow are not lamps and darken with the daylight. */
         private readonly light;
         /** Ticks after which a field has forgotten how it started (its longest life): further behind, it skips ahead. */
         private readonly warm;
         private readonly material;
-        private readonly position;
-        private readonly velocity;
         /** The kernel that splats the particles onto a screen (built for that screen's buffers), when drawn without triangles. */
         private splatter;
+        /** The colour slot (0–3) a field splatted nearest-wins takes in the screen's colours. */
+        readonly slot: any;
         private started;
         constructor(options: FieldOptions);
-        /** Particle `i` now: whether it is alive, its size (metres, before `stretch`) and its colour and opacity (rgba, lit). */
-        private appearance;
+        /** The k-th random number in [0, 1) of particle `i` (a uint node) at `step`: a hash of the seed, the particle and the step. */
+        private random;
+        /** The storage buffers and kernels of a field integrated step by step. */
+        private simulate;
+        /**
+         * Particle `i` (a uint node) now: where it is, whether it is alive, its size (metres, before `stretch`) and its colour
+         * and opacity (rgba, lit). A simulated field's particle is read from its buffers; a wrapping field's is worked out
+         * from its seed and the time: it falls at a steady speed (its preset's velocity and a random kick), carried by the
+         * wind and swaying with the flutter, through its box around the emitter, and wraps from the box's bottom to its top
+         * at a new place across it (and across its sides) — fixed in the world, so a box that moves (the weather's follows
+         * the camera) leaves its particles where they are. It first shows at a random moment within the preset's longest
+         * life, so a field starts as a simulated stream does, and it lives life after life (its size and colour cycle).
+         */
+        private particle;
         /**
          * Adds the particles to `screen`'s accumulators, each over the pixels of its dot — what the triangle would cover,
          * with the same opacity at each pixel — where it is not behind the scene's depth: the additive presets' light, or
          * for the others their colour weighted by -log transmittance and that weight (an order-independent blend; see
-         * splat.ts). Integer sums: any order of adding gives the same frame.
+         * splat.ts). Integer sums: any order of adding gives the same frame. `nearest`: instead, one atomic max a covered
+         * pixel of a word packing the particle's distance, fog and opacity and its colour `slot` (see nearestWord): the
+         * nearest particle wins a pixel, whatever the order.
          */
-        splat(renderer: THREE.WebGPURenderer, screen: SplatScreen): void;
+        splat(renderer: THREE.WebGPURenderer, screen: SplatScreen, nearest: boolean): void;
+        /** The colour a field splatted nearest-wins shows (before fog): its birth colour, lit. */
+        nearestColour(target: THREE.Color): THREE.Color;
         private splatKernel;
         /** Whether this field draws what `options` asks (else a new one is needed). */
         matches(o: FieldOptions): boolean;
@@ -7643,7 +7710,8 @@ declare module "limina/internal/engine/vfx/particles" {
          * Steps the particles on `renderer` to `ticks` since the emitter started, born around `origin` and
          * carried by `wind` (m/s), lit `light` (0–1), in at most `dispatches` compute dispatches (one per tick when it can;
          * longer steps when it is further behind). A field asked for fewer ticks than it has stepped (a
-         * world restored to an earlier moment) starts over.
+         * world restored to an earlier moment) starts over. A wrapping field runs no kernel: its time is set, and the wind's
+         * drift summed over the ticks since the last draw (over all of them when it starts over).
          */
         advance(renderer: THREE.WebGPURenderer, ticks: number, origin: THREE.Vector3, wind: THREE.Vector3, dispatches: number, light?: number): void;
         dispose(): void;

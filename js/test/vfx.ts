@@ -199,6 +199,37 @@ test("the weather's rain and snow fall through the same particles around the cam
   s.dispose();
 });
 
+test("rain and snow have a closed form: a field drawn late draws what one drawn every few ticks draws, wind included, and a restored world the same", async () => {
+  const weather = async (s: WorldSession, preset: string) => {
+    await call(s, "world.setWeather", { kind: "clear", windDirection: 30, windSpeed: 3 });
+    await call(s, "vfx.spawn", { preset, position: [0, 4, -2], count: 30_000, seed: 11, scale: 0.5 });
+  };
+  for (const kind of ["snow", "rain"]) {
+    const often = await stage();
+    await weather(often, kind);
+    for (let i = 0; i < 3; i++) {
+      steps(often, 23);
+      await shot(often);
+    }
+    const a = await shot(often);
+    const late = await stage();
+    await weather(late, kind);
+    steps(late, 69);
+    const b = await shot(late);
+    // A simulated field would differ: its particles are stepped from wherever the first draw met them.
+    assertEquals(meanDifference(a, b), 0, `${kind}: drawn at ticks 23, 46 and 69 or at 69 only, the same frame`);
+    const snap = encodeSnapshot(snapshotSession(often));
+    const r = createWorldSession({ simulate: false, quality: "low" });
+    assert(await r.enableCapture(capturer));
+    await restoreSession(r, decodeSnapshot(snap));
+    assertEquals(meanDifference(await shot(r), a), 0, `${kind}: the restored world draws the same particles`);
+    steps(often, 1);
+    const next = await shot(often);
+    assert(meanDifference(a, next) > 0.05, `${kind}: a tick later the particles have moved (${meanDifference(a, next).toFixed(3)})`);
+    for (const s of [often, late, r]) s.dispose();
+  }
+});
+
 test("a log of vfx calls replays to every recorded digest", async () => {
   const s = createWorldSession({ simulate: false, checkpointEvery: 20 });
   const e = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 0, 0] })).entity;
@@ -325,5 +356,40 @@ test("particles splatted without triangles draw what the triangles draw, within 
   steps(s, 5);
   await shot(s);
   assertEquals(s.particles.lastDrawn, { fields: 3, particles: 230_000, splatted: 100_000 });
+  s.dispose();
+});
+
+test("rain and snow splatted nearest-wins (one atomic a covered pixel) draw close to their triangles, the same frame twice, and hide behind geometry", async () => {
+  const s = await stage();
+  await call(s, "world.setWeather", { kind: "fog", intensity: 0.3 });
+  const none = await shot(s);
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 4, -2], count: 40_000, seed: 12, scale: 0.5 });
+  await call(s, "vfx.spawn", { preset: "rain", position: [0, 4, -2], count: 20_000, seed: 13, scale: 0.5 });
+  steps(s, 600);
+  s.particles.drawing = "triangles";
+  const triangles = await shot(s);
+  s.particles.drawing = "splat";
+  const splat = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 60_000);
+  // Where dots overlap the nearest one's colour wins instead of a blend: the frames differ there only.
+  const effect = meanDifference(none, triangles);
+  const apart = meanDifference(triangles, splat);
+  const px = pixelDifference(triangles, splat, 24);
+  assert(effect > 2 && apart < effect / 20, `nearest-wins ${apart.toFixed(3)} from the triangles, which differ ${effect.toFixed(3)} from no particles`);
+  assert(px.over < 0.01, `${(px.over * 100).toFixed(2)}% of pixels more than 24/255 apart (the most ${px.max})`);
+  assertEquals(meanDifference(splat, await shot(s)), 0, "the same frame again");
+  await call(s, "vfx.stop", {});
+  assertEquals(meanDifference(none, await shot(s)), 0, "nothing left once stopped");
+  // A field far behind where a wall will stand shows; with the wall up, the frame is the wall's alone.
+  await call(s, "vfx.spawn", { preset: "snow", position: [0, 4, -35], count: 50_000, seed: 14 });
+  steps(s, 600);
+  const far = meanDifference(none, await shot(s));
+  assert(far > 0.3, `the far field shows: ${far.toFixed(2)}`);
+  const wall = (await call<{ entity: string }>(s, "scene.createEntity", { shape: "box", size: 1, position: [0, 5, -13], static: true, color: 0x606060 })).entity;
+  await call(s, "three.setTransform", { entity: wall, scale: [80, 12, 0.1] });
+  const hidden = await shot(s);
+  assertEquals(s.particles.lastDrawn.splatted, 50_000);
+  await call(s, "vfx.stop", {});
+  assertEquals(meanDifference(await shot(s), hidden), 0, "behind the wall, nothing shows");
   s.dispose();
 });

@@ -517,8 +517,9 @@ class ToolText {
  */
 function imageOf(value: unknown): { data: string; mimeType: string; metadata: Record<string, unknown> } | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const { png, ...metadata } = value as Record<string, unknown>;
-  const mimeType = metadata.mimeType;
+  // Checked before the copy: every other result passes here too.
+  const { png, mimeType } = value as Record<string, unknown>;
   if (typeof png !== "string" || typeof mimeType !== "string" || !mimeType.startsWith("image/")) return null;
+  const { png: _, ...metadata } = value as Record<string, unknown>;
   return { data: png, mimeType, metadata };
 }

@@ -165,9 +165,10 @@ export class PolicyEngine {
     }
     window?.push(now);
     this.ledger(input.sessionId).calls++;
+    // The reason is joined, not a template, so the recorded event serialises on JSON.stringify's fast path (see Tracer.emit).
     return this.record(
       input,
-      { allow: true, rule: "profile.grant", reason: `${input.profile ?? "session"} grants ${input.cap}`, quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) },
+      { allow: true, rule: "profile.grant", reason: [input.profile ?? "session", " grants ", input.cap].join(""), quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) },
       causedBy,
     );
   }

@@ -108,6 +108,20 @@ export function inputSchema(skill: AnySkill, target: SchemaDialect = "draft-07")
 
 export type SchemaDialect = "draft-07" | "draft-2020-12";
 
+const compiledSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * `schema` compiled once by Zod (`z.compile`): a generated check answers
+ * what passes, with the value Zod's parser would give; anything it does not
+ * accept goes to Zod's own parser, so every error is exactly Zod's. A schema
+ * the compiler refuses is used as it is.
+ */
+function compiledSchema<T extends z.ZodType>(schema: T): T {
+  let compiled = compiledSchemas.get(schema);
+  if (compiled === undefined) compiledSchemas.set(schema, (compiled = z.compile(schema)));
+  return compiled as T;
+}
+
 export class SkillRegistry {
   private readonly skills = new Map<string, AnySkill>();
   /** The services each skill was built over, so a reload can build it again. */
@@ -202,7 +216,7 @@ export class SkillRegistry {
     if (!skill) return { ok: false, code: "not_found", message: `unknown skill: ${name}` };
     const bad = illFormed(input, "input");
     if (bad !== null) return { ok: false, code: "invalid_input", message: `${name}: ${bad}` };
-    const parsed = skill.input.safeParse(input ?? {});
+    const parsed = compiledSchema(skill.input).safeParse(input ?? {});
     if (!parsed.success) return { ok: false, code: "invalid_input", message: `${name}: ${z.prettifyError(parsed.error)}` };
     return { ok: true, value: parsed.data };
   }
@@ -297,7 +311,7 @@ export class SkillRegistry {
     }
     if (this.tracer.isClosed) return disposed(true);
     this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
-    const checked = skill.output.safeParse(result);
+    const checked = compiledSchema(skill.output).safeParse(result);
     if (!checked.success) {
       const message = `${name} returned output that does not match its schema: ${z.prettifyError(checked.error)}`;
       emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
