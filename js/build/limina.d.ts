@@ -3015,15 +3015,8 @@ declare module "limina/internal/engine/render/environment" {
         version: number;
         /** The loaded HDRI when the settings name one, else null. */
         hdri: LoadedHdri | null;
-        /** A scene holding only the sky, which renderers bake into environment lighting. */
-        readonly skyScene: THREE.Scene<THREE.Object3DEventMap>;
-        readonly backgroundNode: Node;
-        /**
-         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
-         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
-         */
-        readonly skyDome: THREE.Mesh;
-        readonly fogNode: Node;
+        /** What only drawing uses (see `drawn`): built by the first renderer to ask, so a world that never renders (a server's) never builds it. */
+        private drawing;
         private current;
         private readonly fogColor;
         private readonly fogDensity;
@@ -3035,6 +3028,17 @@ declare module "limina/internal/engine/render/environment" {
         private readonly lastSun;
         /** `sun`: the directional light that is the sun (its direction is the sky's). */
         constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /** A scene holding only the sky, which renderers bake into environment lighting. */
+        get skyScene(): THREE.Scene;
+        get backgroundNode(): Node;
+        /**
+         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+         */
+        get skyDome(): THREE.Mesh;
+        get fogNode(): Node;
+        /** The sky's, background's and fog's node graphs and the sky dome, built once, on first use. */
+        private drawn;
         /**
          * The height fog at world `position` seen from `eye`: its colour and how much of what lies there it hides (0–1).
          * `fogNode` is this at each fragment; GPU particles drawn without triangles take it at each particle.
@@ -9649,6 +9653,8 @@ declare module "limina/internal/limina-mcp/js/hub" {
         idleTimeout: number;
         /** `--dev`: `dev.reload` may swap skill handlers. */
         dev: boolean;
+        /** `--verbose`, or stderr is a terminal: say at start what is served (an MCP client would only log it as noise). */
+        verbose: boolean;
         /** The module that builds the world, as a file URL. */
         worldModule: string | null;
         /** `--world-file`: the durable world's file (restored at start, saved as it runs and on stop). */

@@ -27,7 +27,7 @@ test("stdio: the full handshake, tools, a call that changes the world, shutdown,
     rpc(7, "tools/call", { name: "skills.list" }),
   ]);
   assertEquals(r.code, 0, r.stderr);
-  assert(r.stderr.includes("serving MCP on stdio"), "logs go to stderr");
+  assertEquals(r.stderr, "", "nothing on stderr: the start-up line is said only with --verbose (or to a terminal)");
   const init = r.byId.get(1).result;
   assertEquals([init.protocolVersion, init.session.agentId, init.session.profile], ["2025-06-18", "wire", "builder.readWrite"]);
   assertEquals(r.byId.get(2).result.tools.map((t: { name: string }) => t.name).sort(), SERVED.toSorted(), "exactly the registered skills (render.capture too: this machine has a WebGPU adapter)");

@@ -273,7 +273,7 @@ test("with no WebGPU adapter, captures are not offered and say why", async () =>
   const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
   const mcp = await Limina.run({
     cmd: "env",
-    args: ["DENO_WEBGPU_BACKEND=dx12", Limina.execPath, "--mcp-stdio"],
+    args: ["DENO_WEBGPU_BACKEND=dx12", Limina.execPath, "--mcp-stdio", "--verbose"],
     stdin: [rpc(1, "initialize", { agentId: "a", sessionId: "s", profile: "builder.readWrite" }), rpc(2, "tools/list", {}), rpc(3, "tools/call", { name: "render.capture", arguments: {} })].join("\n") + "\n",
   });
   assertEquals(mcp.code, 0, mcp.stderr);

@@ -42,6 +42,8 @@ export interface ServeConfig {
   idleTimeout: number;
   /** `--dev`: `dev.reload` may swap skill handlers. */
   dev: boolean;
+  /** `--verbose`, or stderr is a terminal: say at start what is served (an MCP client would only log it as noise). */
+  verbose: boolean;
   /** The module that builds the world, as a file URL. */
   worldModule: string | null;
   /** `--world-file`: the durable world's file (restored at start, saved as it runs and on stop). */

@@ -347,6 +347,9 @@ pub struct ServeConfig {
   pub idle_timeout: u32,
   /// `--dev`: `dev.reload` may swap skill handlers.
   pub dev: bool,
+  /// `--verbose`, or stderr is a terminal: say at start what is served (an
+  /// MCP client would only log it as noise).
+  pub verbose: bool,
   /// The module that builds the world, as a file URL.
   pub world_module: Option<String>,
   /// `--world-file`: the durable world's file (restored at start, saved as it runs and on stop).

@@ -160,6 +160,12 @@ pub struct Cli {
   /// loads a new module copy, so it is off on a shared world).
   #[arg(long)]
   pub dev: bool,
+
+  /// Say on stderr what a stdio server serves once it starts (said anyway
+  /// when stderr is a terminal; an MCP client spawning the server would only
+  /// log the line).
+  #[arg(long)]
+  pub verbose: bool,
 }
 
 fn parse_path(s: &str) -> Result<String, String> {

@@ -314,6 +314,8 @@ pub async fn run_main_module(
       if let Poll::Ready(result) = evaluation.as_mut().poll(cx) {
         result?;
         evaluated = true;
+        // Start-up is over (a server serves from here on).
+        crate::start_up_memory::release();
       }
     }
     if config.max_frames == Some(frames) {

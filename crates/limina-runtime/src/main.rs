@@ -14,8 +14,9 @@ mod package_cli;
 mod process;
 mod runtime;
 mod snapshot;
+mod start_up_memory;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -110,6 +111,7 @@ fn main() -> ExitCode {
       profile: "spectator".to_owned(),
       max_message_bytes: cli.max_message_bytes,
       dev: false,
+      verbose: false,
       max_clients: cli.max_clients,
       idle_timeout: cli.idle_timeout,
       world_module: None,
@@ -134,6 +136,7 @@ fn main() -> ExitCode {
     profile: cli.profile.clone(),
     max_message_bytes: cli.max_message_bytes,
     dev: cli.dev,
+    verbose: cli.verbose || std::io::stderr().is_terminal(),
     max_clients: cli.max_clients,
     idle_timeout: cli.idle_timeout,
     world_module: user_module.as_ref().map(|m| m.to_string()),
@@ -222,6 +225,9 @@ fn main() -> ExitCode {
     }
     let options = runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops, audio };
     let mut js = runtime::new_runtime(options, snapshot);
+    if let Some(snapshot) = snapshot {
+      snapshot::release(snapshot);
+    }
     let result = host_loop::run_main_module(&mut js, &main_module, config).await;
     // A screenshot asked for but never written is a failure, named, not a silent success.
     let result = result.and_then(|()| match &cli.screenshot {

@@ -63,7 +63,7 @@ void waitForStopSignal().then(async (signal) => {
 
 const session = new WorldSession({ policy: true, skillReload: config.dev });
 // render.capture is offered where a GPU driver is installed; nothing touches it before the first capture.
-if (!(await session.enableCapture())) console.error("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed");
+if (!(await session.enableCapture()) && config.verbose) console.error("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed");
 // The sink first, so the stream holds the world log from the restore or the module's building on.
 if (config.logSink) {
   await streamWorldLog(session.tracer, config.logSink);
@@ -102,7 +102,7 @@ server = new McpServer(session, {
 
 if (config.stdio) {
   stdioConn = listenStdio(config.maxMessageBytes);
-  console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
+  if (config.verbose) console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
 }
 let wsPort = 0;
 if (config.ws) {

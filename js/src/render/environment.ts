@@ -148,6 +148,14 @@ export function horizonColor(data: ArrayLike<number>, width: number, height: num
   return new THREE.Color(sum[0] / n, sum[1] / n, sum[2] / n);
 }
 
+/** What drawing an environment takes beyond its settings (see `Environment.drawn`). */
+interface Drawing {
+  skyScene: THREE.Scene;
+  backgroundNode: Node;
+  skyDome: THREE.Mesh;
+  fogNode: Node;
+}
+
 /**
  * The environment of one scene. `attach` adds its lights; each frame a
  * renderer calls `update` (which notices when code moved the sun light) and
@@ -161,15 +169,8 @@ export class Environment {
   version = 1;
   /** The loaded HDRI when the settings name one, else null. */
   hdri: LoadedHdri | null = null;
-  /** A scene holding only the sky, which renderers bake into environment lighting. */
-  readonly skyScene = new THREE.Scene();
-  readonly backgroundNode: Node;
-  /**
-   * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
-   * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
-   */
-  readonly skyDome: THREE.Mesh;
-  readonly fogNode: Node;
+  /** What only drawing uses (see `drawn`): built by the first renderer to ask, so a world that never renders (a server's) never builds it. */
+  private drawing: Drawing | null = null;
 
   private current: EnvironmentSettings = defaultEnvironment();
   private readonly fogColor = uniform(new THREE.Color());
@@ -184,10 +185,38 @@ export class Environment {
   /** `sun`: the directional light that is the sun (its direction is the sky's). */
   constructor(readonly sun: THREE.DirectionalLight, private readonly loadHdri: HdriLoader) {
     this.hemisphere.name = "look.hemisphere";
+    this.apply(this.current, false);
+  }
+
+  /** A scene holding only the sky, which renderers bake into environment lighting. */
+  get skyScene(): THREE.Scene {
+    return this.drawn().skyScene;
+  }
+
+  get backgroundNode(): Node {
+    return this.drawn().backgroundNode;
+  }
+
+  /**
+   * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+   * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+   */
+  get skyDome(): THREE.Mesh {
+    return this.drawn().skyDome;
+  }
+
+  get fogNode(): Node {
+    return this.drawn().fogNode;
+  }
+
+  /** The sky's, background's and fog's node graphs and the sky dome, built once, on first use. */
+  private drawn(): Drawing {
+    if (this.drawing) return this.drawing;
     const skyNode = this.sky.radiance(normalWorldGeometry);
     const hdriNode = this.hdriMap.sample(equirectUV(normalWorldGeometry)).rgb;
-    this.backgroundNode = this.useHdri.greaterThan(0.5).select(hdriNode, skyNode);
-    this.skyScene.backgroundNode = this.backgroundNode;
+    const backgroundNode = this.useHdri.greaterThan(0.5).select(hdriNode, skyNode);
+    const skyScene = new THREE.Scene();
+    skyScene.backgroundNode = backgroundNode;
     const dome = new THREE.NodeMaterial();
     dome.side = THREE.BackSide;
     dome.depthWrite = false;
@@ -196,15 +225,14 @@ export class Environment {
     // Turned with the camera, never moved by it, and at the far plane (as three's background mesh): behind everything drawn.
     const clip = cameraProjectionMatrix.mul(vec4(modelViewMatrix.mul(vec4(positionLocal, 0)).xyz, 1));
     dome.vertexNode = clip.setZ(clip.w);
-    dome.colorNode = vec4(this.backgroundNode, 1);
-    this.skyDome = new THREE.Mesh(new THREE.SphereGeometry(1, 32, 32), dome);
-    this.skyDome.name = "look.sky";
-    this.skyDome.frustumCulled = false;
+    dome.colorNode = vec4(backgroundNode, 1);
+    const skyDome = new THREE.Mesh(new THREE.SphereGeometry(1, 32, 32), dome);
+    skyDome.name = "look.sky";
+    skyDome.frustumCulled = false;
     // Last of the opaque objects (transparent ones follow, over it).
-    this.skyDome.renderOrder = Number.MAX_SAFE_INTEGER;
+    skyDome.renderOrder = Number.MAX_SAFE_INTEGER;
     const { color, factor } = this.fogAt(positionWorld, cameraPosition);
-    this.fogNode = fog(color, factor);
-    this.apply(this.current, false);
+    return (this.drawing = { skyScene, backgroundNode, skyDome, fogNode: fog(color, factor) });
   }
 
   /**

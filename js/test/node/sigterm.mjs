@@ -69,7 +69,7 @@ const results = [];
 
 // stdio: a reply asked for just before the signal is still delivered.
 {
-  const s = start(["--mcp-stdio"], /serving MCP on stdio/);
+  const s = start(["--mcp-stdio", "--verbose"], /serving MCP on stdio/);
   await s.listening;
   s.child.stdin.write(JSON.stringify(INIT) + "\n");
   s.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "scene.createEntity", arguments: { shape: "cone" } } }) + "\n");
