@@ -4,12 +4,7 @@
 // once one is made, and the same without one and with a damaged one: the
 // same tools listed, the same calls answered.
 import { assert, assertEquals, test } from "limina/testing";
-
-async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+import { madeSnapshot, sh } from "./support/startup_cache.ts";
 
 const rpc = (id: number, method: string, params: unknown = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 const SESSION = [
@@ -45,17 +40,7 @@ test("a fresh cache: started without a snapshot, then from the \"engine\" one, t
   const cold = await serve([], env);
   assert(cold.stderr.includes('start-up snapshot "engine" not ready'), cold.stderr);
   assert(cold.tools.length > 50 && cold.tools.includes("scene.queryEntities"), cold.tools.join(" "));
-  /** The engine snapshot's path, once the background maker has written it (none in progress). */
-  const made = async () => {
-    for (let i = 0; i < 1200; i++) {
-      const files = (await sh(`ls ${cache}/code-* 2>/dev/null || true`)).split("\n");
-      const bin = files.find((f) => f.startsWith("snapshot-engine-") && f.endsWith(".bin"));
-      if (bin && !files.some((f) => f.startsWith("snapshot-engine-") && f.endsWith(".lock"))) return (await sh(`ls -d ${cache}/code-*`)).trim() + `/${bin}`;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no engine snapshot in ${cache} after a minute`);
-  };
-  const file = await made();
+  const file = await madeSnapshot(cache, "engine");
   assert(Number((await sh(`stat -c %s ${file}`)).trim()) > 0, "the engine snapshot was made, not marked as failed");
   const warm = await serve([], env);
   assert(warm.stderr.includes('start-up snapshot "engine" used'), warm.stderr);
@@ -65,7 +50,7 @@ test("a fresh cache: started without a snapshot, then from the \"engine\" one, t
   assertEquals(damaged.stderr.split("\n").filter((l) => l.includes("is damaged")).length, 1, damaged.stderr);
   assertEquals([damaged.serverInfo, damaged.tools], [cold.serverInfo, cold.tools]);
   // Made again in the background: the next server starts from it and says nothing more.
-  await made();
+  await madeSnapshot(cache, "engine");
   const again = await serve([], env);
   assert(again.stderr.includes('start-up snapshot "engine" used') && !again.stderr.includes("is damaged"), again.stderr);
   await sh(`rm -rf ${tmp}`);

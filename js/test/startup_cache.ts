@@ -5,12 +5,7 @@
 // same as ever. A cache directory the user cannot write (not root) caches
 // nothing and fails nothing.
 import { assert, assertEquals, test } from "limina/testing";
-
-async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+import { madeSnapshot, sh } from "./support/startup_cache.ts";
 
 const tmp = (await sh("mktemp -d /tmp/limina-startup-cache-XXXXXX")).trim();
 const cache = `${tmp}/cache`;
@@ -23,20 +18,9 @@ async function hello(arg: string, dir = cache) {
   return r.stderr;
 }
 
-/** The base snapshot's path, once the background maker has written it (none in progress). */
-async function snapshot(): Promise<string> {
-  for (let i = 0; i < 1200; i++) {
-    const files = (await sh(`ls ${cache}/code-* 2>/dev/null || true`)).split("\n");
-    const bin = files.find((f) => f.startsWith("snapshot-base-") && f.endsWith(".bin"));
-    if (bin && !files.some((f) => f.startsWith("snapshot-base-") && f.endsWith(".lock"))) return (await sh(`ls -d ${cache}/code-*`)).trim() + `/${bin}`;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no base snapshot in ${cache} after a minute`);
-}
-
 test("a damaged start-up snapshot (truncated, overwritten, flipped mid-file) is ignored, said once, and made again", async () => {
   assert((await hello("first")).includes('start-up snapshot "base" not ready'));
-  const file = await snapshot();
+  const file = await madeSnapshot(cache, "base");
   assert((await hello("intact")).includes('start-up snapshot "base" used'));
   const size = Number((await sh(`stat -c %s ${file}`)).trim());
   for (const [how, damage, words] of [
@@ -51,7 +35,7 @@ test("a damaged start-up snapshot (truncated, overwritten, flipped mid-file) is 
     assertEquals(said.length, 1, `${how}: ${log}`);
     assert(said[0].includes(words) && said[0].includes("making it again"), `${how}: ${said[0]}`);
     // Made again in the background: the next run uses it, and says nothing more.
-    await snapshot();
+    await madeSnapshot(cache, "base");
     const next = await hello("after");
     assert(next.includes('start-up snapshot "base" used') && !next.includes("is damaged"), `${how}, then: ${next}`);
   }
