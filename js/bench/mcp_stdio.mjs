@@ -1,8 +1,9 @@
 // MCP over stdio, Limina beside its peers in one run with one client: the
 // official TypeScript SDK's server answering a trivial tool, and (when
 // .venv has it) the Python SDK's. Each server is spawned and driven as a
-// standard MCP client would: spawn to the first reply (initialize) and idle
-// memory, then sequential tools/call round trips (p50/p99) and pipelined
+// standard MCP client would: spawn to the first reply (initialize), to the
+// first tools/list reply and to the first tools/call reply (a read, sent
+// after the list's reply, as a client does), and idle memory, then sequential tools/call round trips (p50/p99) and pipelined
 // throughput. Limina runs `--mcp-stdio` as shipped: the policy engine on,
 // every call decided, recorded and traced in the sha256-chained world log;
 // its read is `scene.queryEntities` (a spatial query finding one entity),
@@ -38,6 +39,9 @@ const SERVERS = [
 ].filter((s) => only === undefined || s.name === only);
 
 const connect = ({ cmd, args }) => connectStdio(cmd, args, { cwd: root });
+/** Each server's cheap read: Limina's spatial query finding what is near the origin; the peers' constant. */
+const READ = { limina: { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } } };
+const readParams = (server) => READ[server.name] ?? { name: "peer.read", arguments: {} };
 
 async function handshake(c) {
   const init = await c.call("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } });
@@ -83,14 +87,20 @@ async function pipelined(fn, n) {
 }
 
 async function measure(server) {
-  // Spawn to first reply, p50 of SPAWNS fresh processes; the last one's memory once idle.
+  // Spawn to first reply, first list and first call, p50 of SPAWNS fresh processes; the last one's memory once idle.
   const firsts = [];
+  const lists = [];
+  const calls = [];
   for (let i = 0; i < SPAWNS; i++) {
     const c = connect(server);
     firsts.push(await handshake(c));
+    if (!(await c.call("tools/list", {})).result) throw new Error("tools/list failed");
+    lists.push(performance.now() - c.spawned);
+    if (!ok(await c.call("tools/call", readParams(server)))) throw new Error("the first tools/call failed");
+    calls.push(performance.now() - c.spawned);
     await c.close();
   }
-  firsts.sort((a, b) => a - b);
+  for (const list of [firsts, lists, calls]) list.sort((a, b) => a - b);
   const c = connect(server);
   await handshake(c);
   await c.call("tools/list", {});
@@ -101,13 +111,13 @@ async function measure(server) {
   if (server.name === "limina") {
     const made = await c.call("tools/call", { name: "scene.createEntity", arguments: {} });
     const entity = made.result.structuredContent.entity;
-    read = () => c.call("tools/call", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 } });
+    read = () => c.call("tools/call", readParams(server));
     write = (i) => c.call("tools/call", { name: "ecs.updateComponent", arguments: { entity, component: "position", value: [i % 2, 0, 0] } });
   } else {
-    read = () => c.call("tools/call", { name: "peer.read", arguments: {} });
+    read = () => c.call("tools/call", readParams(server));
   }
   await warmUp([read, write].filter(Boolean));
-  const figures = { spawnToFirstReplyP50Ms: ms(pct(firsts, 50)), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
+  const figures = { spawnToFirstReplyP50Ms: ms(pct(firsts, 50)), spawnToFirstListP50Ms: ms(pct(lists, 50)), spawnToFirstCallP50Ms: ms(pct(calls, 50)), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
   if (write) figures.write = await sequential(write, SEQUENTIAL);
   const cpuBefore = cpuMs(c.child.pid);
   figures.pipelinedReadsPerSec = await pipelined(read, PIPELINED);
@@ -131,7 +141,7 @@ if (results.limina && results.tsSdk) {
 }
 for (const [name, f] of Object.entries(results)) {
   console.log(
-    `${name}: first reply ${f.spawnToFirstReplyP50Ms} ms, idle RSS ${f.idleRssMiB} MiB; read p50 ${f.read.p50Ms} ms p99 ${f.read.p99Ms} ms; pipelined ${f.pipelinedReadsPerSec} reads/s (server CPU ${f.serverCpuUsPerPipelinedRead} µs a read)` +
+    `${name}: first reply ${f.spawnToFirstReplyP50Ms} ms (first list ${f.spawnToFirstListP50Ms} ms, first call ${f.spawnToFirstCallP50Ms} ms), idle RSS ${f.idleRssMiB} MiB; read p50 ${f.read.p50Ms} ms p99 ${f.read.p99Ms} ms; pipelined ${f.pipelinedReadsPerSec} reads/s (server CPU ${f.serverCpuUsPerPipelinedRead} µs a read)` +
       (f.write ? `; write p50 ${f.write.p50Ms} ms p99 ${f.write.p99Ms} ms, pipelined ${f.pipelinedWritesPerSec}/s` : ""),
   );
 }
