@@ -2216,10 +2216,6 @@ declare module "limina/internal/engine/skills/schemas" {
         }, z.core.$strip>>;
     }, z.core.$strip>;
 }
-declare module "limina/internal/engine/skills/lazily" {
-    /** `make`'s value, made on the first call and the same on every call after. */
-    export function lazily<T>(make: () => T): () => T;
-}
 declare module "limina/internal/engine/skills/three" {
     import * as THREE from "three";
     import type { Entities } from "limina/internal/engine/scene/entities";

@@ -6,23 +6,17 @@ import { z } from "zod";
 import type { SkillDefinition } from "../skills/registry.ts";
 import { CameraPose, WorldVec3 } from "../skills/schemas.ts";
 import type { CameraRig } from "./rig.ts";
-import { lazily } from "../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const EntityId = z.string().min(1).describe("the entity to follow (ent_…)");
+const EntityId = z.string().min(1).describe("the entity to follow (ent_…)");
 
-  const cameraFollowInput = z.strictObject({ entityId: EntityId, distance: z.number().min(0.5).max(200).default(6), height: z.number().min(-50).max(200).default(2.5), smoothing: z.number().min(0).max(5).default(0.3) });
-  const cameraThirdPersonInput = z.strictObject({ entityId: EntityId, distance: z.number().min(0.5).max(50).default(3.5), shoulder: z.number().min(-5).max(5).default(0.6), height: z.number().min(0).max(20).default(1.7), smoothing: z.number().min(0).max(5).default(0.15) });
-  const cameraFirstPersonInput = z.strictObject({ entityId: EntityId, eyeHeight: z.number().min(0).max(20).default(1.62) });
-  const cameraOrbitInput = z.strictObject({ target: z.union([EntityId, WorldVec3]), distance: z.number().min(0.5).max(1000).default(10), height: z.number().min(-500).max(1000).default(4), speed: z.number().min(-10).max(10).default(0.3) });
-  const cameraShakeInput = z.strictObject({ intensity: z.number().gt(0).max(10).default(0.3), duration: z.number().gt(0).max(30).default(0.6) });
-  const cameraShakeOutput = z.object({ shaking: z.boolean() });
-  return { cameraFollowInput, cameraThirdPersonInput, cameraFirstPersonInput, cameraOrbitInput, cameraShakeInput, cameraShakeOutput };
-});
+const cameraFollowInput = z.strictObject({ entityId: EntityId, distance: z.number().min(0.5).max(200).default(6), height: z.number().min(-50).max(200).default(2.5), smoothing: z.number().min(0).max(5).default(0.3) });
+const cameraThirdPersonInput = z.strictObject({ entityId: EntityId, distance: z.number().min(0.5).max(50).default(3.5), shoulder: z.number().min(-5).max(5).default(0.6), height: z.number().min(0).max(20).default(1.7), smoothing: z.number().min(0).max(5).default(0.15) });
+const cameraFirstPersonInput = z.strictObject({ entityId: EntityId, eyeHeight: z.number().min(0).max(20).default(1.62) });
+const cameraOrbitInput = z.strictObject({ target: z.union([EntityId, WorldVec3]), distance: z.number().min(0.5).max(1000).default(10), height: z.number().min(-500).max(1000).default(4), speed: z.number().min(-10).max(10).default(0.3) });
+const cameraShakeInput = z.strictObject({ intensity: z.number().gt(0).max(10).default(0.3), duration: z.number().gt(0).max(30).default(0.6) });
+const cameraShakeOutput = z.object({ shaking: z.boolean() });
 
 export function cameraRigSkills({ rig }: { rig: CameraRig }): SkillDefinition[] {
-  const { cameraFollowInput, cameraThirdPersonInput, cameraFirstPersonInput, cameraOrbitInput, cameraShakeInput, cameraShakeOutput } = contracts();
   const source = { module: import.meta.url, factory: "cameraRigSkills" };
   const shot = (name: string, description: string, input: z.ZodType, spec: (i: never) => Parameters<CameraRig["set"]>[0]): SkillDefinition => ({
     name,

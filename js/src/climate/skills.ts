@@ -4,46 +4,40 @@
 import { z } from "zod";
 import type { SkillDefinition } from "../skills/registry.ts";
 import { type Climate, WEATHER_EFFECTS, WEATHER_KINDS, type WeatherKind } from "./climate.ts";
-import { lazily } from "../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const TimeOutput = z.object({
-    hour: z.number().nullable(),
-    day: z.number().int().nullable(),
-    seconds: z.number().nullable(),
-    scale: z.number(),
-    sun: z.object({ azimuth: z.number(), elevation: z.number() }),
-  });
-
-  const WeatherOutput = z.object({
-    kind: z.enum(WEATHER_KINDS),
-    intensity: z.number(),
-    windDirection: z.number(),
-    windSpeed: z.number(),
-    wind: z.tuple([z.number(), z.number(), z.number()]),
-    precipitation: z.enum(["rain", "snow"]).nullable(),
-    since: z.number().int(),
-    fogDensity: z.number(),
-    turbidity: z.number(),
-    sunIntensity: z.number(),
-  });
-
-  const worldSetTimeInput = z.strictObject({ hour: z.number().min(0).lt(24), day: z.number().int().min(0).max(1_000_000).optional() });
-  const worldSetTimeScaleInput = z.strictObject({ scale: z.number().min(0).max(100_000) });
-  const worldGetTimeInput = z.strictObject({});
-  const worldSetWeatherInput = z.strictObject({
-    kind: z.enum(WEATHER_KINDS).optional(),
-    intensity: z.number().min(0).max(1).optional(),
-    windDirection: z.number().min(-360).max(360).optional(),
-    windSpeed: z.number().min(0).max(100).optional(),
-  });
-  const worldGetWeatherInput = z.strictObject({});
-  return { TimeOutput, WeatherOutput, worldSetTimeInput, worldSetTimeScaleInput, worldGetTimeInput, worldSetWeatherInput, worldGetWeatherInput };
+const TimeOutput = z.object({
+  hour: z.number().nullable(),
+  day: z.number().int().nullable(),
+  seconds: z.number().nullable(),
+  scale: z.number(),
+  sun: z.object({ azimuth: z.number(), elevation: z.number() }),
 });
 
+const WeatherOutput = z.object({
+  kind: z.enum(WEATHER_KINDS),
+  intensity: z.number(),
+  windDirection: z.number(),
+  windSpeed: z.number(),
+  wind: z.tuple([z.number(), z.number(), z.number()]),
+  precipitation: z.enum(["rain", "snow"]).nullable(),
+  since: z.number().int(),
+  fogDensity: z.number(),
+  turbidity: z.number(),
+  sunIntensity: z.number(),
+});
+
+const worldSetTimeInput = z.strictObject({ hour: z.number().min(0).lt(24), day: z.number().int().min(0).max(1_000_000).optional() });
+const worldSetTimeScaleInput = z.strictObject({ scale: z.number().min(0).max(100_000) });
+const worldGetTimeInput = z.strictObject({});
+const worldSetWeatherInput = z.strictObject({
+  kind: z.enum(WEATHER_KINDS).optional(),
+  intensity: z.number().min(0).max(1).optional(),
+  windDirection: z.number().min(-360).max(360).optional(),
+  windSpeed: z.number().min(0).max(100).optional(),
+});
+const worldGetWeatherInput = z.strictObject({});
+
 export function climateSkills({ climate }: { climate: Climate }): SkillDefinition[] {
-  const { TimeOutput, WeatherOutput, worldSetTimeInput, worldSetTimeScaleInput, worldGetTimeInput, worldSetWeatherInput, worldGetWeatherInput } = contracts();
   const source = { module: import.meta.url, factory: "climateSkills" };
   const weatherReport = (): z.input<typeof WeatherOutput> => {
     const w = climate.weather;

@@ -3,22 +3,16 @@
 import { z } from "zod";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const agentEmitEventInput = z.strictObject({
-    type: z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, "type may hold letters, digits, '.', '_' and '-'"),
-    payload: z.record(z.string(), z.unknown()).default({}),
-  });
-  const agentEmitEventOutput = z.object({ eventId: z.string() });
-  const agentGetPerceptionInput = z.strictObject({});
-  const agentGetPerceptionOutput = z.object({ perception: z.unknown() });
-  return { agentEmitEventInput, agentEmitEventOutput, agentGetPerceptionInput, agentGetPerceptionOutput };
+const agentEmitEventInput = z.strictObject({
+  type: z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, "type may hold letters, digits, '.', '_' and '-'"),
+  payload: z.record(z.string(), z.unknown()).default({}),
 });
+const agentEmitEventOutput = z.object({ eventId: z.string() });
+const agentGetPerceptionInput = z.strictObject({});
+const agentGetPerceptionOutput = z.object({ perception: z.unknown() });
 
 export function agentSkills({ agents }: { agents: AgentDirectory }): SkillDefinition[] {
-  const { agentEmitEventInput, agentEmitEventOutput, agentGetPerceptionInput, agentGetPerceptionOutput } = contracts();
   const source = { module: import.meta.url, factory: "agentSkills" };
   return [
     {

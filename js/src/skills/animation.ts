@@ -8,33 +8,27 @@ import type { CharacterSystem } from "../characters/characters.ts";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { CLIP_NAMES } from "../characters/clips.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
+const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
 
-  const animationPlayInput = z.strictObject({
-    entityId: EntityId,
-    clip: z.string().min(1).max(64),
-    loop: z.boolean().default(true),
-    fadeIn: z.number().min(0).max(5).default(0.25).describe("crossfade seconds"),
-  });
-  const animationPlayOutput = z.object({ playing: z.string() });
-  const animationGetStateInput = z.strictObject({ entityId: EntityId });
-  const animationGetStateOutput = z.object({
-    state: z.enum(["idle", "locomotion", "jump", "fall", "emote"]),
-    clip: z.string(),
-    speed: z.number(),
-    playing: z.array(z.object({ clip: z.string(), weight: z.number(), timeScale: z.number() })),
-  });
-  const animationListInput = z.strictObject({ entityId: EntityId.optional() });
-  const animationListOutput = z.object({ clips: z.array(z.string()) });
-  return { animationPlayInput, animationPlayOutput, animationGetStateInput, animationGetStateOutput, animationListInput, animationListOutput };
+const animationPlayInput = z.strictObject({
+  entityId: EntityId,
+  clip: z.string().min(1).max(64),
+  loop: z.boolean().default(true),
+  fadeIn: z.number().min(0).max(5).default(0.25).describe("crossfade seconds"),
 });
+const animationPlayOutput = z.object({ playing: z.string() });
+const animationGetStateInput = z.strictObject({ entityId: EntityId });
+const animationGetStateOutput = z.object({
+  state: z.enum(["idle", "locomotion", "jump", "fall", "emote"]),
+  clip: z.string(),
+  speed: z.number(),
+  playing: z.array(z.object({ clip: z.string(), weight: z.number(), timeScale: z.number() })),
+});
+const animationListInput = z.strictObject({ entityId: EntityId.optional() });
+const animationListOutput = z.object({ clips: z.array(z.string()) });
 
 export function animationSkills({ characters }: { characters: CharacterSystem }): SkillDefinition[] {
-  const { animationPlayInput, animationPlayOutput, animationGetStateInput, animationGetStateOutput, animationListInput, animationListOutput } = contracts();
   const source = { module: import.meta.url, factory: "animationSkills" };
   return [
     {

@@ -9,33 +9,14 @@ import { type AudioScene, BUSES, setBusVolume } from "../../../crates/limina-aud
 import { syncListener } from "../audio/listener.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { WORLD_EXTENT, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Bus = z.enum(BUSES as [string, ...string[]]);
-  const Volume = z.number().min(0).max(1);
-  /** Up to the mixer's Nyquist frequency: anything above would alias. */
-  const Freq = z.number().gt(0).max(24_000);
-  const Secs = z.number().gt(0).max(10);
-  const Handle = z.object({ handle: z.string() });
-  const Ok = z.object({ ok: z.boolean() });
-  const audioPlayInput = z.strictObject({ freq: Freq, secs: Secs, bus: Bus.default("sfx"), volume: Volume.default(1) });
-  const audioAmbientInput = z.strictObject({ bus: Bus.default("ambience"), volume: Volume.default(1) });
-  const audioPlayAtInput = z.strictObject({
-    freq: Freq,
-    secs: Secs,
-    position: WorldVec3,
-    bus: Bus.default("sfx"),
-    volume: Volume.default(1),
-    maxDistance: z.number().min(0).max(4 * WORLD_EXTENT).optional(),
-  });
-  const audioSpeakInput = z.strictObject({ text: z.string().min(1).max(500), position: WorldVec3, volume: Volume.default(1) });
-  const audioStopInput = z.strictObject({ handle: z.string() });
-  const audioSetVolumeInput = z.strictObject({ handle: z.string(), volume: Volume });
-  const audioSetBusVolumeInput = z.strictObject({ bus: Bus, volume: Volume });
-  return { Handle, Ok, audioPlayInput, audioAmbientInput, audioPlayAtInput, audioSpeakInput, audioStopInput, audioSetVolumeInput, audioSetBusVolumeInput };
-});
+const Bus = z.enum(BUSES as [string, ...string[]]);
+const Volume = z.number().min(0).max(1);
+/** Up to the mixer's Nyquist frequency: anything above would alias. */
+const Freq = z.number().gt(0).max(24_000);
+const Secs = z.number().gt(0).max(10);
+const Handle = z.object({ handle: z.string() });
+const Ok = z.object({ ok: z.boolean() });
 
 const PREFIX = "snd_";
 
@@ -51,8 +32,22 @@ function idOf(handle: string): number | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
+const audioPlayInput = z.strictObject({ freq: Freq, secs: Secs, bus: Bus.default("sfx"), volume: Volume.default(1) });
+const audioAmbientInput = z.strictObject({ bus: Bus.default("ambience"), volume: Volume.default(1) });
+const audioPlayAtInput = z.strictObject({
+  freq: Freq,
+  secs: Secs,
+  position: WorldVec3,
+  bus: Bus.default("sfx"),
+  volume: Volume.default(1),
+  maxDistance: z.number().min(0).max(4 * WORLD_EXTENT).optional(),
+});
+const audioSpeakInput = z.strictObject({ text: z.string().min(1).max(500), position: WorldVec3, volume: Volume.default(1) });
+const audioStopInput = z.strictObject({ handle: z.string() });
+const audioSetVolumeInput = z.strictObject({ handle: z.string(), volume: Volume });
+const audioSetBusVolumeInput = z.strictObject({ bus: Bus, volume: Volume });
+
 export function audioSkills({ audio, camera }: { audio: AudioScene; camera: THREE.Object3D }): SkillDefinition[] {
-  const { Handle, Ok, audioPlayInput, audioAmbientInput, audioPlayAtInput, audioSpeakInput, audioStopInput, audioSetVolumeInput, audioSetBusVolumeInput } = contracts();
   const source = { module: import.meta.url, factory: "audioSkills" };
   return [
     {

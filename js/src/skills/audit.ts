@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { AgentDirectory } from "../agents/directory.ts";
 import type { EngineEvent, Tracer } from "../observability/tracer.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { lazily } from "./lazily.ts";
 
 interface DecisionPayload {
   allow: boolean;
@@ -27,87 +26,7 @@ interface DecisionPayload {
 const isDecision = (e: EngineEvent | undefined): e is EngineEvent & { payload: DecisionPayload } =>
   e !== undefined && (e.type === "policy.decision" || e.type === "policy.denied");
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const EventRef = z.object({ id: z.string(), type: z.string(), actorId: z.string(), threadId: z.string() });
-  const AgentTokens = z.object({
-    agentId: z.string(),
-    decisions: z.number().int(),
-    promptChars: z.number().int(),
-    estimatedPromptTokens: z.number().int(),
-    promptTokens: z.number().int(),
-    completionTokens: z.number().int(),
-  });
-  const DecisionOut = z.object({
-    eventId: z.string(),
-    allow: z.boolean(),
-    rule: z.string(),
-    reason: z.string(),
-    boundary: z.string(),
-    context: z.object({
-      agentId: z.string(),
-      sessionId: z.string(),
-      cap: z.string(),
-      profile: z.string().nullable(),
-      package: z.string().nullable(),
-      tick: z.number().nullable(),
-      requiredPermissions: z.array(z.string()).nullable(),
-    }),
-    quota: z.unknown().nullable(),
-    budget: z.unknown().nullable(),
-  });
-  const auditExplainInput = z.strictObject({ eventId: z.string() });
-  const auditExplainOutput = z.object({
-    eventId: z.string(),
-    eventType: z.string(),
-    found: z.boolean(),
-    decision: DecisionOut.nullable(),
-    provenance: z.object({ agentId: z.string(), sessionId: z.string(), profile: z.string().nullable(), package: z.string().nullable() }),
-    causalTrace: z.object({ parents: z.array(EventRef), ancestry: z.array(EventRef) }),
-  });
-  const auditQueryInput = z.strictObject({
-    decision: z.enum(["allow", "deny", "all"]).default("all"),
-    cap: z.string().optional(),
-    rule: z.string().optional(),
-    agentId: z.string().optional(),
-    sessionId: z.string().optional(),
-    package: z.string().optional(),
-    limit: z.number().int().min(0).max(2000).default(200),
-  });
-  const auditQueryOutput = z.object({
-    summary: z.object({
-      total: z.number().int(),
-      allowed: z.number().int(),
-      denied: z.number().int(),
-      byRule: z.record(z.string(), z.number()),
-      byCap: z.record(z.string(), z.number()),
-      packages: z.array(z.string()),
-    }),
-    decisions: z.array(
-      z.object({
-        eventId: z.string(),
-        allow: z.boolean(),
-        rule: z.string(),
-        reason: z.string(),
-        boundary: z.string(),
-        cap: z.string(),
-        agentId: z.string(),
-        sessionId: z.string(),
-        profile: z.string().nullable(),
-        package: z.string().nullable(),
-        tick: z.number().nullable(),
-      }),
-    ),
-  });
-  const auditUsageInput = z.strictObject({ sessionId: z.string().optional() });
-  const auditUsageOutput = z.object({
-    perSessionCap: z.array(z.object({ sessionId: z.string(), cap: z.string(), allowed: z.number().int(), denied: z.number().int() })),
-    quotas: z.array(z.object({ sessionId: z.string(), quota: z.unknown() })),
-    budgets: z.array(z.object({ sessionId: z.string(), budget: z.unknown() })),
-    agents: z.array(AgentTokens),
-  });
-  return { AgentTokens, auditExplainInput, auditExplainOutput, auditQueryInput, auditQueryOutput, auditUsageInput, auditUsageOutput };
-});
+const EventRef = z.object({ id: z.string(), type: z.string(), actorId: z.string(), threadId: z.string() });
 const ref = (e: EngineEvent) => ({ id: e.id, type: e.type, actorId: e.actorId, threadId: e.threadId });
 const parentIds = (e: EngineEvent) => [...new Set([...(e.parentEventId ? [e.parentEventId] : []), ...e.causedBy])];
 
@@ -132,8 +51,85 @@ function decisions(tracer: Tracer): (EngineEvent & { payload: DecisionPayload })
   return tracer.history().filter(isDecision);
 }
 
+const AgentTokens = z.object({
+  agentId: z.string(),
+  decisions: z.number().int(),
+  promptChars: z.number().int(),
+  estimatedPromptTokens: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+});
+
+const DecisionOut = z.object({
+  eventId: z.string(),
+  allow: z.boolean(),
+  rule: z.string(),
+  reason: z.string(),
+  boundary: z.string(),
+  context: z.object({
+    agentId: z.string(),
+    sessionId: z.string(),
+    cap: z.string(),
+    profile: z.string().nullable(),
+    package: z.string().nullable(),
+    tick: z.number().nullable(),
+    requiredPermissions: z.array(z.string()).nullable(),
+  }),
+  quota: z.unknown().nullable(),
+  budget: z.unknown().nullable(),
+});
+const auditExplainInput = z.strictObject({ eventId: z.string() });
+const auditExplainOutput = z.object({
+  eventId: z.string(),
+  eventType: z.string(),
+  found: z.boolean(),
+  decision: DecisionOut.nullable(),
+  provenance: z.object({ agentId: z.string(), sessionId: z.string(), profile: z.string().nullable(), package: z.string().nullable() }),
+  causalTrace: z.object({ parents: z.array(EventRef), ancestry: z.array(EventRef) }),
+});
+const auditQueryInput = z.strictObject({
+  decision: z.enum(["allow", "deny", "all"]).default("all"),
+  cap: z.string().optional(),
+  rule: z.string().optional(),
+  agentId: z.string().optional(),
+  sessionId: z.string().optional(),
+  package: z.string().optional(),
+  limit: z.number().int().min(0).max(2000).default(200),
+});
+const auditQueryOutput = z.object({
+  summary: z.object({
+    total: z.number().int(),
+    allowed: z.number().int(),
+    denied: z.number().int(),
+    byRule: z.record(z.string(), z.number()),
+    byCap: z.record(z.string(), z.number()),
+    packages: z.array(z.string()),
+  }),
+  decisions: z.array(
+    z.object({
+      eventId: z.string(),
+      allow: z.boolean(),
+      rule: z.string(),
+      reason: z.string(),
+      boundary: z.string(),
+      cap: z.string(),
+      agentId: z.string(),
+      sessionId: z.string(),
+      profile: z.string().nullable(),
+      package: z.string().nullable(),
+      tick: z.number().nullable(),
+    }),
+  ),
+});
+const auditUsageInput = z.strictObject({ sessionId: z.string().optional() });
+const auditUsageOutput = z.object({
+  perSessionCap: z.array(z.object({ sessionId: z.string(), cap: z.string(), allowed: z.number().int(), denied: z.number().int() })),
+  quotas: z.array(z.object({ sessionId: z.string(), quota: z.unknown() })),
+  budgets: z.array(z.object({ sessionId: z.string(), budget: z.unknown() })),
+  agents: z.array(AgentTokens),
+});
+
 export function auditSkills({ tracer, agents }: { tracer: Tracer; agents: AgentDirectory }): SkillDefinition[] {
-  const { AgentTokens, auditExplainInput, auditExplainOutput, auditQueryInput, auditQueryOutput, auditUsageInput, auditUsageOutput } = contracts();
   const source = { module: import.meta.url, factory: "auditSkills" };
   return [
     {

@@ -6,16 +6,10 @@ import type { CameraRig } from "../camera/rig.ts";
 import type { ViewCamera } from "../render/view-camera.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { CameraPose, CameraPoseInput } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const cameraGetInput = z.strictObject({});
-  return { cameraGetInput };
-});
+const cameraGetInput = z.strictObject({});
 
 export function cameraSkills({ view, rig }: { view: ViewCamera; rig?: CameraRig }): SkillDefinition[] {
-  const { cameraGetInput } = contracts();
   const source = { module: import.meta.url, factory: "cameraSkills" };
   return [
     {

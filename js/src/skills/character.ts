@@ -7,7 +7,6 @@ import { z } from "zod";
 import type { CharacterSystem } from "../characters/characters.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Vec3, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
 const Color = z.number().int().min(0).max(0xffffff);
 
@@ -22,33 +21,29 @@ export const AppearanceInput = z.strictObject({
   shoes: Color.optional(),
 });
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
-  const characterSpawnInput = z.strictObject({
-    position: WorldVec3.describe("where its feet stand"),
-    appearance: AppearanceInput.optional(),
-    model: z.string().min(1).max(128).optional().describe("a glTF asset id to use as the body"),
-    maxSpeed: z.number().gt(0).max(12).optional().describe("top speed, m/s (default 4.5)"),
-  });
-  const characterSpawnOutput = z.object({ entityId: z.string() });
-  const characterMoveInput = z.strictObject({
-    entityId: EntityId,
-    direction: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).describe("ground direction [x, z]"),
-    speed: z.number().min(0).max(12).default(1.4).describe("m/s"),
-  });
-  const characterMoveOutput = z.object({ velocity: z.tuple([z.number(), z.number()]) });
-  const characterJumpInput = z.strictObject({ entityId: EntityId, speed: z.number().gt(0).max(20).default(5).describe("take-off speed, m/s") });
-  const characterJumpOutput = z.object({ jumped: z.boolean() });
-  const characterLookAtInput = z.strictObject({ entityId: EntityId, target: z.union([WorldVec3, z.string().min(1).describe("an entity id")]) });
-  const characterLookAtOutput = z.object({ facing: z.tuple([z.number(), z.number()]) });
-  const characterListInput = z.strictObject({});
-  const characterListOutput = z.object({ characters: z.array(z.object({ entityId: z.string(), position: Vec3, speed: z.number(), grounded: z.boolean(), walkingTo: Vec3.nullable() })) });
-  return { characterSpawnInput, characterSpawnOutput, characterMoveInput, characterMoveOutput, characterJumpInput, characterJumpOutput, characterLookAtInput, characterLookAtOutput, characterListInput, characterListOutput };
+const EntityId = z.string().min(1).describe("a character's entity id (ent_…)");
+
+const characterSpawnInput = z.strictObject({
+  position: WorldVec3.describe("where its feet stand"),
+  appearance: AppearanceInput.optional(),
+  model: z.string().min(1).max(128).optional().describe("a glTF asset id to use as the body"),
+  maxSpeed: z.number().gt(0).max(12).optional().describe("top speed, m/s (default 4.5)"),
 });
+const characterSpawnOutput = z.object({ entityId: z.string() });
+const characterMoveInput = z.strictObject({
+  entityId: EntityId,
+  direction: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).describe("ground direction [x, z]"),
+  speed: z.number().min(0).max(12).default(1.4).describe("m/s"),
+});
+const characterMoveOutput = z.object({ velocity: z.tuple([z.number(), z.number()]) });
+const characterJumpInput = z.strictObject({ entityId: EntityId, speed: z.number().gt(0).max(20).default(5).describe("take-off speed, m/s") });
+const characterJumpOutput = z.object({ jumped: z.boolean() });
+const characterLookAtInput = z.strictObject({ entityId: EntityId, target: z.union([WorldVec3, z.string().min(1).describe("an entity id")]) });
+const characterLookAtOutput = z.object({ facing: z.tuple([z.number(), z.number()]) });
+const characterListInput = z.strictObject({});
+const characterListOutput = z.object({ characters: z.array(z.object({ entityId: z.string(), position: Vec3, speed: z.number(), grounded: z.boolean(), walkingTo: Vec3.nullable() })) });
 
 export function characterSkills({ characters }: { characters: CharacterSystem }): SkillDefinition[] {
-  const { characterSpawnInput, characterSpawnOutput, characterMoveInput, characterMoveOutput, characterJumpInput, characterJumpOutput, characterLookAtInput, characterLookAtOutput, characterListInput, characterListOutput } = contracts();
   const source = { module: import.meta.url, factory: "characterSkills" };
   return [
     {

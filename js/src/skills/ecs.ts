@@ -5,42 +5,36 @@ import type { Quat, Vec3 } from "../ecs/world.ts";
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Scale3, UnitQuat, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Tag = z.string().min(1).max(64);
+const Tag = z.string().min(1).max(64);
 
-  const ecsUpdateComponentInput = z
-    .strictObject({
-      entity: z.string(),
-      component: z.enum(["position", "rotation", "scale"]),
-      value: z.array(z.number()).min(3).max(4),
-    })
-    .transform((i, c) => {
-      const want = i.component === "rotation" ? 4 : 3;
-      if (i.value.length !== want) {
-        c.addIssue({ code: "custom", path: ["value"], message: `${i.component} needs exactly ${want} numbers, got ${i.value.length}` });
-        return z.NEVER;
-      }
-      const schema = i.component === "position" ? WorldVec3 : i.component === "rotation" ? UnitQuat : Scale3;
-      const parsed = schema.safeParse(i.value);
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) c.addIssue({ ...issue, code: "custom", path: ["value", ...issue.path], message: `${i.component}: ${issue.message}` });
-        return z.NEVER;
-      }
-      return { ...i, value: parsed.data as number[] };
-    });
-  const ecsUpdateComponentOutput = z.object({ ok: z.boolean() });
-  const ecsAddComponentInput = z.strictObject({ entity: z.string(), component: Tag });
-  const ecsAddComponentOutput = z.object({ ok: z.boolean() });
-  const ecsRemoveComponentInput = z.strictObject({ entity: z.string(), component: Tag });
-  const ecsRemoveComponentOutput = z.object({ ok: z.boolean() });
-  return { Tag, ecsUpdateComponentInput, ecsUpdateComponentOutput, ecsAddComponentInput, ecsAddComponentOutput, ecsRemoveComponentInput, ecsRemoveComponentOutput };
-});
+const ecsUpdateComponentInput = z
+  .strictObject({
+    entity: z.string(),
+    component: z.enum(["position", "rotation", "scale"]),
+    value: z.array(z.number()).min(3).max(4),
+  })
+  .transform((i, c) => {
+    const want = i.component === "rotation" ? 4 : 3;
+    if (i.value.length !== want) {
+      c.addIssue({ code: "custom", path: ["value"], message: `${i.component} needs exactly ${want} numbers, got ${i.value.length}` });
+      return z.NEVER;
+    }
+    const schema = i.component === "position" ? WorldVec3 : i.component === "rotation" ? UnitQuat : Scale3;
+    const parsed = schema.safeParse(i.value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) c.addIssue({ ...issue, code: "custom", path: ["value", ...issue.path], message: `${i.component}: ${issue.message}` });
+      return z.NEVER;
+    }
+    return { ...i, value: parsed.data as number[] };
+  });
+const ecsUpdateComponentOutput = z.object({ ok: z.boolean() });
+const ecsAddComponentInput = z.strictObject({ entity: z.string(), component: Tag });
+const ecsAddComponentOutput = z.object({ ok: z.boolean() });
+const ecsRemoveComponentInput = z.strictObject({ entity: z.string(), component: Tag });
+const ecsRemoveComponentOutput = z.object({ ok: z.boolean() });
 
 export function ecsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
-  const { Tag, ecsUpdateComponentInput, ecsUpdateComponentOutput, ecsAddComponentInput, ecsAddComponentOutput, ecsRemoveComponentInput, ecsRemoveComponentOutput } = contracts();
   const source = { module: import.meta.url, factory: "ecsSkills" };
   return [
     {

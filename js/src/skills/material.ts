@@ -9,17 +9,8 @@ import { createMaterial, materialCatalog, MATERIAL_NAMES } from "../render/mater
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { meshesOf } from "../scene/meshes.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Hex = z.number().int().min(0).max(0xffffff);
-  const materialListInput = z.strictObject({});
-  const materialListOutput = z.object({ materials: z.array(z.object({ name: z.string(), description: z.string(), albedo: z.number(), roughness: z.number(), metalness: z.number() })) });
-  const materialApplyInput = z.strictObject({ entityId: z.string(), material: z.enum(MATERIAL_NAMES as [string, ...string[]]), tint: Hex.optional(), uvScale: z.number().gt(0).max(1000).optional() });
-  const materialApplyOutput = z.object({ entityId: z.string(), material: z.string(), meshes: z.number().int() });
-  return { materialListInput, materialListOutput, materialApplyInput, materialApplyOutput };
-});
+const Hex = z.number().int().min(0).max(0xffffff);
 
 /** Dresses every mesh of `object` in a new instance of library material `name` (the old materials are disposed). Returns how many meshes. */
 export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATERIAL_NAMES)[number], options: { tint?: number; uvScale?: number }): number {
@@ -32,8 +23,12 @@ export function applyLibraryMaterial(object: THREE.Object3D, name: (typeof MATER
   return meshes.length;
 }
 
+const materialListInput = z.strictObject({});
+const materialListOutput = z.object({ materials: z.array(z.object({ name: z.string(), description: z.string(), albedo: z.number(), roughness: z.number(), metalness: z.number() })) });
+const materialApplyInput = z.strictObject({ entityId: z.string(), material: z.enum(MATERIAL_NAMES as [string, ...string[]]), tint: Hex.optional(), uvScale: z.number().gt(0).max(1000).optional() });
+const materialApplyOutput = z.object({ entityId: z.string(), material: z.string(), meshes: z.number().int() });
+
 export function materialSkills({ entities }: { entities: Entities }): SkillDefinition[] {
-  const { materialListInput, materialListOutput, materialApplyInput, materialApplyOutput } = contracts();
   const source = { module: import.meta.url, factory: "materialSkills" };
   return [
     {

@@ -8,7 +8,6 @@ import type { Navigation } from "../../../crates/limina-nav/js/nav.ts";
 import type { CharacterSystem } from "../characters/characters.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Vec3, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
 const Box = z.strictObject({ min: WorldVec3, max: WorldVec3 });
 
@@ -28,26 +27,21 @@ export const NavBuildInput = z.strictObject({
     .describe("off-mesh links: jumps, ladders, doors"),
 });
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const navBuildOutput = z.object({ polygons: z.number().int(), tiles: z.number().int() });
-  const navFindPathInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
-  const navFindPathOutput = z.object({ found: z.boolean(), path: z.array(Vec3), length: z.number() });
-  const navIsReachableInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
-  const navIsReachableOutput = z.object({ reachable: z.boolean() });
-  const navMoveToInput = z.strictObject({
-    entityId: z.string().min(1),
-    target: WorldVec3,
-    speed: z.number().gt(0).max(12).optional(),
-  });
-  const navMoveToOutput = z.object({ moving: z.boolean(), distance: z.number() });
-  const navStopInput = z.strictObject({ entityId: z.string().min(1) });
-  const navStopOutput = z.object({ stopped: z.boolean() });
-  return { navBuildOutput, navFindPathInput, navFindPathOutput, navIsReachableInput, navIsReachableOutput, navMoveToInput, navMoveToOutput, navStopInput, navStopOutput };
+const navBuildOutput = z.object({ polygons: z.number().int(), tiles: z.number().int() });
+const navFindPathInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
+const navFindPathOutput = z.object({ found: z.boolean(), path: z.array(Vec3), length: z.number() });
+const navIsReachableInput = z.strictObject({ from: WorldVec3, to: WorldVec3 });
+const navIsReachableOutput = z.object({ reachable: z.boolean() });
+const navMoveToInput = z.strictObject({
+  entityId: z.string().min(1),
+  target: WorldVec3,
+  speed: z.number().gt(0).max(12).optional(),
 });
+const navMoveToOutput = z.object({ moving: z.boolean(), distance: z.number() });
+const navStopInput = z.strictObject({ entityId: z.string().min(1) });
+const navStopOutput = z.object({ stopped: z.boolean() });
 
 export function navSkills({ nav, characters }: { nav: Navigation; characters: CharacterSystem }): SkillDefinition[] {
-  const { navBuildOutput, navFindPathInput, navFindPathOutput, navIsReachableInput, navIsReachableOutput, navMoveToInput, navMoveToOutput, navStopInput, navStopOutput } = contracts();
   const source = { module: import.meta.url, factory: "navSkills" };
   const path = (from: [number, number, number], to: [number, number, number]) => {
     if (!nav.counts()) throw engineError("unavailable", "no navmesh: build one first (nav.build)");

@@ -4,45 +4,39 @@
 import { z } from "zod";
 import type { PackageHost } from "../packages/host.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const packageListInput = z.strictObject({ name: z.string().min(1).max(64).optional() });
-  const packageListOutput = z.object({
-    packages: z.array(
-      z.object({
-        ref: z.string(),
-        name: z.string(),
-        version: z.string(),
-        kind: z.string(),
-        declaredCapabilities: z.array(z.string()),
-        engineCompat: z.string(),
-        contentHash: z.string(),
-        attested: z.boolean(),
-      }),
-    ),
-  });
-  const packageLoadInput = z.strictObject({
-    ref: z.string().min(3).max(160).regex(/^[^@\s]+@[^@\s]+$/, "ref is name@version"),
-    agentId: z.string().min(1).max(128),
-    sessionId: z.string().min(1).max(128),
-    profile: z.string().min(1).max(128),
-  });
-  const packageLoadOutput = z.object({
-    ok: z.boolean(),
-    ref: z.string(),
-    agentId: z.string().nullable(),
-    rule: z.string().nullable(),
-    rejectReason: z.string().nullable(),
-    reason: z.string().nullable(),
-    loadEventId: z.string().nullable(),
-  });
-  return { packageListInput, packageListOutput, packageLoadInput, packageLoadOutput };
+const packageListInput = z.strictObject({ name: z.string().min(1).max(64).optional() });
+const packageListOutput = z.object({
+  packages: z.array(
+    z.object({
+      ref: z.string(),
+      name: z.string(),
+      version: z.string(),
+      kind: z.string(),
+      declaredCapabilities: z.array(z.string()),
+      engineCompat: z.string(),
+      contentHash: z.string(),
+      attested: z.boolean(),
+    }),
+  ),
+});
+const packageLoadInput = z.strictObject({
+  ref: z.string().min(3).max(160).regex(/^[^@\s]+@[^@\s]+$/, "ref is name@version"),
+  agentId: z.string().min(1).max(128),
+  sessionId: z.string().min(1).max(128),
+  profile: z.string().min(1).max(128),
+});
+const packageLoadOutput = z.object({
+  ok: z.boolean(),
+  ref: z.string(),
+  agentId: z.string().nullable(),
+  rule: z.string().nullable(),
+  rejectReason: z.string().nullable(),
+  reason: z.string().nullable(),
+  loadEventId: z.string().nullable(),
 });
 
 export function packageSkills({ packages }: { packages: PackageHost }): SkillDefinition[] {
-  const { packageListInput, packageListOutput, packageLoadInput, packageLoadOutput } = contracts();
   const source = { module: import.meta.url, factory: "packageSkills" };
   return [
     {

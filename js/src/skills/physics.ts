@@ -10,84 +10,29 @@ import { describeJoints, jointId, type JointDescription } from "../scene/describ
 import type { Entities } from "../scene/entities.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Distance, Vec3, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
 const JOINT_TYPES = ["fixed", "revolute", "prismatic", "spherical", "rope", "spring"] as const;
 
 /** A finite number of moderate size (velocities, targets, forces). */
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Amount = z.number().min(-1e6).max(1e6);
-  const NonNegative = z.number().min(0).max(1e9);
-  const MotorInput = z.strictObject({
-    targetVelocity: Amount.optional().describe("rad/s for a hinge, m/s for a slider (default 0)"),
-    targetPosition: Amount.optional().describe("radians for a hinge, metres for a slider: the motor pulls toward it"),
-    stiffness: NonNegative.optional().describe("pull toward targetPosition (default 50 with one, else 0)"),
-    damping: NonNegative.optional().describe("how firmly it holds targetVelocity (default 10)"),
-    maxForce: NonNegative.optional().describe("the most torque (N·m) or force (N) it applies (default unlimited)"),
-  });
-  const JointOutput = z.object({
-    joint: z.string(),
-    type: z.enum(JOINT_TYPES),
-    entityA: z.string().nullable(),
-    entityB: z.string().nullable(),
-    position: z.number().nullable(),
-    limits: z.tuple([z.number(), z.number()]).nullable(),
-    motor: z.record(z.string(), z.unknown()).nullable(),
-  });
-  const physicsApplyImpulseInput = z.strictObject({ entity: z.string(), impulse: WorldVec3 });
-  const physicsApplyImpulseOutput = z.object({ ok: z.boolean() });
-  const physicsRaycastInput = z.strictObject({
-    origin: WorldVec3,
-    direction: WorldVec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
-    maxDistance: Distance.default(1000),
-  });
-  const physicsRaycastOutput = z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() });
-  const physicsCollisionEventsInput = z.strictObject({});
-  const physicsCollisionEventsOutput = z.object({
-    events: z.array(
-      z.object({
-        started: z.boolean(),
-        sensor: z.boolean(),
-        bodyA: z.number().int(),
-        bodyB: z.number().int(),
-        entityA: z.string().optional(),
-        entityB: z.string().optional(),
-        point: Vec3.nullable(),
-        normal: Vec3.nullable(),
-      }),
-    ),
-    dropped: z.number().int(),
-  });
-  const physicsSensorContentsInput = z.strictObject({ entity: z.string() });
-  const physicsSensorContentsOutput = z.object({ entities: z.array(z.string()) });
-  const physicsSetVelocityInput = z
-    .strictObject({ entity: z.string(), linear: WorldVec3.optional(), angular: WorldVec3.optional() })
-    .refine((i) => i.linear || i.angular, { message: "give linear and/or angular" });
-  const physicsSetVelocityOutput = z.object({ ok: z.boolean() });
-  const physicsSetBodyTypeInput = z.strictObject({ entity: z.string(), type: z.enum(["dynamic", "static", "kinematic"]) });
-  const physicsSetBodyTypeOutput = z.object({ ok: z.boolean() });
-  const physicsCreateJointInput = z.strictObject({
-    type: z.enum(JOINT_TYPES),
-    entityA: z.string(),
-    entityB: z.string(),
-    anchor: WorldVec3.optional().describe("where they are joined (default entityB's centre); a rope or spring holds entityA there"),
-    axis: WorldVec3.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("revolute, prismatic: the axis (default [0,1,0])"),
-    limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
-    length: z.number().gt(0).max(1e5).optional().describe("rope: its maximum length; spring: its rest length (default: the distance now)"),
-    stiffness: NonNegative.optional().describe("spring: N/m (default 100)"),
-    damping: NonNegative.optional().describe("spring: N·s/m (default 5)"),
-    motor: MotorInput.optional(),
-    contacts: z.boolean().default(false).describe("whether the joined bodies still collide with each other"),
-  });
-  const physicsCreateJointOutput = z.object({ joint: z.string() });
-  const physicsRemoveJointInput = z.strictObject({ joint: z.string() });
-  const physicsRemoveJointOutput = z.object({ removed: z.boolean() });
-  const physicsSetMotorInput = MotorInput.extend({ joint: z.string(), enabled: z.boolean().default(true) });
-  const physicsGetJointInput = z.strictObject({ joint: z.string() });
-  const physicsSetKillPlaneInput = z.strictObject({ y: z.number().min(-1e5).max(1e5).default(-500), action: z.enum(["remove", "respawn", "off"]).default("remove") });
-  const physicsSetKillPlaneOutput = z.object({ killPlane: z.object({ y: z.number(), action: z.enum(["remove", "respawn"]) }).nullable() });
-  return { JointOutput, physicsApplyImpulseInput, physicsApplyImpulseOutput, physicsRaycastInput, physicsRaycastOutput, physicsCollisionEventsInput, physicsCollisionEventsOutput, physicsSensorContentsInput, physicsSensorContentsOutput, physicsSetVelocityInput, physicsSetVelocityOutput, physicsSetBodyTypeInput, physicsSetBodyTypeOutput, physicsCreateJointInput, physicsCreateJointOutput, physicsRemoveJointInput, physicsRemoveJointOutput, physicsSetMotorInput, physicsGetJointInput, physicsSetKillPlaneInput, physicsSetKillPlaneOutput };
+const Amount = z.number().min(-1e6).max(1e6);
+const NonNegative = z.number().min(0).max(1e9);
+
+const MotorInput = z.strictObject({
+  targetVelocity: Amount.optional().describe("rad/s for a hinge, m/s for a slider (default 0)"),
+  targetPosition: Amount.optional().describe("radians for a hinge, metres for a slider: the motor pulls toward it"),
+  stiffness: NonNegative.optional().describe("pull toward targetPosition (default 50 with one, else 0)"),
+  damping: NonNegative.optional().describe("how firmly it holds targetVelocity (default 10)"),
+  maxForce: NonNegative.optional().describe("the most torque (N·m) or force (N) it applies (default unlimited)"),
+});
+
+const JointOutput = z.object({
+  joint: z.string(),
+  type: z.enum(JOINT_TYPES),
+  entityA: z.string().nullable(),
+  entityB: z.string().nullable(),
+  position: z.number().nullable(),
+  limits: z.tuple([z.number(), z.number()]).nullable(),
+  motor: z.record(z.string(), z.unknown()).nullable(),
 });
 
 /** The native handle behind a `jnt_N` id, or `not_found`. */
@@ -107,8 +52,60 @@ function describeJoint(entities: Entities, handle: number): JointDescription {
   return describeJoints(entities).find((j) => j.joint === jointId(handle))!;
 }
 
+const physicsApplyImpulseInput = z.strictObject({ entity: z.string(), impulse: WorldVec3 });
+const physicsApplyImpulseOutput = z.object({ ok: z.boolean() });
+const physicsRaycastInput = z.strictObject({
+  origin: WorldVec3,
+  direction: WorldVec3.refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+  maxDistance: Distance.default(1000),
+});
+const physicsRaycastOutput = z.object({ hit: z.boolean(), distance: z.number().optional(), point: Vec3.optional(), entity: z.string().optional() });
+const physicsCollisionEventsInput = z.strictObject({});
+const physicsCollisionEventsOutput = z.object({
+  events: z.array(
+    z.object({
+      started: z.boolean(),
+      sensor: z.boolean(),
+      bodyA: z.number().int(),
+      bodyB: z.number().int(),
+      entityA: z.string().optional(),
+      entityB: z.string().optional(),
+      point: Vec3.nullable(),
+      normal: Vec3.nullable(),
+    }),
+  ),
+  dropped: z.number().int(),
+});
+const physicsSensorContentsInput = z.strictObject({ entity: z.string() });
+const physicsSensorContentsOutput = z.object({ entities: z.array(z.string()) });
+const physicsSetVelocityInput = z
+  .strictObject({ entity: z.string(), linear: WorldVec3.optional(), angular: WorldVec3.optional() })
+  .refine((i) => i.linear || i.angular, { message: "give linear and/or angular" });
+const physicsSetVelocityOutput = z.object({ ok: z.boolean() });
+const physicsSetBodyTypeInput = z.strictObject({ entity: z.string(), type: z.enum(["dynamic", "static", "kinematic"]) });
+const physicsSetBodyTypeOutput = z.object({ ok: z.boolean() });
+const physicsCreateJointInput = z.strictObject({
+  type: z.enum(JOINT_TYPES),
+  entityA: z.string(),
+  entityB: z.string(),
+  anchor: WorldVec3.optional().describe("where they are joined (default entityB's centre); a rope or spring holds entityA there"),
+  axis: WorldVec3.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("revolute, prismatic: the axis (default [0,1,0])"),
+  limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
+  length: z.number().gt(0).max(1e5).optional().describe("rope: its maximum length; spring: its rest length (default: the distance now)"),
+  stiffness: NonNegative.optional().describe("spring: N/m (default 100)"),
+  damping: NonNegative.optional().describe("spring: N·s/m (default 5)"),
+  motor: MotorInput.optional(),
+  contacts: z.boolean().default(false).describe("whether the joined bodies still collide with each other"),
+});
+const physicsCreateJointOutput = z.object({ joint: z.string() });
+const physicsRemoveJointInput = z.strictObject({ joint: z.string() });
+const physicsRemoveJointOutput = z.object({ removed: z.boolean() });
+const physicsSetMotorInput = MotorInput.extend({ joint: z.string(), enabled: z.boolean().default(true) });
+const physicsGetJointInput = z.strictObject({ joint: z.string() });
+const physicsSetKillPlaneInput = z.strictObject({ y: z.number().min(-1e5).max(1e5).default(-500), action: z.enum(["remove", "respawn", "off"]).default("remove") });
+const physicsSetKillPlaneOutput = z.object({ killPlane: z.object({ y: z.number(), action: z.enum(["remove", "respawn"]) }).nullable() });
+
 export function physicsSkills({ entities }: { entities: Entities }): SkillDefinition[] {
-  const { JointOutput, physicsApplyImpulseInput, physicsApplyImpulseOutput, physicsRaycastInput, physicsRaycastOutput, physicsCollisionEventsInput, physicsCollisionEventsOutput, physicsSensorContentsInput, physicsSensorContentsOutput, physicsSetVelocityInput, physicsSetVelocityOutput, physicsSetBodyTypeInput, physicsSetBodyTypeOutput, physicsCreateJointInput, physicsCreateJointOutput, physicsRemoveJointInput, physicsRemoveJointOutput, physicsSetMotorInput, physicsGetJointInput, physicsSetKillPlaneInput, physicsSetKillPlaneOutput } = contracts();
   const { physics, world } = entities;
   const source = { module: import.meta.url, factory: "physicsSkills" };
   return [

@@ -11,59 +11,53 @@ import type { SkillDefinition } from "./registry.ts";
 import { UnitQuat, WorldVec3 } from "./schemas.ts";
 import { createFromSpec } from "./scene.ts";
 import * as THREE from "three";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const PrefabName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a prefab name is 1–64 letters, digits, '_', '.' or '-'");
-  const Amount = z.number().min(-1e6).max(1e6);
-  const Local = z.tuple([z.number().min(-1e4).max(1e4), z.number().min(-1e4).max(1e4), z.number().min(-1e4).max(1e4)]);
+const PrefabName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a prefab name is 1–64 letters, digits, '_', '.' or '-'");
+const Amount = z.number().min(-1e6).max(1e6);
+const Local = z.tuple([z.number().min(-1e4).max(1e4), z.number().min(-1e4).max(1e4), z.number().min(-1e4).max(1e4)]);
 
-  const PrefabJoint = z.strictObject({
-    type: z.enum(["fixed", "revolute", "prismatic", "spherical", "rope", "spring"]),
-    a: z.number().int().min(0).describe("index of the first entity in entities"),
-    b: z.number().int().min(0).describe("index of the second"),
-    anchor: Local.optional().describe("in the prefab's frame"),
-    axis: Local.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("in the prefab's frame"),
-    limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
-    length: z.number().gt(0).max(1e4).optional(),
+const PrefabJoint = z.strictObject({
+  type: z.enum(["fixed", "revolute", "prismatic", "spherical", "rope", "spring"]),
+  a: z.number().int().min(0).describe("index of the first entity in entities"),
+  b: z.number().int().min(0).describe("index of the second"),
+  anchor: Local.optional().describe("in the prefab's frame"),
+  axis: Local.refine((a) => Math.hypot(...a) > 0, { message: "axis must be non-zero" }).optional().describe("in the prefab's frame"),
+  limits: z.tuple([Amount, Amount]).refine(([lo, hi]) => lo <= hi, { message: "limits are [min, max]" }).optional(),
+  length: z.number().gt(0).max(1e4).optional(),
+  stiffness: z.number().min(0).max(1e9).optional(),
+  damping: z.number().min(0).max(1e9).optional(),
+  motor: z.strictObject({
+    targetVelocity: Amount.optional(),
+    targetPosition: Amount.optional(),
     stiffness: z.number().min(0).max(1e9).optional(),
     damping: z.number().min(0).max(1e9).optional(),
-    motor: z.strictObject({
-      targetVelocity: Amount.optional(),
-      targetPosition: Amount.optional(),
-      stiffness: z.number().min(0).max(1e9).optional(),
-      damping: z.number().min(0).max(1e9).optional(),
-      maxForce: z.number().min(0).max(1e9).optional(),
-    }).optional(),
-    contacts: z.boolean().optional(),
-  });
-
-  const sceneDefinePrefabInput = z.strictObject({
-    name: PrefabName,
-    entities: z.array(EntitySpec).min(1).max(MAX_PREFAB_ENTITIES),
-    joints: z.array(PrefabJoint).max(MAX_PREFAB_ENTITIES).default([]),
-    replace: z.boolean().default(false).describe("redefine an existing prefab (instances already placed stay as they are)"),
-  });
-  const sceneDefinePrefabOutput = z.object({ prefab: z.string(), entities: z.number().int(), joints: z.number().int() });
-  const sceneInstantiateInput = z
-    .strictObject({
-      prefab: PrefabName,
-      position: WorldVec3.default([0, 0, 0]),
-      rotation: UnitQuat.optional(),
-      rotationEuler: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).optional(),
-      scale: z.number().gt(0).max(1e3).default(1),
-      tags: Tags.max(8).optional().describe("extra tags for every entity of the instance"),
-    })
-    .refine((i) => !(i.rotation && i.rotationEuler), { message: "give rotation or rotationEuler, not both", path: ["rotationEuler"] });
-  const sceneInstantiateOutput = z.object({ instance: z.string(), entities: z.array(z.string()), joints: z.array(z.string()) });
-  const sceneListPrefabsInput = z.strictObject({ name: PrefabName.optional() });
-  const sceneListPrefabsOutput = z.object({ prefabs: z.array(z.object({ name: z.string(), entities: z.array(z.unknown()), joints: z.array(z.unknown()) })) });
-  return { sceneDefinePrefabInput, sceneDefinePrefabOutput, sceneInstantiateInput, sceneInstantiateOutput, sceneListPrefabsInput, sceneListPrefabsOutput };
+    maxForce: z.number().min(0).max(1e9).optional(),
+  }).optional(),
+  contacts: z.boolean().optional(),
 });
 
+const sceneDefinePrefabInput = z.strictObject({
+  name: PrefabName,
+  entities: z.array(EntitySpec).min(1).max(MAX_PREFAB_ENTITIES),
+  joints: z.array(PrefabJoint).max(MAX_PREFAB_ENTITIES).default([]),
+  replace: z.boolean().default(false).describe("redefine an existing prefab (instances already placed stay as they are)"),
+});
+const sceneDefinePrefabOutput = z.object({ prefab: z.string(), entities: z.number().int(), joints: z.number().int() });
+const sceneInstantiateInput = z
+  .strictObject({
+    prefab: PrefabName,
+    position: WorldVec3.default([0, 0, 0]),
+    rotation: UnitQuat.optional(),
+    rotationEuler: z.tuple([z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3), z.number().min(-1e3).max(1e3)]).optional(),
+    scale: z.number().gt(0).max(1e3).default(1),
+    tags: Tags.max(8).optional().describe("extra tags for every entity of the instance"),
+  })
+  .refine((i) => !(i.rotation && i.rotationEuler), { message: "give rotation or rotationEuler, not both", path: ["rotationEuler"] });
+const sceneInstantiateOutput = z.object({ instance: z.string(), entities: z.array(z.string()), joints: z.array(z.string()) });
+const sceneListPrefabsInput = z.strictObject({ name: PrefabName.optional() });
+const sceneListPrefabsOutput = z.object({ prefabs: z.array(z.object({ name: z.string(), entities: z.array(z.unknown()), joints: z.array(z.unknown()) })) });
+
 export function prefabSkills({ entities, prefabs }: { entities: Entities; prefabs: Prefabs }): SkillDefinition[] {
-  const { sceneDefinePrefabInput, sceneDefinePrefabOutput, sceneInstantiateInput, sceneInstantiateOutput, sceneListPrefabsInput, sceneListPrefabsOutput } = contracts();
   const source = { module: import.meta.url, factory: "prefabSkills" };
   return [
     {

@@ -18,7 +18,6 @@ import type { Look } from "../render/look.ts";
 import { LUT_NAMES } from "../render/lut.ts";
 import { type AoSettings, type BloomSettings, DEFAULT_AO, DEFAULT_BLOOM, DEFAULT_DOF, DEFAULT_GRADE, type DofSettings, type GradeSettings, type PostSettings } from "../render/post.ts";
 import { QUALITY_TIERS, type QualityTier, TIERS } from "../render/quality.ts";
-import { lazily } from "./lazily.ts";
 
 /** What render.capture returns. */
 export interface CaptureResult {
@@ -42,100 +41,14 @@ export function isImageResult(value: unknown): value is CaptureResult {
   return typeof v === "object" && v !== null && v.mimeType === "image/png" && typeof v.png === "string";
 }
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Side = z.number().int().min(1);
-  const renderCaptureInput = z
-    .strictObject({ width: Side.default(512), height: Side.default(512), camera: CameraPoseInput.optional(), entity: z.string().optional() })
-    .refine((i) => !(i.camera && i.entity !== undefined), { message: "give camera or entity, not both", path: ["entity"] });
-  const renderCaptureOutput = z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose, gpuStartMs: z.number().nonnegative().optional() });
-  const Hex = z.number().int().min(0).max(0xffffff);
-  const Degrees = (min: number, max: number) => z.number().min(min).max(max);
-  const FogInput = z.union([
-    z.boolean(),
-    z.strictObject({
-      enabled: z.boolean().optional(),
-      density: z.number().min(0).max(1).optional(),
-      heightFalloff: z.number().min(0).max(1).optional(),
-      height: z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT).optional(),
-      color: Hex.nullable().optional(),
-    }),
-  ]);
-  const EnvironmentInput = z.strictObject({
-    preset: z.enum(["sky", ...HDRI_PRESETS]).optional(),
-    hdri: z.string().min(1).max(128).nullable().optional(),
-    sunAzimuth: Degrees(-360, 360).optional(),
-    sunElevation: Degrees(-90, 90).optional(),
-    turbidity: z.number().min(1.7).max(10).optional(),
-    exposure: z.number().gt(0).max(16).optional(),
-    toneMapping: z.enum(["aces", "agx", "neutral", "none"]).optional(),
-    environmentIntensity: z.number().min(0).max(10).optional(),
-    hemisphere: z.number().min(0).max(10).optional(),
-    background: z.boolean().optional(),
-    fog: FogInput.optional(),
-  });
-  const FogOutput = z.object({ enabled: z.boolean(), density: z.number(), heightFalloff: z.number(), height: z.number(), color: z.number().nullable() });
-  const EnvironmentOutput = z.object({
-    preset: z.string(),
-    hdri: z.string().nullable(),
-    sunAzimuth: z.number(),
-    sunElevation: z.number(),
-    turbidity: z.number(),
-    exposure: z.number(),
-    toneMapping: z.string(),
-    environmentIntensity: z.number(),
-    hemisphere: z.number(),
-    background: z.boolean(),
-    fog: FogOutput,
-  });
-  const Ao = z.strictObject({ intensity: z.number().min(0).max(1).optional(), radius: z.number().gt(0).max(10).optional() });
-  const Bloom = z.strictObject({ strength: z.number().min(0).max(3).optional(), threshold: z.number().min(0).max(100).optional(), radius: z.number().min(0).max(1).optional() });
-  const Grade = z.strictObject({
-    contrast: z.number().min(0).max(2).optional(),
-    saturation: z.number().min(0).max(2).optional(),
-    vignette: z.number().min(0).max(1).optional(),
-    lut: z.enum(LUT_NAMES).nullable().optional(),
-  });
-  const Dof = z.strictObject({ focusDistance: z.number().gt(0).max(1e4).optional(), focalLength: z.number().gt(0).max(1e3).optional(), bokehScale: z.number().min(0).max(10).optional() });
-  /** A pass: true (on, its defaults or the current tuning), false (off), or its parameters (on, tuned). */
-  const Pass = <T extends z.ZodType>(params: T) => z.union([z.boolean(), params]);
-  const PostInput = z.strictObject({
-    ao: Pass(Ao).optional(),
-    bloom: Pass(Bloom).optional(),
-    antialias: z.enum(["smaa", "fxaa", "taa", "none", "auto"]).optional(),
-    grade: Pass(Grade).optional(),
-    dof: Pass(Dof).optional(),
-  });
-  const PostOutput = z.object({
-    ao: z.union([z.literal(false), z.object({ intensity: z.number(), radius: z.number() })]),
-    bloom: z.union([z.literal(false), z.object({ strength: z.number(), threshold: z.number(), radius: z.number() })]),
-    antialias: z.string(),
-    grade: z.union([z.literal(false), z.object({ contrast: z.number(), saturation: z.number(), vignette: z.number(), lut: z.string().nullable() })]),
-    dof: z.union([z.literal(false), z.object({ focusDistance: z.number(), focalLength: z.number(), bokehScale: z.number() })]),
-  });
-  const Tier = z.enum(QUALITY_TIERS);
-  const TierSpecOutput = z.object({
-    post: z.boolean(),
-    shadowMapSize: z.number(),
-    shadowDistance: z.number(),
-    softShadows: z.boolean(),
-    aoSamples: z.number(),
-    aoScale: z.number(),
-    bloom: z.boolean(),
-    antialias: z.string(),
-    msaa: z.number(),
-    renderScale: z.number(),
-    environmentSize: z.number(),
-  });
-  const renderSetQualityInput = z.strictObject({ tier: Tier });
-  const renderSetQualityOutput = z.object({ tier: Tier, spec: TierSpecOutput });
-  const renderGetSettingsInput = z.strictObject({});
-  const renderGetSettingsOutput = z.object({ environment: EnvironmentOutput, post: PostOutput, quality: Tier, tier: TierSpecOutput });
-  return { renderCaptureInput, renderCaptureOutput, EnvironmentInput, EnvironmentOutput, PostInput, PostOutput, renderSetQualityInput, renderSetQualityOutput, renderGetSettingsInput, renderGetSettingsOutput };
-});
+const Side = z.number().int().min(1);
+
+const renderCaptureInput = z
+  .strictObject({ width: Side.default(512), height: Side.default(512), camera: CameraPoseInput.optional(), entity: z.string().optional() })
+  .refine((i) => !(i.camera && i.entity !== undefined), { message: "give camera or entity, not both", path: ["entity"] });
+const renderCaptureOutput = z.object({ png: z.string(), mimeType: z.literal("image/png"), width: Side, height: Side, clamped: z.boolean(), camera: CameraPose, gpuStartMs: z.number().nonnegative().optional() });
 
 export function renderSkills({ scene, view, entities, capturer }: { scene: THREE.Scene; view: ViewCamera; entities: Entities; capturer: Capturer }): SkillDefinition[] {
-  const { renderCaptureInput, renderCaptureOutput } = contracts();
   const source = { module: import.meta.url, factory: "renderSkills" };
   return [
     {
@@ -178,6 +91,90 @@ function objectOf(entities: Entities, id: string): THREE.Object3D {
 
 // ——— The look: render.setEnvironment, render.setPost, render.setQuality, render.getSettings ———
 
+const Hex = z.number().int().min(0).max(0xffffff);
+const Degrees = (min: number, max: number) => z.number().min(min).max(max);
+
+const FogInput = z.union([
+  z.boolean(),
+  z.strictObject({
+    enabled: z.boolean().optional(),
+    density: z.number().min(0).max(1).optional(),
+    heightFalloff: z.number().min(0).max(1).optional(),
+    height: z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT).optional(),
+    color: Hex.nullable().optional(),
+  }),
+]);
+
+const EnvironmentInput = z.strictObject({
+  preset: z.enum(["sky", ...HDRI_PRESETS]).optional(),
+  hdri: z.string().min(1).max(128).nullable().optional(),
+  sunAzimuth: Degrees(-360, 360).optional(),
+  sunElevation: Degrees(-90, 90).optional(),
+  turbidity: z.number().min(1.7).max(10).optional(),
+  exposure: z.number().gt(0).max(16).optional(),
+  toneMapping: z.enum(["aces", "agx", "neutral", "none"]).optional(),
+  environmentIntensity: z.number().min(0).max(10).optional(),
+  hemisphere: z.number().min(0).max(10).optional(),
+  background: z.boolean().optional(),
+  fog: FogInput.optional(),
+});
+
+const FogOutput = z.object({ enabled: z.boolean(), density: z.number(), heightFalloff: z.number(), height: z.number(), color: z.number().nullable() });
+const EnvironmentOutput = z.object({
+  preset: z.string(),
+  hdri: z.string().nullable(),
+  sunAzimuth: z.number(),
+  sunElevation: z.number(),
+  turbidity: z.number(),
+  exposure: z.number(),
+  toneMapping: z.string(),
+  environmentIntensity: z.number(),
+  hemisphere: z.number(),
+  background: z.boolean(),
+  fog: FogOutput,
+});
+
+const Ao = z.strictObject({ intensity: z.number().min(0).max(1).optional(), radius: z.number().gt(0).max(10).optional() });
+const Bloom = z.strictObject({ strength: z.number().min(0).max(3).optional(), threshold: z.number().min(0).max(100).optional(), radius: z.number().min(0).max(1).optional() });
+const Grade = z.strictObject({
+  contrast: z.number().min(0).max(2).optional(),
+  saturation: z.number().min(0).max(2).optional(),
+  vignette: z.number().min(0).max(1).optional(),
+  lut: z.enum(LUT_NAMES).nullable().optional(),
+});
+const Dof = z.strictObject({ focusDistance: z.number().gt(0).max(1e4).optional(), focalLength: z.number().gt(0).max(1e3).optional(), bokehScale: z.number().min(0).max(10).optional() });
+/** A pass: true (on, its defaults or the current tuning), false (off), or its parameters (on, tuned). */
+const Pass = <T extends z.ZodType>(params: T) => z.union([z.boolean(), params]);
+
+const PostInput = z.strictObject({
+  ao: Pass(Ao).optional(),
+  bloom: Pass(Bloom).optional(),
+  antialias: z.enum(["smaa", "fxaa", "taa", "none", "auto"]).optional(),
+  grade: Pass(Grade).optional(),
+  dof: Pass(Dof).optional(),
+});
+const PostOutput = z.object({
+  ao: z.union([z.literal(false), z.object({ intensity: z.number(), radius: z.number() })]),
+  bloom: z.union([z.literal(false), z.object({ strength: z.number(), threshold: z.number(), radius: z.number() })]),
+  antialias: z.string(),
+  grade: z.union([z.literal(false), z.object({ contrast: z.number(), saturation: z.number(), vignette: z.number(), lut: z.string().nullable() })]),
+  dof: z.union([z.literal(false), z.object({ focusDistance: z.number(), focalLength: z.number(), bokehScale: z.number() })]),
+});
+const Tier = z.enum(QUALITY_TIERS);
+const TierSpecOutput = z.object({
+  post: z.boolean(),
+  shadowMapSize: z.number(),
+  shadowDistance: z.number(),
+  softShadows: z.boolean(),
+  aoSamples: z.number(),
+  aoScale: z.number(),
+  bloom: z.boolean(),
+  antialias: z.string(),
+  msaa: z.number(),
+  renderScale: z.number(),
+  environmentSize: z.number(),
+});
+
 /** `input` over `current`: true keeps current tuning (or the defaults when off), false turns off, an object tunes. */
 function mergePass<T extends object>(current: T | false, input: boolean | Partial<T> | undefined, defaults: Readonly<T>): T | false {
   if (input === undefined) return current;
@@ -186,8 +183,12 @@ function mergePass<T extends object>(current: T | false, input: boolean | Partia
   return input === true ? base : { ...base, ...input };
 }
 
+const renderSetQualityInput = z.strictObject({ tier: Tier });
+const renderSetQualityOutput = z.object({ tier: Tier, spec: TierSpecOutput });
+const renderGetSettingsInput = z.strictObject({});
+const renderGetSettingsOutput = z.object({ environment: EnvironmentOutput, post: PostOutput, quality: Tier, tier: TierSpecOutput });
+
 export function renderSettingsSkills({ look }: { look: Look }): SkillDefinition[] {
-  const { EnvironmentInput, EnvironmentOutput, PostInput, PostOutput, renderSetQualityInput, renderSetQualityOutput, renderGetSettingsInput, renderGetSettingsOutput } = contracts();
   const source = { module: import.meta.url, factory: "renderSettingsSkills" };
   return [
     {

@@ -11,7 +11,6 @@ import { EntitySpec, type EntitySpecValue, Tag, Tags } from "./entity-spec.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Distance, Vec3, WorldVec3 } from "./schemas.ts";
 import { loadGltf } from "./three.ts";
-import { lazily } from "./lazily.ts";
 
 /** Makes one entity from a validated spec, loading its model first when it is a mesh. */
 export async function createFromSpec(entities: Entities, spec: EntitySpecValue, overrides: Partial<CreateEntityOptions> = {}): Promise<EntityEntry> {
@@ -31,23 +30,18 @@ export const EntityDescriptionSchema: z.ZodType<EntityDescription> = z.object({
   joints: z.array(z.record(z.string(), z.unknown())),
 }) as unknown as z.ZodType<EntityDescription>;
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const sceneCreateEntityOutput = z.object({ entity: z.string() });
-  const sceneDestroyEntityInput = z.strictObject({ entity: z.string() });
-  const sceneDestroyEntityOutput = z.object({ removed: z.boolean() });
-  const sceneQueryEntitiesInput = z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: Tag.optional(), tags: Tags.min(1).optional() });
-  const sceneQueryEntitiesOutput = z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number(), tags: z.array(z.string()) })) });
-  const sceneDescribeInput = z.strictObject({ entity: z.string() });
-  const sceneSetTagsInput = z.strictObject({ entity: z.string(), tags: Tags });
-  const sceneSetTagsOutput = z.object({ tags: z.array(z.string()) });
-  const sceneSetVisibleInput = z.strictObject({ entity: z.string(), visible: z.boolean() });
-  const sceneSetVisibleOutput = z.object({ ok: z.boolean() });
-  return { sceneCreateEntityOutput, sceneDestroyEntityInput, sceneDestroyEntityOutput, sceneQueryEntitiesInput, sceneQueryEntitiesOutput, sceneDescribeInput, sceneSetTagsInput, sceneSetTagsOutput, sceneSetVisibleInput, sceneSetVisibleOutput };
-});
+const sceneCreateEntityOutput = z.object({ entity: z.string() });
+const sceneDestroyEntityInput = z.strictObject({ entity: z.string() });
+const sceneDestroyEntityOutput = z.object({ removed: z.boolean() });
+const sceneQueryEntitiesInput = z.strictObject({ near: WorldVec3.optional(), radius: Distance.optional(), tag: Tag.optional(), tags: Tags.min(1).optional() });
+const sceneQueryEntitiesOutput = z.object({ entities: z.array(z.object({ entity: z.string(), position: Vec3, distance: z.number(), tags: z.array(z.string()) })) });
+const sceneDescribeInput = z.strictObject({ entity: z.string() });
+const sceneSetTagsInput = z.strictObject({ entity: z.string(), tags: Tags });
+const sceneSetTagsOutput = z.object({ tags: z.array(z.string()) });
+const sceneSetVisibleInput = z.strictObject({ entity: z.string(), visible: z.boolean() });
+const sceneSetVisibleOutput = z.object({ ok: z.boolean() });
 
 export function sceneSkills({ entities, spatial }: { entities: Entities; spatial: SpatialIndex }): SkillDefinition[] {
-  const { sceneCreateEntityOutput, sceneDestroyEntityInput, sceneDestroyEntityOutput, sceneQueryEntitiesInput, sceneQueryEntitiesOutput, sceneDescribeInput, sceneSetTagsInput, sceneSetTagsOutput, sceneSetVisibleInput, sceneSetVisibleOutput } = contracts();
   const source = { module: import.meta.url, factory: "sceneSkills" };
   return [
     {

@@ -24,7 +24,6 @@ export interface SystemServices {
   digest(): string;
 }
 import { EventSchema, Quat, Vec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
 const CATEGORIES = ["scene", "ecs", "three", "physics", "agent", "system", "render", "ui", "social", "audio", "game", "world", "terrain", "character", "nav"] as const;
 
@@ -35,64 +34,59 @@ export function words(text: string): string[] {
   return text.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const skillsListInput = z.strictObject({});
-  const skillsListOutput = z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) });
-  const skillsDescribeInput = z.strictObject({ name: z.string() });
-  const skillsDescribeOutput = z.object({ name: z.string(), version: z.string(), category: z.string(), description: z.string(), input_schema: z.unknown() });
-  const skillsSearchInput = z.strictObject({
-    query: z.string().min(1).max(200),
-    category: z.enum(CATEGORIES).optional(),
-    limit: z.number().int().min(1).max(50).default(10),
-  });
-  const skillsSearchOutput = z.object({
-    results: z.array(z.object({ name: z.string(), description: z.string(), category: z.string(), score: z.number() })),
-  });
-  const traceTailInput = z.strictObject({
-    afterSeq: z.number().int().min(-1).optional(),
-    limit: z.number().int().min(0).max(1000).optional(),
-    actorId: z.string().optional(),
-    type: z.string().optional(),
-  });
-  const traceTailOutput = z.object({ events: z.array(EventSchema), nextAfterSeq: z.number().int().nullable() });
-  const traceExplainEventInput = z.strictObject({ eventId: z.string() });
-  const traceExplainEventOutput = z.object({ event: EventSchema, parents: z.array(EventSchema), children: z.array(EventSchema) });
-  const traceExportInput = z.strictObject({ name: z.string().min(1) });
-  const traceExportOutput = z.object({ name: z.string(), events: z.number().int(), bytes: z.number().int() });
-  const inspectorSnapshotInput = z.strictObject({ afterEntity: z.string().optional(), limit: z.number().int().min(0).max(500).default(100) });
-  const inspectorSnapshotOutput = z.object({
-    page: z.object({ limit: z.number().int(), totalEntities: z.number().int(), nextAfterEntity: z.string().nullable() }),
-    world: z.unknown(),
-    entities: z.array(
-      z.object({
-        entity: z.string(),
-        eid: z.number().int(),
-        generation: z.number().int(),
-        transform: z.object({ position: Vec3, rotation: Quat, scale: Vec3 }),
-        tags: z.array(z.string()),
-        look: z.record(z.string(), z.unknown()).nullable(),
-        physics: z.object({ bodyId: z.number().int().optional(), type: z.enum(["dynamic", "static", "kinematic"]).optional(), sensor: z.boolean().optional() }),
-        resource: z.unknown().optional(),
-      }),
-    ),
-    agents: z.array(z.unknown()),
-    skills: z.array(z.object({ name: z.string(), version: z.string(), category: z.string(), permissions: z.array(z.string()) })),
-    permissions: z.object({ caller: z.array(z.string()), profiles: z.record(z.string(), z.array(z.string())) }),
-    resources: z.object({ counts: z.record(z.string(), z.number()), loaded: z.array(z.unknown()) }),
-    trace: z.object({ threadId: z.string(), eventCount: z.number().int(), actors: z.array(z.string()), recent: z.array(EventSchema) }),
-  });
-  const devReloadInput = z.strictObject({
-    target: z.enum(["skill", "scene", "data"]),
-    name: z.string().min(1).optional(),
-    reason: z.string().max(200).optional(),
-  });
-  const devReloadOutput = z.object({ ok: z.boolean(), target: z.enum(["skill", "scene", "data"]), invalidated: z.array(z.string()), reason: z.string().optional() });
-  return { skillsListInput, skillsListOutput, skillsDescribeInput, skillsDescribeOutput, skillsSearchInput, skillsSearchOutput, traceTailInput, traceTailOutput, traceExplainEventInput, traceExplainEventOutput, traceExportInput, traceExportOutput, inspectorSnapshotInput, inspectorSnapshotOutput, devReloadInput, devReloadOutput };
+const skillsListInput = z.strictObject({});
+const skillsListOutput = z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) });
+const skillsDescribeInput = z.strictObject({ name: z.string() });
+const skillsDescribeOutput = z.object({ name: z.string(), version: z.string(), category: z.string(), description: z.string(), input_schema: z.unknown() });
+const skillsSearchInput = z.strictObject({
+  query: z.string().min(1).max(200),
+  category: z.enum(CATEGORIES).optional(),
+  limit: z.number().int().min(1).max(50).default(10),
 });
+const skillsSearchOutput = z.object({
+  results: z.array(z.object({ name: z.string(), description: z.string(), category: z.string(), score: z.number() })),
+});
+const traceTailInput = z.strictObject({
+  afterSeq: z.number().int().min(-1).optional(),
+  limit: z.number().int().min(0).max(1000).optional(),
+  actorId: z.string().optional(),
+  type: z.string().optional(),
+});
+const traceTailOutput = z.object({ events: z.array(EventSchema), nextAfterSeq: z.number().int().nullable() });
+const traceExplainEventInput = z.strictObject({ eventId: z.string() });
+const traceExplainEventOutput = z.object({ event: EventSchema, parents: z.array(EventSchema), children: z.array(EventSchema) });
+const traceExportInput = z.strictObject({ name: z.string().min(1) });
+const traceExportOutput = z.object({ name: z.string(), events: z.number().int(), bytes: z.number().int() });
+const inspectorSnapshotInput = z.strictObject({ afterEntity: z.string().optional(), limit: z.number().int().min(0).max(500).default(100) });
+const inspectorSnapshotOutput = z.object({
+  page: z.object({ limit: z.number().int(), totalEntities: z.number().int(), nextAfterEntity: z.string().nullable() }),
+  world: z.unknown(),
+  entities: z.array(
+    z.object({
+      entity: z.string(),
+      eid: z.number().int(),
+      generation: z.number().int(),
+      transform: z.object({ position: Vec3, rotation: Quat, scale: Vec3 }),
+      tags: z.array(z.string()),
+      look: z.record(z.string(), z.unknown()).nullable(),
+      physics: z.object({ bodyId: z.number().int().optional(), type: z.enum(["dynamic", "static", "kinematic"]).optional(), sensor: z.boolean().optional() }),
+      resource: z.unknown().optional(),
+    }),
+  ),
+  agents: z.array(z.unknown()),
+  skills: z.array(z.object({ name: z.string(), version: z.string(), category: z.string(), permissions: z.array(z.string()) })),
+  permissions: z.object({ caller: z.array(z.string()), profiles: z.record(z.string(), z.array(z.string())) }),
+  resources: z.object({ counts: z.record(z.string(), z.number()), loaded: z.array(z.unknown()) }),
+  trace: z.object({ threadId: z.string(), eventCount: z.number().int(), actors: z.array(z.string()), recent: z.array(EventSchema) }),
+});
+const devReloadInput = z.strictObject({
+  target: z.enum(["skill", "scene", "data"]),
+  name: z.string().min(1).optional(),
+  reason: z.string().max(200).optional(),
+});
+const devReloadOutput = z.object({ ok: z.boolean(), target: z.enum(["skill", "scene", "data"]), invalidated: z.array(z.string()), reason: z.string().optional() });
 
 export function systemSkills({ registry, tracer, entities, agents, sceneBuilders, skillReload, digest }: SystemServices): SkillDefinition[] {
-  const { skillsListInput, skillsListOutput, skillsDescribeInput, skillsDescribeOutput, skillsSearchInput, skillsSearchOutput, traceTailInput, traceTailOutput, traceExplainEventInput, traceExplainEventOutput, traceExportInput, traceExportOutput, inspectorSnapshotInput, inspectorSnapshotOutput, devReloadInput, devReloadOutput } = contracts();
   const source = (factory: string) => ({ module: import.meta.url, factory });
   return [
     {

@@ -12,57 +12,8 @@ import type { Lighting } from "../scene/scene-graph.ts";
 import { materialsOf, meshesOf } from "../scene/meshes.ts";
 import type { SkillDefinition } from "./registry.ts";
 import { Scale3, WorldVec3 } from "./schemas.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Color = z.number().int().min(0).max(0xffffff);
-  const threeSetTransformInput = z
-    .strictObject({ entity: z.string(), position: WorldVec3.optional(), rotationEuler: WorldVec3.optional(), scale: Scale3.optional() })
-    .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" });
-  const threeSetTransformOutput = z.object({ ok: z.boolean() });
-  const threeSetMaterialInput = z
-    .strictObject({
-      entity: z.string(),
-      color: Color.optional(),
-      roughness: z.number().min(0).max(1).optional(),
-      metalness: z.number().min(0).max(1).optional(),
-      castShadow: z.boolean().optional(),
-      receiveShadow: z.boolean().optional(),
-    })
-    .refine((i) => Object.keys(i).length > 1, { message: "give at least one material or shadow property" });
-  const threeSetMaterialOutput = z.object({ ok: z.boolean() });
-  const threeSetLightingInput = z.strictObject({
-    ambientColor: Color.default(0x404060),
-    ambientIntensity: z.number().min(0).max(10).default(1.2),
-    directionalColor: Color.default(0xffffff),
-    directionalIntensity: z.number().min(0).max(10).default(3),
-    direction: WorldVec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
-    castShadow: z.boolean().default(false),
-    shadowMapSize: z.number().int().min(256).max(4096).default(2048),
-    shadowCameraExtent: z.number().gt(0).max(500).default(20),
-    shadowCameraNear: z.number().gt(0).default(0.5),
-    shadowCameraFar: z.number().gt(0).default(120),
-    shadowBias: z.number().min(-0.01).max(0.01).default(-0.0008),
-  }).refine((i) => i.shadowCameraFar > i.shadowCameraNear, { message: "shadowCameraFar must exceed shadowCameraNear", path: ["shadowCameraFar"] });
-  const threeSetLightingOutput = z.object({ ok: z.boolean() });
-  const threeLoadGLTFInput = z.strictObject({ assetId: z.string(), position: WorldVec3.default([0, 0, 0]) });
-  const threeLoadGLTFOutput = z.object({
-    entity: z.string(),
-    resource: z.object({
-      kind: z.literal("gltf"),
-      assetId: z.string(),
-      source: z.string(),
-      bytes: z.number().int(),
-      rootName: z.string().optional(),
-      objectCount: z.number().int(),
-      meshCount: z.number().int(),
-      materialCount: z.number().int(),
-      textureCount: z.number().int(),
-    }),
-  });
-  return { threeSetTransformInput, threeSetTransformOutput, threeSetMaterialInput, threeSetMaterialOutput, threeSetLightingInput, threeSetLightingOutput, threeLoadGLTFInput, threeLoadGLTFOutput };
-});
+const Color = z.number().int().min(0).max(0xffffff);
 
 export interface GltfResource {
   kind: "gltf";
@@ -109,8 +60,52 @@ export async function loadGltf(assetId: string): Promise<{ object: THREE.Object3
   return { object, resource, animations: gltf.animations };
 }
 
+const threeSetTransformInput = z
+  .strictObject({ entity: z.string(), position: WorldVec3.optional(), rotationEuler: WorldVec3.optional(), scale: Scale3.optional() })
+  .refine((i) => i.position || i.rotationEuler || i.scale, { message: "give at least one of position, rotationEuler, scale" });
+const threeSetTransformOutput = z.object({ ok: z.boolean() });
+const threeSetMaterialInput = z
+  .strictObject({
+    entity: z.string(),
+    color: Color.optional(),
+    roughness: z.number().min(0).max(1).optional(),
+    metalness: z.number().min(0).max(1).optional(),
+    castShadow: z.boolean().optional(),
+    receiveShadow: z.boolean().optional(),
+  })
+  .refine((i) => Object.keys(i).length > 1, { message: "give at least one material or shadow property" });
+const threeSetMaterialOutput = z.object({ ok: z.boolean() });
+const threeSetLightingInput = z.strictObject({
+  ambientColor: Color.default(0x404060),
+  ambientIntensity: z.number().min(0).max(10).default(1.2),
+  directionalColor: Color.default(0xffffff),
+  directionalIntensity: z.number().min(0).max(10).default(3),
+  direction: WorldVec3.default([5, 9, 6]).refine((d) => Math.hypot(...d) > 0, { message: "direction must be non-zero" }),
+  castShadow: z.boolean().default(false),
+  shadowMapSize: z.number().int().min(256).max(4096).default(2048),
+  shadowCameraExtent: z.number().gt(0).max(500).default(20),
+  shadowCameraNear: z.number().gt(0).default(0.5),
+  shadowCameraFar: z.number().gt(0).default(120),
+  shadowBias: z.number().min(-0.01).max(0.01).default(-0.0008),
+}).refine((i) => i.shadowCameraFar > i.shadowCameraNear, { message: "shadowCameraFar must exceed shadowCameraNear", path: ["shadowCameraFar"] });
+const threeSetLightingOutput = z.object({ ok: z.boolean() });
+const threeLoadGLTFInput = z.strictObject({ assetId: z.string(), position: WorldVec3.default([0, 0, 0]) });
+const threeLoadGLTFOutput = z.object({
+  entity: z.string(),
+  resource: z.object({
+    kind: z.literal("gltf"),
+    assetId: z.string(),
+    source: z.string(),
+    bytes: z.number().int(),
+    rootName: z.string().optional(),
+    objectCount: z.number().int(),
+    meshCount: z.number().int(),
+    materialCount: z.number().int(),
+    textureCount: z.number().int(),
+  }),
+});
+
 export function threeSkills({ entities, lighting }: { entities: Entities; lighting: Lighting }): SkillDefinition[] {
-  const { threeSetTransformInput, threeSetTransformOutput, threeSetMaterialInput, threeSetMaterialOutput, threeSetLightingInput, threeSetLightingOutput, threeLoadGLTFInput, threeLoadGLTFOutput } = contracts();
   const source = { module: import.meta.url, factory: "threeSkills" };
   return [
     {

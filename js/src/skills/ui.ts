@@ -10,25 +10,8 @@ import type { ContainerKind } from "../ui/style.ts";
 import { UiStyle } from "../ui/style.ts";
 import type { UiLayer } from "../ui/layer.ts";
 import type { SkillDefinition } from "./registry.ts";
-import { lazily } from "./lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Handle = z.object({ handle: z.string() });
-  /** The shorthands' input: a panel's fields, its kind given by the skill's name. */
-  const ShorthandInput = z.strictObject(PanelFields);
-  const uiUpdateInput = z.strictObject({
-    handle: z.string(),
-    text: PanelFields.text,
-    title: PanelFields.title,
-    style: UiStyle.optional(),
-    lines: PanelFields.lines.describe("body lines (a feed appends them)"),
-  });
-  const uiUpdateOutput = z.object({ ok: z.boolean(), changed: z.boolean() });
-  const uiRemoveInput = z.strictObject({ handle: z.string() });
-  const uiRemoveOutput = z.object({ removed: z.boolean() });
-  return { Handle, ShorthandInput, uiUpdateInput, uiUpdateOutput, uiRemoveInput, uiRemoveOutput };
-});
+const Handle = z.object({ handle: z.string() });
 
 const SHORTHANDS: [name: string, kind: ContainerKind, description: string][] = [
   ["ui.label", "label", "Place a billboard label (minimal chrome) tracking an entity or world point."],
@@ -39,8 +22,20 @@ const SHORTHANDS: [name: string, kind: ContainerKind, description: string][] = [
   ["ui.hudPanel", "hudPanel", "Place a screen-anchored HUD/overlay panel (corner-pinned, DPI-aware, over the scene)."],
 ];
 
+/** The shorthands' input: a panel's fields, its kind given by the skill's name. */
+const ShorthandInput = z.strictObject(PanelFields);
+const uiUpdateInput = z.strictObject({
+  handle: z.string(),
+  text: PanelFields.text,
+  title: PanelFields.title,
+  style: UiStyle.optional(),
+  lines: PanelFields.lines.describe("body lines (a feed appends them)"),
+});
+const uiUpdateOutput = z.object({ ok: z.boolean(), changed: z.boolean() });
+const uiRemoveInput = z.strictObject({ handle: z.string() });
+const uiRemoveOutput = z.object({ removed: z.boolean() });
+
 export function uiSkills({ ui }: { ui: UiLayer }): SkillDefinition[] {
-  const { Handle, ShorthandInput, uiUpdateInput, uiUpdateOutput, uiRemoveInput, uiRemoveOutput } = contracts();
   const source = { module: import.meta.url, factory: "uiSkills" };
   const created = (handle: string, kind: ContainerKind, ctx: { emit(type: string, payload: unknown): string }) => {
     ctx.emit("ui.created", { handle, kind });

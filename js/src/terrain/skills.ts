@@ -9,84 +9,81 @@ import type { SkillDefinition } from "../skills/registry.ts";
 import { WORLD_EXTENT } from "../skills/schemas.ts";
 import { ALGORITHM_VERSION as TERRAIN_ALGORITHM, type ScatterKind } from "../../../crates/limina-terrain/js/terrain.ts";
 import { BIOMES, type Terrain } from "./terrain.ts";
-import { lazily } from "../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
-  const Point2 = z.tuple([Coord, Coord]);
-  const Radius = z.number().gt(0).max(10_000);
-  const Erosion = z.strictObject({
-    droplets: z.number().int().min(0).max(10_000_000).optional(),
-    thermal: z.number().int().min(0).max(500).optional(),
-    talus: z.number().min(0).max(100).optional(),
-    inertia: z.number().min(0).max(1).optional(),
-    capacity: z.number().min(0).max(1000).optional(),
-    minCapacity: z.number().min(0).max(1000).optional(),
-    deposit: z.number().min(0).max(1).optional(),
-    erode: z.number().min(0).max(1).optional(),
-    evaporate: z.number().min(0).max(1).optional(),
-    gravity: z.number().min(0).max(100).optional(),
-    maxSteps: z.number().int().min(1).max(256).optional(),
-    radius: z.number().int().min(1).max(8).optional(),
-  });
-  const Climate = z.strictObject({
-    temperature: z.number().min(-80).max(80).optional(),
-    lapseRate: z.number().min(0).max(10).optional(),
-    latitudeGradient: z.number().min(0).max(10).optional(),
-    moisture: z.number().min(0).max(1).optional(),
-    rockSlope: z.number().min(0).max(100).optional(),
-  });
-  const worldGenerateRegionInput = z.strictObject({
-    seed: z.number().int().min(0).max(0xffffffff),
-    center: Point2.default([0, 0]),
-    size: z.number().gt(0).max(65_536).default(512),
-    resolution: z.number().int().min(17).max(513).refine((r) => Number.isInteger(Math.log2(r - 1)), { message: "resolution must be 2^k + 1 (17, 33, 65, 129, 257 or 513)" }).default(129),
-    tileSize: z.number().min(4).max(8192).default(128),
-    preset: z.enum(["island", "mountains", "hills", "plains"]).default("island"),
-    heightScale: z.number().gt(0).max(10_000).optional(),
-    erosion: z.union([z.boolean(), Erosion]).default(false),
-    seaLevel: z.number().min(-10_000).max(10_000).default(0),
-    climate: Climate.default({}),
-    algorithm: z.number().int().min(1).max(TERRAIN_ALGORITHM).default(TERRAIN_ALGORITHM),
-  });
-  const worldGenerateRegionOutput = z.object({
-    tiles: z.number().int(),
-    samples: z.number().int(),
-    spacing: z.number(),
-    origin: z.tuple([z.number(), z.number()]),
-    minHeight: z.number(),
-    maxHeight: z.number(),
-    digest: z.string(),
-    colliders: z.number().int(),
-    cache: z.string(),
-    lake: z.object({ center: z.tuple([z.number(), z.number()]), radius: z.number() }).nullable(),
-  });
-  const terrainSampleHeightInput = z.strictObject({ x: Coord, z: Coord });
-  const terrainSampleHeightOutput = z.object({ inside: z.boolean(), height: z.number().nullable() });
-  const terrainSampleHeightsInput = z.strictObject({ points: z.array(Point2).min(1).max(4096) });
-  const terrainSampleHeightsOutput = z.object({ heights: z.array(z.number().nullable()) });
-  const terrainSampleBiomeInput = z.strictObject({ x: Coord, z: Coord });
-  const terrainSampleBiomeOutput = z.object({ inside: z.boolean(), biome: z.string().nullable(), painted: z.boolean(), temperature: z.number().nullable(), moisture: z.number().nullable(), height: z.number().nullable() });
-  const terrainDeformInput = z.strictObject({ center: Point2, radius: Radius, delta: z.number().min(-10_000).max(10_000), mode: z.enum(["raise", "lower", "flatten", "smooth"]).default("raise") });
-  const terrainDeformOutput = z.object({ samples: z.number().int(), heightAtCenter: z.number().nullable() });
-  const terrainPaintInput = z.strictObject({ center: Point2, radius: Radius, biome: z.enum(BIOMES as [string, ...string[]]) });
-  const terrainPaintOutput = z.object({ samples: z.number().int() });
-  const worldAddWaterInput = z
-    .strictObject({ level: z.number().min(-10_000).max(10_000).optional(), region: z.strictObject({ center: Point2, radius: Radius }).optional() })
-    .refine((w) => w.level !== undefined || w.region !== undefined, { message: "give a level, a region, or both" });
-  const worldAddWaterOutput = z.object({ water: z.string(), level: z.number() });
-  const worldPopulateBiomeInput = z.strictObject({ density: z.number().min(0).max(1).default(0.6), kinds: z.array(z.enum(["tree", "rock", "bush", "grass"])).min(1).max(4).default(["tree", "rock", "bush", "grass"]) });
-  const worldPopulateBiomeOutput = z.object({ counts: z.record(z.string(), z.number().int()), colliders: z.number().int() });
-  const worldStreamFollowInput = z.strictObject({ entityId: z.string().nullable() });
-  const worldStreamFollowOutput = z.object({ following: z.string().nullable() });
-  return { worldGenerateRegionInput, worldGenerateRegionOutput, terrainSampleHeightInput, terrainSampleHeightOutput, terrainSampleHeightsInput, terrainSampleHeightsOutput, terrainSampleBiomeInput, terrainSampleBiomeOutput, terrainDeformInput, terrainDeformOutput, terrainPaintInput, terrainPaintOutput, worldAddWaterInput, worldAddWaterOutput, worldPopulateBiomeInput, worldPopulateBiomeOutput, worldStreamFollowInput, worldStreamFollowOutput };
+const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
+const Point2 = z.tuple([Coord, Coord]);
+const Radius = z.number().gt(0).max(10_000);
+
+const Erosion = z.strictObject({
+  droplets: z.number().int().min(0).max(10_000_000).optional(),
+  thermal: z.number().int().min(0).max(500).optional(),
+  talus: z.number().min(0).max(100).optional(),
+  inertia: z.number().min(0).max(1).optional(),
+  capacity: z.number().min(0).max(1000).optional(),
+  minCapacity: z.number().min(0).max(1000).optional(),
+  deposit: z.number().min(0).max(1).optional(),
+  erode: z.number().min(0).max(1).optional(),
+  evaporate: z.number().min(0).max(1).optional(),
+  gravity: z.number().min(0).max(100).optional(),
+  maxSteps: z.number().int().min(1).max(256).optional(),
+  radius: z.number().int().min(1).max(8).optional(),
+});
+
+const Climate = z.strictObject({
+  temperature: z.number().min(-80).max(80).optional(),
+  lapseRate: z.number().min(0).max(10).optional(),
+  latitudeGradient: z.number().min(0).max(10).optional(),
+  moisture: z.number().min(0).max(1).optional(),
+  rockSlope: z.number().min(0).max(100).optional(),
 });
 
 const PRESET_HEIGHT = { island: 220, mountains: 400, hills: 60, plains: 20 } as const;
 
+const worldGenerateRegionInput = z.strictObject({
+  seed: z.number().int().min(0).max(0xffffffff),
+  center: Point2.default([0, 0]),
+  size: z.number().gt(0).max(65_536).default(512),
+  resolution: z.number().int().min(17).max(513).refine((r) => Number.isInteger(Math.log2(r - 1)), { message: "resolution must be 2^k + 1 (17, 33, 65, 129, 257 or 513)" }).default(129),
+  tileSize: z.number().min(4).max(8192).default(128),
+  preset: z.enum(["island", "mountains", "hills", "plains"]).default("island"),
+  heightScale: z.number().gt(0).max(10_000).optional(),
+  erosion: z.union([z.boolean(), Erosion]).default(false),
+  seaLevel: z.number().min(-10_000).max(10_000).default(0),
+  climate: Climate.default({}),
+  algorithm: z.number().int().min(1).max(TERRAIN_ALGORITHM).default(TERRAIN_ALGORITHM),
+});
+const worldGenerateRegionOutput = z.object({
+  tiles: z.number().int(),
+  samples: z.number().int(),
+  spacing: z.number(),
+  origin: z.tuple([z.number(), z.number()]),
+  minHeight: z.number(),
+  maxHeight: z.number(),
+  digest: z.string(),
+  colliders: z.number().int(),
+  cache: z.string(),
+  lake: z.object({ center: z.tuple([z.number(), z.number()]), radius: z.number() }).nullable(),
+});
+const terrainSampleHeightInput = z.strictObject({ x: Coord, z: Coord });
+const terrainSampleHeightOutput = z.object({ inside: z.boolean(), height: z.number().nullable() });
+const terrainSampleHeightsInput = z.strictObject({ points: z.array(Point2).min(1).max(4096) });
+const terrainSampleHeightsOutput = z.object({ heights: z.array(z.number().nullable()) });
+const terrainSampleBiomeInput = z.strictObject({ x: Coord, z: Coord });
+const terrainSampleBiomeOutput = z.object({ inside: z.boolean(), biome: z.string().nullable(), painted: z.boolean(), temperature: z.number().nullable(), moisture: z.number().nullable(), height: z.number().nullable() });
+const terrainDeformInput = z.strictObject({ center: Point2, radius: Radius, delta: z.number().min(-10_000).max(10_000), mode: z.enum(["raise", "lower", "flatten", "smooth"]).default("raise") });
+const terrainDeformOutput = z.object({ samples: z.number().int(), heightAtCenter: z.number().nullable() });
+const terrainPaintInput = z.strictObject({ center: Point2, radius: Radius, biome: z.enum(BIOMES as [string, ...string[]]) });
+const terrainPaintOutput = z.object({ samples: z.number().int() });
+const worldAddWaterInput = z
+  .strictObject({ level: z.number().min(-10_000).max(10_000).optional(), region: z.strictObject({ center: Point2, radius: Radius }).optional() })
+  .refine((w) => w.level !== undefined || w.region !== undefined, { message: "give a level, a region, or both" });
+const worldAddWaterOutput = z.object({ water: z.string(), level: z.number() });
+const worldPopulateBiomeInput = z.strictObject({ density: z.number().min(0).max(1).default(0.6), kinds: z.array(z.enum(["tree", "rock", "bush", "grass"])).min(1).max(4).default(["tree", "rock", "bush", "grass"]) });
+const worldPopulateBiomeOutput = z.object({ counts: z.record(z.string(), z.number().int()), colliders: z.number().int() });
+const worldStreamFollowInput = z.strictObject({ entityId: z.string().nullable() });
+const worldStreamFollowOutput = z.object({ following: z.string().nullable() });
+
 export function terrainSkills({ terrain, entities }: { terrain: Terrain; entities: Entities }): SkillDefinition[] {
-  const { worldGenerateRegionInput, worldGenerateRegionOutput, terrainSampleHeightInput, terrainSampleHeightOutput, terrainSampleHeightsInput, terrainSampleHeightsOutput, terrainSampleBiomeInput, terrainSampleBiomeOutput, terrainDeformInput, terrainDeformOutput, terrainPaintInput, terrainPaintOutput, worldAddWaterInput, worldAddWaterOutput, worldPopulateBiomeInput, worldPopulateBiomeOutput, worldStreamFollowInput, worldStreamFollowOutput } = contracts();
   const source = { module: import.meta.url, factory: "terrainSkills" };
   const sampleHeight = (x: number, zz: number) => terrain.heightAt(x, zz);
   return [

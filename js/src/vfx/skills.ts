@@ -6,36 +6,31 @@ import type { SkillDefinition } from "../skills/registry.ts";
 import { WORLD_EXTENT } from "../skills/schemas.ts";
 import { EmitterState, MAX_EMITTER_PARTICLES, MAX_WORLD_PARTICLES, type EmitterOptions, type VfxEmitters } from "./emitters.ts";
 import { PRESETS, VFX_PRESETS, type VfxPreset } from "./presets.ts";
-import { lazily } from "../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
-  const Point = z.tuple([Coord, Coord, Coord]);
-  const Look = {
-    count: z.number().int().min(1).max(MAX_EMITTER_PARTICLES).optional().describe("particles it keeps alive (default: the preset's)"),
-    seed: z.number().int().min(0).max(0xffffffff).optional().describe("random seed (default: from the emitter's number)"),
-    scale: z.number().gt(0).max(100).optional().describe("multiplies the particles' size and the region they are born in (default 1)"),
-    color: z.number().int().min(0).max(0xffffff).nullable().optional().describe("tints the preset's colours (0xRRGGBB)"),
-    duration: z.number().gt(0).max(86_400).optional().describe("seconds until it ends by itself (default: until vfx.stop; an explosion ends when its particles die)"),
-  };
-  const vfxSpawnInput = z.strictObject({ preset: z.enum(VFX_PRESETS), position: Point, ...Look });
-  const vfxAttachInput = z.strictObject({ preset: z.enum(VFX_PRESETS), entity: z.string().min(1), offset: Point.optional(), ...Look });
-  const vfxStopInput = z.strictObject({ id: z.string().min(1).optional(), entity: z.string().min(1).optional() });
-  const vfxStopOutput = z.object({ stopped: z.array(z.string()) });
-  const vfxListInput = z.strictObject({});
-  const vfxListOutput = z.object({ emitters: z.array(Emitter), particles: z.number().int() });
-  const vfxPresetsInput = z.strictObject({});
-  const vfxPresetsOutput = z.object({ presets: z.array(z.object({ name: z.string(), description: z.string(), count: z.number().int(), life: z.tuple([z.number(), z.number()]), burst: z.boolean() })) });
-  return { vfxSpawnInput, vfxAttachInput, vfxStopInput, vfxStopOutput, vfxListInput, vfxListOutput, vfxPresetsInput, vfxPresetsOutput };
-});
+const Coord = z.number().min(-WORLD_EXTENT).max(WORLD_EXTENT);
+const Point = z.tuple([Coord, Coord, Coord]);
+
+const Look = {
+  count: z.number().int().min(1).max(MAX_EMITTER_PARTICLES).optional().describe("particles it keeps alive (default: the preset's)"),
+  seed: z.number().int().min(0).max(0xffffffff).optional().describe("random seed (default: from the emitter's number)"),
+  scale: z.number().gt(0).max(100).optional().describe("multiplies the particles' size and the region they are born in (default 1)"),
+  color: z.number().int().min(0).max(0xffffff).nullable().optional().describe("tints the preset's colours (0xRRGGBB)"),
+  duration: z.number().gt(0).max(86_400).optional().describe("seconds until it ends by itself (default: until vfx.stop; an explosion ends when its particles die)"),
+};
 
 const Emitter = EmitterState;
 
 const presets = VFX_PRESETS.map((p) => `${p} (${PRESETS[p].description})`).join("; ");
+const vfxSpawnInput = z.strictObject({ preset: z.enum(VFX_PRESETS), position: Point, ...Look });
+const vfxAttachInput = z.strictObject({ preset: z.enum(VFX_PRESETS), entity: z.string().min(1), offset: Point.optional(), ...Look });
+const vfxStopInput = z.strictObject({ id: z.string().min(1).optional(), entity: z.string().min(1).optional() });
+const vfxStopOutput = z.object({ stopped: z.array(z.string()) });
+const vfxListInput = z.strictObject({});
+const vfxListOutput = z.object({ emitters: z.array(Emitter), particles: z.number().int() });
+const vfxPresetsInput = z.strictObject({});
+const vfxPresetsOutput = z.object({ presets: z.array(z.object({ name: z.string(), description: z.string(), count: z.number().int(), life: z.tuple([z.number(), z.number()]), burst: z.boolean() })) });
 
 export function vfxSkills({ vfx }: { vfx: VfxEmitters }): SkillDefinition[] {
-  const { vfxSpawnInput, vfxAttachInput, vfxStopInput, vfxStopOutput, vfxListInput, vfxListOutput, vfxPresetsInput, vfxPresetsOutput } = contracts();
   const source = { module: import.meta.url, factory: "vfxSkills" };
   const spawn = (o: EmitterOptions, emit: (type: string, data: unknown) => void) => {
     const e = vfx.spawn(o);

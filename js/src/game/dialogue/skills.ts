@@ -8,66 +8,61 @@ import { EntityRef, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { DialogueDef } from "./dialogues.ts";
 import { Attitude, Memory, NpcSpec, RoutineSpec } from "./npcs.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const ViewSchema = z.object({
-    dialogue: z.string(),
-    npc: z.string(),
-    node: z.string(),
-    speaker: z.enum(["npc", "player"]),
-    text: z.string(),
-    choices: z.array(z.object({ id: z.string(), text: z.string() })),
-    ended: z.boolean(),
-  });
-  const NpcView = z.object({
-    npc: z.string(),
-    name: z.string(),
-    persona: z.string(),
-    dialogue: z.string().nullable(),
-    attitude: z.number(),
-    attitudes: z.record(z.string(), z.number()),
-    memories: z.number(),
-    routine: z.object({ waypoints: z.number(), at: z.number(), loop: z.boolean(), done: z.boolean() }).nullable(),
-  });
-  const dialogueDefineOutput = z.object({ dialogue: z.string(), created: z.boolean() });
-  const dialogueRemoveInput = z.strictObject({ dialogue: Id });
-  const dialogueRemoveOutput = z.object({ removed: z.boolean() });
-  const dialogueGetInput = z.strictObject({ dialogue: Id });
-  const dialogueGetOutput = z.object({ dialogue: z.unknown() });
-  const dialogueListInput = z.strictObject({});
-  const dialogueListOutput = z.object({ dialogues: z.array(z.object({ dialogue: z.string(), nodes: z.number() })), conversations: z.array(z.object({ player: z.string(), npc: z.string(), dialogue: z.string(), node: z.string() })) });
-  const dialogueStartInput = z.strictObject({ npc: EntityRef, dialogue: Id.optional().describe("a tree other than the NPC's own") });
-  const dialogueChooseInput = z.strictObject({ choice: Id });
-  const dialogueEndInput = z.strictObject({});
-  const dialogueCurrentInput = z.strictObject({ entity: EntityRef });
-  const dialogueCurrentOutput = z.object({ conversation: ViewSchema.nullable() });
-  const npcDefineInput = NpcSpec.extend({ entity: EntityRef });
-  const npcRemoveInput = z.strictObject({ npc: EntityRef });
-  const npcRemoveOutput = z.object({ removed: z.boolean() });
-  const npcGetInput = z.strictObject({ npc: EntityRef });
-  const npcListInput = z.strictObject({});
-  const npcListOutput = z.object({ npcs: z.array(z.object({ npc: z.string(), name: z.string() })) });
-  const npcRememberInput = z.strictObject({ npc: EntityRef, text: z.string().min(1).max(500), about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).default("note") });
-  const npcRecallInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).optional(), text: z.string().max(200).optional(), since: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).default(20) });
-  const npcRecallOutput = z.object({ memories: z.array(Memory) });
-  const npcForgetInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional() });
-  const npcForgetOutput = z.object({ forgotten: z.number() });
-  const npcSetAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, value: Attitude });
-  const npcSetAttitudeOutput = z.object({ attitude: z.number() });
-  const npcAdjustAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, by: z.number().min(-200).max(200) });
-  const npcAdjustAttitudeOutput = z.object({ attitude: z.number() });
-  const npcSetRoutineInput = RoutineSpec.extend({ npc: EntityRef });
-  const npcClearRoutineInput = z.strictObject({ npc: EntityRef });
-  const npcClearRoutineOutput = z.object({ cleared: z.boolean() });
-  const npcSayInput = z.strictObject({ text: z.string().min(1).max(280) });
-  const npcSayOutput = z.object({ npc: z.string(), handle: z.string() });
-  return { ViewSchema, NpcView, dialogueDefineOutput, dialogueRemoveInput, dialogueRemoveOutput, dialogueGetInput, dialogueGetOutput, dialogueListInput, dialogueListOutput, dialogueStartInput, dialogueChooseInput, dialogueEndInput, dialogueCurrentInput, dialogueCurrentOutput, npcDefineInput, npcRemoveInput, npcRemoveOutput, npcGetInput, npcListInput, npcListOutput, npcRememberInput, npcRecallInput, npcRecallOutput, npcForgetInput, npcForgetOutput, npcSetAttitudeInput, npcSetAttitudeOutput, npcAdjustAttitudeInput, npcAdjustAttitudeOutput, npcSetRoutineInput, npcClearRoutineInput, npcClearRoutineOutput, npcSayInput, npcSayOutput };
+const ViewSchema = z.object({
+  dialogue: z.string(),
+  npc: z.string(),
+  node: z.string(),
+  speaker: z.enum(["npc", "player"]),
+  text: z.string(),
+  choices: z.array(z.object({ id: z.string(), text: z.string() })),
+  ended: z.boolean(),
+});
+const NpcView = z.object({
+  npc: z.string(),
+  name: z.string(),
+  persona: z.string(),
+  dialogue: z.string().nullable(),
+  attitude: z.number(),
+  attitudes: z.record(z.string(), z.number()),
+  memories: z.number(),
+  routine: z.object({ waypoints: z.number(), at: z.number(), loop: z.boolean(), done: z.boolean() }).nullable(),
 });
 
+const dialogueDefineOutput = z.object({ dialogue: z.string(), created: z.boolean() });
+const dialogueRemoveInput = z.strictObject({ dialogue: Id });
+const dialogueRemoveOutput = z.object({ removed: z.boolean() });
+const dialogueGetInput = z.strictObject({ dialogue: Id });
+const dialogueGetOutput = z.object({ dialogue: z.unknown() });
+const dialogueListInput = z.strictObject({});
+const dialogueListOutput = z.object({ dialogues: z.array(z.object({ dialogue: z.string(), nodes: z.number() })), conversations: z.array(z.object({ player: z.string(), npc: z.string(), dialogue: z.string(), node: z.string() })) });
+const dialogueStartInput = z.strictObject({ npc: EntityRef, dialogue: Id.optional().describe("a tree other than the NPC's own") });
+const dialogueChooseInput = z.strictObject({ choice: Id });
+const dialogueEndInput = z.strictObject({});
+const dialogueCurrentInput = z.strictObject({ entity: EntityRef });
+const dialogueCurrentOutput = z.object({ conversation: ViewSchema.nullable() });
+const npcDefineInput = NpcSpec.extend({ entity: EntityRef });
+const npcRemoveInput = z.strictObject({ npc: EntityRef });
+const npcRemoveOutput = z.object({ removed: z.boolean() });
+const npcGetInput = z.strictObject({ npc: EntityRef });
+const npcListInput = z.strictObject({});
+const npcListOutput = z.object({ npcs: z.array(z.object({ npc: z.string(), name: z.string() })) });
+const npcRememberInput = z.strictObject({ npc: EntityRef, text: z.string().min(1).max(500), about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).default("note") });
+const npcRecallInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional(), kind: z.enum(["said", "heard", "event", "note"]).optional(), text: z.string().max(200).optional(), since: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).default(20) });
+const npcRecallOutput = z.object({ memories: z.array(Memory) });
+const npcForgetInput = z.strictObject({ npc: EntityRef, about: EntityRef.optional() });
+const npcForgetOutput = z.object({ forgotten: z.number() });
+const npcSetAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, value: Attitude });
+const npcSetAttitudeOutput = z.object({ attitude: z.number() });
+const npcAdjustAttitudeInput = z.strictObject({ npc: EntityRef, toward: EntityRef, by: z.number().min(-200).max(200) });
+const npcAdjustAttitudeOutput = z.object({ attitude: z.number() });
+const npcSetRoutineInput = RoutineSpec.extend({ npc: EntityRef });
+const npcClearRoutineInput = z.strictObject({ npc: EntityRef });
+const npcClearRoutineOutput = z.object({ cleared: z.boolean() });
+const npcSayInput = z.strictObject({ text: z.string().min(1).max(280) });
+const npcSayOutput = z.object({ npc: z.string(), handle: z.string() });
+
 export function dialogueSkills(game: Game): SkillDefinition[] {
-  const { ViewSchema, NpcView, dialogueDefineOutput, dialogueRemoveInput, dialogueRemoveOutput, dialogueGetInput, dialogueGetOutput, dialogueListInput, dialogueListOutput, dialogueStartInput, dialogueChooseInput, dialogueEndInput, dialogueCurrentInput, dialogueCurrentOutput, npcDefineInput, npcRemoveInput, npcRemoveOutput, npcGetInput, npcListInput, npcListOutput, npcRememberInput, npcRecallInput, npcRecallOutput, npcForgetInput, npcForgetOutput, npcSetAttitudeInput, npcSetAttitudeOutput, npcAdjustAttitudeInput, npcAdjustAttitudeOutput, npcSetRoutineInput, npcClearRoutineInput, npcClearRoutineOutput, npcSayInput, npcSayOutput } = contracts();
   const { dialogues, npcs } = game;
   const npcView = (entity: string) => {
     const n = npcs.require(entity);

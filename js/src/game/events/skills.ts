@@ -7,23 +7,17 @@ import type { Game } from "../game.ts";
 import { EntityRef, EventData, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { ListenerSpec } from "./events.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const eventEmitInput = z.strictObject({ type: Id, data: EventData.default({}), actor: EntityRef.optional().describe("whom the event is about (listeners' actor)") });
-  const eventEmitOutput = z.object({ type: z.string() });
-  const eventListenInput = ListenerSpec.extend({ id: Id });
-  const eventListenOutput = z.object({ id: z.string() });
-  const eventUnlistenInput = z.strictObject({ id: Id });
-  const eventUnlistenOutput = z.object({ removed: z.boolean() });
-  const eventListenersInput = z.strictObject({ on: Id.optional() });
-  const eventListenersOutput = z.object({ listeners: z.array(z.object({ id: z.string(), on: z.string(), where: z.record(z.string(), z.unknown()), once: z.boolean(), fired: z.number(), effects: z.array(z.unknown()) })) });
-  return { eventEmitInput, eventEmitOutput, eventListenInput, eventListenOutput, eventUnlistenInput, eventUnlistenOutput, eventListenersInput, eventListenersOutput };
-});
+const eventEmitInput = z.strictObject({ type: Id, data: EventData.default({}), actor: EntityRef.optional().describe("whom the event is about (listeners' actor)") });
+const eventEmitOutput = z.object({ type: z.string() });
+const eventListenInput = ListenerSpec.extend({ id: Id });
+const eventListenOutput = z.object({ id: z.string() });
+const eventUnlistenInput = z.strictObject({ id: Id });
+const eventUnlistenOutput = z.object({ removed: z.boolean() });
+const eventListenersInput = z.strictObject({ on: Id.optional() });
+const eventListenersOutput = z.object({ listeners: z.array(z.object({ id: z.string(), on: z.string(), where: z.record(z.string(), z.unknown()), once: z.boolean(), fired: z.number(), effects: z.array(z.unknown()) })) });
 
 export function eventSkills(game: Game): SkillDefinition[] {
-  const { eventEmitInput, eventEmitOutput, eventListenInput, eventListenOutput, eventUnlistenInput, eventUnlistenOutput, eventListenersInput, eventListenersOutput } = contracts();
   const { events } = game;
   return gameSkills(game, { module: import.meta.url, factory: "eventSkills" }, [
     skill({

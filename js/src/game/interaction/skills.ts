@@ -11,42 +11,37 @@ import type { Game } from "../game.ts";
 import { Count, EntityRef, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { InteractableSpec, KINDS } from "./interactions.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const View = z.object({
-    entity: z.string(),
-    kind: z.enum(KINDS),
-    label: z.string().nullable(),
-    range: z.number(),
-    open: z.boolean(),
-    on: z.boolean(),
-    locked: z.boolean(),
-    key: z.string().nullable(),
-    pickup: z.object({ item: z.string(), count: z.number() }).nullable(),
-    uses: z.number(),
-  });
-  const Target = z.strictObject({ target: EntityRef.describe("the interactable entity") });
-  const open = z.object({ target: z.string(), open: z.boolean(), locked: z.boolean() });
-  const interactionRegisterInput = InteractableSpec.extend({ entity: EntityRef });
-  const interactionUnregisterInput = z.strictObject({ entity: EntityRef });
-  const interactionUnregisterOutput = z.object({ removed: z.boolean() });
-  const interactionGetInput = z.strictObject({ entity: EntityRef });
-  const interactionListInput = z.strictObject({ near: EntityRef.optional().describe("only those within reach of this entity") });
-  const interactionListOutput = z.object({ interactables: z.array(z.object({ entity: z.string(), kind: z.string(), label: z.string().nullable(), distance: z.number().nullable(), open: z.boolean(), locked: z.boolean(), on: z.boolean() })) });
-  const interactionInteractOutput = z.object({ kind: z.string(), result: z.string(), text: z.string().nullable() });
-  const interactionPickupOutput = z.object({ item: z.string(), count: z.number(), total: z.number() });
-  const interactionDropInput = z.strictObject({ item: Id, count: Count.default(1) });
-  const interactionDropOutput = z.object({ entity: z.string(), item: z.string(), count: z.number(), left: z.number() });
-  const interactionUseInput = z.strictObject({ item: Id.optional(), target: EntityRef.optional() }).refine((i) => i.item !== undefined || i.target !== undefined, { message: "give an item, a target, or both" });
-  const interactionUseOutput = z.object({ used: z.string(), target: z.string().nullable(), result: z.string() });
-  const interactionToggleOutput = z.object({ target: z.string(), on: z.boolean(), open: z.boolean() });
-  return { View, Target, open, interactionRegisterInput, interactionUnregisterInput, interactionUnregisterOutput, interactionGetInput, interactionListInput, interactionListOutput, interactionInteractOutput, interactionPickupOutput, interactionDropInput, interactionDropOutput, interactionUseInput, interactionUseOutput, interactionToggleOutput };
+const View = z.object({
+  entity: z.string(),
+  kind: z.enum(KINDS),
+  label: z.string().nullable(),
+  range: z.number(),
+  open: z.boolean(),
+  on: z.boolean(),
+  locked: z.boolean(),
+  key: z.string().nullable(),
+  pickup: z.object({ item: z.string(), count: z.number() }).nullable(),
+  uses: z.number(),
 });
+const Target = z.strictObject({ target: EntityRef.describe("the interactable entity") });
+
+const open = z.object({ target: z.string(), open: z.boolean(), locked: z.boolean() });
+const interactionRegisterInput = InteractableSpec.extend({ entity: EntityRef });
+const interactionUnregisterInput = z.strictObject({ entity: EntityRef });
+const interactionUnregisterOutput = z.object({ removed: z.boolean() });
+const interactionGetInput = z.strictObject({ entity: EntityRef });
+const interactionListInput = z.strictObject({ near: EntityRef.optional().describe("only those within reach of this entity") });
+const interactionListOutput = z.object({ interactables: z.array(z.object({ entity: z.string(), kind: z.string(), label: z.string().nullable(), distance: z.number().nullable(), open: z.boolean(), locked: z.boolean(), on: z.boolean() })) });
+const interactionInteractOutput = z.object({ kind: z.string(), result: z.string(), text: z.string().nullable() });
+const interactionPickupOutput = z.object({ item: z.string(), count: z.number(), total: z.number() });
+const interactionDropInput = z.strictObject({ item: Id, count: Count.default(1) });
+const interactionDropOutput = z.object({ entity: z.string(), item: z.string(), count: z.number(), left: z.number() });
+const interactionUseInput = z.strictObject({ item: Id.optional(), target: EntityRef.optional() }).refine((i) => i.item !== undefined || i.target !== undefined, { message: "give an item, a target, or both" });
+const interactionUseOutput = z.object({ used: z.string(), target: z.string().nullable(), result: z.string() });
+const interactionToggleOutput = z.object({ target: z.string(), on: z.boolean(), open: z.boolean() });
 
 export function interactionSkills(game: Game): SkillDefinition[] {
-  const { View, Target, open, interactionRegisterInput, interactionUnregisterInput, interactionUnregisterOutput, interactionGetInput, interactionListInput, interactionListOutput, interactionInteractOutput, interactionPickupOutput, interactionDropInput, interactionDropOutput, interactionUseInput, interactionUseOutput, interactionToggleOutput } = contracts();
   const { interactions, items } = game;
   const view = (entity: string) => {
     const it = interactions.require(entity);

@@ -9,51 +9,45 @@ import type { Game } from "../game.ts";
 import { Count, EntityRef, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { DEFAULT_CAPACITY, ItemDef } from "./items.ts";
-import { lazily } from "../../skills/lazily.ts";
 
 /** How near (metres) a player must be to hand something over. */
 export const HAND_OVER_RANGE = 3;
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Stack = z.object({ item: z.string(), count: z.number() });
+const Stack = z.object({ item: z.string(), count: z.number() });
 
-  const itemDefineOutput = z.object({ item: z.string(), created: z.boolean() });
-  const itemRemoveInput = z.strictObject({ item: Id });
-  const itemRemoveOutput = z.object({ removed: z.boolean() });
-  const itemGetInput = z.strictObject({ item: Id });
-  const itemGetOutput = z.object({ item: z.unknown() });
-  const itemListInput = z.strictObject({ tag: Id.optional() });
-  const itemListOutput = z.object({ items: z.array(z.object({ item: z.string(), name: z.string(), slot: z.string().nullable(), maxStack: z.number(), tags: z.array(z.string()) })) });
-  const itemSpawnInput = z.strictObject({ item: Id, count: Count.default(1), position: WorldVec3 });
-  const itemSpawnOutput = z.object({ entity: z.string() });
-  const inventoryAddInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
-  const inventoryAddOutput = z.object({ total: z.number() });
-  const inventoryRemoveInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
-  const inventoryRemoveOutput = z.object({ total: z.number() });
-  const inventoryHasInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
-  const inventoryHasOutput = z.object({ has: z.boolean(), count: z.number() });
-  const inventoryCountInput = z.strictObject({ entity: EntityRef, item: Id });
-  const inventoryCountOutput = z.object({ count: z.number() });
-  const inventoryListInput = z.strictObject({ entity: EntityRef });
-  const inventoryListOutput = z.object({ entity: z.string(), capacity: z.number(), used: z.number(), items: z.array(Stack), equipped: z.record(z.string(), z.string()) });
-  const inventoryTransferInput = z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) });
-  const inventoryTransferOutput = z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() });
-  const inventoryEquipInput = z.strictObject({ item: Id });
-  const inventoryEquipOutput = z.object({ item: z.string(), slot: z.string() });
-  const inventoryUnequipInput = z.strictObject({ slot: Id.describe("a slot, or the id of the item to take off") });
-  const inventoryUnequipOutput = z.object({ item: z.string().nullable() });
-  const inventoryEquippedInput = z.strictObject({ entity: EntityRef });
-  const inventoryEquippedOutput = z.object({ equipped: z.record(z.string(), z.string()), modifiers: z.array(z.object({ stat: z.string(), add: z.number().optional(), mul: z.number().optional() })) });
-  const inventoryClearInput = z.strictObject({ entity: EntityRef });
-  const inventoryClearOutput = z.object({ removed: z.number() });
-  const inventorySetCapacityInput = z.strictObject({ entity: EntityRef, capacity: z.number().int().min(0).max(10_000) });
-  const inventorySetCapacityOutput = z.object({ capacity: z.number() });
-  return { itemDefineOutput, itemRemoveInput, itemRemoveOutput, itemGetInput, itemGetOutput, itemListInput, itemListOutput, itemSpawnInput, itemSpawnOutput, inventoryAddInput, inventoryAddOutput, inventoryRemoveInput, inventoryRemoveOutput, inventoryHasInput, inventoryHasOutput, inventoryCountInput, inventoryCountOutput, inventoryListInput, inventoryListOutput, inventoryTransferInput, inventoryTransferOutput, inventoryEquipInput, inventoryEquipOutput, inventoryUnequipInput, inventoryUnequipOutput, inventoryEquippedInput, inventoryEquippedOutput, inventoryClearInput, inventoryClearOutput, inventorySetCapacityInput, inventorySetCapacityOutput };
-});
+const itemDefineOutput = z.object({ item: z.string(), created: z.boolean() });
+const itemRemoveInput = z.strictObject({ item: Id });
+const itemRemoveOutput = z.object({ removed: z.boolean() });
+const itemGetInput = z.strictObject({ item: Id });
+const itemGetOutput = z.object({ item: z.unknown() });
+const itemListInput = z.strictObject({ tag: Id.optional() });
+const itemListOutput = z.object({ items: z.array(z.object({ item: z.string(), name: z.string(), slot: z.string().nullable(), maxStack: z.number(), tags: z.array(z.string()) })) });
+const itemSpawnInput = z.strictObject({ item: Id, count: Count.default(1), position: WorldVec3 });
+const itemSpawnOutput = z.object({ entity: z.string() });
+const inventoryAddInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryAddOutput = z.object({ total: z.number() });
+const inventoryRemoveInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryRemoveOutput = z.object({ total: z.number() });
+const inventoryHasInput = z.strictObject({ entity: EntityRef, item: Id, count: Count.default(1) });
+const inventoryHasOutput = z.object({ has: z.boolean(), count: z.number() });
+const inventoryCountInput = z.strictObject({ entity: EntityRef, item: Id });
+const inventoryCountOutput = z.object({ count: z.number() });
+const inventoryListInput = z.strictObject({ entity: EntityRef });
+const inventoryListOutput = z.object({ entity: z.string(), capacity: z.number(), used: z.number(), items: z.array(Stack), equipped: z.record(z.string(), z.string()) });
+const inventoryTransferInput = z.strictObject({ to: EntityRef, item: Id, count: Count.default(1) });
+const inventoryTransferOutput = z.object({ from: z.string(), to: z.string(), item: z.string(), count: z.number() });
+const inventoryEquipInput = z.strictObject({ item: Id });
+const inventoryEquipOutput = z.object({ item: z.string(), slot: z.string() });
+const inventoryUnequipInput = z.strictObject({ slot: Id.describe("a slot, or the id of the item to take off") });
+const inventoryUnequipOutput = z.object({ item: z.string().nullable() });
+const inventoryEquippedInput = z.strictObject({ entity: EntityRef });
+const inventoryEquippedOutput = z.object({ equipped: z.record(z.string(), z.string()), modifiers: z.array(z.object({ stat: z.string(), add: z.number().optional(), mul: z.number().optional() })) });
+const inventoryClearInput = z.strictObject({ entity: EntityRef });
+const inventoryClearOutput = z.object({ removed: z.number() });
+const inventorySetCapacityInput = z.strictObject({ entity: EntityRef, capacity: z.number().int().min(0).max(10_000) });
+const inventorySetCapacityOutput = z.object({ capacity: z.number() });
 
 export function itemSkills(game: Game): SkillDefinition[] {
-  const { itemDefineOutput, itemRemoveInput, itemRemoveOutput, itemGetInput, itemGetOutput, itemListInput, itemListOutput, itemSpawnInput, itemSpawnOutput, inventoryAddInput, inventoryAddOutput, inventoryRemoveInput, inventoryRemoveOutput, inventoryHasInput, inventoryHasOutput, inventoryCountInput, inventoryCountOutput, inventoryListInput, inventoryListOutput, inventoryTransferInput, inventoryTransferOutput, inventoryEquipInput, inventoryEquipOutput, inventoryUnequipInput, inventoryUnequipOutput, inventoryEquippedInput, inventoryEquippedOutput, inventoryClearInput, inventoryClearOutput, inventorySetCapacityInput, inventorySetCapacityOutput } = contracts();
   const { items } = game;
   const listing = (entity: string) => {
     const inv = items.inventories.get(entity);

@@ -6,26 +6,20 @@ import type { Game } from "../game.ts";
 import { EntityRef, Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { Curve } from "./progression.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const Standing = z.object({ entity: z.string(), xp: z.number(), level: z.number(), next: z.number().nullable(), unlocks: z.array(z.string()) });
+const Standing = z.object({ entity: z.string(), xp: z.number(), level: z.number(), next: z.number().nullable(), unlocks: z.array(z.string()) });
 
-  const progressionDefineOutput = z.object({ levels: z.number() });
-  const progressionCurveInput = z.strictObject({});
-  const progressionCurveOutput = z.object({ levels: z.array(z.number()), rewards: z.record(z.string(), z.unknown()) });
-  const progressionAddXpInput = z.strictObject({ entity: EntityRef, amount: z.number().int().min(1).max(1e9) });
-  const progressionAddXpOutput = z.object({ xp: z.number(), level: z.number(), gained: z.number() });
-  const progressionGetInput = z.strictObject({ entity: EntityRef });
-  const progressionUnlockInput = z.strictObject({ entity: EntityRef, unlock: Id });
-  const progressionLockInput = z.strictObject({ entity: EntityRef, unlock: Id });
-  const progressionLockOutput = z.object({ removed: z.boolean() });
-  return { Standing, progressionDefineOutput, progressionCurveInput, progressionCurveOutput, progressionAddXpInput, progressionAddXpOutput, progressionGetInput, progressionUnlockInput, progressionLockInput, progressionLockOutput };
-});
+const progressionDefineOutput = z.object({ levels: z.number() });
+const progressionCurveInput = z.strictObject({});
+const progressionCurveOutput = z.object({ levels: z.array(z.number()), rewards: z.record(z.string(), z.unknown()) });
+const progressionAddXpInput = z.strictObject({ entity: EntityRef, amount: z.number().int().min(1).max(1e9) });
+const progressionAddXpOutput = z.object({ xp: z.number(), level: z.number(), gained: z.number() });
+const progressionGetInput = z.strictObject({ entity: EntityRef });
+const progressionUnlockInput = z.strictObject({ entity: EntityRef, unlock: Id });
+const progressionLockInput = z.strictObject({ entity: EntityRef, unlock: Id });
+const progressionLockOutput = z.object({ removed: z.boolean() });
 
 export function progressionSkills(game: Game): SkillDefinition[] {
-  const { Standing, progressionDefineOutput, progressionCurveInput, progressionCurveOutput, progressionAddXpInput, progressionAddXpOutput, progressionGetInput, progressionUnlockInput, progressionLockInput, progressionLockOutput } = contracts();
   const { progression } = game;
   const standing = (entity: string) => ({ entity, ...progression.get(game.entities.require(entity).id) });
   return gameSkills(game, { module: import.meta.url, factory: "progressionSkills" }, [

@@ -7,43 +7,37 @@ import type { Game } from "../game.ts";
 import { Count, EntityRef, Id, QUEST_STATUSES, type QuestStatus, Text } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { QuestDef } from "./quests.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const View = z.object({
-    quest: z.string(),
-    title: z.string(),
-    entity: z.string().nullable(),
-    status: z.enum(QUEST_STATUSES),
-    tracked: z.boolean(),
-    remaining: z.number().nullable(),
-    reason: z.string().nullable(),
-    objectives: z.array(z.object({ id: z.string(), text: z.string(), count: z.number(), of: z.number(), done: z.boolean(), optional: z.boolean() })),
-  });
-  const Status = z.object({ quest: z.string(), status: z.enum(QUEST_STATUSES) });
-
-  const questDefineOutput = z.object({ quest: z.string(), created: z.boolean() });
-  const questRemoveInput = z.strictObject({ quest: Id });
-  const questRemoveOutput = z.object({ removed: z.boolean() });
-  const questOfferInput = z.strictObject({ quest: Id, to: EntityRef });
-  const questAcceptInput = z.strictObject({ quest: Id });
-  const questDeclineInput = z.strictObject({ quest: Id });
-  const questAbandonInput = z.strictObject({ quest: Id });
-  const questUpdateInput = z.strictObject({ quest: Id, objective: Id, by: Count.default(1), for: EntityRef });
-  const questUpdateOutput = z.object({ quest: z.string(), objective: z.string(), count: z.number() });
-  const questCompleteInput = z.strictObject({ quest: Id, for: EntityRef });
-  const questFailInput = z.strictObject({ quest: Id, for: EntityRef, reason: Text.default("failed") });
-  const questListInput = z.strictObject({ entity: EntityRef.optional(), status: z.enum(QUEST_STATUSES).optional() });
-  const questListOutput = z.object({ quests: z.array(View) });
-  const questGetInput = z.strictObject({ quest: Id, entity: EntityRef.optional() });
-  const questTrackInput = z.strictObject({ quest: Id, tracked: z.boolean().default(true) });
-  const questTrackOutput = z.object({ quest: z.string(), tracked: z.boolean() });
-  return { View, Status, questDefineOutput, questRemoveInput, questRemoveOutput, questOfferInput, questAcceptInput, questDeclineInput, questAbandonInput, questUpdateInput, questUpdateOutput, questCompleteInput, questFailInput, questListInput, questListOutput, questGetInput, questTrackInput, questTrackOutput };
+const View = z.object({
+  quest: z.string(),
+  title: z.string(),
+  entity: z.string().nullable(),
+  status: z.enum(QUEST_STATUSES),
+  tracked: z.boolean(),
+  remaining: z.number().nullable(),
+  reason: z.string().nullable(),
+  objectives: z.array(z.object({ id: z.string(), text: z.string(), count: z.number(), of: z.number(), done: z.boolean(), optional: z.boolean() })),
 });
+const Status = z.object({ quest: z.string(), status: z.enum(QUEST_STATUSES) });
+
+const questDefineOutput = z.object({ quest: z.string(), created: z.boolean() });
+const questRemoveInput = z.strictObject({ quest: Id });
+const questRemoveOutput = z.object({ removed: z.boolean() });
+const questOfferInput = z.strictObject({ quest: Id, to: EntityRef });
+const questAcceptInput = z.strictObject({ quest: Id });
+const questDeclineInput = z.strictObject({ quest: Id });
+const questAbandonInput = z.strictObject({ quest: Id });
+const questUpdateInput = z.strictObject({ quest: Id, objective: Id, by: Count.default(1), for: EntityRef });
+const questUpdateOutput = z.object({ quest: z.string(), objective: z.string(), count: z.number() });
+const questCompleteInput = z.strictObject({ quest: Id, for: EntityRef });
+const questFailInput = z.strictObject({ quest: Id, for: EntityRef, reason: Text.default("failed") });
+const questListInput = z.strictObject({ entity: EntityRef.optional(), status: z.enum(QUEST_STATUSES).optional() });
+const questListOutput = z.object({ quests: z.array(View) });
+const questGetInput = z.strictObject({ quest: Id, entity: EntityRef.optional() });
+const questTrackInput = z.strictObject({ quest: Id, tracked: z.boolean().default(true) });
+const questTrackOutput = z.object({ quest: z.string(), tracked: z.boolean() });
 
 export function questSkills(game: Game): SkillDefinition[] {
-  const { View, Status, questDefineOutput, questRemoveInput, questRemoveOutput, questOfferInput, questAcceptInput, questDeclineInput, questAbandonInput, questUpdateInput, questUpdateOutput, questCompleteInput, questFailInput, questListInput, questListOutput, questGetInput, questTrackInput, questTrackOutput } = contracts();
   const { quests } = game;
   const view = (quest: string, entity: string | null) => {
     const def = quests.require(quest);

@@ -9,32 +9,12 @@ import type { SkillDefinition } from "../../skills/registry.ts";
 import type { Game } from "../game.ts";
 import { Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
-import { lazily } from "../../skills/lazily.ts";
 
 /** The permission to write and delete save files on disk. */
 export const SAVE_WRITE = "save.write";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const SaveName = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, "1-64 letters, digits, '.', '_' or '-', not starting with '.'");
-  const CheckpointView = z.object({ name: z.string(), tick: z.number(), digest: z.string(), bytes: z.number() });
-  const saveExportInput = z.strictObject({ name: SaveName });
-  const saveExportOutput = z.object({ name: z.string(), path: z.string(), bytes: z.number(), digest: z.string() });
-  const saveImportInput = z.strictObject({ name: SaveName });
-  const saveImportOutput = z.object({ name: z.string(), digest: z.string() });
-  const saveListInput = z.strictObject({});
-  const saveListOutput = z.object({ saves: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number() })) });
-  const saveDeleteInput = z.strictObject({ name: SaveName });
-  const saveDeleteOutput = z.object({ deleted: z.boolean() });
-  const checkpointCreateInput = z.strictObject({ name: Id });
-  const checkpointLoadInput = z.strictObject({ name: Id });
-  const checkpointLoadOutput = z.object({ name: z.string(), digest: z.string() });
-  const checkpointListInput = z.strictObject({});
-  const checkpointListOutput = z.object({ checkpoints: z.array(CheckpointView) });
-  const checkpointDeleteInput = z.strictObject({ name: Id });
-  const checkpointDeleteOutput = z.object({ deleted: z.boolean() });
-  return { CheckpointView, saveExportInput, saveExportOutput, saveImportInput, saveImportOutput, saveListInput, saveListOutput, saveDeleteInput, saveDeleteOutput, checkpointCreateInput, checkpointLoadInput, checkpointLoadOutput, checkpointListInput, checkpointListOutput, checkpointDeleteInput, checkpointDeleteOutput };
-});
+const SaveName = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, "1-64 letters, digits, '.', '_' or '-', not starting with '.'");
+const CheckpointView = z.object({ name: z.string(), tick: z.number(), digest: z.string(), bytes: z.number() });
 
 /** Writes and reads whole-world saves for the session that owns the game. */
 export interface Saving {
@@ -44,8 +24,23 @@ export interface Saving {
   load(bytes: Uint8Array): Promise<string>;
 }
 
+const saveExportInput = z.strictObject({ name: SaveName });
+const saveExportOutput = z.object({ name: z.string(), path: z.string(), bytes: z.number(), digest: z.string() });
+const saveImportInput = z.strictObject({ name: SaveName });
+const saveImportOutput = z.object({ name: z.string(), digest: z.string() });
+const saveListInput = z.strictObject({});
+const saveListOutput = z.object({ saves: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number() })) });
+const saveDeleteInput = z.strictObject({ name: SaveName });
+const saveDeleteOutput = z.object({ deleted: z.boolean() });
+const checkpointCreateInput = z.strictObject({ name: Id });
+const checkpointLoadInput = z.strictObject({ name: Id });
+const checkpointLoadOutput = z.object({ name: z.string(), digest: z.string() });
+const checkpointListInput = z.strictObject({});
+const checkpointListOutput = z.object({ checkpoints: z.array(CheckpointView) });
+const checkpointDeleteInput = z.strictObject({ name: Id });
+const checkpointDeleteOutput = z.object({ deleted: z.boolean() });
+
 export function saveSkills({ game, saving }: { game: Game; saving: Saving }): SkillDefinition[] {
-  const { CheckpointView, saveExportInput, saveExportOutput, saveImportInput, saveImportOutput, saveListInput, saveListOutput, saveDeleteInput, saveDeleteOutput, checkpointCreateInput, checkpointLoadInput, checkpointLoadOutput, checkpointListInput, checkpointListOutput, checkpointDeleteInput, checkpointDeleteOutput } = contracts();
   const { checkpoints } = game;
   return gameSkills(game, { module: import.meta.url, factory: "saveSkills" }, [
     skill({

@@ -7,33 +7,28 @@ import type { Game } from "../game.ts";
 import { Id } from "../rules/schemas.ts";
 import { skill, gameSkills } from "../skill.ts";
 import { TriggerFields, triggerChecks } from "./triggers.ts";
-import { lazily } from "../../skills/lazily.ts";
 
-// Built on first use, not when the module is evaluated: the contracts stay out of the engine snapshot's heap.
-const contracts = lazily(() => {
-  const View = z.object({
-    trigger: z.string(),
-    shape: z.enum(["box", "sphere"]),
-    centre: z.tuple([z.number(), z.number(), z.number()]),
-    enabled: z.boolean(),
-    inside: z.array(z.string()),
-    entries: z.number(),
-  });
-  const triggerCreateInput = TriggerFields.extend({ trigger: Id }).superRefine(triggerChecks);
-  const triggerRemoveInput = z.strictObject({ trigger: Id });
-  const triggerRemoveOutput = z.object({ removed: z.boolean() });
-  const triggerEnableInput = z.strictObject({ trigger: Id });
-  const triggerDisableInput = z.strictObject({ trigger: Id });
-  const triggerGetInput = z.strictObject({ trigger: Id });
-  const triggerListInput = z.strictObject({});
-  const triggerListOutput = z.object({ triggers: z.array(View) });
-  const triggerOccupantsInput = z.strictObject({ trigger: Id });
-  const triggerOccupantsOutput = z.object({ inside: z.array(z.object({ entity: z.string(), ticks: z.number() })) });
-  return { View, triggerCreateInput, triggerRemoveInput, triggerRemoveOutput, triggerEnableInput, triggerDisableInput, triggerGetInput, triggerListInput, triggerListOutput, triggerOccupantsInput, triggerOccupantsOutput };
+const View = z.object({
+  trigger: z.string(),
+  shape: z.enum(["box", "sphere"]),
+  centre: z.tuple([z.number(), z.number(), z.number()]),
+  enabled: z.boolean(),
+  inside: z.array(z.string()),
+  entries: z.number(),
 });
 
+const triggerCreateInput = TriggerFields.extend({ trigger: Id }).superRefine(triggerChecks);
+const triggerRemoveInput = z.strictObject({ trigger: Id });
+const triggerRemoveOutput = z.object({ removed: z.boolean() });
+const triggerEnableInput = z.strictObject({ trigger: Id });
+const triggerDisableInput = z.strictObject({ trigger: Id });
+const triggerGetInput = z.strictObject({ trigger: Id });
+const triggerListInput = z.strictObject({});
+const triggerListOutput = z.object({ triggers: z.array(View) });
+const triggerOccupantsInput = z.strictObject({ trigger: Id });
+const triggerOccupantsOutput = z.object({ inside: z.array(z.object({ entity: z.string(), ticks: z.number() })) });
+
 export function triggerSkills(game: Game): SkillDefinition[] {
-  const { View, triggerCreateInput, triggerRemoveInput, triggerRemoveOutput, triggerEnableInput, triggerDisableInput, triggerGetInput, triggerListInput, triggerListOutput, triggerOccupantsInput, triggerOccupantsOutput } = contracts();
   const { triggers } = game;
   const view = (trigger: string) => {
     const t = triggers.require(trigger);
