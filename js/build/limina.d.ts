@@ -2866,9 +2866,11 @@ declare module "limina/internal/engine/mcp/mcp" {
     /** The wire form of a registry result. */
     export function toResponse(r: InvokeResult): MCPResponse;
     export class Mcp {
-        readonly registry: SkillRegistry;
         private session;
-        constructor(registry: SkillRegistry);
+        private readonly registryOf;
+        /** `registry`, or where to find it when first asked (a server binds sessions before its world exists). */
+        constructor(registry: SkillRegistry | (() => SkillRegistry));
+        get registry(): SkillRegistry;
         /** Binds the session: its permissions are the profile's (an unknown profile grants nothing). */
         initialize(params: {
             agentId: string;
@@ -7867,6 +7869,8 @@ declare module "limina/internal/engine/world-session" {
         packages?: Pick<PackageHostServices, "install" | "limits">;
         /** The render quality tier the world starts at (default: `--quality`, else balanced). */
         quality?: QualityTier;
+        /** The agent ids held live in this world, when something (a server's handshakes) held them before it existed. */
+        identities?: LiveIdentities;
     }
     export class WorldSession {
         readonly tracer: Tracer;
