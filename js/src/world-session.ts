@@ -66,6 +66,8 @@ export interface WorldSessionOptions {
   packages?: Pick<PackageHostServices, "install" | "limits">;
   /** The render quality tier the world starts at (default: `--quality`, else balanced). */
   quality?: QualityTier;
+  /** The agent ids held live in this world, when something (a server's handshakes) held them before it existed. */
+  identities?: LiveIdentities;
 }
 
 export class WorldSession {
@@ -123,7 +125,7 @@ export class WorldSession {
   /** Packages loaded into sandboxes in this world. */
   readonly packages: PackageHost;
   /** The agent ids live MCP sessions and packages hold: no one may take one, or one that reads as it. */
-  readonly identities = new LiveIdentities();
+  readonly identities: LiveIdentities;
   /** Steps this world has taken (carried on from its snapshot when restored): the tick its log records. */
   tick = 0;
   /**
@@ -144,6 +146,7 @@ export class WorldSession {
 
   constructor(options: WorldSessionOptions = {}) {
     this.tracer = new Tracer({ tick: () => this.tick, ...options.trace });
+    this.identities = options.identities ?? new LiveIdentities();
     this.checkpointEvery = options.checkpointEvery ?? 60;
     this.skillReload = options.skillReload ?? true;
     ({ scene: this.scene, lighting: this.lighting } = createSceneGraph());

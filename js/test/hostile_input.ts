@@ -146,9 +146,10 @@ test("invalid UTF-8 as the last line, without a newline, still gets its error re
 });
 
 test("a world module's console.log never reaches the protocol on stdout", async () => {
-  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio", "tests/fixtures/chatty_world.ts"], stdin: INIT + "\n" });
+  // tools/list needs the world: the module builds it (a stdio server builds its world when first needed).
+  const out = await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio", "tests/fixtures/chatty_world.ts"], stdin: INIT + "\n" + rpc(2, "tools/list") + "\n" });
   assertEquals(out.code, 0, out.stderr);
-  assertEquals(out.stdout.trim().split("\n").map((l) => JSON.parse(l).id), [1]);
+  assertEquals(out.stdout.trim().split("\n").map((l) => JSON.parse(l).id), [1, 2]);
   assert(out.stderr.includes("building the chatty world"), out.stderr);
 });
 

@@ -54,7 +54,6 @@ pub struct LoopConfig {
 }
 
 /// The loop's state in `OpState`: the registered callbacks and counters.
-#[derive(Default)]
 pub struct HostLoop {
   fixed_step: Option<v8::Global<v8::Function>>,
   frame: Option<v8::Global<v8::Function>>,
@@ -62,15 +61,23 @@ pub struct HostLoop {
   /// A callback is registered and the loop has not been stopped: the loop
   /// counts as pending work, so a top-level await on a later tick is valid.
   active: bool,
-  /// Nothing is registered to step or draw (the "limina" module's systems
+  /// Nothing is registered to step or draw (none yet — a server waiting for
+  /// its first request to need a world — or the "limina" module's systems
   /// are all gone): under the virtual clock no frame runs until one is, so a
-  /// run that waits on something else (a child process, a browser) does not
-  /// spin a core stepping nothing, and its clock stands still meanwhile.
+  /// run that waits on something else (a child process, a browser, a
+  /// client) does not spin a core stepping nothing, and its clock stands
+  /// still meanwhile.
   idle: bool,
   stopped: bool,
   clock: Option<ClockMode>,
   steps: u64,
   frames: u64,
+}
+
+impl Default for HostLoop {
+  fn default() -> Self {
+    Self { fixed_step: None, frame: None, arrivals: None, active: false, idle: true, stopped: false, clock: None, steps: 0, frames: 0 }
+  }
 }
 
 impl HostLoop {
@@ -102,10 +109,14 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
 
 /// Registers the arrivals callback: called with a time budget in
 /// milliseconds whenever the doorbell has rung, and once soon after
-/// registering for input that arrived before it.
+/// registering for input that arrived before it. Input keeps the loop
+/// going as a system does: a server serves before anything steps.
 #[op2]
 pub fn op_set_arrivals_callback(state: &mut OpState, #[scoped] callback: v8::Global<v8::Function>) {
-  state.borrow_mut::<HostLoop>().arrivals = Some(callback);
+  let tracker = state.external_ops_tracker.clone();
+  let host = state.borrow_mut::<HostLoop>();
+  host.arrivals = Some(callback);
+  host.activate(&tracker);
   state.borrow::<Arrivals>().ring();
 }
 

@@ -35,7 +35,8 @@ pub enum Kind {
   Base,
   /// Three.js evaluated.
   Three,
-  /// Three.js, Zod, bitECS, the whole "limina" engine and "limina/testing" evaluated.
+  /// Three.js, Zod, bitECS, the whole "limina" engine, "limina/testing" and
+  /// the MCP server's modules (what `serve.ts` imports beyond the engine) evaluated.
   Engine,
 }
 
@@ -53,7 +54,14 @@ impl Kind {
     match self {
       Kind::Base => &[],
       Kind::Three => &["js/build/three.bundle.mjs"],
-      Kind::Engine => &["js/build/three.bundle.mjs", "js/src/mod.ts", "js/src/testing.ts"],
+      Kind::Engine => &[
+        "js/build/three.bundle.mjs",
+        "js/src/mod.ts",
+        "js/src/testing.ts",
+        "js/src/mcp/server.ts",
+        "js/src/persistence/log-sink.ts",
+        "crates/limina-mcp/js/fanout.ts",
+      ],
     }
   }
 

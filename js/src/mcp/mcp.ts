@@ -25,8 +25,16 @@ export function toResponse(r: InvokeResult): MCPResponse {
 
 export class Mcp {
   private session: McpSession | null = null;
+  private readonly registryOf: () => SkillRegistry;
 
-  constructor(readonly registry: SkillRegistry) {}
+  /** `registry`, or where to find it when first asked (a server binds sessions before its world exists). */
+  constructor(registry: SkillRegistry | (() => SkillRegistry)) {
+    this.registryOf = typeof registry === "function" ? registry : () => registry;
+  }
+
+  get registry(): SkillRegistry {
+    return this.registryOf();
+  }
 
   /** Binds the session: its permissions are the profile's (an unknown profile grants nothing). */
   initialize(params: { agentId: string; sessionId: string; profile: string }): { protocolVersion: string; session: { agentId: string; sessionId: string; profile: string; permissions: string[] } } {

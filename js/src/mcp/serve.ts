@@ -3,12 +3,16 @@
 // until stdin ends (stdio) or the process is stopped (network servers).
 // WebSocket and Streamable HTTP may run together: one world, one total
 // order. The world keeps stepping on the fixed-timestep loop all the while.
+// A stdio server answers its client's handshake first and builds the world
+// when it is first needed (see server.ts): the client's first reply does not
+// wait for it. A network server builds it before it listens.
 
 import { backlog, close, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { waitForStopSignal } from "../../../crates/limina-trace/js/world-file.ts";
 import { PROFILES } from "../skills/profiles.ts";
 import { streamWorldLog } from "../persistence/log-sink.ts";
 import { keepWorldFile, loadWorld, saveWorldNow } from "../persistence/world-file.ts";
+import type { LiveIdentities } from "../policy/identity.ts";
 import { WorldSession } from "../world-session.ts";
 import { MODERN_VERSIONS } from "./modern.ts";
 import { McpServer, STANDARD_VERSIONS } from "./server.ts";
@@ -27,6 +31,8 @@ const FLUSH_LIMIT_MS = 100;
 // Set once every transport serves: a stop before that exits without saving (the world may not be restored yet).
 let serving = false;
 let server: McpServer | null = null;
+// Set once the world is built.
+let session: WorldSession | null = null;
 
 // SIGTERM or SIGINT, watched from the start: save the world file and hand the world log
 // everything (the flush), then let queued replies go out (briefly), close every client, say so in
@@ -38,7 +44,8 @@ void waitForStopSignal().then(async (signal) => {
     Limina.exit(0);
   }
   let saved = "";
-  if (config.worldFile) {
+  // A world file is kept by network servers only, which build their world before serving.
+  if (config.worldFile && session) {
     try {
       const bytes = saveWorldNow(session, config.worldFile);
       saved = `, saved the world to ${config.worldFile} (${bytes} bytes) in ${Math.round(performance.now() - started)} ms`;
@@ -47,7 +54,7 @@ void waitForStopSignal().then(async (signal) => {
       Limina.exit(1);
     }
   }
-  session.tracer.flush();
+  session?.tracer.flush();
   const flushed = performance.now();
   const conns = server!.connectionIds();
   const queued = () => conns.reduce((n, c) => n + backlog(c), 0);
@@ -57,29 +64,42 @@ void waitForStopSignal().then(async (signal) => {
   // Close frames go out on the transports' own tasks.
   await new Promise((r) => setTimeout(r, 10));
   const ms = Math.round(performance.now() - flushed);
-  console.error(`limina: ${signal}: stopped serving in ${ms} ms after flushing (tick ${session.tick}, ${conns.length} client${conns.length === 1 ? "" : "s"} closed${unsent ? `, ${unsent} replies unsent` : ""}${saved})`);
+  console.error(`limina: ${signal}: stopped serving in ${ms} ms after flushing (tick ${session?.tick ?? 0}, ${conns.length} client${conns.length === 1 ? "" : "s"} closed${unsent ? `, ${unsent} replies unsent` : ""}${saved})`);
   Limina.exit(0);
 });
 
-const session = new WorldSession({ policy: true, skillReload: config.dev });
-// render.capture is offered where a GPU driver is installed; nothing touches it before the first capture.
-if (!(await session.enableCapture()) && config.verbose) console.error("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed");
-// The sink first, so the stream holds the world log from the restore or the module's building on.
-if (config.logSink) {
-  await streamWorldLog(session.tracer, config.logSink);
-  console.error(`limina: streaming the world log to ${config.logSink}`);
-}
-// A durable world comes back first, so the module sees `session.restored` and skips its one-time building.
-if (config.worldFile && (await loadWorld(session, config.worldFile))) {
-  console.error(`limina: restored the world from ${config.worldFile} (tick ${session.tick}, ${session.world.entities.size} entities)`);
-}
-if (config.worldModule) {
-  const mod = await import(config.worldModule);
-  const build = mod.default ?? mod.build;
-  if (typeof build !== "function") {
-    throw new Error(`${config.worldModule} must export a default (or "build") function taking the world session`);
+/** The world served: its log sink, its restored state, the module's building. */
+async function buildWorld(identities: LiveIdentities): Promise<WorldSession> {
+  const built = new WorldSession({ policy: true, skillReload: config!.dev, identities });
+  // render.capture is offered where a GPU driver is installed; nothing touches it before the first capture.
+  if (!(await built.enableCapture()) && config!.verbose) console.error("limina: render.capture is not offered: no GPU driver (Vulkan or EGL) is installed");
+  // The sink first, so the stream holds the world log from the restore or the module's building on.
+  if (config!.logSink) {
+    await streamWorldLog(built.tracer, config!.logSink);
+    console.error(`limina: streaming the world log to ${config!.logSink}`);
   }
-  await build(session);
+  // A durable world comes back first, so the module sees `session.restored` and skips its one-time building.
+  if (config!.worldFile && (await loadWorld(built, config!.worldFile))) {
+    console.error(`limina: restored the world from ${config!.worldFile} (tick ${built.tick}, ${built.world.entities.size} entities)`);
+  }
+  if (config!.worldModule) {
+    const mod = await import(config!.worldModule);
+    const build = mod.default ?? mod.build;
+    if (typeof build !== "function") {
+      throw new Error(`${config!.worldModule} must export a default (or "build") function taking the world session`);
+    }
+    await build(built);
+  }
+  if (config!.worldFile) {
+    const file = config!.worldFile;
+    keepWorldFile(built, file, {
+      everyMs: config!.saveEvery * 1000,
+      exitOnSignal: false,
+      onSave: (r) => "error" in r && console.error(`limina: could not save the world to ${file}: ${r.error instanceof Error ? r.error.message : r.error}`),
+    });
+  }
+  session = built;
+  return built;
 }
 
 // Spectators beyond this machine: the state stream goes to NATS once a tick, for relays to fan out.
@@ -87,7 +107,11 @@ const sink = config.spectatorSink ? await SpectatorSink.open(config.spectatorSin
 if (sink) console.error(`limina: publishing the state stream to ${config.spectatorSink}`);
 
 let stdioConn = -1;
-server = new McpServer(session, {
+server = new McpServer((identities) =>
+  buildWorld(identities).catch((e) => {
+    console.error(`limina: the world could not be built: ${e instanceof Error ? e.stack ?? e.message : e}`);
+    throw e;
+  }), {
   profile: config.profile,
   toolsPageSize: config.toolsPageSize,
   toolsListing: config.toolsListing,
@@ -100,6 +124,8 @@ server = new McpServer(session, {
   },
 });
 
+// A network server's clients find the world built, and a world that cannot be built stops it here.
+if (config.ws || config.http) await server.world();
 if (config.stdio) {
   stdioConn = listenStdio(config.maxMessageBytes);
   if (config.verbose) console.error(`limina: serving MCP on stdio (profile for standard clients: ${config.profile})`);
@@ -114,13 +140,4 @@ if (config.http) {
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   console.error(`limina: MCP Streamable HTTP listening on http://${host}:${port}${config.path}`);
 }
-if (config.worldFile) {
-  const file = config.worldFile;
-  keepWorldFile(session, file, {
-    everyMs: config.saveEvery * 1000,
-    exitOnSignal: false,
-    onSave: (r) => "error" in r && console.error(`limina: could not save the world to ${file}: ${r.error instanceof Error ? r.error.message : r.error}`),
-  });
-}
-
 serving = true;

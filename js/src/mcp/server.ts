@@ -16,19 +16,28 @@
 // meanwhile, and its effects land when its continuation runs, which is
 // also between frames. So each call still sees every earlier call applied
 // and none of the later ones.
+//
+// The world is made on first need: the handshake (initialize, ping,
+// logging, discovery) is protocol alone and is answered without it, and the
+// first request that needs the world (tools/list, tools/call, state…) waits
+// for it, in its place in the order. If nothing needs it first, it is made
+// in the first idle moment after a reply. Protocol events logged before the
+// world exists (connections, sessions, refusals) go into its world log, in
+// order, once it does; a world that could not be made fails each request
+// that needs it with a JSON-RPC error, and the server goes on serving.
 
 import { broadcast, send, takeEvents, type HubEvent, type RoutingHeaders, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
 import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
-import type { EngineEvent } from "../observability/tracer.ts";
+import type { EmitOptions, EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
 import { type Id, RpcError, error, notification, parseRequest, type Request, result } from "./jsonrpc.ts";
 import { ListenStreams } from "./listen.ts";
 import { DEFAULT_PAGE_SIZE, type Listing, ToolListing } from "./listing.ts";
 import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
-import type { Mcp } from "./mcp.ts";
+import { Mcp } from "./mcp.ts";
 import { checkRequest, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
-import { refusedId, visibleId } from "../policy/identity.ts";
+import { LiveIdentities, refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
@@ -44,6 +53,15 @@ const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, t
 const STREAMING = Symbol("streaming");
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
 const BATCH = 64;
+/** Methods answered by the protocol alone, before the world exists. */
+const WITHOUT_WORLD = new Set(["initialize", "notifications/initialized", "notifications/cancelled", "ping", "logging/setLevel", "shutdown", "server/discover"]);
+
+/** What serving needs of the world once it exists. */
+interface Served {
+  session: WorldSession;
+  sync: StateSync;
+  listing: ToolListing;
+}
 
 interface Connection {
   conn: number;
@@ -84,6 +102,9 @@ export interface McpServerOptions {
   sink?: (text: string) => void;
 }
 
+/** Makes the world a server serves; called once, when the server first needs it. */
+export type WorldMaker = (identities: LiveIdentities) => Promise<WorldSession>;
+
 export class McpServer {
   private readonly conns = new Map<number, Connection>();
   /** Events taken from the transports and not yet applied. */
@@ -100,16 +121,59 @@ export class McpServer {
   private readonly listens = new ListenStreams();
   /** Session ids issued so far: every session's id is the server's, and none is ever issued twice. */
   private issued = 0;
-  readonly sync: StateSync;
-  readonly listing: ToolListing;
+  /** The agent ids live sessions hold: the world's own, handed to it when it is made (handshakes check them before). */
+  private readonly identities = new LiveIdentities();
+  private served: Served | null = null;
+  private serving: Promise<Served> | null = null;
+  private idleSoon = false;
+  /** Protocol events logged before the world existed: they go into its world log once it does. */
+  private early: [string, Record<string, unknown>, EmitOptions | undefined][] = [];
 
-  constructor(private readonly session: WorldSession, private readonly options: McpServerOptions) {
-    this.sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: options.sink, animation: characterAnimation(session) });
-    this.listing = new ToolListing(session.registry, { pageSize: options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: options.toolsListing ?? "full" });
+  constructor(private readonly makeWorld: WorldMaker, private readonly options: McpServerOptions) {
     onArrivals((budgetMs) => this.apply(budgetMs));
-    onFixedStep((_dt, step) => this.sync.tick(step));
+  }
+
+  /** The world served, made now if it was not yet (once: a failure is every later caller's too). */
+  world(): Promise<WorldSession> {
+    this.serving ??= this.makeWorld(this.identities).then((session) => this.attach(session));
+    return this.serving.then((s) => s.session);
+  }
+
+  private attach(session: WorldSession): Served {
+    const sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: this.options.sink, animation: characterAnimation(session) });
+    const listing = new ToolListing(session.registry, { pageSize: this.options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: this.options.toolsListing ?? "full" });
+    onFixedStep((_dt, step) => sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));
     session.registry.onChange(() => this.toolsChanged());
+    this.served = { session, sync, listing };
+    for (const [type, payload, options] of this.early) session.tracer.emit(type, payload, options);
+    this.early = [];
+    sync.clients(this.conns.size);
+    return this.served;
+  }
+
+  /** What a request that needs the world is served from; a world that could not be made fails it. */
+  private async needWorld(): Promise<Served> {
+    try {
+      await this.world();
+    } catch (e) {
+      throw new RpcError(JSONRPC.INTERNAL_ERROR, `Internal error: the world could not be built: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return this.served!;
+  }
+
+  /** Once a reply is out: the world is made in the next idle moment, if nothing has asked for it by then. */
+  private replied(): void {
+    if (this.serving || this.idleSoon) return;
+    this.idleSoon = true;
+    // A failure is reported to the requests that need the world.
+    setTimeout(() => void this.world().catch(() => {}), 0);
+  }
+
+  /** Logs a protocol event in the world log (kept until the world exists). */
+  private emit(type: string, payload: Record<string, unknown>, options?: EmitOptions): void {
+    if (this.served) this.served.session.tracer.emit(type, payload, options);
+    else this.early.push([type, payload, options]);
   }
 
   /** The ids of the connections open now. */
@@ -173,7 +237,10 @@ export class McpServer {
     const c = this.conns.get(conn);
     if (!c) return;
     const reply = await this.handle(c, text);
-    if (reply !== null) send(conn, reply, false);
+    if (reply !== null) {
+      send(conn, reply, false);
+      this.replied();
+    }
   }
 
   /** One stateless HTTP request: answered, then forgotten (the transport ends the connection with the reply). */
@@ -187,20 +254,25 @@ export class McpServer {
   private operatorOn(transport: Transport): Mcp {
     let mcp = this.operator.get(transport);
     if (!mcp) {
-      mcp = this.session.mcp();
+      mcp = this.mcp();
       mcp.initialize({ agentId: OPERATOR, sessionId: `stateless-${transport}`, profile: this.options.profile });
       this.operator.set(transport, mcp);
-      this.session.tracer.emit("mcp.session.opened", { mode: "stateless", transport, agentId: OPERATOR, sessionId: `stateless-${transport}`, profile: this.options.profile }, { actorId: OPERATOR, threadId: `stateless-${transport}` });
+      this.emit("mcp.session.opened", { mode: "stateless", transport, agentId: OPERATOR, sessionId: `stateless-${transport}`, profile: this.options.profile }, { actorId: OPERATOR, threadId: `stateless-${transport}` });
     }
     return mcp;
+  }
+
+  /** A session endpoint over the world's skills, bound before the world exists (it calls only once it does). */
+  private mcp(): Mcp {
+    return new Mcp(() => this.served!.session.registry);
   }
 
   private control(e: Exclude<HubEvent, { kind: "message" | "exchange" }>): void {
     switch (e.kind) {
       case "open":
-        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access, mcp: this.session.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
-        this.session.tracer.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access });
-        this.sync.clients(this.conns.size);
+        this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access, mcp: this.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
+        this.emit("mcp.connection.opened", { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access });
+        this.served?.sync.clients(this.conns.size);
         break;
       case "rejected":
         send(e.conn, error(null, e.reason.includes("UTF-8") ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST, `Invalid Request: ${e.reason}`), false);
@@ -218,9 +290,9 @@ export class McpServer {
     if (c.logRank >= 0) this.logListeners--;
     c.release?.();
     this.conns.delete(conn);
-    this.sync.unsubscribe(conn);
-    this.sync.clients(this.conns.size);
-    this.session.tracer.emit("mcp.connection.closed", {
+    this.served?.sync.unsubscribe(conn);
+    this.served?.sync.clients(this.conns.size);
+    this.emit("mcp.connection.closed", {
       conn,
       reason,
       agentId: c.mcp.currentSession?.agentId ?? null,
@@ -245,6 +317,7 @@ export class McpServer {
       return error(r.id, r.code, r.message);
     }
     try {
+      if (!this.served && !WITHOUT_WORLD.has(req.method)) await this.needWorld();
       const value = c.era === "modern" || this.opensModern(c, req) ? await this.dispatchModern(c, req) : await this.dispatch(c, req);
       if (!req.hasId || value === STREAMING) return null;
       return value instanceof ToolText ? value.reply(req.id) : result(req.id, value);
@@ -292,7 +365,7 @@ export class McpServer {
       case "server/discover":
         return modernResult({ supportedVersions: MODERN_VERSIONS, capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, ttlMs: 0, cacheScope: "private" });
       case "tools/list":
-        return modernResult({ ...this.listing.page(p), ttlMs: 0, cacheScope: "private" });
+        return modernResult({ ...this.served!.listing.page(p), ttlMs: 0, cacheScope: "private" });
       case "tools/call":
         return modernResult((await this.callTool(c, p)) as Record<string, unknown>);
       case "subscriptions/listen":
@@ -328,16 +401,16 @@ export class McpServer {
         c.release?.();
         c.release = null;
         c.mcp.shutdown();
-        this.sync.unsubscribe(c.conn);
+        this.served?.sync.unsubscribe(c.conn);
         return { ok: true };
       case "state/subscribe":
       case "state/unsubscribe":
       case "aoi/declare":
         if (c.transport !== "ws") throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method} is served over --mcp-ws`);
         if (!c.mcp.currentSession) throw new RpcError(JSONRPC.FORBIDDEN, "MCP session is not initialized");
-        if (req.method === "state/subscribe") return this.sync.subscribe(c.conn, p ?? {});
-        if (req.method === "state/unsubscribe") return { ok: this.sync.unsubscribe(c.conn) };
-        return this.sync.declareAoi(c.conn, p);
+        if (req.method === "state/subscribe") return this.served!.sync.subscribe(c.conn, p ?? {});
+        if (req.method === "state/unsubscribe") return { ok: this.served!.sync.unsubscribe(c.conn) };
+        return this.served!.sync.declareAoi(c.conn, p);
       default:
         throw new RpcError(JSONRPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
     }
@@ -370,12 +443,12 @@ export class McpServer {
       if (badAgent !== null) this.refuse(c, "agentId", `agent id ${badAgent}`, { agentId });
       const badLabel = refusedId(label);
       if (badLabel !== null) this.refuse(c, "sessionId", `session label ${badLabel}`, { sessionId: label });
-      const holder = this.session.identities.holderOf(agentId)?.agentId;
+      const holder = this.identities.holderOf(agentId)?.agentId;
       if (holder !== undefined) this.refuse(c, "agentId", `agent id ${agentId} ${holder === agentId ? "is" : `reads as ${holder}, which is`} in use by another live session`, { agentId });
       c.mode = "limina";
       c.label = label;
       const r = c.mcp.initialize({ agentId, sessionId: this.issueSessionId(), profile });
-      c.release = this.session.identities.claim(agentId, r.session.sessionId);
+      c.release = this.identities.claim(agentId, r.session.sessionId);
       this.opened(c);
       return { ...r, session: { ...r.session, label } };
     }
@@ -388,12 +461,12 @@ export class McpServer {
     const software = typeof client.name === "string" ? visibleId(client.name) : "";
     const named = software.length > 0 ? software : "mcp-client";
     // A standard client only names its software: the server makes the id unique, and never a reserved one.
-    const taken = (id: string) => this.session.identities.holderOf(id) !== null || refusedId(id) !== null;
+    const taken = (id: string) => this.identities.holderOf(id) !== null || refusedId(id) !== null;
     let agentId = named;
     for (let k = 0; taken(agentId); k++) agentId = `${named}#${c.conn}${k > 0 ? `.${k}` : ""}`;
     c.mode = "standard";
     const r = c.mcp.initialize({ agentId, sessionId: this.issueSessionId(), profile: this.options.profile });
-    c.release = this.session.identities.claim(agentId, r.session.sessionId);
+    c.release = this.identities.claim(agentId, r.session.sessionId);
     this.opened(c);
     const version = STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0];
     return {
@@ -419,17 +492,17 @@ export class McpServer {
 
   /** Refuses a handshake with `forbidden`, recording a `security.handshake.refused` event. */
   private refuse(c: Connection, what: string, message: string, detail: Record<string, unknown> = {}): never {
-    this.session.tracer.emit("security.handshake.refused", { conn: c.conn, peer: c.peer, what, reason: message, ...detail });
+    this.emit("security.handshake.refused", { conn: c.conn, peer: c.peer, what, reason: message, ...detail });
     throw new RpcError(JSONRPC.FORBIDDEN, message);
   }
 
   private opened(c: Connection): void {
     const s = c.mcp.currentSession!;
-    this.session.tracer.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, label: c.label, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
+    this.emit("mcp.session.opened", { conn: c.conn, peer: c.peer, mode: c.mode, agentId: s.agentId, sessionId: s.sessionId, label: c.label, profile: s.profile }, { actorId: s.agentId, threadId: s.sessionId });
   }
 
   private listTools(c: Connection, p: Record<string, unknown>): unknown {
-    if (c.mode === "standard") return this.listing.page(p);
+    if (c.mode === "standard") return this.served!.listing.page(p);
     return { tools: c.mcp.listTools() };
   }
 
