@@ -435,6 +435,8 @@ declare module "limina/internal/limina-physics/js/physics" {
     /** A native Rapier world: one per world session. Call `dispose()` to free it. */
     export class PhysicsWorld {
         readonly id: number;
+        /** Where `writeTransforms` lists the eids that moved (a slot per body at least). */
+        private moved;
         createBody(desc: BodyDesc): number;
         /** Replaces a body's colliders (taking `material` as their defaults); on a bad one the body keeps its old ones. */
         setColliders(handle: number, colliders: ColliderDesc[], material?: ColliderMaterial): void;
@@ -466,8 +468,11 @@ declare module "limina/internal/limina-physics/js/physics" {
         raycast(origin: Vec3, direction: Vec3, maxDistance?: number, solid?: boolean): RayHit | null;
         /** Collision starts and stops since the last drain, in order. */
         drainCollisions(): CollisionEvent[];
-        /** Writes every dynamic body's pose into the SoA columns at its eid, in place. */
-        writeTransforms(position: Vec3Columns, rotation: QuatColumns): number;
+        /**
+         * Writes every dynamic body's pose into the SoA columns at its eid, in place; returns the eids
+         * whose pose changed (a view, valid until the next call): bodies asleep or at rest are not among them.
+         */
+        writeTransforms(position: Vec3Columns, rotation: QuatColumns): Uint32Array;
         bodyCount(): number;
         setGravity([x, y, z]: Vec3): void;
         /** The whole world (Rapier's own serialization plus the body handles) as bytes `restore` takes back. */
