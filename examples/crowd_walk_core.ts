@@ -99,8 +99,8 @@ export async function spawnWalkers(host: Mcp, session: WorldSession, n: number, 
     appearances,
     arrivals: () => arrived,
     async keepWalking() {
-      const events = session.tracer.tail();
-      const fresh = events.slice(Math.max(0, events.length - (session.tracer.size - seen)));
+      // Only the events since the last look (the recent window is read back from the world log's text).
+      const fresh = session.tracer.page({ afterSeq: seen - 1, limit: session.tracer.size - seen }).events;
       seen = session.tracer.size;
       for (const e of fresh) {
         if (e.type !== "nav.arrived" && e.type !== "nav.failed") continue;

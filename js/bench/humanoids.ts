@@ -1,6 +1,7 @@
 // 200 animated humanoids walking the crowd walk's plaza (examples/
 // crowd_walk_core.ts), rendered offscreen on this machine's WebGPU adapter:
-// frames per second at 1280×720 (4× MSAA, shadows) and at 640×360 (no MSAA),
+// frames per second at 1280×720 (4× MSAA) and at 640×360 (no MSAA; nothing in
+// the plaza receives shadows, so neither size draws a shadow pass),
 // each frame running the fixed steps due by wall-clock time (at most 5, as
 // the host's accumulator does), rendering and waiting for the GPU (gpuIdle:
 // queue.onSubmittedWorkDone in deno_webgpu sleeps 10 ms after the work is done). Three

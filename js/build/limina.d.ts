@@ -435,6 +435,8 @@ declare module "limina/internal/limina-physics/js/physics" {
     /** A native Rapier world: one per world session. Call `dispose()` to free it. */
     export class PhysicsWorld {
         readonly id: number;
+        /** Where `writeTransforms` lists the eids that moved (a slot per body at least). */
+        private moved;
         createBody(desc: BodyDesc): number;
         /** Replaces a body's colliders (taking `material` as their defaults); on a bad one the body keeps its old ones. */
         setColliders(handle: number, colliders: ColliderDesc[], material?: ColliderMaterial): void;
@@ -466,8 +468,11 @@ declare module "limina/internal/limina-physics/js/physics" {
         raycast(origin: Vec3, direction: Vec3, maxDistance?: number, solid?: boolean): RayHit | null;
         /** Collision starts and stops since the last drain, in order. */
         drainCollisions(): CollisionEvent[];
-        /** Writes every dynamic body's pose into the SoA columns at its eid, in place. */
-        writeTransforms(position: Vec3Columns, rotation: QuatColumns): number;
+        /**
+         * Writes every dynamic body's pose into the SoA columns at its eid, in place; returns the eids
+         * whose pose changed (a view, valid until the next call): bodies asleep or at rest are not among them.
+         */
+        writeTransforms(position: Vec3Columns, rotation: QuatColumns): Uint32Array;
         bodyCount(): number;
         setGravity([x, y, z]: Vec3): void;
         /** The whole world (Rapier's own serialization plus the body handles) as bytes `restore` takes back. */
@@ -1733,6 +1738,8 @@ declare module "limina/internal/limina-trace/js/chain" {
         /** The thread its terminator is recorded on. */
         threadId?: string;
         exportQuota?: ExportQuota;
+        /** How many of the newest events it keeps in memory to read back with `recent` (default 0). */
+        recent?: number;
     }
     /**
      * A world log: events appended in batches are spooled to disk by the log's
@@ -1745,7 +1752,14 @@ declare module "limina/internal/limina-trace/js/chain" {
         /** The export quota in force: files and bytes over the log's lifetime. */
         readonly quota: Readonly<Required<ExportQuota>>;
         constructor(options?: WorldLogOptions);
-        append(events: readonly EngineEvent[]): void;
+        /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline). */
+        appendJson(events: readonly string[]): void;
+        /**
+         * Events `from`..`from + count - 1` (numbered from 0 in the order appended) as their JSON text,
+         * from the newest ones the log keeps in memory (`recent`); throws `invalid_input` for any it
+         * does not hold.
+         */
+        recent(from: number, count: number): string[];
         /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */
         jsonl(): string;
         /**
@@ -1806,14 +1820,18 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly tailSize;
         private readonly tickOf;
         private readonly log;
-        /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
-        private readonly ring;
+        /** The ring, as parallel arrays: slot `seq % tailSize` holds event `seq`'s id, type, actor and the tick it was emitted on while it is recent. */
+        private readonly ids;
+        private readonly types;
+        private readonly actorIds;
         private readonly ticks;
         private seq;
         /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
         private isoMs;
         private isoNow;
+        /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
         private pending;
+        private flushed;
         private flushQueued;
         private lastFlush;
         private readonly live;
@@ -1831,6 +1849,14 @@ declare module "limina/internal/engine/observability/tracer" {
         private timestamp;
         /** Hands the events not yet in the world log to it. */
         flush(): void;
+        /** The ring slot holding event `id`, or -1 when it is not recent. */
+        private slotOf;
+        /** The JSON text of recent events `from`..`to - 1`: the world log holds those handed to it, `pending` the rest. */
+        private texts;
+        /** Recent events `from`..`to - 1`, read back from their text. */
+        private range;
+        /** The recent events numbered `seqs` (ascending), read back with one look into the log. */
+        private pick;
         private linkChild;
         /** Calls `fn` for every event emitted from now on; returns the unsubscribe function. */
         subscribe(fn: (e: EngineEvent) => void): () => void;
@@ -1838,12 +1864,15 @@ declare module "limina/internal/engine/observability/tracer" {
         get size(): number;
         /** The oldest sequence number still in memory. */
         get firstRecentSeq(): number;
-        /** A recent event by id (events older than the in-memory window are only in the world log). */
+        /**
+         * A recent event by id (events older than the in-memory window are only in the world log), as
+         * the world log has it: read back from its JSON text, a new object on every call.
+         */
         get(id: string): EngineEvent | undefined;
         /** Recent events naming `id` as parent or cause. */
         childrenOf(id: string): EngineEvent[];
-        /** The newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must. */
-        latest(limit: number, keep?: (event: EngineEvent) => boolean): EngineEvent[];
+        /** The types of the newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must, parses nothing. */
+        latestTypes(limit: number, keep?: (type: string) => boolean): string[];
         /** The in-memory window, oldest first. */
         tail(): EngineEvent[];
         /** The full history, read back from the world log on disk (costly: for audits and tests). */

@@ -45,6 +45,18 @@ test("200 agents perceive, decide and act over 300 ticks; every action is traced
     assertEquals((decision.payload as { decisionId: string }).decisionId, (e.payload as { decisionId: string }).decisionId);
     assertEquals(byId.get(decision.causedBy[0])!.type, "agent.perception.updated");
   }
+  // The scene follows only the bodies that moved each step (56 boxes sleep): every body's scene
+  // object still shows exactly its SoA transform, as syncing them all would.
+  const w = session.world;
+  let bodied = 0;
+  for (const e of w.entities.entries()) {
+    if (e.body === undefined) continue;
+    const { position: p, quaternion: q } = e.mesh as { position: { x: number; y: number; z: number }; quaternion: { x: number; y: number; z: number; w: number } };
+    assertEquals([p.x, p.y, p.z], w.position(e.eid), `${e.id}'s scene position`);
+    assertEquals([q.x, q.y, q.z, q.w], w.rotation(e.eid), `${e.id}'s scene rotation`);
+    bodied++;
+  }
+  assertEquals(bodied, DYNAMIC_BODIES + 1);
   session.dispose();
   systems.dispose();
 });

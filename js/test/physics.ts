@@ -50,7 +50,7 @@ test("identical inputs give bit-identical transforms after 600 steps", () => {
   assert(y[2] < 2 && y[2] > 0, `body 2 rests above the floor: ${y[2]}`);
 });
 
-test("the write-back fills position and quaternion in place for dynamic bodies only", () => {
+test("the write-back fills position and quaternion in place for dynamic bodies only, and lists those that moved", () => {
   const world = new World();
   const physics = new PhysicsWorld();
   physics.setGravity([0, -9.81, 0]);
@@ -61,13 +61,14 @@ test("the write-back fills position and quaternion in place for dynamic bodies o
   physics.applyImpulse(h, [0, 0, 2]);
   const column = world.Position.y;
   for (let i = 0; i < 30; i++) physics.step(DT);
-  assertEquals(physics.writeTransforms(world.Position, world.Rotation), 1);
+  assertEquals([...physics.writeTransforms(world.Position, world.Rotation)], [e.eid], "the one dynamic body moved");
   assert(world.Position.y === column, "same typed array, written in place");
   const st = physics.bodyState(h);
   assertEquals(world.position(e.eid), st.position.map(Math.fround) as [number, number, number]);
   assertEquals(world.rotation(e.eid), st.rotation.map(Math.fround) as [number, number, number, number]);
   assert(world.Position.y[e.eid] < 10 && world.Position.z[e.eid] > 0, "it fell and moved forward");
   assertEquals(world.position(s.eid), [7, 7, 7], "static bodies are not written back");
+  assertEquals(physics.writeTransforms(world.Position, world.Rotation).length, 0, "nothing moved since");
   physics.dispose();
 });
 
@@ -195,7 +196,7 @@ test("two physics worlds in one process keep their bodies apart", () => {
   assert(a.bodyState(hA).position[1] < 5, "A's ball fell");
   assertEquals(b.bodyState(hB).position, [10, 5, 0], "B did not move: A's steps are not B's");
   assertEquals(b.bodyState(hB).linearVelocity, [0, 0, 0], "A's impulse did not reach B's body with the same handle number");
-  assertEquals(a.writeTransforms(worldA.Position, worldA.Rotation), 1, "A writes back its one dynamic body");
+  assertEquals([...a.writeTransforms(worldA.Position, worldA.Rotation)], [ballA.eid], "A writes back its one dynamic body");
   assertEquals(worldB.position(ballB.eid), [10, 5, 0], "and nothing of B's");
   for (let i = 0; i < 30; i++) b.step(DT);
   assertEquals(b.bodyState(hB).position, [10, 5, 0], "B's gravity is its own (zero)");

@@ -458,6 +458,46 @@ test("trace(actorId, sinceTick) and inspect()", () => {
   tracer.close();
 });
 
+test("every reader of the recent window answers as the world log does: across flushes, wrap-around and after close", () => {
+  let tick = 0;
+  const tracer = new Tracer({ tick: () => tick, tailSize: 37 });
+  const emitted: string[] = [];
+  const types = ["a.one", "b.two", "agent.perception.updated"];
+  const actors = ["x", "ÿ-é", "a \"quoted\" one", "system"];
+  for (let i = 0; i < 500; i++) {
+    tick = Math.floor(i / 3);
+    const causedBy = i > 0 && i % 4 === 0 ? [emitted[i - 1], emitted[Math.max(0, i - 30)]] : [];
+    // Payloads JSON gives back differently (an undefined field, a typed array, -0, a date): readers get the log's form.
+    const payload = { i, text: "é😀\n\u2028", gone: undefined, floats: new Float32Array([0.5, i]), zero: -0, at: new Date(i * 1000) };
+    emitted.push(tracer.emit(types[i % 3], payload, { actorId: actors[i % 4], parentEventId: i % 5 === 0 && i > 0 ? emitted[i - 2] : null, causedBy }));
+    if (i % 23 === 0) tracer.flush(); // some of the window flushed, the rest pending
+    if (i % 41 !== 0 && i < 450) continue;
+    const log = tracer.history();
+    const recent = log.slice(-37);
+    assertEquals(log.length, i + 1);
+    assertEquals(tracer.tail(), recent, `tail after ${i + 1}`);
+    for (const e of recent) assertEquals(tracer.get(e.id), e);
+    assertEquals(tracer.get(emitted[Math.max(0, i - 37)]), i >= 37 ? undefined : log[0], "evicted, or the first");
+    assertEquals(tracer.inspect(5).recent, recent.slice(-5));
+    for (const actorId of actors) {
+      assertEquals(tracer.trace(actorId, tick - 4), recent.filter((e) => e.actorId === actorId && Math.floor(log.indexOf(e) / 3) >= tick - 4));
+      assertEquals(tracer.page({ actorId, limit: 3 }).events, recent.filter((e) => e.actorId === actorId).slice(-3));
+    }
+    const afterSeq = i - 20;
+    const paged = tracer.page({ afterSeq, type: "b.two", limit: 4 });
+    assertEquals(paged.events, recent.filter((e, k) => e.type === "b.two" && log.length - recent.length + k > afterSeq).slice(0, 4));
+    assertEquals(tracer.latestTypes(8, (t) => t !== "agent.perception.updated"), recent.filter((e) => e.type !== "agent.perception.updated").slice(-8).map((e) => e.type));
+    for (const e of recent) {
+      const kids = recent.filter((k) => k.parentEventId === e.id || k.causedBy.includes(e.id));
+      assertEquals(tracer.childrenOf(e.id), kids, "children among recent events");
+    }
+  }
+  const before = { tail: tracer.tail(), page: tracer.page({ limit: 10 }), trace: tracer.trace("x") };
+  tracer.close();
+  assertEquals({ tail: tracer.tail(), page: tracer.page({ limit: 10 }), trace: tracer.trace("x") }, before, "the window stays readable once the log is closed");
+  assertEquals(tracer.get(emitted.at(-1)!)?.id, emitted.at(-1));
+});
+
 test("this run's trace files are removed", async () => {
   const rm = await sh(`rm -rf "${traceDir()}"/*${RUN}*`);
   assertEquals(rm.code, 0, rm.stderr);

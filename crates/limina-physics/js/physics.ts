@@ -183,7 +183,7 @@ interface PhysicsOps {
   op_physics_body_state(world: number, handle: number): BodyState;
   op_physics_raycast(world: number, ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxDistance: number, solid: boolean, out: Float64Array): number;
   op_physics_drain_collision_events(world: number): CollisionEvent[];
-  op_physics_write_transforms(world: number, px: Float32Array, py: Float32Array, pz: Float32Array, rx: Float32Array, ry: Float32Array, rz: Float32Array, rw: Float32Array): number;
+  op_physics_write_transforms(world: number, px: Float32Array, py: Float32Array, pz: Float32Array, rx: Float32Array, ry: Float32Array, rz: Float32Array, rw: Float32Array, moved: Uint32Array): number;
   op_physics_body_count(world: number): number;
   op_physics_set_gravity(world: number, x: number, y: number, z: number): void;
   op_physics_snapshot(world: number): Uint8Array;
@@ -244,6 +244,8 @@ function packColliders(colliders: ColliderDesc[]): { colliders: unknown[]; verti
 /** A native Rapier world: one per world session. Call `dispose()` to free it. */
 export class PhysicsWorld {
   readonly id: number = ops.op_physics_world_create();
+  /** Where `writeTransforms` lists the eids that moved (a slot per body at least). */
+  private moved = new Uint32Array(0);
 
   createBody(desc: BodyDesc): number {
     const { shape, colliders, ...rest } = desc;
@@ -331,9 +333,15 @@ export class PhysicsWorld {
   drainCollisions(): CollisionEvent[] {
     return ops.op_physics_drain_collision_events(this.id);
   }
-  /** Writes every dynamic body's pose into the SoA columns at its eid, in place. */
-  writeTransforms(position: Vec3Columns, rotation: QuatColumns): number {
-    return ops.op_physics_write_transforms(this.id, position.x, position.y, position.z, rotation.x, rotation.y, rotation.z, rotation.w);
+  /**
+   * Writes every dynamic body's pose into the SoA columns at its eid, in place; returns the eids
+   * whose pose changed (a view, valid until the next call): bodies asleep or at rest are not among them.
+   */
+  writeTransforms(position: Vec3Columns, rotation: QuatColumns): Uint32Array {
+    const bodies = ops.op_physics_body_count(this.id);
+    if (this.moved.length < bodies) this.moved = new Uint32Array(Math.max(bodies, 2 * this.moved.length));
+    const n = ops.op_physics_write_transforms(this.id, position.x, position.y, position.z, rotation.x, rotation.y, rotation.z, rotation.w, this.moved);
+    return this.moved.subarray(0, n);
   }
   bodyCount(): number {
     return ops.op_physics_body_count(this.id);

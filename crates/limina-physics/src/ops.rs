@@ -218,7 +218,8 @@ pub fn op_physics_drain_collision_events(state: &mut OpState, id: u32) -> Result
   Ok(world(state, id)?.drain_collisions())
 }
 
-/// The per-tick zero-copy write-back into the SoA transform columns.
+/// The per-tick zero-copy write-back into the SoA transform columns; the eids
+/// that moved go into `moved`, their count is returned.
 #[op2(fast)]
 #[allow(clippy::too_many_arguments)]
 pub fn op_physics_write_transforms(
@@ -231,8 +232,9 @@ pub fn op_physics_write_transforms(
   #[buffer] ry: &mut [f32],
   #[buffer] rz: &mut [f32],
   #[buffer] rw: &mut [f32],
+  #[buffer] moved: &mut [u32],
 ) -> Result<u32, OpError> {
-  world(state, id)?.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw })
+  world(state, id)?.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw }, moved)
 }
 
 #[op2(fast)]

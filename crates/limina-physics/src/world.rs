@@ -651,14 +651,17 @@ impl PhysicsWorld {
     }))
   }
 
-  /// Writes every dynamic body's position and quaternion into the SoA
-  /// columns at its eid. Returns how many bodies were written.
-  pub fn write_transforms(&self, cols: TransformColumns<'_>) -> Result<u32, OpError> {
+  /// Writes each dynamic body's position and quaternion into the SoA
+  /// columns at its eid, and the eids whose transform changed (bit for bit)
+  /// into `moved`; returns how many changed. Bodies that did not move (asleep,
+  /// or at rest) leave their columns as they were and are not listed, so the
+  /// scene follows only what moved.
+  pub fn write_transforms(&self, cols: TransformColumns<'_>, moved: &mut [u32]) -> Result<u32, OpError> {
     let len = [cols.px.len(), cols.py.len(), cols.pz.len(), cols.rx.len(), cols.ry.len(), cols.rz.len(), cols.rw.len()]
       .into_iter()
       .min()
       .unwrap_or(0);
-    let mut written = 0;
+    let mut n = 0;
     for (&handle, entry) in &self.bodies {
       let (BodyKind::Dynamic, Some(eid)) = (entry.kind, entry.eid) else { continue };
       let i = eid as usize;
@@ -670,16 +673,18 @@ impl PhysicsWorld {
       let rb = &self.rapier.bodies[entry.body];
       let t = rb.translation();
       let q = rb.rotation();
-      cols.px[i] = t.x;
-      cols.py[i] = t.y;
-      cols.pz[i] = t.z;
-      cols.rx[i] = q.x;
-      cols.ry[i] = q.y;
-      cols.rz[i] = q.z;
-      cols.rw[i] = q.w;
-      written += 1;
+      let pose = [t.x, t.y, t.z, q.x, q.y, q.z, q.w];
+      let held = [cols.px[i], cols.py[i], cols.pz[i], cols.rx[i], cols.ry[i], cols.rz[i], cols.rw[i]];
+      if pose.iter().zip(held).all(|(a, b)| a.to_bits() == b.to_bits()) {
+        continue;
+      }
+      let room = moved.len();
+      let slot = moved.get_mut(n).ok_or_else(|| OpError::invalid_input(format!("more bodies moved than the {room}-eid list of moved bodies holds")))?;
+      *slot = eid;
+      n += 1;
+      [cols.px[i], cols.py[i], cols.pz[i], cols.rx[i], cols.ry[i], cols.rz[i], cols.rw[i]] = pose;
     }
-    Ok(written)
+    Ok(n as u32)
   }
 }
 
@@ -728,9 +733,13 @@ mod tests {
     fn new(n: usize) -> Self {
       Self { cols: std::array::from_fn(|_| vec![0.0; n]) }
     }
-    fn write(&mut self, w: &PhysicsWorld) -> u32 {
+    /// The eids `write_transforms` reported moved, in the order it wrote them.
+    fn write(&mut self, w: &PhysicsWorld) -> Vec<u32> {
       let [px, py, pz, rx, ry, rz, rw] = &mut self.cols;
-      w.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw }).unwrap()
+      let mut moved = vec![0; px.len()];
+      let n = w.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw }, &mut moved).unwrap();
+      moved.truncate(n as usize);
+      moved
     }
     fn bits(&self) -> Vec<u32> {
       self.cols.iter().flatten().map(|v| v.to_bits()).collect()
@@ -759,10 +768,58 @@ mod tests {
         w.step(1.0 / 60.0).unwrap();
       }
       let mut soa = Soa::new(64);
-      assert_eq!(soa.write(&w), 40);
+      assert_eq!(soa.write(&w).len(), 40);
       runs.push(soa.bits());
     }
     assert_eq!(runs[0], runs[1]);
+  }
+
+  #[test]
+  fn the_write_back_lists_only_bodies_that_moved_and_matches_writing_every_body() {
+    let mut w = PhysicsWorld::new();
+    pile(&mut w);
+    // Balls roll on; a box dropped beside them comes to rest and sleeps.
+    let drop = [10.0, 0.8, 10.0];
+    w.create_body(&BodyDesc { shape: Some(Shape::Box { half_extents: [0.5; 3] }), position: drop, ..ball(41, drop) }).unwrap();
+    let mut soa = Soa::new(64);
+    let mut listed = std::collections::BTreeSet::new();
+    let asleep = |w: &PhysicsWorld| -> Vec<u32> {
+      w.bodies.values().filter(|e| e.kind == BodyKind::Dynamic && w.rapier.bodies[e.body].is_sleeping()).map(|e| e.eid.unwrap()).collect()
+    };
+    let mut slept = 0;
+    for step in 0..900 {
+      let before = asleep(&w);
+      w.step(1.0 / 60.0).unwrap();
+      let moved = soa.write(&w);
+      // A body asleep through the whole step did not move, so it is not listed.
+      for eid in asleep(&w).into_iter().filter(|e| before.contains(e)) {
+        assert!(!moved.contains(&eid), "eid {eid} slept through step {step} and was listed");
+        slept += 1;
+      }
+      // Every body's columns hold its pose now, listed or not: the same bits as writing them all.
+      for entry in w.bodies.values().filter(|e| e.kind == BodyKind::Dynamic) {
+        let (rb, i) = (&w.rapier.bodies[entry.body], entry.eid.unwrap() as usize);
+        let (t, q) = (rb.translation(), rb.rotation());
+        let want = [t.x, t.y, t.z, q.x, q.y, q.z, q.w];
+        let held: Vec<f32> = soa.cols.iter().map(|c| c[i]).collect();
+        assert!(want.iter().zip(&held).all(|(a, b)| a.to_bits() == b.to_bits()), "eid {i} at step {step}");
+      }
+      listed.extend(moved);
+    }
+    assert_eq!(listed.len(), 41, "every body moved at some point");
+    assert!(slept > 0, "the box came to rest and slept through steps");
+    assert!(soa.write(&w).is_empty(), "nothing moves between steps");
+  }
+
+  #[test]
+  fn the_write_back_refuses_a_list_too_short_for_what_moved() {
+    let mut w = PhysicsWorld::new();
+    pile(&mut w);
+    w.step(1.0 / 60.0).unwrap();
+    let mut soa = Soa::new(64);
+    let [px, py, pz, rx, ry, rz, rw] = &mut soa.cols;
+    let err = w.write_transforms(TransformColumns { px, py, pz, rx, ry, rz, rw }, &mut [0; 3]).unwrap_err();
+    assert!(err.message.contains("3-eid list"), "{}", err.message);
   }
 
   #[test]

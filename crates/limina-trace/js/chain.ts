@@ -68,8 +68,9 @@ interface TraceOps {
   op_trace_write(name: string, content: string): TraceFile;
   op_trace_read(path: string): string;
   op_trace_dir(): string;
-  op_trace_log_open(options: { name: string; threadId: string; maxExportFiles: number; maxExportBytes: number }): number;
+  op_trace_log_open(options: { name: string; threadId: string; maxExportFiles: number; maxExportBytes: number; recent: number }): number;
   op_trace_log_append(log: number, jsonLines: string, events: number): void;
+  op_trace_log_recent(log: number, from: number, count: number): string;
   op_trace_log_read(log: number): string;
   op_trace_log_export(log: number, name: string): Promise<ExportedTrace>;
   op_trace_log_close(log: number): boolean;
@@ -146,11 +147,13 @@ export interface WorldLogOptions {
   /** The thread its terminator is recorded on. */
   threadId?: string;
   exportQuota?: ExportQuota;
+  /** How many of the newest events it keeps in memory to read back with `recent` (default 0). */
+  recent?: number;
 }
 
-function quotaValue(value: number | undefined, fallback: number, what: string): number {
+function wholeNumber(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback;
-  if (!(Number.isSafeInteger(value) && value >= 0)) throw new RangeError(`exportQuota.${what} must be a whole number ≥ 0, got ${value}`);
+  if (!(Number.isSafeInteger(value) && value >= 0)) throw new RangeError(`${option} must be a whole number ≥ 0, got ${value}`);
   return value;
 }
 
@@ -168,21 +171,30 @@ export class WorldLog {
   constructor(options: WorldLogOptions = {}) {
     const quota = options.exportQuota ?? {};
     this.quota = Object.freeze({
-      files: Math.min(quotaValue(quota.files, DEFAULT_EXPORT_QUOTA.files, "files"), 2 ** 32 - 1),
-      bytes: quotaValue(quota.bytes, DEFAULT_EXPORT_QUOTA.bytes, "bytes"),
+      files: Math.min(wholeNumber(quota.files, DEFAULT_EXPORT_QUOTA.files, "exportQuota.files"), 2 ** 32 - 1),
+      bytes: wholeNumber(quota.bytes, DEFAULT_EXPORT_QUOTA.bytes, "exportQuota.bytes"),
     });
     this.id = ops.op_trace_log_open({
       name: options.name ?? "",
       threadId: options.threadId ?? "thread_main",
       maxExportFiles: this.quota.files,
       maxExportBytes: this.quota.bytes,
+      recent: Math.min(wholeNumber(options.recent, 0, "recent"), 2 ** 32 - 1),
     });
   }
 
-  append(events: readonly EngineEvent[]): void {
-    let lines = "";
-    for (const e of events) lines += JSON.stringify(e) + "\n";
-    if (lines !== "") ops.op_trace_log_append(this.id, lines, events.length);
+  /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline). */
+  appendJson(events: readonly string[]): void {
+    if (events.length > 0) ops.op_trace_log_append(this.id, events.join("\n") + "\n", events.length);
+  }
+
+  /**
+   * Events `from`..`from + count - 1` (numbered from 0 in the order appended) as their JSON text,
+   * from the newest ones the log keeps in memory (`recent`); throws `invalid_input` for any it
+   * does not hold.
+   */
+  recent(from: number, count: number): string[] {
+    return count === 0 ? [] : ops.op_trace_log_recent(this.id, from, count).split("\n");
   }
 
   /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */

@@ -35,6 +35,7 @@ deno_core::extension!(
     ops::op_trace_dir,
     log::op_trace_log_open,
     log::op_trace_log_append,
+    log::op_trace_log_recent,
     log::op_trace_log_read,
     log::op_trace_log_export,
     log::op_trace_log_close,

@@ -7,6 +7,11 @@
 //! live trace file that the thread seals as it appends (always a verifiable
 //! prefix) and ends with its `trace.sealed` terminator when the log closes.
 //!
+//! The newest batches stay in memory too, shared with the log thread rather
+//! than copied, so the tracer can read its recent events back by number
+//! without keeping them on the JS heap (where the garbage collector would
+//! copy them on every scavenge).
+//!
 //! An export works from a snapshot — the log's first `len` bytes, which the
 //! thread only ever appends after — on a thread of its own, streaming it
 //! into a temporary file that is published atomically, so neither the loop
@@ -14,12 +19,13 @@
 //! quota of files and bytes.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 
 use deno_core::futures::channel::oneshot;
@@ -41,7 +47,7 @@ const TERMINATOR_BYTES: u64 = 512;
 
 enum Job {
   /// Events as JSON lines, each ending with a newline, and how many.
-  Append(String, u64),
+  Append(Arc<String>, u64),
   /// Everything before this is on disk: reply with a snapshot.
   Sync(mpsc::Sender<Result<Snapshot, OpError>>),
   /// The log is closing with everything handed to it: seal a live log.
@@ -237,6 +243,54 @@ impl Quota {
   }
 }
 
+/// The newest batches handed to a log: at least its last `keep` events.
+struct Recent {
+  keep: u64,
+  /// Each batch with the number of its first event.
+  batches: VecDeque<(u64, Arc<String>)>,
+}
+
+impl Recent {
+  /// Keeps `lines` (events `first`.. as JSON lines) and lets go of batches wholly older than the last `keep` events.
+  fn push(&mut self, first: u64, events: u64, lines: &Arc<String>) {
+    if self.keep == 0 {
+      return;
+    }
+    self.batches.push_back((first, Arc::clone(lines)));
+    let oldest = (first + events).saturating_sub(self.keep);
+    while self.batches.len() > 1 && self.batches[1].0 <= oldest {
+      self.batches.pop_front();
+    }
+  }
+
+  /// Events `from..to` as their JSON lines, joined by newlines, or None when some are not held.
+  fn read(&self, from: u64, to: u64, handed: u64) -> Option<String> {
+    let held = self.batches.front().map_or(handed, |b| b.0);
+    if from < held || to > handed || from > to {
+      return None;
+    }
+    let mut out = String::new();
+    for (i, (first, lines)) in self.batches.iter().enumerate() {
+      let end = self.batches.get(i + 1).map_or(handed, |b| b.0);
+      if end <= from || *first >= to {
+        continue;
+      }
+      for (n, line) in (*first..).zip(lines.split_terminator('\n')) {
+        if n >= to {
+          break;
+        }
+        if n >= from {
+          if n > from {
+            out.push('\n');
+          }
+          out.push_str(line);
+        }
+      }
+    }
+    Some(out)
+  }
+}
+
 pub struct Spool {
   jobs: Option<mpsc::SyncSender<Job>>,
   thread: Option<JoinHandle<()>>,
@@ -244,6 +298,7 @@ pub struct Spool {
   /// Bytes and events handed to the log thread so far.
   handed_bytes: u64,
   handed_events: u64,
+  recent: Recent,
   quota: Quota,
   /// Exports still writing; a closing log waits for them.
   exports: Vec<JoinHandle<()>>,
@@ -322,6 +377,8 @@ pub struct LogOptions {
   thread_id: String,
   max_export_files: u32,
   max_export_bytes: u64,
+  /// Events to keep in memory for `op_trace_log_recent`.
+  recent: u32,
 }
 
 /// Opens a new, empty world log; returns its id. With a `name` the log is
@@ -344,6 +401,7 @@ pub fn op_trace_log_open(state: &mut OpState, #[serde] options: LogOptions) -> R
     thread_id: options.thread_id,
     handed_bytes: 0,
     handed_events: 0,
+    recent: Recent { keep: u64::from(options.recent), batches: VecDeque::new() },
     quota: Quota { max_files: options.max_export_files, max_bytes: options.max_export_bytes, files: 0, bytes: 0 },
     exports: Vec::new(),
     seal_on_drop: false,
@@ -358,9 +416,24 @@ pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: String
     return Err(OpError::invalid_input("world log lines must end with a newline"));
   }
   let spool = spool(state, id)?;
+  let lines = Arc::new(lines);
+  spool.recent.push(spool.handed_events, u64::from(events), &lines);
   spool.handed_bytes += lines.len() as u64;
   spool.handed_events += u64::from(events);
   spool.send(Job::Append(lines, u64::from(events)))
+}
+
+/// Events `from..from + count` (numbered from 0 in the order they were
+/// handed over) as their JSON lines joined by newlines, from the recent ones
+/// the log keeps in memory.
+#[op2]
+#[string]
+pub fn op_trace_log_recent(state: &mut OpState, id: u32, #[number] from: u64, count: u32) -> Result<String, OpError> {
+  let spool = spool(state, id)?;
+  let held = spool.recent.batches.front().map_or(spool.handed_events, |b| b.0);
+  spool.recent.read(from, from + u64::from(count), spool.handed_events).ok_or_else(|| {
+    OpError::invalid_input(format!("world log events {from}..{} are not in memory (it holds {held}..{})", from + u64::from(count), spool.handed_events))
+  })
 }
 
 /// The whole log as a trace — chained JSONL ending with its terminator
@@ -500,6 +573,7 @@ mod tests {
       thread_id: "thread_test".into(),
       handed_bytes: 0,
       handed_events: 0,
+      recent: Recent { keep: 0, batches: VecDeque::new() },
       quota: Quota { max_files: 1, max_bytes: 0, files: 0, bytes: 0 },
       exports: Vec::new(),
       seal_on_drop: false,
@@ -510,7 +584,7 @@ mod tests {
     let events = lines.lines().count() as u64;
     spool.handed_bytes += lines.len() as u64;
     spool.handed_events += events;
-    spool.send(Job::Append(lines, events)).unwrap();
+    spool.send(Job::Append(Arc::new(lines), events)).unwrap();
   }
 
   fn whole(spool: &Spool) -> Result<(String, Summary), OpError> {
@@ -595,6 +669,28 @@ mod tests {
       assert_eq!(e.code, limina_ops::ErrorCode::InvalidInput);
       assert_eq!(e.message, "world log event 5 cannot be sealed: number out of range at column 9", "live: {live}");
     }
+  }
+
+  #[test]
+  fn the_recent_window_reads_back_whole_lines_across_batches_and_lets_old_batches_go() {
+    let mut recent = Recent { keep: 250, batches: VecDeque::new() };
+    let mut handed = 0;
+    for n in [100u32, 1, 150, 99, 200] {
+      recent.push(handed, u64::from(n), &Arc::new(lines(handed as u32, n)));
+      handed += u64::from(n);
+    }
+    // 550 handed: the batches from 251 hold the last 250 (and more); the older ones went.
+    assert_eq!(recent.batches.iter().map(|b| b.0).collect::<Vec<_>>(), vec![251, 350]);
+    let all = lines(0, 550);
+    let expected = |from: usize, to: usize| all.lines().skip(from).take(to - from).collect::<Vec<_>>().join("\n");
+    for (from, to) in [(251, 550), (300, 301), (349, 351), (549, 550), (400, 400)] {
+      assert_eq!(recent.read(from, to, handed).unwrap(), expected(from as usize, to as usize), "{from}..{to}");
+    }
+    assert_eq!(recent.read(250, 260, handed), None, "older than the window");
+    assert_eq!(recent.read(540, 551, handed), None, "not handed yet");
+    let none = Recent { keep: 0, batches: VecDeque::new() };
+    assert_eq!(none.read(0, 1, 5), None);
+    assert_eq!(none.read(5, 5, 5).as_deref(), Some(""));
   }
 
   #[test]

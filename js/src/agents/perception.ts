@@ -54,7 +54,7 @@ export class PerceptionSystem {
   }
 
   private recentEvents(): { type: string }[] {
-    return this.tracer.latest(RECENT_EVENTS, (e) => e.type !== "agent.perception.updated").map((e) => ({ type: e.type }));
+    return this.tracer.latestTypes(RECENT_EVENTS, (type) => type !== "agent.perception.updated").map((type) => ({ type }));
   }
 
   /** The one place a Perception envelope is assembled, whichever path found the hits. */

@@ -1,9 +1,14 @@
 // The Tracer: the world log. `emit` is hash-free and allocation-light (a
 // sequence number and an FNV-1a-16 discriminator over seq, type and actor),
-// so it is cheap on the frame path. Memory holds a bounded ring of recent
-// events for `trace.tail`/`explainEvent`; every event is also flushed in
-// batches to the native world log, which spools the full history to disk
-// and seals the sha256 chain off the loop.
+// so it is cheap on the frame path. Each event is serialised once, as it is
+// recorded, and that JSON text is flushed in batches to the native world
+// log, which spools the full history to disk, seals the sha256 chain off the
+// loop and keeps the newest events' text in memory. The recent window —
+// `trace.tail`, `explainEvent`, perception — is a ring of each event's id,
+// type, actor and tick, which readers filter on; an event's text is read
+// back (from the log, or from the batch not yet flushed) and parsed only
+// when a reader wants the event itself. So a recorded event leaves nothing
+// on the JS heap for the garbage collector to copy but its id.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { type ExportedTrace, type ExportQuota, parseTrace, TRACE_TERMINATOR, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
@@ -86,14 +91,18 @@ export class Tracer {
   private readonly tailSize: number;
   private readonly tickOf: () => number;
   private readonly log: WorldLog;
-  /** The ring: slot `seq % tailSize` holds event `seq` while it is recent, and the tick it was emitted on. */
-  private readonly ring: (EngineEvent | undefined)[];
+  /** The ring, as parallel arrays: slot `seq % tailSize` holds event `seq`'s id, type, actor and the tick it was emitted on while it is recent. */
+  private readonly ids: string[];
+  private readonly types: string[];
+  private readonly actorIds: string[];
   private readonly ticks: Float64Array;
   private seq = 0;
   /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
   private isoMs = NaN;
   private isoNow = "";
-  private pending: EngineEvent[] = [];
+  /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
+  private pending: string[] = [];
+  private flushed = 0;
   private flushQueued = false;
   private lastFlush = 0;
   private readonly live: boolean;
@@ -110,18 +119,21 @@ export class Tracer {
     this.tailSize = options.tailSize ?? 8192;
     if (!(Number.isInteger(this.tailSize) && this.tailSize > 0)) throw new RangeError(`tailSize must be a whole number > 0, got ${this.tailSize}`);
     this.tickOf = options.tick ?? Limina.loop.steps;
-    this.log = new WorldLog({ name: options.logName, threadId: this.threadId, exportQuota: options.exportQuota });
+    this.log = new WorldLog({ name: options.logName, threadId: this.threadId, exportQuota: options.exportQuota, recent: this.tailSize });
     this.live = options.logName !== undefined;
-    this.ring = new Array(this.tailSize);
-    this.children = new Array(this.tailSize);
+    const strings = () => Array.from({ length: this.tailSize }, () => "");
+    this.ids = strings();
+    this.types = strings();
+    this.actorIds = strings();
     this.ticks = new Float64Array(this.tailSize);
+    this.children = new Array(this.tailSize);
   }
 
   /** Records an event; returns its id. */
   emit(type: string, payload: unknown, options: EmitOptions = {}): string {
     if (this.closed) throw engineError("unavailable", `the world log is closed (its session was disposed); cannot record ${type}`);
     if (type === TRACE_TERMINATOR) throw engineError("invalid_input", `${TRACE_TERMINATOR} is reserved for the terminator that ends a trace`);
-    const seq = this.seq++;
+    const seq = this.seq;
     const actorId = options.actorId ?? "system";
     const seqText = String(seq).padStart(12, "0");
     // Joined, not a template: a flat string, which V8's JSON.stringify writes on its fast path (a
@@ -139,14 +151,18 @@ export class Tracer {
       timestamp: this.timestamp(),
       payload,
     };
+    const text = JSON.stringify(event); // throws on a payload JSON cannot hold, before anything is recorded
+    this.seq = seq + 1;
     const slot = seq % this.tailSize;
     this.children[slot] = undefined;
-    this.ring[slot] = event;
+    this.ids[slot] = id;
+    this.types[slot] = type;
+    this.actorIds[slot] = actorId;
     this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
-    this.pending.push(event);
+    this.pending.push(text);
     if (this.pending.length >= FLUSH_BATCH || performance.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
     else if (this.live && !this.flushQueued) {
       this.flushQueued = true;
@@ -173,12 +189,41 @@ export class Tracer {
     if (this.closed || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.log.append(batch);
+    this.flushed += batch.length;
+    this.log.appendJson(batch);
+  }
+
+  /** The ring slot holding event `id`, or -1 when it is not recent. */
+  private slotOf(id: string): number {
+    const seq = seqOf(id);
+    if (!(seq >= this.firstRecentSeq && seq < this.seq)) return -1;
+    const slot = seq % this.tailSize;
+    return this.ids[slot] === id ? slot : -1;
+  }
+
+  /** The JSON text of recent events `from`..`to - 1`: the world log holds those handed to it, `pending` the rest. */
+  private texts(from: number, to: number): string[] {
+    const split = Math.min(Math.max(from, this.flushed), to);
+    const out = this.log.recent(from, split - from);
+    for (let s = split; s < to; s++) out.push(this.pending[s - this.flushed]);
+    return out;
+  }
+
+  /** Recent events `from`..`to - 1`, read back from their text. */
+  private range(from: number, to: number): EngineEvent[] {
+    return this.texts(from, to).map((t) => JSON.parse(t));
+  }
+
+  /** The recent events numbered `seqs` (ascending), read back with one look into the log. */
+  private pick(seqs: number[]): EngineEvent[] {
+    if (seqs.length === 0) return [];
+    const texts = this.texts(seqs[0], seqs[seqs.length - 1] + 1);
+    return seqs.map((s) => JSON.parse(texts[s - seqs[0]]));
   }
 
   private linkChild(parent: string, child: string): void {
-    if (!this.get(parent)) return; // only links among recent events are kept
-    const slot = seqOf(parent) % this.tailSize;
+    const slot = this.slotOf(parent);
+    if (slot < 0) return; // only links among recent events are kept
     const kids = this.children[slot];
     if (!kids) this.children[slot] = [child];
     else if (kids[kids.length - 1] !== child) kids.push(child);
@@ -200,34 +245,34 @@ export class Tracer {
     return Math.max(0, this.seq - this.tailSize);
   }
 
-  /** A recent event by id (events older than the in-memory window are only in the world log). */
+  /**
+   * A recent event by id (events older than the in-memory window are only in the world log), as
+   * the world log has it: read back from its JSON text, a new object on every call.
+   */
   get(id: string): EngineEvent | undefined {
-    const seq = seqOf(id);
-    const event = seq >= this.firstRecentSeq && seq < this.seq ? this.ring[seq % this.tailSize] : undefined;
-    return event?.id === id ? event : undefined;
+    return this.slotOf(id) < 0 ? undefined : this.range(seqOf(id), seqOf(id) + 1)[0];
   }
 
   /** Recent events naming `id` as parent or cause. */
   childrenOf(id: string): EngineEvent[] {
-    const kids = this.get(id) ? this.children[seqOf(id) % this.tailSize] : undefined;
+    const slot = this.slotOf(id);
+    const kids = slot < 0 ? undefined : this.children[slot];
     return (kids ?? []).map((c) => this.get(c)).filter((e): e is EngineEvent => e !== undefined);
   }
 
-  /** The newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must. */
-  latest(limit: number, keep: (event: EngineEvent) => boolean = () => true): EngineEvent[] {
-    const out: EngineEvent[] = [];
+  /** The types of the newest `limit` events of the in-memory window that `keep` accepts, oldest first; reads back only as far as it must, parses nothing. */
+  latestTypes(limit: number, keep: (type: string) => boolean = () => true): string[] {
+    const out: string[] = [];
     for (let s = this.seq - 1; s >= this.firstRecentSeq && out.length < limit; s--) {
-      const event = this.ring[s % this.tailSize]!;
-      if (keep(event)) out.push(event);
+      const type = this.types[s % this.tailSize];
+      if (keep(type)) out.push(type);
     }
     return out.reverse();
   }
 
   /** The in-memory window, oldest first. */
   tail(): EngineEvent[] {
-    const out: EngineEvent[] = [];
-    for (let s = this.firstRecentSeq; s < this.seq; s++) out.push(this.ring[s % this.tailSize]!);
-    return out;
+    return this.range(this.firstRecentSeq, this.seq);
   }
 
   /** The full history, read back from the world log on disk (costly: for audits and tests). */
@@ -246,44 +291,32 @@ export class Tracer {
    */
   page(opts: { afterSeq?: number; limit?: number; actorId?: string; type?: string }): { events: EngineEvent[]; nextAfterSeq: number | null } {
     const limit = opts.limit ?? 100;
-    const match = (e: EngineEvent) =>
-      (opts.actorId === undefined || e.actorId === opts.actorId) && (opts.type === undefined || e.type === opts.type);
-    const events: EngineEvent[] = [];
-    let last: number | null = null;
+    const match = (slot: number) =>
+      (opts.actorId === undefined || this.actorIds[slot] === opts.actorId) && (opts.type === undefined || this.types[slot] === opts.type);
+    const seqs: number[] = [];
     const first = this.firstRecentSeq;
     if (opts.afterSeq === undefined) {
-      for (let s = this.seq - 1; s >= first && events.length < limit; s--) {
-        const e = this.ring[s % this.tailSize]!;
-        if (match(e)) {
-          events.unshift(e);
-          last ??= s;
-        }
-      }
-      return { events, nextAfterSeq: last };
+      for (let s = this.seq - 1; s >= first && seqs.length < limit; s--) if (match(s % this.tailSize)) seqs.push(s);
+      seqs.reverse();
+    } else {
+      for (let s = Math.max(opts.afterSeq + 1, first); s < this.seq && seqs.length < limit; s++) if (match(s % this.tailSize)) seqs.push(s);
     }
-    for (let s = Math.max(opts.afterSeq + 1, first); s < this.seq && events.length < limit; s++) {
-      const e = this.ring[s % this.tailSize]!;
-      if (match(e)) {
-        events.push(e);
-        last = s;
-      }
-    }
-    return { events, nextAfterSeq: last };
+    return { events: this.pick(seqs), nextAfterSeq: seqs.length === 0 ? null : seqs[seqs.length - 1] };
   }
 
   /** One actor's recent events since `sinceTick` (inclusive). */
   trace(actorId: string, sinceTick = 0): EngineEvent[] {
-    const out: EngineEvent[] = [];
+    const seqs: number[] = [];
     for (let s = this.firstRecentSeq; s < this.seq; s++) {
-      const e = this.ring[s % this.tailSize]!;
-      if (e.actorId === actorId && this.ticks[s % this.tailSize] >= sinceTick) out.push(e);
+      const slot = s % this.tailSize;
+      if (this.actorIds[slot] === actorId && this.ticks[slot] >= sinceTick) seqs.push(s);
     }
-    return out;
+    return this.pick(seqs);
   }
 
   inspect(recent = 20): { threadId: string; eventCount: number; actors: string[]; recent: EngineEvent[] } {
-    const tail = this.tail();
-    return { threadId: this.threadId, eventCount: this.seq, actors: [...this.actors], recent: tail.slice(Math.max(0, tail.length - recent)) };
+    const recentEvents = this.range(Math.max(this.firstRecentSeq, this.seq - Math.max(0, recent)), this.seq);
+    return { threadId: this.threadId, eventCount: this.seq, actors: [...this.actors], recent: recentEvents };
   }
 
   /** The full history as a trace in memory: hash-chained JSONL ending with its `trace.sealed` terminator. */
@@ -340,6 +373,9 @@ export class Tracer {
   close(): void {
     if (this.closed) return;
     this.flush();
+    // The recent window stays readable: its text comes home before the log goes.
+    this.pending = this.texts(this.firstRecentSeq, this.seq);
+    this.flushed = this.firstRecentSeq;
     this.closed = true;
     this.log.close();
   }

@@ -27,16 +27,24 @@ const utf8 = new TextEncoder();
 /** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
 export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string {
   const table = world.entities;
-  const entries: unknown[] = [];
+  const entries: unknown[] = new Array(table.size);
   const transforms = new Float32Array(table.size * 10);
-  let i = 0;
+  const { Position: p, Rotation: r, Scale: s } = world;
+  let n = 0;
   for (const e of table.entries()) {
-    entries.push([e.id, e.eid, e.generation, [...e.tags]]);
+    entries[n] = [e.id, e.eid, e.generation, [...e.tags]];
     const k = e.eid;
-    transforms.set([world.Position.x[k], world.Position.y[k], world.Position.z[k]], i);
-    transforms.set([world.Rotation.x[k], world.Rotation.y[k], world.Rotation.z[k], world.Rotation.w[k]], i + 3);
-    transforms.set([world.Scale.x[k], world.Scale.y[k], world.Scale.z[k]], i + 7);
-    i += 10;
+    const i = n++ * 10;
+    transforms[i] = p.x[k];
+    transforms[i + 1] = p.y[k];
+    transforms[i + 2] = p.z[k];
+    transforms[i + 3] = r.x[k];
+    transforms[i + 4] = r.y[k];
+    transforms[i + 5] = r.z[k];
+    transforms[i + 6] = r.w[k];
+    transforms[i + 7] = s.x[k];
+    transforms[i + 8] = s.y[k];
+    transforms[i + 9] = s.z[k];
   }
   const identity = utf8.encode(JSON.stringify({ nextId: table.nextIdNumber, version: table.version, entries }));
   const body = physics.digestBytes();

@@ -427,8 +427,11 @@ export class Entities {
   /** One simulation step: physics, the zero-copy write-back, scene sync, then what fell out and what touched. */
   step(dt: number): void {
     const pending = this.physics.step(dt);
-    if (this.physics.writeTransforms(this.world.Position, this.world.Rotation) > 0) {
-      for (const entry of this.world.entities.entries()) if (entry.body !== undefined) this.sync(entry);
+    // Only the bodies that moved: the others' scene objects already show their SoA transform.
+    const moved = this.physics.writeTransforms(this.world.Position, this.world.Rotation);
+    for (let k = 0; k < moved.length; k++) {
+      const entry = this.world.entities.getByEid(moved[k]);
+      if (entry?.body !== undefined) this.sync(entry);
     }
     if (pending > 0) this.dispatch();
   }

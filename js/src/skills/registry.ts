@@ -299,7 +299,8 @@ export class SkillRegistry {
     const handlerStart = performance.now();
     let result: unknown;
     try {
-      await skill.hooks?.before?.(args, ctx);
+      // An absent hook is not awaited: each await is a turn of the microtask queue (about 0.3 µs a call).
+      if (skill.hooks?.before) await skill.hooks.before(args, ctx);
       result = await skill.handler(args, ctx);
     } catch (e) {
       if (this.tracer.isClosed) return disposed(true);
@@ -318,7 +319,7 @@ export class SkillRegistry {
       return fail("handler_error", message);
     }
     try {
-      await skill.hooks?.after?.(checked.data, ctx);
+      if (skill.hooks?.after) await skill.hooks.after(checked.data, ctx);
     } catch (e) {
       if (this.tracer.isClosed) return disposed(true);
       const message = `${name} after-hook failed: ${e instanceof Error ? e.message : String(e)}`;
