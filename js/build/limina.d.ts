@@ -2960,6 +2960,8 @@ declare module "limina/internal/engine/render/sky" {
         constructor(parameters?: SkyParameters);
         /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
         set({ sun, turbidity }: SkyParameters): void;
+        /** Every value the radiance node reads, as text: skies with equal keys draw the same. */
+        drawnKey(): string;
         /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
         private sample;
     }
@@ -3078,6 +3080,8 @@ declare module "limina/internal/engine/render/environment" {
             color: Node;
             factor: Node;
         };
+        /** Everything a bake of this environment draws, as text: environments with equal keys bake the same map. */
+        drawnKey(): string;
         /** The current settings, with the sun's angles read from the sun light. */
         settings(): EnvironmentSettings;
         /** The current settings themselves (read-only; per frame, without a copy). */
@@ -3278,8 +3282,16 @@ declare module "limina/internal/engine/render/look" {
     export class LookRenderer {
         readonly renderer: THREE.WebGPURenderer;
         private readonly amortise;
+        private readonly keep;
         private pmrem;
         private bakes;
+        /**
+         * At-once bakes by what they show, least recently used first; per renderer, as a texture belongs to its
+         * device. Kept while a look uses them, and up to `keep` more.
+         */
+        private shared;
+        /** A look collected with a shared map gives it back (its Bake is the unregister token). */
+        private readonly collected;
         /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
         private pending;
         private stacks;
@@ -3302,9 +3314,9 @@ declare module "limina/internal/engine/render/look" {
          * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
          * map in use until the new one is complete, and starts one for a sun that keeps moving at
          * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
-         * it is stale.
+         * it is stale. `keep`: how many maps no look uses it keeps for a look that draws the same sky later.
          */
-        constructor(renderer: THREE.WebGPURenderer, amortise: boolean);
+        constructor(renderer: THREE.WebGPURenderer, amortise: boolean, keep?: number);
         /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
         render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
         /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
@@ -3323,12 +3335,19 @@ declare module "limina/internal/engine/render/look" {
          * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
          */
         private filter;
+        /** Makes `bake` the map of `look`, giving back the one it had. */
+        private use;
+        /** One look fewer uses `entry`; the least recently used maps no look uses are disposed past `keep`. */
+        private unuse;
         private complete;
         /**
-         * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
-         * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+         * Completes an amortised bake: its levels are copied into the map in use when they match in size and no
+         * other look shares it, so the scene keeps the same texture (a new one would rebuild every material that
+         * the environment lights).
          */
         private completeInPlace;
+        /** Whether `bake` is its look's alone, taking it out of the shared maps when only its look uses it (it is about to be rewritten). */
+        private own;
         /** Abandons the amortised bake under way (a newer one replaces it). */
         private drop;
     }

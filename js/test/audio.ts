@@ -10,6 +10,7 @@
 // line is synthesised.
 import { createWorldSession, onFixedStep, stepsRun } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
+import { sh } from "./support/shell.ts";
 
 const RATE = 48_000;
 const dir = (await Limina.run({ cmd: "mktemp", args: ["-d", "/tmp/limina-audio-XXXXXX"] })).stdout.trim();
@@ -291,8 +292,7 @@ test("LIMINA_TTS=piper:<model> runs piper with that model, the line on its stdin
   // A stand-in piper on PATH: it records what it was given and "speaks" a 300 Hz tone at 22.05 kHz.
   const bin = `${dir}/bin`;
   const script = `#!/bin/sh\n[ "$1" = --model ] && [ "$3" = --output_file ] || exit 2\necho "$2" > ${dir}/piper-model.txt\ncat > ${dir}/piper-text.txt\nexec sox -n -r 22050 -c 1 -b 16 "$4" synth 0.5 sine 300\n`;
-  const made = await Limina.run({ cmd: "sh", args: ["-c", `mkdir -p ${bin} && cat > ${bin}/piper && chmod +x ${bin}/piper`], stdin: script });
-  assertEquals(made.code, 0, made.stderr);
+  await sh(`mkdir -p ${bin} && cat > ${bin}/piper && chmod +x ${bin}/piper`, { stdin: script });
   const { wav } = await capture("speak", { realTime: true, env: { LIMINA_TTS: "piper:voices/test.onnx", PATH: `${bin}:/usr/bin:/bin` } });
   assertEquals((await Limina.run({ cmd: "cat", args: [`${dir}/piper-model.txt`] })).stdout, "voices/test.onnx\n");
   assertEquals((await Limina.run({ cmd: "cat", args: [`${dir}/piper-text.txt`] })).stdout, "Hello from the voice bus.");

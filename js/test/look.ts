@@ -327,6 +327,58 @@ test("switching tiers back and forth raises no GPU validation error: the sun's s
   }
 });
 
+test("worlds whose skies draw the same share one bake on a renderer, lit exactly as by a bake of their own; a moved sun re-bakes, moving back finds the map again; unused maps are bounded; another renderer bakes its own", async () => {
+  const [out, other] = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
+  for (const o of [out, other]) applyEngineLook(o.renderer, { decodePng });
+  const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
+  camera.position.set(0, 1.5, 4);
+  camera.lookAt(0, 0.3, 0);
+  // Keeping one unused map, so a few skies show the bound.
+  const looks = new LookRenderer(out.renderer, false, 1);
+  const [a, b] = [sunlitScene(), sunlitScene()];
+  const draw = async (w: ReturnType<typeof sunlitScene>, r = looks, o = out) => {
+    r.render(w.look, w.scene, camera);
+    return { width: 96, height: 64, data: await o.readPixels() };
+  };
+  const frameA = await draw(a);
+  assertEquals(looks.bakesDone, 1);
+  const frameB = await draw(b);
+  assertEquals(looks.bakesDone, 1, "the second world with the same sky bakes nothing");
+  assert(b.scene.environment === a.scene.environment, "both worlds light with one map");
+  assertEquals(meanDifference(frameA, frameB), 0);
+  // Another renderer (another GPU device: a window, a new capture renderer) never takes this one's map, and its own lights alike.
+  const elsewhere = new LookRenderer(other.renderer, false);
+  const c = sunlitScene();
+  assertEquals(meanDifference(await draw(c, elsewhere, other), frameA), 0, "a bake of its own lights the world exactly as the shared one");
+  assertEquals(elsewhere.bakesDone, 1);
+  assert(c.scene.environment !== a.scene.environment);
+
+  const sky = async (azimuth: number, elevation: number) => {
+    b.look.environment.setSun(azimuth, elevation);
+    return draw(b);
+  };
+  const moved = await sky(200, 12);
+  assertEquals(looks.bakesDone, 2, "a moved sun re-bakes");
+  assert(b.scene.environment !== a.scene.environment);
+  assert(meanDifference(moved, frameB) > 0.5, "the moved sun shows");
+  assertEquals(meanDifference(await draw(a), frameA), 0, "the other world keeps its map");
+  const back = () => {
+    b.sun.position.copy(a.sun.position);
+    return draw(b);
+  };
+  await back();
+  assertEquals(looks.bakesDone, 2, "the sun back where it was finds the shared map");
+  assert(b.scene.environment === a.scene.environment);
+  await sky(200, 12);
+  assertEquals(looks.bakesDone, 2, "the one unused map kept is found");
+  await back();
+  await sky(120, 40);
+  assertEquals(looks.bakesDone, 3);
+  await back();
+  await sky(200, 12);
+  assertEquals(looks.bakesDone, 4, "the least recently used of two unused maps was let go");
+});
+
 test("the material library: at least 12 named materials; material.apply dresses an entity and changes its pixels", async () => {
   const s = await world();
   const { cube } = await stage(s);

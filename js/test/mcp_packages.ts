@@ -3,12 +3,7 @@
 // entry answered within its CPU budget while the server keeps serving and
 // stepping, and an entity created by a package with `pkg` provenance.
 import { assert, assertEquals, test } from "limina/testing";
-
-async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+import { sh } from "./support/shell.ts";
 
 test("over the wire: while(true){} answered within its CPU budget, the server serving on; a package's entity with pkg provenance", async () => {
   const tmp = (await sh("mktemp -d /tmp/limina-mcp-packages-XXXXXX")).trim();

@@ -6,12 +6,7 @@
 import { createWorldSession, type EngineEvent, type LoadDecision, resolveProfile, TickBudget, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { value } from "./support/results.ts";
-
-async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+import { sh } from "./support/shell.ts";
 
 const tmp = (await sh("mktemp -d /tmp/limina-package-attacks-XXXXXX")).trim();
 const dir = `${tmp}/packages`;

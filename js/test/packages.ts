@@ -8,12 +8,7 @@
 import { type LoadDecision, PackageProvider, createAgentSystems, type EngineEvent, resolveProfile, WorldSession, waitSteps } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { value } from "./support/results.ts";
-
-async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+import { sh } from "./support/shell.ts";
 
 async function limina(args: string[], env: Record<string, string> = {}) {
   return await Limina.run({ cmd: Limina.execPath, args, env });

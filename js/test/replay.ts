@@ -6,6 +6,7 @@
 // divergent tick; tampered and truncated traces are refused by the chain check.
 import { createAgentSystems, pursueNearest, readTrace, saveWorld, ScriptedProvider, traceDir, waitSteps, WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
+import { sh } from "./support/shell.ts";
 
 interface Checkpoint {
   tick: number;
@@ -26,8 +27,7 @@ async function edited(path: string, edit: (lines: string[]) => string[]): Promis
   const out = `${path}.edited.jsonl`;
   const text = (await Limina.run({ cmd: "cat", args: [path] })).stdout;
   const lines = edit(text.split("\n").filter((l) => l !== ""));
-  const written = await Limina.run({ cmd: "sh", args: ["-c", 'cat > "$0"', out], stdin: lines.map((l) => l + "\n").join("") });
-  assertEquals(written.code, 0, written.stderr);
+  await sh(`cat > ${out}`, { stdin: lines.map((l) => l + "\n").join("") });
   return out;
 }
 

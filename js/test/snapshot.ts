@@ -4,6 +4,7 @@
 // restored, and damaged world files refused.
 import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, WorldSession } from "limina";
 import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
+import { sh } from "./support/shell.ts";
 
 function session(): WorldSession {
   return new WorldSession({ simulate: false, checkpointEvery: 0 });
@@ -125,10 +126,10 @@ test("damaged world files and foreign snapshots are refused and change nothing",
   const good = await Limina.run({ cmd: "cat", args: [path] });
   assert(good.code === 0);
   // One flipped byte in the body: the content hash names it.
-  await Limina.run({ cmd: "sh", args: ["-c", `printf 'X' | dd of=${path} bs=1 seek=$(( $(stat -c %s ${path}) - 10 )) conv=notrunc 2>/dev/null`] });
+  await sh(`printf 'X' | dd of=${path} bs=1 seek=$(( $(stat -c %s ${path}) - 10 )) conv=notrunc 2>/dev/null`);
   const fresh = session();
   await assertRejects(() => loadWorld(fresh, path), { code: "invalid_input", message: "content hash" });
-  await Limina.run({ cmd: "sh", args: ["-c", `head -c 300 ${path} > ${path}.cut`] });
+  await sh(`head -c 300 ${path} > ${path}.cut`);
   await assertRejects(() => loadWorld(fresh, `${path}.cut`), { code: "invalid_input" });
   assertEquals(await loadWorld(fresh, `${path}.missing`), false, "no file: nothing to restore");
   assert(!fresh.restored && fresh.world.entities.size === 0, "a refused file changed nothing");

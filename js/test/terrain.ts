@@ -10,6 +10,7 @@ import { assert, assertAlmostEquals, assertEquals, assertNotEquals, test } from 
 import { BLADES_PER_CLUMP, createOffscreenRenderer, createWorldSession, generateHeightsNow, heightsDigest, type InvokeResult, loadWorld, readTrace, replay, resolveProfile, saveWorld, SCATTER_STRIDE, TERRAIN_ALGORITHM_VERSION, TerrainView, traceDir, waitSteps, type WorldSession } from "limina";
 import * as THREE from "three";
 import { refused, value } from "./support/results.ts";
+import { sh } from "./support/shell.ts";
 import { oracleHeights, ORACLE_PARAMS } from "../bench/terrain_oracle.ts";
 
 const rpc = (id: number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
@@ -166,7 +167,7 @@ test("a world file restores the terrain exactly: heights regenerated, edits re-a
 
 test("the tile cache: a directory it cannot create is a clear io_error that changes nothing", async () => {
   const file = tmp("not-a-dir");
-  await Limina.run({ cmd: "sh", args: ["-c", `echo x > ${file}`] });
+  await sh(`echo x > ${file}`);
   const out = await Limina.run({
     cmd: Limina.execPath,
     args: ["--mcp-stdio"],

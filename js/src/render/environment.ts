@@ -249,6 +249,11 @@ export class Environment {
     return { color, factor };
   }
 
+  /** Everything a bake of this environment draws, as text: environments with equal keys bake the same map. */
+  drawnKey(): string {
+    return this.hdri ? `hdri ${this.hdri.texture.uuid} ${this.hdri.texture.version}` : `sky ${this.sky.drawnKey()}`;
+  }
+
   /** The current settings, with the sun's angles read from the sun light. */
   settings(): EnvironmentSettings {
     const { azimuth, elevation } = sunAngles(this.sunDirection());

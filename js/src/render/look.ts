@@ -3,7 +3,8 @@
 // belongs to a scene (world state: skills change it, snapshots keep it); a
 // `LookRenderer` belongs to a renderer and keeps what is tied to its GPU
 // device — the environment baked from the sky or HDRI (PMREM), re-baked only
-// when the environment moves, and one post stack per camera. The window
+// when the environment moves and shared by every look whose sky draws the
+// same, and one post stack per camera. The window
 // and render.capture draw through the same path, so a capture shows what
 // the window shows. Browser-safe: three only.
 
@@ -89,19 +90,35 @@ const region = new THREE.Box3(new THREE.Vector3(), new THREE.Vector3());
 /** Textures the look baked, so a scene's own environment map is never replaced. */
 const baked = new WeakSet<THREE.Texture>();
 
+/**
+ * Maps no look uses that a LookRenderer keeps, by what they show, for the next world with the same sky
+ * (a fresh world's default sky is the same PMREM every time: about a second of CPU on lavapipe).
+ */
+const KEPT_UNUSED_BAKES = 8;
+
 interface Bake {
   target: THREE.CubeRenderTarget;
   version: number;
   size: number;
   frame: number;
   hdri: boolean;
+  /** The renderer's shared map this is, or null for a map of the look's own (an amortised bake's, written in place). */
+  shared: SharedBake | null;
+}
+
+/** An at-once bake, shared by the looks whose environments draw the same sky (`key`: the size and Environment.drawnKey). */
+interface SharedBake {
+  key: string;
+  target: THREE.CubeRenderTarget;
+  /** Looks whose map it is now. */
+  users: number;
 }
 
 /**
  * A bake spread over frames: the sky (or HDRI) captured into the cube a face a step, then its
  * pieces filtered, as many a step as BAKE_STEP_SAMPLES allows.
  */
-interface PendingBake extends Bake {
+interface PendingBake extends Omit<Bake, "shared"> {
   look: Look;
   /** Cube faces of the sky (or HDRI) captured so far. */
   captured: number;
@@ -162,6 +179,13 @@ interface PmremSteps {
 export class LookRenderer {
   private pmrem: THREE.PMREMGenerator | null = null;
   private bakes = new WeakMap<Look, Bake>();
+  /**
+   * At-once bakes by what they show, least recently used first; per renderer, as a texture belongs to its
+   * device. Kept while a look uses them, and up to `keep` more.
+   */
+  private shared = new Map<string, SharedBake>();
+  /** A look collected with a shared map gives it back (its Bake is the unregister token). */
+  private readonly collected = new FinalizationRegistry<SharedBake>((entry) => this.unuse(entry));
   /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
   private pending: PendingBake | null = null;
   private stacks = new WeakMap<THREE.Scene, Map<THREE.Camera, PostStack>>();
@@ -185,9 +209,9 @@ export class LookRenderer {
    * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
    * map in use until the new one is complete, and starts one for a sun that keeps moving at
    * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
-   * it is stale.
+   * it is stale. `keep`: how many maps no look uses it keeps for a look that draws the same sky later.
    */
-  constructor(readonly renderer: THREE.WebGPURenderer, private readonly amortise: boolean) {}
+  constructor(readonly renderer: THREE.WebGPURenderer, private readonly amortise: boolean, private readonly keep = KEPT_UNUSED_BAKES) {}
 
   /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
   render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact = false): void {
@@ -252,13 +276,29 @@ export class LookRenderer {
     if (!last || !this.amortise || exact) {
       // The generator's source cube is shared: an at-once bake abandons an amortised one (its look re-bakes later).
       this.drop();
-      const start = performance.now();
-      const target = this.capture(look, size, true);
-      this.complete(look, { target, version, size, frame: this.frame, hdri });
-      this.lastBakeMs = performance.now() - start;
-      this.lastBakeFrames = 1;
-      this.bakeSteps++;
-      return target.texture;
+      const key = `${size} ${env.drawnKey()}`;
+      if (last?.shared?.key === key) {
+        last.version = version;
+        last.frame = this.frame;
+        return last.target.texture;
+      }
+      let entry = this.shared.get(key);
+      if (entry) {
+        this.shared.delete(key);
+      } else {
+        const start = performance.now();
+        entry = { key, target: this.capture(look, size, true), users: 0 };
+        this.lastBakeMs = performance.now() - start;
+        this.lastBakeFrames = 1;
+        this.bakeSteps++;
+        this.bakesDone++;
+      }
+      this.shared.set(key, entry);
+      entry.users++;
+      const bake = { target: entry.target, version, size, frame: this.frame, hdri, shared: entry };
+      this.collected.register(look, entry, bake);
+      this.use(look, bake);
+      return entry.target.texture;
     }
     const pending = this.pending;
     if (pending === null) {
@@ -295,7 +335,7 @@ export class LookRenderer {
       if (pending.next >= pieces.length) {
         this.pending = null;
         this.lastBakeFrames = this.frame - pending.frame + 1;
-        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri });
+        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri, shared: null });
       }
     }
     this.lastBakeMs = performance.now() - start;
@@ -359,28 +399,67 @@ export class LookRenderer {
     }
   }
 
-  private complete(look: Look, bake: Bake): void {
+  /** Makes `bake` the map of `look`, giving back the one it had. */
+  private use(look: Look, bake: Bake): void {
     const old = this.bakes.get(look);
-    if (old && old.target !== bake.target) old.target.dispose();
+    if (old && old !== bake) {
+      if (old.shared) {
+        this.collected.unregister(old);
+        this.unuse(old.shared);
+      } else if (old.target !== bake.target) {
+        old.target.dispose();
+      }
+    }
     baked.add(bake.target.texture);
     this.bakes.set(look, bake);
+  }
+
+  /** One look fewer uses `entry`; the least recently used maps no look uses are disposed past `keep`. */
+  private unuse(entry: SharedBake): void {
+    entry.users--;
+    let unused = 0;
+    for (const e of this.shared.values()) if (e.users === 0) unused++;
+    for (const [key, e] of this.shared) {
+      if (unused <= this.keep) break;
+      if (e.users > 0) continue;
+      this.shared.delete(key);
+      e.target.dispose();
+      unused--;
+    }
+  }
+
+  private complete(look: Look, bake: Bake): void {
+    this.use(look, bake);
     this.bakesDone++;
   }
 
   /**
-   * Completes an amortised bake: its levels are copied into the map in use when they match in size, so the
-   * scene keeps the same texture (a new one would rebuild every material that the environment lights).
+   * Completes an amortised bake: its levels are copied into the map in use when they match in size and no
+   * other look shares it, so the scene keeps the same texture (a new one would rebuild every material that
+   * the environment lights).
    */
   private completeInPlace(look: Look, bake: Bake): void {
-    const live = this.bakes.get(look)?.target;
+    const current = this.bakes.get(look);
+    const live = current?.target;
     const levels = levelsOf(bake.target);
-    if (!live || live.width !== bake.target.width || levelsOf(live).length !== levels.length) return this.complete(look, bake);
+    if (!current || !live || live.width !== bake.target.width || levelsOf(live).length !== levels.length || !this.own(current)) return this.complete(look, bake);
     levels.forEach(({ width }, level) => {
       region.max.set(width, width, 6);
       this.renderer.copyTextureToTexture(bake.target.texture, live.texture, region, null, level, level);
     });
     bake.target.dispose();
     this.complete(look, { ...bake, target: live });
+  }
+
+  /** Whether `bake` is its look's alone, taking it out of the shared maps when only its look uses it (it is about to be rewritten). */
+  private own(bake: Bake): boolean {
+    const entry = bake.shared;
+    if (entry === null) return true;
+    if (entry.users > 1) return false;
+    this.shared.delete(entry.key);
+    this.collected.unregister(bake);
+    bake.shared = null;
+    return true;
   }
 
   /** Abandons the amortised bake under way (a newer one replaces it). */

@@ -142,6 +142,12 @@ export class Sky {
     this.zenithColor.setRGB(...this.sample(new THREE.Vector3(0, 1, 0), channels, thetaS, dir, dim));
   }
 
+  /** Every value the radiance node reads, as text: skies with equal keys draw the same. */
+  drawnKey(): string {
+    const vectors = [this.sunDirection, ...this.coeffs, this.zenith, this.sunDisc, this.ground, this.horizonLight];
+    return `${vectors.map((u) => u.value.toArray().join(" ")).join(",")},${this.scale.value}`;
+  }
+
   /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
   private sample(d: THREE.Vector3, channels: number[][], thetaS: number, sun: THREE.Vector3, dim: number): [number, number, number] {
     const theta = Math.acos(Math.max(d.y, 0.01));

@@ -1,12 +1,8 @@
-// The start-up cache seen from a test: a shell step, and waiting for the
-// background maker to have written a start-up snapshot.
+// The start-up cache seen from a test: waiting for the background maker to
+// have written a start-up snapshot (and the shell step its suites use).
+import { sh } from "./shell.ts";
 
-/** Runs `script` with sh; its stdout, or an error with its stderr. */
-export async function sh(script: string): Promise<string> {
-  const r = await Limina.run({ cmd: "sh", args: ["-c", script] });
-  if (r.code !== 0) throw new Error(`${script}\nexit ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+export { sh };
 
 /** The path of the `kind` start-up snapshot in `cache`, once the background maker has written it (none in progress). */
 export async function madeSnapshot(cache: string, kind: string): Promise<string> {
