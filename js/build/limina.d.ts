@@ -3241,6 +3241,8 @@ declare module "limina/internal/engine/render/shadows" {
      * `distance` metres, at `mapSize` texels a side.
      */
     export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
+    /** Makes `light` keep its shadow map per renderer, so renderers on different GPU devices can draw its scene. */
+    export function shadowPerRenderer(light: THREE.DirectionalLight): void;
 }
 declare module "limina/internal/engine/render/look" {
     import * as THREE from "three";

@@ -379,6 +379,41 @@ test("worlds whose skies draw the same share one bake on a renderer, lit exactly
   assertEquals(looks.bakesDone, 4, "the least recently used of two unused maps was let go");
 });
 
+test("one scene drawn by two renderers (two GPU devices) keeps its sun's shadow on both: each frame is the one a single renderer draws, and no device sees a destroyed texture", async () => {
+  const [out, other] = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
+  const errors: string[] = [];
+  for (const o of [out, other]) {
+    applyEngineLook(o.renderer, { decodePng });
+    (o.renderer.backend as unknown as { device: GPUDevice }).device.addEventListener("uncapturederror", (e) => errors.push((e as GPUUncapturedErrorEvent).error.message));
+  }
+  const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
+  camera.position.set(0, 1.5, 4);
+  camera.lookAt(0, 0.3, 0);
+  const [looks, elsewhere] = [new LookRenderer(out.renderer, false), new LookRenderer(other.renderer, false)];
+  const w = sunlitScene();
+  const draw = async (r: LookRenderer, o: typeof out) => {
+    r.render(w.look, w.scene, camera);
+    return { width: 96, height: 64, data: await o.readPixels() };
+  };
+  const alone = await draw(looks, out);
+  const unlit = sunlitScene();
+  unlit.sun.castShadow = false;
+  looks.render(unlit.look, unlit.scene, camera);
+  assert(meanDifference(alone, { width: 96, height: 64, data: await out.readPixels() }) > 0.2, "the shadow shows in the single renderer's frame");
+  const differences: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    // The second renderer's frame, then the first's again.
+    differences.push(meanDifference(await draw(elsewhere, other), alone), meanDifference(await draw(looks, out), alone));
+  }
+  // Another tier sizes the shadow map anew (the light is disposed): on one renderer, then the other; and back.
+  w.look.quality = "balanced";
+  const balanced = await draw(looks, out);
+  differences.push(meanDifference(await draw(elsewhere, other), balanced));
+  w.look.quality = "low";
+  differences.push(meanDifference(await draw(elsewhere, other), alone), meanDifference(await draw(looks, out), alone));
+  assertEquals({ errors, differences }, { errors: [], differences: [0, 0, 0, 0, 0, 0, 0] });
+});
+
 test("the material library: at least 12 named materials; material.apply dresses an entity and changes its pixels", async () => {
   const s = await world();
   const { cube } = await stage(s);

@@ -4,6 +4,7 @@
 import { assert, assertAlmostEquals, assertEquals, test } from "limina/testing";
 import { Capturer, createEngine, createWorldSession, decodePng, isImageResult, onFixedStep, resolveProfile, type WorldSession } from "limina";
 import { refused, value } from "./support/results.ts";
+import { decodeCapture, meanDifference } from "./support/images.ts";
 
 const PLAYER = { agentId: "p1", sessionId: "s1", permissions: resolveProfile("player.limited"), profile: "player.limited" };
 const BUILDER = { agentId: "b1", sessionId: "s2", permissions: resolveProfile("builder.readWrite"), profile: "builder.readWrite" };
@@ -142,6 +143,41 @@ test("the engine renders through the view camera: after camera.set its frame and
   assertEquals(c.camera, { position: [20, 0, 5], target: [20, 0, 0], fov: 55 });
   assert(isRed(image(c).centre()), "and so does a capture");
   s.dispose();
+});
+
+test("the engine's renderer and its captures (two GPU devices) draw one scene's sun shadow each: the engine's frame is unchanged by a capture, and the capture is a single renderer's", async () => {
+  const W = 160;
+  const H = 120;
+  const engine = await createEngine({ width: W, height: H, antialias: false, simulate: false, quality: "low" });
+  const errors: string[] = [];
+  (engine.renderer.backend as unknown as { device: GPUDevice }).device.addEventListener("uncapturederror", (e) => errors.push((e as GPUUncapturedErrorEvent).error.message));
+  // The same world on the suite's capturer, which draws nothing else of it.
+  const alone = createWorldSession({ simulate: false, quality: "low" });
+  assertEquals(await alone.enableCapture(capturer), true);
+  const lit = async (s: WorldSession, castShadow: boolean) => value(await s.registry.invoke("three.setLighting", { castShadow, direction: [-6, 5, 1] }, BUILDER));
+  for (const s of [engine.session, alone]) {
+    const floor = value<{ entity: string }>(await s.registry.invoke("scene.createEntity", { shape: "box", size: 1, position: [0, -0.1, 0], static: true }, BUILDER)).entity;
+    value(await s.registry.invoke("three.setTransform", { entity: floor, scale: [20, 0.2, 20] }, BUILDER));
+    value(await s.registry.invoke("three.setMaterial", { entity: floor, receiveShadow: true }, BUILDER));
+    const box = value<{ entity: string }>(await s.registry.invoke("scene.createEntity", { shape: "box", size: 1, position: [0, 0.5, 0], color: RED }, BUILDER)).entity;
+    value(await s.registry.invoke("three.setMaterial", { entity: box, castShadow: true }, BUILDER));
+    await lit(s, true);
+    value(await s.registry.invoke("camera.set", { position: [0, 2.5, 5], target: [0, 0.3, 0] }, BUILDER));
+  }
+  const frame = async () => {
+    engine.renderFrame();
+    return { width: W, height: H, data: await engine.output.readPixels() };
+  };
+  const capture = async (s: WorldSession) => decodeCapture(value<Capture>(await s.registry.invoke("render.capture", { width: W, height: H }, PLAYER)).png);
+  const before = await frame();
+  const single = await capture(alone);
+  const differences: number[] = [];
+  for (let round = 0; round < 3; round++) differences.push(meanDifference(await capture(engine.session), single), meanDifference(await frame(), before));
+  assertEquals({ errors, differences }, { errors: [], differences: [0, 0, 0, 0, 0, 0] }, "each capture against a single renderer's, then the engine's frame against its first");
+  await lit(alone, false);
+  assert(meanDifference(single, await capture(alone)) > 0.2, "the shadow shows");
+  engine.session.dispose();
+  alone.dispose();
 });
 
 test("a view steered by code (an orbit control) reads back as where it now looks", async () => {

@@ -13,7 +13,7 @@ import { drawBare } from "./before-render.ts";
 import { copy, defaultEnvironment, Environment, type EnvironmentSettings, type HdriLoader, TONE_MAPPINGS } from "./environment.ts";
 import { activePasses, defaultPost, isBare, type PngDecoder, PostStack, type PostSettings, usePngDecoder } from "./post.ts";
 import { noteAdapter, type QualityTier, TIERS } from "./quality.ts";
-import { fitSunShadow } from "./shadows.ts";
+import { fitSunShadow, shadowPerRenderer } from "./shadows.ts";
 
 export interface LookSettings {
   environment: EnvironmentSettings;
@@ -35,6 +35,7 @@ export class Look {
 
   constructor(readonly scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality: QualityTier = "balanced") {
     this.environment = new Environment(sun, loadHdri);
+    shadowPerRenderer(sun);
     this.quality = quality;
     scene.add(this.environment.hemisphere);
   }

@@ -4,9 +4,11 @@
 // casts or receives shadows, with the depth range reaching every caster.
 // The box is snapped to whole shadow texels so a moving camera does not
 // make the shadow edges crawl. The light itself never moves: only its
-// shadow camera's extents change. Browser-safe.
+// shadow camera's extents change. The sun's shadow map is kept per
+// renderer, so two renderers can draw one scene. Browser-safe.
 
 import * as THREE from "three";
+import { type Node, tsl } from "./tsl.ts";
 
 const corners = Array.from({ length: 8 }, () => new THREE.Vector3());
 const tmp = new THREE.Vector3();
@@ -102,4 +104,50 @@ export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.Perspe
   cam.far = -sceneBox.min.z + margin;
   cam.updateProjectionMatrix();
   light.shadow.normalBias = texel * 1.5;
+}
+
+/**
+ * A light's shadow as one shadow node, so one shadow map, per renderer. Three keeps the shadow node and its map
+ * with the light, not the renderer, so a scene drawn by two renderers (a window's and a capture's, each on its own
+ * GPU device) would share them: the second skips its shadow pass on a frame number the first already drew it on,
+ * and sizing the shared depth texture for itself destroys it under the first's bind groups.
+ */
+class ShadowPerRenderer extends (THREE.Node as unknown as new () => Node) {
+  private nodes = new WeakMap<object, Node>();
+  private readonly made = new Set<Node>();
+
+  constructor(private readonly light: THREE.DirectionalLight) {
+    super();
+  }
+
+  private of(renderer: object): Node {
+    let node = this.nodes.get(renderer);
+    if (!node) {
+      node = tsl.shadow(this.light);
+      this.nodes.set(renderer, node);
+      this.made.add(node);
+    }
+    return node;
+  }
+
+  getNodeType(builder: { renderer: object }): string {
+    return this.of(builder.renderer).getNodeType(builder);
+  }
+
+  setup(builder: { renderer: object }): Node {
+    return this.of(builder.renderer);
+  }
+
+  /** Three calls this when the light is disposed (a new map size): every renderer's map goes, each makes a new one. */
+  dispose(): void {
+    for (const node of this.made) node.dispose();
+    this.made.clear();
+    this.nodes = new WeakMap();
+    super.dispose();
+  }
+}
+
+/** Makes `light` keep its shadow map per renderer, so renderers on different GPU devices can draw its scene. */
+export function shadowPerRenderer(light: THREE.DirectionalLight): void {
+  (light.shadow as unknown as { shadowNode: Node }).shadowNode = new ShadowPerRenderer(light);
 }
