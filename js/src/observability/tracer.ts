@@ -203,18 +203,8 @@ export class Tracer {
       if (this.envelopes.size >= 1024) this.envelopes.clear();
       this.envelopes.set(e.type, envelope);
     }
-    return [
-      envelope.plainId ? '{"id":"' : '{"id":',
-      envelope.plainId ? e.id : JSON.stringify(e.id),
-      envelope.plainId ? '"' : "",
-      envelope.middle,
-      e.causedBy.length === 0 ? "[]" : JSON.stringify(e.causedBy),
-      ',"timestamp":"',
-      e.timestamp,
-      body === undefined ? '"}' : '","payload":',
-      body === undefined ? "" : body,
-      body === undefined ? "" : "}",
-    ].join("");
+    const head = (envelope.plainId ? '{"id":"' + e.id + '"' : '{"id":' + JSON.stringify(e.id)) + envelope.middle + (e.causedBy.length === 0 ? "[]" : JSON.stringify(e.causedBy));
+    return body === undefined ? head + ',"timestamp":"' + e.timestamp + '"}' : head + ',"timestamp":"' + e.timestamp + '","payload":' + body + "}";
   }
 
   /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
