@@ -9,7 +9,6 @@
 // server's own reply is had by sending a blank line first: the thread
 // leaves anything but a first `initialize` to the server, which skips it).
 import { assert, assertEquals, test } from "limina/testing";
-import { STANDARD_VERSIONS } from "../src/mcp/server.ts";
 import { madeSnapshot, sh } from "./support/startup_cache.ts";
 
 const rpc = (id: number, method: string, params: unknown = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
@@ -30,15 +29,17 @@ async function replies(lines: string[], args: string[] = []) {
 
 /** What the stdin thread says (with LIMINA_STARTUP_LOG) when it answered the first initialize. */
 const ANSWERED = "limina: the first initialize was answered on the stdin thread";
-let warmCache: Promise<string> | null = null;
+let warmCache: Promise<{ cache: string; versions: string[] }> | null = null;
 
-/** A start-up cache holding this binary's engine snapshot (and its handshake), made once. */
-function warm(): Promise<string> {
+/** A start-up cache holding this binary's engine snapshot and its handshake (the revisions it offers: the server's), made once. */
+function warmed(): Promise<{ cache: string; versions: string[] }> {
   warmCache ??= (async () => {
     const cache = `${(await sh("mktemp -d /tmp/limina-mcp-first-XXXXXX")).trim()}/cache`;
     await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio"], stdin: "", env: { LIMINA_SOURCE_DIR: "", LIMINA_CACHE_DIR: cache } });
-    await madeSnapshot(cache, "engine");
-    return cache;
+    const snapshot = await madeSnapshot(cache, "engine");
+    // After the cache file's 64-byte header.
+    const handshake = JSON.parse(await sh(`tail -c +65 ${snapshot.replace(/\.bin$/, ".handshake")}`));
+    return { cache, versions: handshake.versions };
   })();
   return warmCache;
 }
@@ -53,7 +54,7 @@ async function session(lines: string[], { server = false, args = [] as string[] 
     cmd: Limina.execPath,
     args: ["--mcp-stdio", ...args],
     stdin: (server ? "\n" : "") + lines.join("\n") + "\n",
-    env: { LIMINA_SOURCE_DIR: "", LIMINA_CACHE_DIR: await warm(), LIMINA_STARTUP_LOG: "1" },
+    env: { LIMINA_SOURCE_DIR: "", LIMINA_CACHE_DIR: (await warmed()).cache, LIMINA_STARTUP_LOG: "1" },
   });
   assertEquals(r.code, 0, r.stderr);
   assert(!r.stderr.includes("please report"), r.stderr);
@@ -111,8 +112,10 @@ test("a fresh cache: started without a snapshot, then from the \"engine\" one, t
 
 test("the stdin thread answers a first initialize byte for byte as the server does, for every revision, an unsupported one and extra client capabilities; the session's events are the same", async () => {
   const tail = rpc(2, "tools/call", { name: "trace.tail", arguments: {} });
+  const { versions } = await warmed();
+  assertEquals(versions.length >= 4 && versions.includes("2025-11-25"), true, versions.join(" "));
   const variants = [
-    ...STANDARD_VERSIONS.map((v) => init(1, { protocolVersion: v, capabilities: {}, clientInfo: { name: "start", version: "1" } })),
+    ...versions.map((v) => init(1, { protocolVersion: v, capabilities: {}, clientInfo: { name: "start", version: "1" } })),
     init(7, { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "old client", version: "0.1" } }),
     init("first", { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} }, experimental: { x: { deep: [1, { a: 2 }] } } }, clientInfo: { name: "Rich-Client", title: "A client", version: "9" } }),
     init(0, { protocolVersion: "2025-11-25" }),
@@ -207,5 +210,5 @@ test("a world that cannot be built: initialize is answered (by the stdin thread)
 });
 
 test("the warm cache is removed", async () => {
-  if (warmCache) await sh(`rm -rf ${(await warmCache).replace(/\/cache$/, "")}`);
+  if (warmCache) await sh(`rm -rf ${(await warmCache).cache.replace(/\/cache$/, "")}`);
 });
