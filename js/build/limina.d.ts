@@ -9664,6 +9664,13 @@ declare module "limina/internal/limina-mcp/js/hub" {
         conn: number;
         text: string;
     }
+    /** A stdio client's first message, answered with `reply` before the server ran (see handshake.rs). */
+     | {
+        kind: "adopted";
+        conn: number;
+        text: string;
+        reply: string;
+    }
     /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
      | {
         kind: "exchange";

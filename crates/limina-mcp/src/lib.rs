@@ -15,6 +15,7 @@
 //! against itself (its socket fills) and the server's memory stays bounded.
 
 pub mod fanout;
+pub mod handshake;
 pub mod http;
 mod limits;
 mod pipe;
@@ -56,6 +57,9 @@ pub enum HubEvent {
   /// token (it may take only the spectator profile).
   Open { conn: u32, peer: String, transport: &'static str, access: &'static str },
   Message { conn: u32, text: String },
+  /// A stdio client's first message, already answered with `reply` before
+  /// the server ran (see `handshake`): the server handles it and sends nothing.
+  Adopted { conn: u32, text: String, reply: String },
   /// One stateless request (MCP 2026-07-28 over HTTP): a connection of its
   /// own, opened for it and ended by its one reply, with the routing
   /// headers the server checks against the body.
@@ -69,13 +73,13 @@ pub enum HubEvent {
 impl HubEvent {
   fn conn(&self) -> u32 {
     match self {
-      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Exchange { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
+      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Adopted { conn, .. } | HubEvent::Exchange { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
     }
   }
 
   /// Whether the event is a message to apply (it counts against the connection's queue).
   fn is_message(&self) -> bool {
-    matches!(self, HubEvent::Message { .. } | HubEvent::Exchange { .. })
+    matches!(self, HubEvent::Message { .. } | HubEvent::Adopted { .. } | HubEvent::Exchange { .. })
   }
 }
 
@@ -386,10 +390,11 @@ pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
 /// Serves MCP on stdin/stdout as connection 0.
 #[op2(fast)]
 pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
+  let first = state.try_take::<stdio::FirstLine>();
   let registry = hub(state).registry.clone();
   let io = registry.open();
   let conn = io.conn;
-  stdio::serve(io, max_message_bytes as usize);
+  stdio::serve(io, max_message_bytes as usize, first);
   conn
 }
 
@@ -628,10 +633,13 @@ deno_core::extension!(
     sync::op_sync_frame,
     web::op_mcp_web_export,
   ],
-  options = { serve: Option<ServeConfig> },
+  options = { serve: Option<ServeConfig>, first_line: Option<stdio::FirstLine> },
   state = |state, options| {
     if let Some(serve) = options.serve {
       state.put(serve);
+    }
+    if let Some(first) = options.first_line {
+      state.put(first);
     }
   },
 );
