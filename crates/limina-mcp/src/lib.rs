@@ -110,8 +110,8 @@ pub enum Out {
   /// A JSON-RPC message. Its bytes are shared by every connection it is
   /// sent to: a WebSocket frame or an HTTP body is made of them as they are.
   Text(Utf8Bytes),
-  /// This tick's state delta, in its place among the replies; the encoder
-  /// thread fills it (see `sync`).
+  /// This tick's state delta (binary, or the JSON group's), in its place
+  /// among the replies; the encoder thread fills it (see `sync`).
   Delta(Arc<sync::DeltaCell>),
 }
 
@@ -555,6 +555,11 @@ const CLOSED: u32 = 2;
 /// client is `DROPPABLE_BACKLOG` behind; anything else is always queued,
 /// and a client `MAX_BACKLOG` behind is disconnected.
 fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool) -> u32 {
+  queue(registry, conn, droppable, || Out::Text(text.clone()))
+}
+
+/// Queues the message `make` gives, as [`send_to`] does a text.
+pub(crate) fn queue(registry: &ConnRegistry, conn: u32, droppable: bool, make: impl FnOnce() -> Out) -> u32 {
   let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
   let backlog = out.flow.backlog();
@@ -568,7 +573,7 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool
   }
   // Counted before it is queued: its writer may write it at once.
   out.flow.backlog.fetch_add(1, Ordering::AcqRel);
-  if out.tx.send(Out::Text(text.clone())).is_err() {
+  if out.tx.send(make()).is_err() {
     out.flow.backlog.fetch_sub(1, Ordering::AcqRel);
     return CLOSED;
   }
@@ -626,6 +631,8 @@ deno_core::extension!(
     sync::op_sync_aoi,
     sync::op_sync_entities,
     sync::op_sync_frame,
+    sync::op_sync_json_entities,
+    sync::op_sync_json_frame,
     web::op_mcp_web_export,
   ],
   options = { serve: Option<ServeConfig> },

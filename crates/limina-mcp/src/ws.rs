@@ -273,7 +273,7 @@ async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut s
         Some(Out::Delta(cell)) => {
           // Waits for the encoder (well under a millisecond): what follows it was applied after its step.
           let sent = match cell.wait().await {
-            Some(bytes) => sink.send(Message::Binary(bytes)).await,
+            Some(message) => sink.send(message).await,
             None => Ok(()),
           };
           outbound.delta_written();
