@@ -270,16 +270,21 @@ export class StateSync {
     const restyled: Styled[] = [];
     const updates: [string, Float32Array][] = [];
     const styles: [string, number][] = [];
-    const present = new Set<string>();
+    const table = this.world.entities;
+    const inView = (id: string) => {
+      const e = table.get(id);
+      return e !== undefined && (!seen || seen.has(e.eid));
+    };
+    /** Known entities still in view. */
+    let kept = 0;
     let sent = this.sentStyles.get(known);
     if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map(), clock: this.animationClock }));
     const worldRevision = this.entities.styleRevision;
     const stale = sent.revision !== worldRevision;
     const fresh = new Set<string>();
     let characters = false;
-    for (const e of this.world.entities.entries()) {
+    for (const e of table.entries()) {
       if (seen && !seen.has(e.eid)) continue;
-      present.add(e.id);
       if ((e.resource as { kind?: unknown } | undefined)?.kind === "character") characters = true;
       const prev = known.get(e.id);
       if (!prev) {
@@ -291,6 +296,7 @@ export class StateSync {
         styles.push([e.id, this.entities.styleRevisionOf(e.id)]);
         continue;
       }
+      kept++;
       if (stale) {
         const revision = this.entities.styleRevisionOf(e.id);
         if (sent.byId.get(e.id) !== revision) {
@@ -319,13 +325,13 @@ export class StateSync {
       if (shifted || rotated || scaled) updates.push([e.id, row.slice()]);
     }
     const destroyed: string[] = [];
-    for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
+    if (kept < known.size) for (const id of known.keys()) if (!inView(id)) destroyed.push(id);
     // Changes of characters that came whole in `created` are in their state already.
     const animationChanges: Record<string, ClockedChange[]> = {};
     const animations: Record<string, unknown> = {};
     let animated = false;
     for (const [id, changes] of this.animationChanges) {
-      if (!present.has(id) || fresh.has(id)) continue;
+      if (!inView(id) || fresh.has(id)) continue;
       if (changes.some((c) => c[1] === "load")) animations[id] = this.animationOf(id);
       else animationChanges[id] = changes;
       animated = true;
