@@ -11,7 +11,7 @@
 // keeps it (js/bench/worlds/moving.ts --busy-ms).
 // Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…] [busy ms]   (final line: JSON figures)
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { deltaSentAt } from "./delta_head.mjs";
 
@@ -46,6 +46,11 @@ async function scenario(clientCount, encoding) {
   };
   // The loop thread is the process's first (its calls, steps and state fan-out); schedstat counts nanoseconds.
   const loopCpuSeconds = () => Number(proc(`task/${server.pid}/schedstat`).split(" ")[0]) / 1e9;
+  // How many times the socket writer threads were run (schedstat's third field): each is a wake-up.
+  const writerRuns = () =>
+    readdirSync(`/proc/${server.pid}/task`)
+      .filter((t) => proc(`task/${t}/comm`).startsWith("limina-ws-write"))
+      .reduce((n, t) => n + Number(proc(`task/${t}/schedstat`).split(" ")[2]), 0);
 
   await sleep(500);
   const rssBefore = rssKiB();
@@ -96,11 +101,13 @@ async function scenario(clientCount, encoding) {
   const rssAfter = rssKiB();
   const cpuBefore = cpuSeconds();
   const loopCpuBefore = loopCpuSeconds();
+  const writerRunsBefore = writerRuns();
   measuring = true;
   await sleep(SECONDS * 1000);
   measuring = false;
   const cpu = cpuSeconds() - cpuBefore;
   const loopCpu = loopCpuSeconds() - loopCpuBefore;
+  const writerWakeups = writerRuns() - writerRunsBefore;
   timers.forEach((t) => clearInterval(t));
   for (const c of clients) c.ws.close();
   server.kill("SIGTERM");
@@ -122,6 +129,7 @@ async function scenario(clientCount, encoding) {
     deltaLatencyMaxMs: +latencies[latencies.length - 1].toFixed(2),
     serverCpuPercent: +((cpu / SECONDS) * 100).toFixed(1),
     loopCpuPercent: +((loopCpu / SECONDS) * 100).toFixed(1),
+    writerWakeupsPerSec: Math.round(writerWakeups / SECONDS),
     serverCpuPerClientPercent: +((cpu / SECONDS / clientCount) * 100).toFixed(2),
     serverMemoryPerClientKiB: Math.round((rssAfter - rssBefore) / clientCount),
   };

@@ -119,6 +119,8 @@ pub enum Out {
 struct Outbound {
   tx: mpsc::UnboundedSender<Out>,
   flow: Arc<Flow>,
+  /// A WebSocket connection's sending half, for replies written without its writer (see `ws`).
+  direct: Option<Arc<ws::DirectSink>>,
 }
 
 /// The transports' shared state, in `OpState`.
@@ -265,11 +267,18 @@ impl ConnRegistry {
     self.next_conn.set(conn.wrapping_add(1));
     let (tx, rx) = mpsc::unbounded_channel();
     let flow = Arc::new(Flow::default());
-    self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone() });
+    self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone(), direct: None });
     ConnIo {
       conn,
       inbox: Inbox { flow: flow.clone(), inbound: self.inbound.clone(), arrivals: self.arrivals.clone() },
       outbound: Outbox { rx, flow },
+    }
+  }
+
+  /// Lets the loop thread write `conn`'s messages through `direct` when nothing is queued to it.
+  pub fn write_directly(&self, conn: u32, direct: Arc<ws::DirectSink>) {
+    if let Some(out) = self.conns.borrow_mut().get_mut(&conn) {
+      out.direct = Some(direct);
     }
   }
 
@@ -554,7 +563,15 @@ const CLOSED: u32 = 2;
 /// Queues `text`. A droppable message (a state delta) is dropped while the
 /// client is `DROPPABLE_BACKLOG` behind; anything else is always queued,
 /// and a client `MAX_BACKLOG` behind is disconnected.
+/// A reply to a WebSocket with nothing queued or being written to it is
+/// written right away when the socket takes it (see `ws`); state (droppable
+/// messages, some large) stays off the loop thread.
 fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool) -> u32 {
+  if let (false, Some(out)) = (droppable, registry.conns.borrow().get(&conn)) {
+    if out.flow.backlog() == 0 && out.direct.as_ref().is_some_and(|d| d.try_write(text)) {
+      return SENT;
+    }
+  }
   queue(registry, conn, droppable, || Out::Text(text.clone()))
 }
 
