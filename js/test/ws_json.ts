@@ -8,5 +8,5 @@ test("full-view JSON deltas built off the loop are the text the loop builds", as
   const r = await Limina.run({ cmd: "node", args: ["js/test/node/ws_json.mjs", Limina.execPath] });
   assertEquals(r.code, 0, `${r.stdout}\n${r.stderr}`);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-  assertEquals(out.checks, 12);
+  assertEquals(out.checks, 13);
 });

@@ -3,10 +3,12 @@
 // loop builds whole for a client with an area of interest that covers the
 // whole world: the same text, byte for byte, tick after tick, through
 // moves, turns, tilts and scales, creation, restyling and destruction. And
-// a full-view delta keeps its place among the connection's replies. Every
-// wait is for an event, never for time.
+// a full-view delta keeps its place among the connection's replies; replies
+// (written by the loop thread while the socket takes them, by the writer
+// once it does not) reach a reader that stopped reading whole and in order.
+// Every wait is for an event, never for time.
 // Usage: node js/test/node/ws_json.mjs <path-to-limina>
-import { checker, startWsServer, wsPeer } from "./ws_server.mjs";
+import { checker, loopbackQueues, rawWsClient, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const { server, port } = await startWsServer(limina, ["js/bench/worlds/moving.ts", "--entities=40"]);
@@ -96,6 +98,39 @@ own.ws.on("message", (data) => {
 own.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "order", method: "tools/call", params: { name: "scene.createEntity", arguments: { shape: "sphere", position: [5, 1, 5] } } }));
 while (inFirstAfter === undefined) await own.next((m) => m.method === "state/delta");
 check(created && !before.has(created) && inFirstAfter === true, `a JSON delta keeps its place among the replies: ${created} in no delta before its reply, created in the first after it (${inFirstAfter})`);
+
+// A reader that stops reading while its replies are written: the first go out from the loop thread, the
+// rest wait for the socket in the writer's queue. Once the server cannot send more (the connection's
+// kernel queues hold bytes it wrote), the reader resumes and finds every reply, whole and in order.
+// Each `tools/list` reply is about 250 KB: 20 are far more than a reader's socket takes while it does not read.
+const CALLS = 20;
+const { socket: slow, send: slowSend } = await rawWsClient(port);
+slowSend(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { agentId: "slow", sessionId: "sess_slow", profile: "system.readonly" } }));
+for (let id = 1; id <= CALLS; id++) slowSend(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }));
+while (loopbackQueues(port, slow.localPort).unsent === 0) await writer.call("ping");
+const replies = [];
+let buffered = Buffer.alloc(0);
+const allRead = new Promise((resolve) => {
+  slow.on("data", (d) => {
+    buffered = Buffer.concat([buffered, d]);
+    // Server frames are unmasked: FIN and opcode, then a 7-bit, 16-bit or 64-bit length.
+    for (;;) {
+      if (buffered.length < 2) break;
+      const short = buffered[1] & 127;
+      const head = short === 126 ? 4 : short === 127 ? 10 : 2;
+      if (buffered.length < head) break;
+      const length = short === 126 ? buffered.readUInt16BE(2) : short === 127 ? Number(buffered.readBigUInt64BE(2)) : short;
+      if (buffered.length < head + length) break;
+      if ((buffered[0] & 15) === 1) replies.push(JSON.parse(buffered.subarray(head, head + length).toString()));
+      buffered = buffered.subarray(head + length);
+    }
+    if (replies.length === CALLS + 1) resolve();
+  });
+});
+slow.resume();
+await allRead;
+check(replies.every((r, i) => r.id === i && r.result !== undefined) && replies.slice(1).every((r) => r.result.tools.length > 0), `a reader that stopped reading gets all ${CALLS + 1} replies whole and in order once it reads again (${replies.map((r) => r.id).join()})`);
+slow.destroy();
 
 for (const p of [writer, full, wide, own]) p.ws.close();
 server.kill();
