@@ -172,7 +172,7 @@ fn encode(rx: mpsc::Receiver<Job>, in_flight: Arc<AtomicUsize>) {
       }
       Job::Json(JsonFrame { ids, rows, text, cut, must_send, reservations }) => {
         let (columns, moved) = group.advance(&ids, rows);
-        let message = (moved || must_send).then(|| {
+        let message = (!reservations.is_empty() && (moved || must_send)).then(|| {
           let cut = if text.is_char_boundary(cut) { cut } else { 0 };
           Utf8Bytes::from(format!("{}{columns},{}", &text[..cut], &text[cut..]))
         });

@@ -415,7 +415,7 @@ export class StateSync {
       this.groupTable = table.revision;
     }
     const text = members.length > 0 ? notification("state/delta", this.wire(d, step, at, false)) : "";
-    return streamJsonFrame(text, text.indexOf('"created":'), !d.empty, Uint32Array.from(members), this.world);
+    return streamJsonFrame(text, Math.max(0, text.indexOf('"created":')), !d.empty, Uint32Array.from(members), this.world);
   }
 
   /** Fans this tick's changes out to every subscriber. */
