@@ -771,7 +771,7 @@ declare module "limina/internal/engine/scene/entities" {
          * of it; returns how many meshes it has.
          */
         restyle(entry: EntityEntry, changes: StyleChanges): number;
-        /** Copies an entity's SoA transform onto its scene object. */
+        /** Copies an entity's SoA transform onto its scene object (its Euler `rotation` is recomputed from the quaternion when read). */
         sync(entry: EntityEntry): void;
         /**
          * Sets any of an entity's position, rotation and scale: SoA, scene object and physics body

@@ -295,7 +295,7 @@ export class Entities {
     return meshes;
   }
 
-  /** Copies an entity's SoA transform onto its scene object (its Euler `rotation` follows when read: see `setQuaternion`). */
+  /** Copies an entity's SoA transform onto its scene object (its Euler `rotation` is recomputed from the quaternion when read). */
   sync(entry: EntityEntry): void {
     const object = entry.mesh as THREE.Object3D | undefined;
     if (!object) return;
