@@ -771,7 +771,7 @@ declare module "limina/internal/engine/scene/entities" {
          * of it; returns how many meshes it has.
          */
         restyle(entry: EntityEntry, changes: StyleChanges): number;
-        /** Copies an entity's SoA transform onto its scene object. */
+        /** Copies an entity's SoA transform onto its scene object (its Euler `rotation` is recomputed from the quaternion when read). */
         sync(entry: EntityEntry): void;
         /**
          * Sets any of an entity's position, rotation and scale: SoA, scene object and physics body
@@ -5921,6 +5921,19 @@ declare module "limina/internal/engine/persistence/digest" {
     import type { WorldSession } from "limina/internal/engine/world-session";
     /** `"sha256:…"` of the world's identity, transforms and physics state, then `state` (any JSON) when given. */
     export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string;
+    /**
+     * A session's digest, the same value as `worldDigest(world, physics, worldState(session, exclude))`,
+     * with each entity's parts of the JSON (its identity; its scene object and making) kept from the
+     * last digest while what they are made from serialises the same. Nothing invalidates them: each
+     * part is checked against a record of what it was made from, so every path that changes an entity
+     * (skills, module code, restores) is covered; what is saved is formatting numbers and building
+     * strings for unchanged parts.
+     */
+    export class WorldDigestCache {
+        private kept;
+        private buffer;
+        digest(session: WorldSession, exclude?: readonly string[]): string;
+    }
     /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
     export function worldState(session: WorldSession, exclude?: readonly string[]): unknown;
 }
@@ -7992,6 +8005,7 @@ declare module "limina/internal/engine/world-session" {
          */
         paused: boolean;
         private readonly checkpointEvery;
+        private readonly digests;
         private readonly stopStepping;
         private readonly stopListening;
         constructor(options?: WorldSessionOptions);

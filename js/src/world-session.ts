@@ -20,7 +20,7 @@ import { onFixedStep } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
 import { Game } from "./game/game.ts";
-import { worldDigest, worldState } from "./persistence/digest.ts";
+import { WorldDigestCache } from "./persistence/digest.ts";
 import { decodeSnapshot, encodeSnapshot, replaceWorld, snapshotSession } from "./persistence/snapshot.ts";
 import { PackageHost, type PackageHostServices } from "./packages/host.ts";
 import { PolicyEngine } from "./policy/engine.ts";
@@ -141,6 +141,7 @@ export class WorldSession {
    */
   paused: boolean;
   private readonly checkpointEvery: number;
+  private readonly digests = new WorldDigestCache();
   private readonly stopStepping: () => void;
   private readonly stopListening: () => void;
 
@@ -261,7 +262,7 @@ export class WorldSession {
    * change (see persistence/digest.ts); `exclude` leaves named world resources out.
    */
   digest(exclude: readonly string[] = []): string {
-    return worldDigest(this.world, this.physics, worldState(this, exclude));
+    return this.digests.digest(this, exclude);
   }
 
   /** Logs `world.checkpoint` with the tick and digest, for replay to compare; returns the digest. */

@@ -1,5 +1,6 @@
 // limina-physics through the real ops: determinism, handles, raycasts,
 // events, write-back, and separate worlds per PhysicsWorld / world session.
+import * as THREE from "three";
 import { type BodyDesc, PhysicsWorld, World, WorldSession } from "limina";
 import { assert, assertAlmostEquals, assertEquals, assertNotEquals, assertThrows, test } from "limina/testing";
 
@@ -281,4 +282,30 @@ test("two world sessions own separate physics worlds", async () => {
   assertEquals(b.physics.bodyCount(), 1, "B keeps working after A is disposed");
   assert(b.world.position(again.eid)[1] < 5);
   b.dispose();
+});
+
+test("a spinning body's scene object shows the quaternion's Euler angles when read, and an angle written there turns the quaternion", () => {
+  const s = new WorldSession({ simulate: false, checkpointEvery: 0 });
+  const entry = s.entities.create({ shape: "box", size: 1, position: [0, 5, 0], dynamic: true });
+  const object = entry.mesh as THREE.Object3D;
+  s.physics.setGravity([0, 0, 0]);
+  s.physics.setAngularVelocity(entry.body!, [0.7, 1.9, -0.4]);
+  const euler = object.rotation;
+  for (let i = 0; i < 40; i++) {
+    s.step(DT);
+    const q = new THREE.Quaternion(...s.world.rotation(entry.eid));
+    assertEquals(object.quaternion.toArray(), q.toArray(), `step ${i + 1}: the quaternion is the SoA rotation`);
+    const expected = new THREE.Euler().setFromQuaternion(q, object.rotation.order);
+    assertEquals(object.rotation.toArray(), expected.toArray(), `step ${i + 1}: the rotation read is the quaternion's`);
+  }
+  assert(object.rotation === euler, "the same Euler object");
+  s.step(DT);
+  object.rotation.y = 0.25;
+  const turned = new THREE.Quaternion().setFromEuler(new THREE.Euler().setFromQuaternion(new THREE.Quaternion(...s.world.rotation(entry.eid))).set(euler.x, 0.25, euler.z));
+  assertEquals(object.quaternion.toArray(), turned.toArray(), "writing one angle keeps the others current");
+  s.step(DT);
+  const copy = new THREE.Object3D().copy(object);
+  assertEquals(copy.quaternion.toArray(), object.quaternion.toArray(), "a copy takes the current rotation");
+  assertEquals(copy.rotation.toArray(), object.rotation.toArray());
+  s.dispose();
 });

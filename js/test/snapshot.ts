@@ -2,7 +2,7 @@
 // equal to the uninterrupted run (digests every step, the same next ent_ ids
 // and body handles, recycled eids included), the scene state skills control
 // restored, and damaged world files refused.
-import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, WorldSession } from "limina";
+import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, worldDigest, WorldSession, worldState } from "limina";
 import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
 import { sh } from "./support/shell.ts";
 
@@ -68,6 +68,84 @@ test("the digest changes when only a rotation does: a transform without a physic
   [r.x[eid], r.y[eid], r.z[eid], r.w[eid]] = [0, 0, 0, 1];
   assertEquals(s.digest(), before, "and turning it back restores it");
   s.dispose();
+});
+
+test("the session's digest, which keeps each entity's part from the last one, equals the digest from scratch after every kind of change", async () => {
+  const s = session();
+  await build(s);
+  const call = builder(s);
+  let last = "";
+  const same = (what: string, changes = true) => {
+    const kept = s.digest();
+    assertEquals(kept, worldDigest(s.world, s.physics, worldState(s)), `after ${what}`);
+    if (changes) assert(kept !== last, `${what} changes the digest`);
+    last = kept;
+  };
+  same("building");
+  same("nothing", false);
+  const entry = (id: string) => s.world.entities.get(id)!;
+  const material = (id: string) => ((entry(id).mesh as { material: { color: { setHex(c: number): void }; roughness: number } }).material);
+  await call("ecs.addComponent", { entity: "ent_4", component: "marked" });
+  same("a tag added");
+  await call("ecs.removeComponent", { entity: "ent_4", component: "marked" });
+  same("the tag removed");
+  await call("scene.setTags", { entity: "ent_6", tags: ["b", "a"] });
+  same("tags replaced");
+  await call("scene.setTags", { entity: "ent_6", tags: ["a", "b"] });
+  same("the same tags in another order");
+  entry("ent_6").tags.add("module");
+  same("a tag module code adds to the set");
+  await call("three.setMaterial", { entity: "ent_7", color: 0x00ff00, roughness: 0.3 });
+  same("a material set");
+  material("ent_7").color.setHex(0x0000ff);
+  same("a colour module code sets on the material");
+  material("ent_7").roughness = 0.65;
+  same("a roughness set on the material");
+  await call("material.apply", { entityId: "ent_8", material: "wood", tint: 0xddccbb });
+  same("a library material");
+  await call("scene.setVisible", { entity: "ent_9", visible: false });
+  same("hidden");
+  (entry("ent_9").mesh as { visible: boolean }).visible = true;
+  same("shown by module code");
+  (entry("ent_10").mesh as { castShadow: boolean }).castShadow = true;
+  same("a shadow cast");
+  const style = entry("ent_10").style as Record<string, unknown>;
+  style.color = 0x123456;
+  same("its style changed in place");
+  style.extra = undefined;
+  same("an undefined field in its style (not serialised)", false);
+  style.extra = -0;
+  same("that field -0 (serialised as 0)");
+  style.extra = 0;
+  same("that field 0", false);
+  style.extra = Number.NaN;
+  same("that field NaN (serialised as null)");
+  style.extra = null;
+  same("that field null", false);
+  delete style.extra;
+  same("that field deleted", false);
+  const { color, ...others } = style;
+  assert(Object.keys(style)[0] === "color" && Object.keys(others).length > 0, "colour first");
+  entry("ent_10").style = { ...others, color };
+  same("its style replaced by an equal one with its colour last");
+  entry("ent_10").style = { ...others, color, near: 5, far: 5 };
+  same("two fields of equal values added");
+  entry("ent_10").style = { ...others, color, far: 5, near: 5 };
+  same("those two fields swapped");
+  await call("scene.createEntity", { shape: "capsule", size: 0.5, position: [2, 3, 1], dynamic: true, color: 0x884422 });
+  same("an entity created");
+  await call("scene.destroyEntity", { entity: "ent_11" });
+  same("an entity destroyed");
+  await call("three.setLighting", { ambientIntensity: 0.7 });
+  same("the lighting");
+  steps(s, 3);
+  same("steps");
+  const restored = session();
+  await restoreBytes(restored, snapshotBytes(s));
+  assertEquals(restored.digest(), worldDigest(restored.world, restored.physics, worldState(restored)), "a restored world");
+  assertEquals(restored.digest(), s.digest(), "the restored world is the same world");
+  s.dispose();
+  restored.dispose();
 });
 
 test("snapshot → world file → restore → continue gives the uninterrupted run's digest at every step, and the same next ids", async () => {

@@ -17,6 +17,7 @@
 import type * as THREE from "three";
 import type { PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
+import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { World } from "../ecs/world.ts";
 import type { WorldSession } from "../world-session.ts";
 import { saveLighting } from "../scene/scene-graph.ts";
@@ -28,13 +29,36 @@ const utf8 = new TextEncoder();
 export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown): string {
   const table = world.entities;
   const entries: unknown[] = new Array(table.size);
-  const transforms = new Float32Array(table.size * 10);
-  const { Position: p, Rotation: r, Scale: s } = world;
   let n = 0;
+  for (const e of table.entries()) entries[n++] = [e.id, e.eid, e.generation, [...e.tags]];
+  const identity = JSON.stringify({ nextId: table.nextIdNumber, version: table.version, entries });
+  return digestOf(world, physics, identity, state === undefined ? undefined : JSON.stringify(state));
+}
+
+/** The bytes a digest hashes, kept between a session's digests (written over each time). */
+class DigestBuffer {
+  bytes = new Uint8Array(0);
+  transforms = new Float32Array(0);
+
+  /** `bytes` at least `n` long; `transforms` at least `floats`. */
+  reserve(n: number, floats: number): void {
+    if (this.bytes.length < n) this.bytes = new Uint8Array(n + (n >> 2));
+    if (this.transforms.length < floats) this.transforms = new Float32Array(floats + (floats >> 2));
+  }
+}
+
+function digestOf(world: World, physics: PhysicsWorld, identityJson: string, stateJson: string | undefined, buffer = new DigestBuffer()): string {
+  const table = world.entities;
+  const identity = utf8.encode(identityJson);
+  const body = physics.digestBytes();
+  const rest = stateJson === undefined ? undefined : utf8.encode(stateJson);
+  const floats = table.size * 10;
+  buffer.reserve(4 + identity.length + 4 * floats + body.length + (rest?.length ?? 0), floats);
+  const { bytes, transforms } = buffer;
+  const { Position: p, Rotation: r, Scale: s } = world;
+  let i = 0;
   for (const e of table.entries()) {
-    entries[n] = [e.id, e.eid, e.generation, [...e.tags]];
     const k = e.eid;
-    const i = n++ * 10;
     transforms[i] = p.x[k];
     transforms[i + 1] = p.y[k];
     transforms[i + 2] = p.z[k];
@@ -45,27 +69,174 @@ export function worldDigest(world: World, physics: PhysicsWorld, state?: unknown
     transforms[i + 7] = s.x[k];
     transforms[i + 8] = s.y[k];
     transforms[i + 9] = s.z[k];
+    i += 10;
   }
-  const identity = utf8.encode(JSON.stringify({ nextId: table.nextIdNumber, version: table.version, entries }));
-  const body = physics.digestBytes();
-  const rest = state === undefined ? new Uint8Array(0) : utf8.encode(JSON.stringify(state));
-  const bytes = new Uint8Array(4 + identity.length + transforms.byteLength + body.length + rest.length);
   new DataView(bytes.buffer).setUint32(0, identity.length, true);
   bytes.set(identity, 4);
-  bytes.set(new Uint8Array(transforms.buffer), 4 + identity.length);
-  bytes.set(body, 4 + identity.length + transforms.byteLength);
-  bytes.set(rest, 4 + identity.length + transforms.byteLength + body.length);
-  return sha256(bytes);
+  let at = 4 + identity.length;
+  bytes.set(new Uint8Array(transforms.buffer, 0, 4 * floats), at);
+  at += 4 * floats;
+  bytes.set(body, at);
+  at += body.length;
+  if (rest) {
+    bytes.set(rest, at);
+    at += rest.length;
+  }
+  return sha256(bytes.subarray(0, at));
+}
+
+/** Marks an array and an object in a `Tape`. */
+const ARRAY = {};
+const OBJECT = {};
+
+/**
+ * A JSON value laid out flat, in the order JSON.stringify writes it: a leaf as itself, an array as
+ * ARRAY, its length and its items, an object as OBJECT, its key count and each key and value.
+ */
+type Tape = unknown[];
+
+function record(parsed: unknown, tape: Tape): void {
+  if (typeof parsed !== "object" || parsed === null) tape.push(parsed);
+  else if (Array.isArray(parsed)) {
+    tape.push(ARRAY, parsed.length);
+    for (const v of parsed) record(v, tape);
+  } else {
+    const keys = Object.keys(parsed);
+    tape.push(OBJECT, keys.length);
+    for (const k of keys) {
+      tape.push(k);
+      record((parsed as Record<string, unknown>)[k], tape);
+    }
+  }
+}
+
+/**
+ * Whether JSON.stringify(value) writes what `tape` (from position `at`) records; returns the
+ * position after it, or -1 where it differs or where unsure (a `toJSON`, a class instance, a
+ * bigint: the caller then serialises again).
+ */
+function matches(value: unknown, tape: Tape, at: number): number {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return tape[at] === value ? at + 1 : -1;
+    case "number":
+      return tape[at] === (Number.isFinite(value) ? value : null) ? at + 1 : -1;
+    case "object":
+      break;
+    default:
+      return -1;
+  }
+  if (value === null) return tape[at] === null ? at + 1 : -1;
+  if (Array.isArray(value)) {
+    if (tape[at] !== ARRAY || tape[at + 1] !== value.length) return -1;
+    at += 2;
+    for (let i = 0; i < value.length && at >= 0; i++) {
+      const v: unknown = value[i];
+      at = skipped(v) ? (tape[at] === null ? at + 1 : -1) : matches(v, tape, at);
+    }
+    return at;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (tape[at] !== OBJECT || (proto !== Object.prototype && proto !== null) || "toJSON" in value) return -1;
+  const count = tape[at + 1];
+  at += 2;
+  let n = 0;
+  const object = value as Record<string, unknown>;
+  for (const k in object) {
+    if (!Object.hasOwn(object, k)) continue;
+    const v = object[k];
+    if (skipped(v)) continue;
+    if (tape[at] !== k) return -1;
+    at = matches(v, tape, at + 1);
+    if (at < 0) return -1;
+    n++;
+  }
+  return n === count ? at : -1;
+}
+
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+function skipped(v: unknown): boolean {
+  return v === undefined || typeof v === "function" || typeof v === "symbol";
+}
+
+interface Kept {
+  id: string;
+  eid: number;
+  generation: number;
+  tags: string[];
+  identity: string;
+  /** The scene object's part and what it was made from; null without one. */
+  object: string | null;
+  made: Tape;
+}
+
+/**
+ * A session's digest, the same value as `worldDigest(world, physics, worldState(session, exclude))`,
+ * with each entity's parts of the JSON (its identity; its scene object and making) kept from the
+ * last digest while what they are made from serialises the same. Nothing invalidates them: each
+ * part is checked against a record of what it was made from, so every path that changes an entity
+ * (skills, module code, restores) is covered; what is saved is formatting numbers and building
+ * strings for unchanged parts.
+ */
+export class WorldDigestCache {
+  private kept = new WeakMap<EntityEntry, Kept>();
+  private buffer = new DigestBuffer();
+
+  digest(session: WorldSession, exclude: readonly string[] = []): string {
+    const table = session.world.entities;
+    const entries: string[] = new Array(table.size);
+    const objects: string[] = [];
+    let n = 0;
+    for (const e of table.entries()) {
+      let kept = this.kept.get(e);
+      if (!kept || !sameIdentity(e, kept)) {
+        const tags = [...e.tags];
+        kept = { id: e.id, eid: e.eid, generation: e.generation, tags, identity: JSON.stringify([e.id, e.eid, e.generation, tags]), object: null, made: [] };
+        this.kept.set(e, kept);
+      }
+      entries[n++] = kept.identity;
+      const item = objectState(e);
+      if (!item) continue;
+      if (kept.object === null || matches(item, kept.made, 0) !== kept.made.length) {
+        kept.object = JSON.stringify(item);
+        kept.made = [];
+        record(JSON.parse(kept.object), kept.made);
+      }
+      objects.push(kept.object);
+    }
+    const identity = `{"nextId":${JSON.stringify(table.nextIdNumber)},"version":${JSON.stringify(table.version)},"entries":[${entries.join(",")}]}`;
+    const tail = JSON.stringify(stateBesideObjects(session, exclude));
+    const state = `{"objects":[${objects.join(",")}]${tail === "{}" ? "}" : `,${tail.slice(1)}`}`;
+    return digestOf(session.world, session.physics, identity, state, this.buffer);
+  }
+}
+
+function sameIdentity(e: EntityEntry, kept: Kept): boolean {
+  if (kept.id !== e.id || kept.eid !== e.eid || kept.generation !== e.generation || kept.tags.length !== e.tags.size) return false;
+  let i = 0;
+  for (const t of e.tags) if (t !== kept.tags[i++]) return false;
+  return true;
 }
 
 /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */
 export function worldState(session: WorldSession, exclude: readonly string[] = []): unknown {
   const objects: unknown[] = [];
   for (const e of session.world.entities.entries()) {
-    const object = e.mesh as THREE.Object3D | undefined;
-    if (!object) continue;
-    const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
-    objects.push([e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object), e.shape ?? null, e.style ?? null, e.bodySpec ?? null]);
+    const item = objectState(e);
+    if (item) objects.push(item);
   }
-  return { objects, lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude), look: { ...session.look.settings(), quality: undefined } };
+  return { objects, ...stateBesideObjects(session, exclude) };
+}
+
+function stateBesideObjects(session: WorldSession, exclude: readonly string[]) {
+  return { lighting: saveLighting(session.lighting), resources: session.resources.digestState(exclude), look: { ...session.look.settings(), quality: undefined } };
+}
+
+/** An entity's scene object and how the engine made it, as the digest hashes it; null without one. */
+function objectState(e: EntityEntry): unknown[] | null {
+  const object = e.mesh as THREE.Object3D | undefined;
+  if (!object) return null;
+  const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
+  return [e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object), e.shape ?? null, e.style ?? null, e.bodySpec ?? null];
 }

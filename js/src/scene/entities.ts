@@ -295,14 +295,14 @@ export class Entities {
     return meshes;
   }
 
-  /** Copies an entity's SoA transform onto its scene object. */
+  /** Copies an entity's SoA transform onto its scene object (its Euler `rotation` is recomputed from the quaternion when read). */
   sync(entry: EntityEntry): void {
     const object = entry.mesh as THREE.Object3D | undefined;
     if (!object) return;
     const w = this.world;
     const e = entry.eid;
     object.position.set(w.Position.x[e], w.Position.y[e], w.Position.z[e]);
-    object.quaternion.set(w.Rotation.x[e], w.Rotation.y[e], w.Rotation.z[e], w.Rotation.w[e]);
+    setQuaternion(object, w.Rotation.x[e], w.Rotation.y[e], w.Rotation.z[e], w.Rotation.w[e]);
     object.scale.set(w.Scale.x[e], w.Scale.y[e], w.Scale.z[e]);
   }
 
@@ -435,4 +435,40 @@ export class Entities {
     }
     if (pending > 0) this.dispatch();
   }
+}
+
+const rotationBehind = Symbol("rotation behind quaternion");
+type LazyRotation = THREE.Object3D & { [rotationBehind]?: boolean };
+
+/**
+ * Sets an object's quaternion without three's change callback, which turns every quaternion set
+ * into Euler angles (a rotation matrix and inverse trigonometry), though drawing reads only the
+ * quaternion. The object's `rotation` is then recomputed from the quaternion when next read, so
+ * whoever reads or writes it (through `object.rotation`) sees the quaternion's angles as before.
+ */
+function setQuaternion(object: THREE.Object3D, x: number, y: number, z: number, w: number): void {
+  const o = object as LazyRotation;
+  if (o[rotationBehind] === undefined) readRotationLazily(o);
+  const q = o.quaternion as unknown as { _x: number; _y: number; _z: number; _w: number };
+  q._x = x;
+  q._y = y;
+  q._z = z;
+  q._w = w;
+  o[rotationBehind] = true;
+}
+
+function readRotationLazily(o: LazyRotation): void {
+  const rotation = o.rotation;
+  o[rotationBehind] = false;
+  Object.defineProperty(o, "rotation", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (o[rotationBehind]) {
+        o[rotationBehind] = false;
+        rotation.setFromQuaternion(o.quaternion, undefined, false);
+      }
+      return rotation;
+    },
+  });
 }
