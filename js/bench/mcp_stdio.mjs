@@ -131,8 +131,11 @@ async function measure(server) {
     serverCpuToFirstReplyP50Ms: +pct(cpuFirsts, 50).toFixed(1), serverCpuToFirstListP50Ms: +pct(cpuLists, 50).toFixed(1), serverCpuToFirstCallP50Ms: +pct(cpuCalls, 50).toFixed(1), idleRssMiB, read: await sequential(read, SEQUENTIAL) };
   if (write) figures.write = await sequential(write, SEQUENTIAL);
   const cpuBefore = threadsCpuMs(c.child.pid);
+  const clientBefore = process.cpuUsage();
   figures.pipelinedReadsPerSec = await pipelined(read, PIPELINED);
   figures.serverCpuUsPerPipelinedRead = +(((threadsCpuMs(c.child.pid) - cpuBefore) * 1000) / PIPELINED).toFixed(1);
+  const client = process.cpuUsage(clientBefore);
+  figures.clientCpuUsPerPipelinedRead = +((client.user + client.system) / PIPELINED).toFixed(1);
   if (write) figures.pipelinedWritesPerSec = await pipelined(write, PIPELINED);
   figures.stderrAtStart = c.stderr().slice(0, 400);
   await c.close();

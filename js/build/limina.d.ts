@@ -1237,6 +1237,8 @@ declare module "limina/internal/engine/spatial/spatial-index" {
         readonly world: World;
         readonly cellSize: number;
         private readonly native;
+        /** `near`'s one query, reused (the op reads it during the call). */
+        private readonly one;
         /** `cellSize`: the grid's cell edge in metres (it changes cost, never results). */
         constructor(world: World, cellSize?: number);
         /**
@@ -1842,9 +1844,22 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly children;
         private readonly actors;
         private readonly listeners;
+        /** Per event type, the envelope text of its last actor and thread (see `serialise`). */
+        private readonly envelopes;
         constructor(options?: TracerOptions);
-        /** Records an event; returns its id. */
-        emit(type: string, payload: unknown, options?: EmitOptions): string;
+        /**
+         * Records an event; returns its id. `payloadJson`, when the caller already has it, is
+         * `JSON.stringify(payload)` (the policy engine keeps its decisions' text), so the payload is not
+         * serialised again.
+         */
+        emit(type: string, payload: unknown, options?: EmitOptions, payloadJson?: string): string;
+        /**
+         * `JSON.stringify(e)`, byte for byte, written around the payload's JSON: the part between the id
+         * and the causes (type, actor, thread, no parent) is kept per type for its last actor and thread,
+         * so a call's events escape none of those strings again. A payload with its own `toJSON` (which
+         * would be told its key) and an envelope of unusual types take `JSON.stringify` itself.
+         */
+        private serialise;
         /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
         private timestamp;
         /** Hands the events not yet in the world log to it. */
@@ -2014,6 +2029,8 @@ declare module "limina/internal/engine/policy/engine" {
         private readonly windows;
         private readonly budgets;
         private readonly ledgers;
+        /** Per capability, its last allow's payload text around the tick (see `grantJson`). */
+        private readonly grants;
         constructor(tracer: Tracer, options?: PolicyEngineOptions);
         revokeSession(sessionId: string, reason?: string): void;
         /** Revokes an agent entirely, or one capability (a skill name or a permission) of an agent or a session. */
@@ -2042,6 +2059,12 @@ declare module "limina/internal/engine/policy/engine" {
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
         private record;
+        /**
+         * The JSON text of an allow's payload when it has no quota and no budget: the same for every call
+         * of a capability by one session but for its tick, so its text is kept per capability (for its
+         * last caller) and only the tick is written each time. Undefined for what it does not cover.
+         */
+        private grantJson;
     }
 }
 declare module "limina/internal/engine/skills/well-formed" {

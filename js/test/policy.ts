@@ -192,3 +192,42 @@ test("audit.query reads decisions older than the in-memory ring from the world l
   assertEquals([listed.summary.total, listed.summary.allowed], [5, 5]);
   session.dispose();
 });
+
+test("a decision's recorded text is its payload's JSON, whoever calls which skill under what, and a revoked skill is denied at once", async () => {
+  const { session, registry, tracer, policy, advance } = withPolicy();
+  const seen = new Map<string, unknown>();
+  tracer.subscribe((e) => seen.set(e.id, e));
+  const exact = (eventId: string) => assertEquals(JSON.stringify(tracer.get(eventId)), JSON.stringify(seen.get(eventId)), `the text of ${eventId}`);
+  const a = as("builder.readWrite", "agent_a", "sess_a");
+  const b = as("builder.readWrite", 'agent "b" ÿ', "sess_b");
+  const decisions: string[] = [];
+  const run = async (who: typeof a, input: unknown = { position: [0, 0, 0] }) => {
+    const r = await registry.invoke("test.spawn", input, who);
+    decisions.push(r.metadata.eventIds[0]);
+    return r;
+  };
+  // One skill, callers and sessions by turns: each decision names its own caller.
+  for (let i = 0; i < 4; i++) assert((await run(i % 2 ? b : a)).ok);
+  assertEquals(decisions.map((id) => (tracer.get(id)?.payload as { context: { agentId: string } }).context.agentId), ["agent_a", 'agent "b" ÿ', "agent_a", 'agent "b" ÿ']);
+  // Straight through the engine: a null profile, a package, another boundary, ticks that are not whole.
+  const input = { boundary: "registry" as const, agentId: "agent_a", sessionId: "sess_a", cap: "test.spawn", requiredPermissions: ["scene.write"], granted: a.permissions as ReadonlySet<string>, profile: "builder.readWrite", package: null, tick: 3 };
+  for (const change of [{}, { profile: null }, { package: "pkg.one" }, { boundary: "sandbox" as const }, { tick: null }, { tick: 2.5 }, { tick: NaN }, { requiredPermissions: ["scene.write", "scene.read"] }, {}]) {
+    decisions.push(policy.evaluate({ ...input, ...change }).eventId);
+  }
+  // A quota and a budget are recorded as they stand on each decision.
+  policy.setQuota("test.spawn", 10, 1000);
+  assert((await run(a)).ok);
+  advance(5);
+  policy.setBudget("sess_a", { calls: 100 });
+  assert((await run(a)).ok);
+  // Revoked: denied on the very next call, recorded as a denial, and the world is untouched.
+  policy.revoke({ agentId: b.agentId, cap: "test.spawn" }, "pulled");
+  const before = digest(session);
+  const denied = await run(b, { position: [9, 9, 9] });
+  assertEquals(errorOf(denied)?.code, "forbidden");
+  assertEquals(tracer.get(decisions.at(-1)!)?.type, "policy.denied");
+  assertEquals(digest(session), before, "a denied call has no effect");
+  assert((await run(a)).ok, "another agent keeps the skill");
+  for (const id of decisions) exact(id);
+  for (const id of seen.keys()) exact(id);
+});

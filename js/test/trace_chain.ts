@@ -498,6 +498,56 @@ test("every reader of the recent window answers as the world log does: across fl
   assertEquals(tracer.get(emitted.at(-1)!)?.id, emitted.at(-1));
 });
 
+test("each event's text is exactly JSON.stringify of the event, however it is written", () => {
+  const tracer = new Tracer({ tailSize: 4096 });
+  const seen = new Map<string, unknown>();
+  tracer.subscribe((e) => seen.set(e.id, e));
+  const ids: string[] = [];
+  const actors = ["x", "ÿ-é", 'a "quoted" one', "lone \ud800 half", "tab\there", "system"];
+  const threads = ["t1", 'th"read', "thread_main"];
+  const payloads: unknown[] = [
+    { i: 1, text: "é😀\n\u2028 \"q\" \\", gone: undefined, floats: new Float32Array([0.5, 2]), zero: -0, at: new Date(5000), nan: NaN, nested: [{ a: [1, null, undefined] }] },
+    undefined,
+    () => 1,
+    new Date(7000),
+    { toJSON: (key: string) => ({ key }) },
+    "a string",
+    null,
+    42.5,
+    [1, "two", { three: 3 }],
+  ];
+  // One type, one actor, threads by turns; one type, one thread, actors by turns.
+  for (const threadId of [...threads, ...threads]) ids.push(tracer.emit("one.actor", { threadId }, { actorId: "x", threadId }));
+  for (const actorId of [...actors, ...actors]) ids.push(tracer.emit("one.thread", { actorId }, { actorId, threadId: "t1" }));
+  let n = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const payload of payloads) {
+      for (const actorId of actors) {
+        const threadId = threads[n % threads.length];
+        const parentEventId = n % 7 === 3 ? ids[ids.length - 1] : null;
+        const causedBy = n % 5 === 2 ? [ids[ids.length - 1], ids[0]] : undefined;
+        // The same type by turns of actors and threads: its envelope is made again each time they change.
+        ids.push(tracer.emit(n % 2 === 0 ? "same.type" : `type.${n % 3}`, payload, { actorId, threadId, parentEventId, causedBy }));
+        n++;
+        if (n % 17 === 0) tracer.flush(); // some read back from the log, some still pending
+      }
+    }
+  }
+  // A given payload text is used as is (the policy engine's decisions).
+  ids.push(tracer.emit("given.text", { a: [1, 2] }, { actorId: "x" }, '{"a":[1,2]}'));
+  // More types than the envelope cache keeps.
+  for (let t = 0; t < 1100; t++) ids.push(tracer.emit(`many.t${t}`, { t }, { actorId: t % 2 ? "x" : "y" }));
+  for (const id of ids) assertEquals(JSON.stringify(tracer.get(id)), JSON.stringify(seen.get(id)), `the text of ${id}`);
+  const first = 2 * (threads.length + actors.length);
+  assertEquals(tracer.get(ids[first + actors.length])?.payload, undefined, "an undefined payload is left out, as JSON.stringify leaves it");
+  assertEquals(JSON.stringify(tracer.get(ids[first + 4 * actors.length])?.payload), '{"key":"payload"}', "a payload's own toJSON is told its key");
+  const size = tracer.size;
+  assertThrows(() => tracer.emit("bad", { n: 1n }), { name: "TypeError" });
+  assertEquals(tracer.size, size, "a payload JSON cannot hold records nothing");
+  assertEquals(tracer.history().length, size);
+  tracer.close();
+});
+
 test("this run's trace files are removed", async () => {
   const rm = await sh(`rm -rf "${traceDir()}"/*${RUN}*`);
   assertEquals(rm.code, 0, rm.stderr);

@@ -65,21 +65,20 @@ export class Mcp {
    * `context.causedBy` links its cause, `context.decisionId` the agent
    * decision it carries out.
    */
-  async callTool(req: MCPRequest): Promise<MCPResponse> {
+  callTool(req: MCPRequest): Promise<MCPResponse> {
     const s = this.session;
     if (!s) {
-      return { success: false, error: { code: "forbidden", message: "MCP session is not initialized" }, metadata: { executionTimeMs: 0, eventsEmitted: [], eventIds: [] } };
+      return Promise.resolve({ success: false, error: { code: "forbidden", message: "MCP session is not initialized" }, metadata: { executionTimeMs: 0, eventsEmitted: [], eventIds: [] } });
     }
-    return toResponse(
-      await this.registry.invoke(req.tool, req.input ?? {}, {
-        agentId: s.agentId,
-        sessionId: s.sessionId,
-        permissions: s.permissions,
-        profile: s.profile,
-        causedBy: req.context?.causedBy,
-        decisionId: req.context?.decisionId,
-      }),
-    );
+    // A promise's `then`, not an async function: the same turns of the microtask queue, without an async frame.
+    return this.registry.invoke(req.tool, req.input ?? {}, {
+      agentId: s.agentId,
+      sessionId: s.sessionId,
+      permissions: s.permissions,
+      profile: s.profile,
+      causedBy: req.context?.causedBy,
+      decisionId: req.context?.decisionId,
+    }).then(toResponse);
   }
 
   /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */

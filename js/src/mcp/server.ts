@@ -392,7 +392,8 @@ export class McpServer {
     }
   }
 
-  private async dispatch(c: Connection, req: Request): Promise<unknown> {
+  /** A legacy-era request's result, or its promise (a tool call): not an async function, so a call takes no extra turns of the microtask queue here. */
+  private dispatch(c: Connection, req: Request): unknown {
     const p = req.params as Record<string, unknown>;
     if (req.method !== "initialize" && hasEnvelope(p)) {
       throw new RpcError(JSONRPC.INVALID_REQUEST, `Invalid Request: this connection serves initialize sessions; a request carrying the ${MODERN_VERSIONS.at(-1)} envelope is not accepted on it`);
@@ -549,15 +550,22 @@ export class McpServer {
     return { causedBy: ctx.causedBy as string[] };
   }
 
-  /** A tools/call; `asText`: a standard client's successful result may come back as a `ToolText` (see there). */
-  private async callTool(c: Connection, p: Record<string, unknown>, asText = false): Promise<unknown> {
+  /**
+   * A tools/call (a bad request throws at once); `asText`: a standard client's successful result may
+   * come back as a `ToolText` (see there).
+   */
+  private callTool(c: Connection, p: Record<string, unknown>, asText = false): Promise<unknown> {
     if (typeof p.name !== "string" || p.name.length === 0) throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: tools/call needs a string name");
     const args = p.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       throw new RpcError(JSONRPC.INVALID_PARAMS, "Invalid params: arguments must be an object");
     }
     const context = this.callContext(c, p.context);
-    const response: MCPResponse = await c.mcp.callTool({ tool: p.name, input: args as Record<string, unknown>, context });
+    return c.mcp.callTool({ tool: p.name, input: args as Record<string, unknown>, context }).then((response) => this.toolResult(c, response, asText));
+  }
+
+  /** What a tools/call answers, from its registry response. */
+  private toolResult(c: Connection, response: MCPResponse, asText: boolean): unknown {
     if (c.mode === "standard") {
       if (response.success) {
         const value = response.result;

@@ -113,6 +113,8 @@ export class Tracer {
   private readonly children: (string[] | undefined)[];
   private readonly actors = new Set<string>();
   private readonly listeners = new Set<(e: EngineEvent) => void>();
+  /** Per event type, the envelope text of its last actor and thread (see `serialise`). */
+  private readonly envelopes = new Map<string, { actorId: string; threadId: string; plainId: boolean; middle: string }>();
 
   constructor(options: TracerOptions = {}) {
     this.threadId = options.threadId ?? "thread_main";
@@ -129,8 +131,12 @@ export class Tracer {
     this.children = new Array(this.tailSize);
   }
 
-  /** Records an event; returns its id. */
-  emit(type: string, payload: unknown, options: EmitOptions = {}): string {
+  /**
+   * Records an event; returns its id. `payloadJson`, when the caller already has it, is
+   * `JSON.stringify(payload)` (the policy engine keeps its decisions' text), so the payload is not
+   * serialised again.
+   */
+  emit(type: string, payload: unknown, options: EmitOptions = {}, payloadJson?: string): string {
     if (this.closed) throw engineError("unavailable", `the world log is closed (its session was disposed); cannot record ${type}`);
     if (type === TRACE_TERMINATOR) throw engineError("invalid_input", `${TRACE_TERMINATOR} is reserved for the terminator that ends a trace`);
     const seq = this.seq;
@@ -151,7 +157,7 @@ export class Tracer {
       timestamp: this.timestamp(),
       payload,
     };
-    const text = JSON.stringify(event); // throws on a payload JSON cannot hold, before anything is recorded
+    const text = this.serialise(event, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
     const slot = seq % this.tailSize;
     this.children[slot] = undefined;
@@ -163,13 +169,42 @@ export class Tracer {
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
     this.pending.push(text);
-    if (this.pending.length >= FLUSH_BATCH || performance.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
+    // The wall clock the timestamp just read (a clock set back flushes too).
+    const sinceFlush = this.isoMs - this.lastFlush;
+    if (this.pending.length >= FLUSH_BATCH || sinceFlush >= FLUSH_INTERVAL_MS || sinceFlush < 0) this.flush();
     else if (this.live && !this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());
     }
     for (const l of this.listeners) l(event);
     return id;
+  }
+
+  /**
+   * `JSON.stringify(e)`, byte for byte, written around the payload's JSON: the part between the id
+   * and the causes (type, actor, thread, no parent) is kept per type for its last actor and thread,
+   * so a call's events escape none of those strings again. A payload with its own `toJSON` (which
+   * would be told its key) and an envelope of unusual types take `JSON.stringify` itself.
+   */
+  private serialise(e: EngineEvent, payloadJson: string | undefined): string {
+    const p = e.payload as { toJSON?: unknown } | null | undefined;
+    if (typeof e.threadId !== "string" || e.parentEventId !== null || typeof p?.toJSON === "function") return JSON.stringify(e);
+    const body = payloadJson ?? JSON.stringify(p);
+    let envelope = this.envelopes.get(e.type);
+    if (envelope === undefined || envelope.actorId !== e.actorId || envelope.threadId !== e.threadId) {
+      const actor = JSON.stringify(e.actorId);
+      envelope = {
+        actorId: e.actorId,
+        threadId: e.threadId,
+        // The id is "evt_", the actor, then digits, "_" and hex: it needs escaping only where the actor does.
+        plainId: actor.length === e.actorId.length + 2,
+        middle: `,"type":${JSON.stringify(e.type)},"actorId":${actor},"threadId":${JSON.stringify(e.threadId)},"parentEventId":null,"causedBy":`,
+      };
+      if (this.envelopes.size >= 1024) this.envelopes.clear();
+      this.envelopes.set(e.type, envelope);
+    }
+    const head = (envelope.plainId ? '{"id":"' + e.id + '"' : '{"id":' + JSON.stringify(e.id)) + envelope.middle + (e.causedBy.length === 0 ? "[]" : JSON.stringify(e.causedBy));
+    return body === undefined ? head + ',"timestamp":"' + e.timestamp + '"}' : head + ',"timestamp":"' + e.timestamp + '","payload":' + body + "}";
   }
 
   /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
@@ -185,7 +220,7 @@ export class Tracer {
   /** Hands the events not yet in the world log to it. */
   flush(): void {
     this.flushQueued = false;
-    this.lastFlush = performance.now();
+    this.lastFlush = Date.now();
     if (this.closed || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];

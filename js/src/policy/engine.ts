@@ -88,6 +88,8 @@ export class PolicyEngine {
   private readonly windows = new Map<string, number[]>();
   private readonly budgets = new Map<string, BudgetSnapshot["limits"]>();
   private readonly ledgers = new Map<string, BudgetSnapshot["used"]>();
+  /** Per capability, its last allow's payload text around the tick (see `grantJson`). */
+  private readonly grants = new Map<string, { agentId: string; sessionId: string; profile: string | null; package: string | null; boundary: Boundary; reason: string; permissions: string[]; head: string; tail: string }>();
 
   constructor(private readonly tracer: Tracer, options: PolicyEngineOptions = {}) {
     this.now = options.now ?? (() => performance.now());
@@ -156,8 +158,9 @@ export class PolicyEngine {
 
   /** Decides one crossing, records it, and (on allow) commits the usage. */
   evaluate(input: PolicyInput, causedBy: string[] = []): Decision {
-    const now = this.now();
     const quotaEntry = this.quotas.size > 0 ? this.quotaFor(input.cap) : null;
+    // The clock is read only for a quota window.
+    const now = quotaEntry ? this.now() : 0;
     const window = quotaEntry ? this.window(input.sessionId, quotaEntry[0], input.cap, quotaEntry[1], now) : null;
     const denial = this.denial(input, quotaEntry, window);
     if (denial) {
@@ -230,11 +233,52 @@ export class PolicyEngine {
       quota: d.quota,
       budget: d.budget,
     };
+    const json = d.allow && d.quota === null && d.budget === null ? this.grantJson(input, d.reason) : undefined;
     const eventId = this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", payload, {
       actorId: input.agentId,
       threadId: input.sessionId,
       causedBy,
-    });
+    }, json);
     return { ...d, eventId };
   }
+
+  /**
+   * The JSON text of an allow's payload when it has no quota and no budget: the same for every call
+   * of a capability by one session but for its tick, so its text is kept per capability (for its
+   * last caller) and only the tick is written each time. Undefined for what it does not cover.
+   */
+  private grantJson(input: PolicyInput, reason: string): string | undefined {
+    const tick = input.tick;
+    if (typeof tick !== "number" && tick !== null) return undefined;
+    let g = this.grants.get(input.cap);
+    if (
+      g === undefined || g.agentId !== input.agentId || g.sessionId !== input.sessionId || g.profile !== input.profile ||
+      g.package !== input.package || g.boundary !== input.boundary || g.reason !== reason || !sameStrings(g.permissions, input.requiredPermissions)
+    ) {
+      const strings = [input.agentId, input.sessionId, input.cap, input.boundary, reason, ...input.requiredPermissions];
+      const orNull = [input.profile, input.package];
+      if (!strings.every((v) => typeof v === "string") || !orNull.every((v) => v === null || typeof v === "string")) return undefined;
+      const j = JSON.stringify;
+      g = {
+        agentId: input.agentId,
+        sessionId: input.sessionId,
+        profile: input.profile,
+        package: input.package,
+        boundary: input.boundary,
+        reason,
+        permissions: [...input.requiredPermissions],
+        head: `{"allow":true,"rule":"profile.grant","reason":${j(reason)},"boundary":${j(input.boundary)},"context":{"agentId":${j(input.agentId)},"sessionId":${j(input.sessionId)},"cap":${j(input.cap)},"profile":${j(input.profile)},"package":${j(input.package)},"tick":`,
+        tail: `,"requiredPermissions":${j(input.requiredPermissions)}},"quota":null,"budget":null}`,
+      };
+      if (this.grants.size >= 4096) this.grants.clear();
+      this.grants.set(input.cap, g);
+    }
+    return g.head + (typeof tick === "number" && Number.isFinite(tick) ? String(tick) : JSON.stringify(tick)) + g.tail;
+  }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

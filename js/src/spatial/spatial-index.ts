@@ -7,6 +7,8 @@ import type { Vec3, World } from "../ecs/world.ts";
 
 export class SpatialIndex {
   private readonly native = new NativeSpatialQuery();
+  /** `near`'s one query, reused (the op reads it during the call). */
+  private readonly one = new Float64Array(5);
 
   /** `cellSize`: the grid's cell edge in metres (it changes cost, never results). */
   constructor(readonly world: World, readonly cellSize = 8) {}
@@ -21,7 +23,13 @@ export class SpatialIndex {
 
   /** Entities within `radius` of `center` (excluding `selfEid`), nearest first. */
   near(center: Vec3, radius: number, selfEid = -1): { eid: number; distance: number }[] {
-    const r = this.queryBatch(Float64Array.of(center[0], center[1], center[2], radius, selfEid));
+    const q = this.one;
+    q[0] = center[0];
+    q[1] = center[1];
+    q[2] = center[2];
+    q[3] = radius;
+    q[4] = selfEid;
+    const r = this.queryBatch(q);
     return Array.from(r.eids, (eid, k) => ({ eid, distance: r.distances[k] }));
   }
 }
