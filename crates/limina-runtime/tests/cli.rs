@@ -180,8 +180,8 @@ fn every_js_suite_passes() {
 
   let jobs = suite_jobs();
   let busy = std::sync::Mutex::new(busy.into_iter());
-  // Lanes out of busy suites; the first takes up the waiting ones, the exclusive ones start when all are.
-  let lanes_done = (std::sync::Mutex::new(0), std::sync::Condvar::new());
+  // Lanes out of busy suites: the first takes up the waiting ones, the last the exclusive ones.
+  let lanes_done = std::sync::Mutex::new(0);
   let runs = std::sync::Mutex::new(Vec::new());
   let run = |rel: &str, d: &Directive| {
     let run = run_suite(rel, &d.flags, suite_limit(last.get(rel).copied()));
@@ -195,21 +195,19 @@ fn every_js_suite_passes() {
           let Some((rel, d)) = busy.lock().unwrap().next() else { break };
           run(&rel, &d);
         }
-        let first = {
-          let mut done = lanes_done.0.lock().unwrap();
+        let done = {
+          let mut done = lanes_done.lock().unwrap();
           *done += 1;
-          lanes_done.1.notify_all();
-          *done == 1
+          *done
         };
-        if first {
+        if done == 1 {
           waiting.iter().for_each(|(rel, d)| run(rel, d));
+        }
+        if done == jobs {
+          exclusive.iter().for_each(|(rel, d)| run(rel, d));
         }
       });
     }
-    scope.spawn(move || {
-      drop(lanes_done.1.wait_while(lanes_done.0.lock().unwrap(), |done| *done < jobs).unwrap());
-      exclusive.iter().for_each(|(rel, d)| run(rel, d));
-    });
   });
   let runs = runs.into_inner().unwrap();
   let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
