@@ -11,7 +11,7 @@
 // keeps it (js/bench/worlds/moving.ts --busy-ms).
 // Run: node js/bench/mcp_ws.mjs target/release/limina [clients,…] [busy ms]   (final line: JSON figures)
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { deltaSentAt } from "./delta_head.mjs";
 
@@ -44,6 +44,13 @@ async function scenario(clientCount, encoding) {
     const f = proc("stat").slice(proc("stat").lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
   };
+  // The loop thread is the process's first (its calls, steps and state fan-out); schedstat counts nanoseconds.
+  const loopCpuSeconds = () => Number(proc(`task/${server.pid}/schedstat`).split(" ")[0]) / 1e9;
+  // How many times the socket writer threads were run (schedstat's third field): each is a wake-up.
+  const writerRuns = () =>
+    readdirSync(`/proc/${server.pid}/task`)
+      .filter((t) => proc(`task/${t}/comm`).startsWith("limina-ws-write"))
+      .reduce((n, t) => n + Number(proc(`task/${t}/schedstat`).split(" ")[2]), 0);
 
   await sleep(500);
   const rssBefore = rssKiB();
@@ -93,10 +100,14 @@ async function scenario(clientCount, encoding) {
   await sleep(1000);
   const rssAfter = rssKiB();
   const cpuBefore = cpuSeconds();
+  const loopCpuBefore = loopCpuSeconds();
+  const writerRunsBefore = writerRuns();
   measuring = true;
   await sleep(SECONDS * 1000);
   measuring = false;
   const cpu = cpuSeconds() - cpuBefore;
+  const loopCpu = loopCpuSeconds() - loopCpuBefore;
+  const writerWakeups = writerRuns() - writerRunsBefore;
   timers.forEach((t) => clearInterval(t));
   for (const c of clients) c.ws.close();
   server.kill("SIGTERM");
@@ -112,10 +123,13 @@ async function scenario(clientCount, encoding) {
     calls: rtts.length,
     rttP50Ms: +pct(rtts, 50).toFixed(3),
     rttP95Ms: +pct(rtts, 95).toFixed(3),
+    rttP99Ms: +pct(rtts, 99).toFixed(3),
     deltaLatencyP50Ms: +pct(latencies, 50).toFixed(2),
     deltaLatencyP95Ms: +pct(latencies, 95).toFixed(2),
     deltaLatencyMaxMs: +latencies[latencies.length - 1].toFixed(2),
     serverCpuPercent: +((cpu / SECONDS) * 100).toFixed(1),
+    loopCpuPercent: +((loopCpu / SECONDS) * 100).toFixed(1),
+    writerWakeupsPerSec: Math.round(writerWakeups / SECONDS),
     serverCpuPerClientPercent: +((cpu / SECONDS / clientCount) * 100).toFixed(2),
     serverMemoryPerClientKiB: Math.round((rssAfter - rssBefore) / clientCount),
   };
@@ -127,7 +141,7 @@ for (const n of COUNTS) for (const encoding of ["json", "binary"]) {
   const s = await scenario(n, encoding);
   (encoding === "json" ? curve : binaryCurve).push(s);
   console.log(
-    `${encoding}: ${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
+    `${encoding}: ${n} clients × ${ENTITIES} moving entities: call round trip p50 ${s.rttP50Ms} ms, p95 ${s.rttP95Ms} ms; ${s.deltasPerClientPerSec} deltas/s per client (${s.deltaKiB} KiB), tick-to-delivery p50 ${s.deltaLatencyP50Ms} ms, p95 ${s.deltaLatencyP95Ms} ms; server CPU ${s.serverCpuPercent} % (loop thread ${s.loopCpuPercent} %, ${s.serverCpuPerClientPercent} % per client), ~${s.serverMemoryPerClientKiB} KiB per client`,
   );
 }
 console.log(JSON.stringify({ bench: "mcp_ws", entities: ENTITIES, seconds: SECONDS, callEveryMs: CALL_EVERY_MS, busyMs: BUSY_MS, curve, binaryCurve }));

@@ -9664,6 +9664,13 @@ declare module "limina/internal/limina-mcp/js/hub" {
         conn: number;
         text: string;
     }
+    /** A stdio client's first message, answered with `reply` before the server ran (see handshake.rs). */
+     | {
+        kind: "adopted";
+        conn: number;
+        text: string;
+        reply: string;
+    }
     /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
      | {
         kind: "exchange";
@@ -9760,6 +9767,7 @@ declare module "limina/internal/limina-mcp/js/hub" {
     export const close: (conn: number) => void;
 }
 declare module "limina/internal/limina-mcp/js/sync" {
+    import type { SendOutcome } from "limina/internal/limina-mcp/js/hub";
     /** An entity's tags and look (JSON text, or null without one) at its style revision; `id` is its `ent_` number. */
     export interface EntityStyle {
         id: number;
@@ -9799,6 +9807,14 @@ declare module "limina/internal/limina-mcp/js/sync" {
     export const setEntities: (eids: Uint32Array, ids: Float64Array, styles: EntityStyle[]) => void;
     /** Streams step `tick`'s transforms; returns how many subscribers get a message for it. */
     export const streamFrame: (tick: number, w: TransformColumns) => number;
+    /** The JSON group's live entities: `eids[i]` holds the entity whose id, as a JSON string, is `ids[i]`, in the entity table's order. */
+    export const setJsonEntities: (eids: Uint32Array, ids: string[]) => void;
+    /**
+     * Streams one step of the JSON group to `members`: `text` is the delta without its transform columns, which the encoder
+     * puts in at `cut` (the code unit before which they go; the text before it is ASCII); sent when a transform changed or
+     * `mustSend`. Every step the group advances comes here, with or without members. Returns each member's send outcome.
+     */
+    export const streamJsonFrame: (text: string, cut: number, mustSend: boolean, members: Uint32Array, w: TransformColumns) => SendOutcome[];
 }
 declare module "limina/internal/engine/mcp/state-binary" {
     import type { Entities } from "limina/internal/engine/scene/entities";
@@ -9871,6 +9887,10 @@ declare module "limina/internal/engine/mcp/state-sync" {
         /** Per known state: the style revision each entity was last sent at, and the world's then (unchanged since: nothing to resend). */
         private readonly sentStyles;
         private readonly binary;
+        /** The full-view group's transform columns are built by the encoder thread (no sink: see the notes above). */
+        private readonly offLoop;
+        /** The entity table's revision the encoder last heard of for the group. */
+        private groupTable;
         constructor(entities: Entities, spatial: SpatialIndex, options?: StateSyncOptions);
         private styled;
         /** A character's whole animation state now, once per tick however many views ask (undefined: not a character). */
@@ -9890,11 +9910,18 @@ declare module "limina/internal/engine/mcp/state-sync" {
         private readRow;
         /** Per AOI subscriber, the eids inside its sphere (one native batched query). */
         private visible;
-        /** The delta from `known` to the current state of the entities in `seen` (all when null). */
+        /**
+         * The delta from `known` to the current state of the entities in `seen` (all when null). Without `transforms` the
+         * transforms of entities already known are not compared (the encoder thread does that), and `known` holds them as
+         * they were when the entity came.
+         */
         private delta;
-        /** A delta's wire form: transforms as base64 float32 columns. */
+        /** A delta's wire form: transforms as base64 float32 columns (left out, without `columns`: the encoder thread's). */
         private wire;
+        /** The entities `known` holds, as they are now: a snapshot follows this tick's delta, after which what a view knows is the current state. */
         private snapshot;
+        /** Hands the group's step to the encoder thread, which adds the transform columns and fills each member's place; each member's send outcome. */
+        private streamGroup;
         /** Fans this tick's changes out to every subscriber. */
         tick(step: number): void;
     }

@@ -6,7 +6,8 @@
 //! with the change from what that client was last sent to the frame, in the
 //! compact binary encoding ([`binary`]: quantised transforms, per-entity
 //! change masks). The JSON encoding, the default, is written by the engine's
-//! JS (`js/src/mcp/state-sync.ts`).
+//! JS (`js/src/mcp/state-sync.ts`), but for the full-view group's
+//! transform columns, which are built here ([`JsonGroup`]), off the loop.
 //!
 //! Clients with the full view that are up to date share one encoded delta
 //! per tick (the "group"). A client that could not take this tick's message
@@ -17,8 +18,10 @@
 //! Nothing here waits on a client, and a slow one costs the others nothing.
 
 pub mod binary;
+mod json;
 mod known;
 mod stream;
 
+pub use json::JsonGroup;
 pub use known::{walk, Change, Frame, Known, Row, STRIDE};
 pub use stream::{Aoi, Streams, StyleTable};

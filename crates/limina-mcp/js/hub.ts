@@ -9,6 +9,8 @@ export type HubEvent =
   /** `access` "spectator": a browser that presented no token (only the spectator profile). */
   | { kind: "open"; conn: number; peer: string; transport: Transport; access: "full" | "spectator" }
   | { kind: "message"; conn: number; text: string }
+  /** A stdio client's first message, answered with `reply` before the server ran (see handshake.rs). */
+  | { kind: "adopted"; conn: number; text: string; reply: string }
   /** One stateless (2026-07-28) HTTP request: a connection of its own that ends with its one reply. */
   | { kind: "exchange"; conn: number; peer: string; text: string; routing: RoutingHeaders }
   | { kind: "rejected"; conn: number; reason: string }

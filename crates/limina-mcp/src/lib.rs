@@ -15,6 +15,7 @@
 //! against itself (its socket fills) and the server's memory stays bounded.
 
 pub mod fanout;
+pub mod handshake;
 pub mod http;
 mod limits;
 mod pipe;
@@ -56,6 +57,9 @@ pub enum HubEvent {
   /// token (it may take only the spectator profile).
   Open { conn: u32, peer: String, transport: &'static str, access: &'static str },
   Message { conn: u32, text: String },
+  /// A stdio client's first message, already answered with `reply` before
+  /// the server ran (see `handshake`): the server handles it and sends nothing.
+  Adopted { conn: u32, text: String, reply: String },
   /// One stateless request (MCP 2026-07-28 over HTTP): a connection of its
   /// own, opened for it and ended by its one reply, with the routing
   /// headers the server checks against the body.
@@ -69,13 +73,13 @@ pub enum HubEvent {
 impl HubEvent {
   fn conn(&self) -> u32 {
     match self {
-      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Exchange { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
+      HubEvent::Open { conn, .. } | HubEvent::Message { conn, .. } | HubEvent::Adopted { conn, .. } | HubEvent::Exchange { conn, .. } | HubEvent::Rejected { conn, .. } | HubEvent::Close { conn, .. } => *conn,
     }
   }
 
   /// Whether the event is a message to apply (it counts against the connection's queue).
   fn is_message(&self) -> bool {
-    matches!(self, HubEvent::Message { .. } | HubEvent::Exchange { .. })
+    matches!(self, HubEvent::Message { .. } | HubEvent::Adopted { .. } | HubEvent::Exchange { .. })
   }
 }
 
@@ -110,8 +114,8 @@ pub enum Out {
   /// A JSON-RPC message. Its bytes are shared by every connection it is
   /// sent to: a WebSocket frame or an HTTP body is made of them as they are.
   Text(Utf8Bytes),
-  /// This tick's state delta, in its place among the replies; the encoder
-  /// thread fills it (see `sync`).
+  /// This tick's state delta (binary, or the JSON group's), in its place
+  /// among the replies; the encoder thread fills it (see `sync`).
   Delta(Arc<sync::DeltaCell>),
 }
 
@@ -119,6 +123,8 @@ pub enum Out {
 struct Outbound {
   tx: mpsc::UnboundedSender<Out>,
   flow: Arc<Flow>,
+  /// A WebSocket connection's sending half, for replies written without its writer (see `ws`).
+  direct: Option<Arc<ws::DirectSink>>,
 }
 
 /// The transports' shared state, in `OpState`.
@@ -265,11 +271,18 @@ impl ConnRegistry {
     self.next_conn.set(conn.wrapping_add(1));
     let (tx, rx) = mpsc::unbounded_channel();
     let flow = Arc::new(Flow::default());
-    self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone() });
+    self.conns.borrow_mut().insert(conn, Outbound { tx, flow: flow.clone(), direct: None });
     ConnIo {
       conn,
       inbox: Inbox { flow: flow.clone(), inbound: self.inbound.clone(), arrivals: self.arrivals.clone() },
       outbound: Outbox { rx, flow },
+    }
+  }
+
+  /// Lets the loop thread write `conn`'s messages through `direct` when nothing is queued to it.
+  pub fn write_directly(&self, conn: u32, direct: Arc<ws::DirectSink>) {
+    if let Some(out) = self.conns.borrow_mut().get_mut(&conn) {
+      out.direct = Some(direct);
     }
   }
 
@@ -386,10 +399,11 @@ pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
 /// Serves MCP on stdin/stdout as connection 0.
 #[op2(fast)]
 pub fn op_mcp_listen_stdio(state: &mut OpState, max_message_bytes: u32) -> u32 {
+  let first = state.try_take::<stdio::FirstLine>();
   let registry = hub(state).registry.clone();
   let io = registry.open();
   let conn = io.conn;
-  stdio::serve(io, max_message_bytes as usize);
+  stdio::serve(io, max_message_bytes as usize, first);
   conn
 }
 
@@ -554,7 +568,20 @@ const CLOSED: u32 = 2;
 /// Queues `text`. A droppable message (a state delta) is dropped while the
 /// client is `DROPPABLE_BACKLOG` behind; anything else is always queued,
 /// and a client `MAX_BACKLOG` behind is disconnected.
+/// A reply to a WebSocket with nothing queued or being written to it is
+/// written right away when the socket takes it (see `ws`); state (droppable
+/// messages, some large) stays off the loop thread.
 fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool) -> u32 {
+  if let (false, Some(out)) = (droppable, registry.conns.borrow().get(&conn)) {
+    if out.flow.backlog() == 0 && out.direct.as_ref().is_some_and(|d| d.try_write(text)) {
+      return SENT;
+    }
+  }
+  queue(registry, conn, droppable, || Out::Text(text.clone()))
+}
+
+/// Queues the message `make` gives, as [`send_to`] does a text.
+pub(crate) fn queue(registry: &ConnRegistry, conn: u32, droppable: bool, make: impl FnOnce() -> Out) -> u32 {
   let mut conns = registry.conns.borrow_mut();
   let Some(out) = conns.get(&conn) else { return CLOSED };
   let backlog = out.flow.backlog();
@@ -568,7 +595,7 @@ fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool
   }
   // Counted before it is queued: its writer may write it at once.
   out.flow.backlog.fetch_add(1, Ordering::AcqRel);
-  if out.tx.send(Out::Text(text.clone())).is_err() {
+  if out.tx.send(make()).is_err() {
     out.flow.backlog.fetch_sub(1, Ordering::AcqRel);
     return CLOSED;
   }
@@ -626,12 +653,17 @@ deno_core::extension!(
     sync::op_sync_aoi,
     sync::op_sync_entities,
     sync::op_sync_frame,
+    sync::op_sync_json_entities,
+    sync::op_sync_json_frame,
     web::op_mcp_web_export,
   ],
-  options = { serve: Option<ServeConfig> },
+  options = { serve: Option<ServeConfig>, first_line: Option<stdio::FirstLine> },
   state = |state, options| {
     if let Some(serve) = options.serve {
       state.put(serve);
+    }
+    if let Some(first) = options.first_line {
+      state.put(first);
     }
   },
 );

@@ -1,19 +1,23 @@
-//! Binary world-state streams for WebSocket subscribers, encoded off the
-//! loop (the JSON stream, the default, is js/src/mcp/state-sync.ts's).
+//! World-state streams for WebSocket subscribers, encoded off the loop:
+//! the binary stream whole, and the JSON stream's (js/src/mcp/state-sync.ts)
+//! transform columns for its full-view group.
 //!
 //! On each fixed step the loop thread copies the live entities' transforms
 //! out of the SoA columns (one gather, no encoding) and, for every
-//! subscriber that can take a message now, queues a placeholder among its
+//! subscriber that takes a message now, queues a placeholder among its
 //! outbound messages — so a delta keeps its place among the replies, the
 //! way a reply applied before the step precedes it and one applied after
-//! follows it. The encoder thread ([`limina_delta::Streams`]) fills the
-//! placeholders; each connection's writer waits for its own and writes it.
+//! follows it. The encoder thread ([`limina_delta::Streams`],
+//! [`limina_delta::JsonGroup`]) fills the placeholders; each connection's
+//! writer waits for its own and writes it.
 //!
-//! Pacing is per connection: a connection whose last delta is not written
-//! yet (a slow reader, its socket full) or whose asked-for rate says "not
-//! yet" gets no placeholder this step, and its next delta goes from what it
-//! holds straight to the current state. A slow reader never holds a fast
-//! one back, and never falls further behind than one delta.
+//! Binary pacing is per connection: a connection whose last delta is not
+//! written yet (a slow reader, its socket full) or whose asked-for rate
+//! says "not yet" gets no placeholder this step, and its next delta goes
+//! from what it holds straight to the current state. A slow reader never
+//! holds a fast one back, and never falls further behind than one delta.
+//! The JSON group's members share one delta a step; the JS decides who is
+//! a member (one that fell behind leaves the group and is resent a snapshot).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,8 +25,9 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use deno_core::{op2, OpState};
 use bytes::Bytes;
-use limina_delta::{Aoi, Frame, Row, Streams};
+use limina_delta::{Aoi, Frame, JsonGroup, Row, Streams};
 use tokio::sync::Notify;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::hub;
 
@@ -33,7 +38,7 @@ const MAX_FRAMES_IN_FLIGHT: usize = 2;
 /// A delta's place in a connection's outbound queue.
 pub struct DeltaCell {
   /// `Some` once filled: the message, or `None` when nothing changed for this client.
-  value: Mutex<Option<Option<Bytes>>>,
+  value: Mutex<Option<Option<Message>>>,
   ready: Notify,
 }
 
@@ -43,8 +48,8 @@ impl DeltaCell {
     (cell.clone(), Reservation { cell, filled: false })
   }
 
-  /// Waits for the encoder; the binary message to write, if any.
-  pub async fn wait(&self) -> Option<Bytes> {
+  /// Waits for the encoder; the message to write, if any.
+  pub async fn wait(&self) -> Option<Message> {
     loop {
       if let Some(value) = self.value.lock().unwrap_or_else(|e| e.into_inner()).take() {
         return value;
@@ -63,11 +68,11 @@ pub(crate) struct Reservation {
 }
 
 impl Reservation {
-  fn fill(mut self, message: Option<Bytes>) {
+  fn fill(mut self, message: Option<Message>) {
     self.put(message);
   }
 
-  fn put(&mut self, message: Option<Bytes>) {
+  fn put(&mut self, message: Option<Message>) {
     *self.cell.value.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
     self.filled = true;
     self.cell.ready.notify_one();
@@ -89,6 +94,20 @@ enum Job {
   /// The live entity set or styles changed: the styles of entities new to the stream or restyled.
   Styles(Vec<Style>, Arc<Vec<u64>>),
   Frame(Frame, Vec<(u32, Reservation)>),
+  Json(JsonFrame),
+}
+
+/// One step of the JSON stream's full-view group.
+struct JsonFrame {
+  /// The live entities' ids (JSON strings) in the entity table's order, and their transforms.
+  ids: Arc<Vec<String>>,
+  rows: Vec<Row>,
+  /// The delta's JSON text without its transform columns, which go in at byte `cut`.
+  text: String,
+  cut: usize,
+  /// Sent even when no transform changed (something else in it did).
+  must_send: bool,
+  reservations: Vec<Reservation>,
 }
 
 struct Pace {
@@ -106,6 +125,9 @@ struct StateStreams {
   ids: Arc<Vec<u64>>,
   encoder: Option<mpsc::Sender<Job>>,
   in_flight: Arc<AtomicUsize>,
+  /// The JSON group's entities: eids and ids (JSON strings), in the entity table's order.
+  json_eids: Vec<u32>,
+  json_ids: Arc<Vec<String>>,
 }
 
 impl StateStreams {
@@ -123,6 +145,7 @@ impl StateStreams {
 
 fn encode(rx: mpsc::Receiver<Job>, in_flight: Arc<AtomicUsize>) {
   let mut streams = Streams::default();
+  let mut group = JsonGroup::default();
   for job in rx {
     match job {
       Job::Subscribe(conn) => streams.subscribe(conn),
@@ -143,9 +166,19 @@ fn encode(rx: mpsc::Receiver<Job>, in_flight: Arc<AtomicUsize>) {
         let reserved: HashSet<u32> = reservations.iter().map(|(conn, _)| *conn).collect();
         let mut out: HashMap<u32, Option<Bytes>> = streams.frame(&frame, &reserved).into_iter().collect();
         for (conn, r) in reservations {
-          r.fill(out.remove(&conn).flatten());
+          r.fill(out.remove(&conn).flatten().map(Message::Binary));
         }
         in_flight.fetch_sub(1, Ordering::AcqRel);
+      }
+      Job::Json(JsonFrame { ids, rows, text, cut, must_send, reservations }) => {
+        let (columns, moved) = group.advance(&ids, rows);
+        let message = (!reservations.is_empty() && (moved || must_send)).then(|| {
+          let cut = if text.is_char_boundary(cut) { cut } else { 0 };
+          Utf8Bytes::from(format!("{}{columns},{}", &text[..cut], &text[cut..]))
+        });
+        for r in reservations {
+          r.fill(message.clone().map(Message::Text));
+        }
       }
     }
   }
@@ -240,20 +273,7 @@ pub fn op_sync_frame(
   if s.subs.is_empty() || s.in_flight.load(Ordering::Acquire) >= MAX_FRAMES_IN_FLIGHT {
     return 0;
   }
-  let columns = [px, py, pz, rx, ry, rz, rw, sx, sy, sz];
-  let n = columns.iter().map(|c| c.len()).min().unwrap_or(0);
-  let rows: Vec<Row> = s
-    .eids
-    .iter()
-    .map(|&e| {
-      let e = e as usize;
-      if e < n {
-        columns.map(|c| c[e])
-      } else {
-        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
-      }
-    })
-    .collect();
+  let rows = gather(&s.eids, [px, py, pz, rx, ry, rz, rw, sx, sy, sz]);
   let mut reservations = Vec::new();
   for (&conn, pace) in s.subs.iter_mut() {
     if tick < pace.last + pace.every && pace.last != 0 {
@@ -269,4 +289,74 @@ pub fn op_sync_frame(
   let frame = Frame { tick, sent_at, ids: s.ids.clone(), rows };
   s.send(Job::Frame(frame, reservations));
   reserved
+}
+
+/// The transforms of `eids` out of the SoA columns (an eid past them reads as the identity).
+fn gather(eids: &[u32], columns: [&[f32]; 10]) -> Vec<Row> {
+  let n = columns.iter().map(|c| c.len()).min().unwrap_or(0);
+  eids
+    .iter()
+    .map(|&e| {
+      let e = e as usize;
+      if e < n {
+        columns.map(|c| c[e])
+      } else {
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+      }
+    })
+    .collect()
+}
+
+/// The JSON group's live entities: `eids[i]` holds the entity whose id, as
+/// a JSON string, is `ids[i]`, in the entity table's order.
+#[op2]
+pub fn op_sync_json_entities(state: &mut OpState, #[buffer] eids: &[u32], #[serde] ids: Vec<String>) {
+  let s = streams(state);
+  s.json_eids = eids.to_vec();
+  s.json_ids = Arc::new(ids);
+}
+
+/// One step of the JSON group: queues a placeholder for each of `members`
+/// (as a droppable message: see `send_to`) and hands the step's transforms
+/// and the delta's text without its transform columns (they go in at byte
+/// `cut`) to the encoder, which fills them. Every step the group advances
+/// must come here, members or not, so the encoder's copy of what the group
+/// holds advances with it. Returns each member's send outcome, in order.
+#[op2]
+#[serde]
+#[allow(clippy::too_many_arguments)]
+pub fn op_sync_json_frame(
+  state: &mut OpState,
+  #[string] text: String,
+  cut: u32,
+  must_send: bool,
+  #[buffer] members: &[u32],
+  #[buffer] px: &[f32],
+  #[buffer] py: &[f32],
+  #[buffer] pz: &[f32],
+  #[buffer] rx: &[f32],
+  #[buffer] ry: &[f32],
+  #[buffer] rz: &[f32],
+  #[buffer] rw: &[f32],
+  #[buffer] sx: &[f32],
+  #[buffer] sy: &[f32],
+  #[buffer] sz: &[f32],
+) -> Vec<u32> {
+  let registry = hub(state).registry.clone();
+  let mut reservations = Vec::with_capacity(members.len());
+  let outcomes = members
+    .iter()
+    .map(|&conn| {
+      super::queue(&registry, conn, true, || {
+        let (cell, reservation) = DeltaCell::reserve();
+        reservations.push(reservation);
+        super::Out::Delta(cell)
+      })
+    })
+    .collect();
+  let s = streams(state);
+  let rows = gather(&s.json_eids, [px, py, pz, rx, ry, rz, rw, sx, sy, sz]);
+  let frame = JsonFrame { ids: s.json_ids.clone(), rows, text, cut: cut as usize, must_send, reservations };
+  s.send(Job::Json(frame));
+  outcomes
 }

@@ -22,7 +22,11 @@
 //! Each connection's writes happen on one of the listener's writer threads,
 //! not on the loop's: a reply or state delta goes out as soon as it is
 //! queued (a delta as soon as the encoder thread fills its place), even
-//! while the loop thread is busy with a step. A listener has one writer
+//! while the loop thread is busy with a step. But a reply to a connection
+//! with nothing queued and nothing being written is written by the loop
+//! thread itself, without waiting ([`DirectSink::try_write`]): it saves
+//! waking the writer thread for each reply. What the socket does not take
+//! at once stays in the WebSocket's buffer, and the writer flushes it. A listener has one writer
 //! thread for every core beside the loop's (at most `MAX_WRITERS`, at least
 //! one); connections are dealt to them in turn, and a connection stays on
 //! its writer, whose one task writes its queue in order. A writer thread
@@ -32,11 +36,14 @@
 
 use std::cell::Cell;
 use std::num::NonZeroUsize;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{Sink as _, SinkExt, StreamExt};
 use limina_ops::OpError;
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -246,6 +253,55 @@ async fn close(mut sink: Sink, source: SplitStream<Socket>, code: CloseCode, rea
   let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
+/// A connection's sending half, shared by its writer and the loop thread.
+/// Every write holds the lock for as long as it lasts (so the one waiting
+/// on the socket is the only one registered to be woken by it).
+pub struct DirectSink {
+  sink: tokio::sync::Mutex<Option<Sink>>,
+  /// The loop thread left bytes the socket did not take in the WebSocket's buffer.
+  unflushed: tokio::sync::Notify,
+}
+
+impl DirectSink {
+  /// Writes `text` now if nobody else is writing and the socket takes it;
+  /// false when it was not written (queue it instead). Called by the loop
+  /// thread only when the connection has nothing queued or being written.
+  pub fn try_write(&self, text: &tokio_tungstenite::tungstenite::Utf8Bytes) -> bool {
+    let Ok(mut guard) = self.sink.try_lock() else { return false };
+    let Some(sink) = guard.as_mut() else { return false };
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    if !matches!(Pin::new(&mut *sink).poll_ready(&mut cx), Poll::Ready(Ok(()))) {
+      return false;
+    }
+    if Pin::new(&mut *sink).start_send(Message::Text(text.clone())).is_err() {
+      // Taken, but the connection is broken: the writer finds out on its next write.
+      return true;
+    }
+    if !matches!(Pin::new(&mut *sink).poll_flush(&mut cx), Poll::Ready(Ok(()))) {
+      self.unflushed.notify_one();
+    }
+    true
+  }
+
+  async fn send(&self, message: Message) -> Result<(), WsError> {
+    match self.sink.lock().await.as_mut() {
+      Some(sink) => sink.send(message).await,
+      None => Err(WsError::AlreadyClosed),
+    }
+  }
+
+  async fn flush(&self) -> Result<(), WsError> {
+    match self.sink.lock().await.as_mut() {
+      Some(sink) => sink.flush().await,
+      None => Err(WsError::AlreadyClosed),
+    }
+  }
+
+  async fn take(&self) -> Option<Sink> {
+    self.sink.lock().await.take()
+  }
+}
+
 /// How a connection's writer ended.
 enum WriterEnd {
   /// The server closed the connection and everything queued is written.
@@ -256,11 +312,12 @@ enum WriterEnd {
 }
 
 /// Writes a connection's outbound messages in their order (a state delta
-/// once the encoder has filled it) and pings it every `ping_every`, until
-/// its queue ends, a write fails or `stop` fires; gives the sink back.
-async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut stop: tokio::sync::oneshot::Receiver<()>) -> (Sink, WriterEnd) {
+/// once the encoder has filled it), flushes what the loop thread left
+/// unwritten and pings it every `ping_every`, until its queue ends, a write
+/// fails or `stop` fires.
+async fn write(sink: Arc<DirectSink>, mut outbound: Outbox, ping_every: Duration, mut stop: tokio::sync::oneshot::Receiver<()>) -> WriterEnd {
   let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
-  let end = loop {
+  loop {
     tokio::select! {
       out = outbound.recv_any() => match out {
         Some(Out::Text(text)) => {
@@ -273,7 +330,7 @@ async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut s
         Some(Out::Delta(cell)) => {
           // Waits for the encoder (well under a millisecond): what follows it was applied after its step.
           let sent = match cell.wait().await {
-            Some(bytes) => sink.send(Message::Binary(bytes)).await,
+            Some(message) => sink.send(message).await,
             None => Ok(()),
           };
           outbound.delta_written();
@@ -284,6 +341,11 @@ async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut s
         }
         None => break WriterEnd::Drained,
       },
+      () = sink.unflushed.notified() => {
+        if let Err(e) = sink.flush().await {
+          break WriterEnd::Failed(format!("send failed: {e}"));
+        }
+      }
       _ = ping.tick() => {
         if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
           break WriterEnd::Failed("ping failed".to_owned());
@@ -291,8 +353,7 @@ async fn write(mut sink: Sink, mut outbound: Outbox, ping_every: Duration, mut s
       }
       _ = &mut stop => break WriterEnd::Stopped,
     }
-  };
-  (sink, end)
+  }
 }
 
 async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<Listener>, registry: ConnRegistry) {
@@ -309,9 +370,11 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
     return;
   }
   let ConnIo { conn, inbox, outbound } = registry.open();
+  let direct = Arc::new(DirectSink { sink: tokio::sync::Mutex::new(Some(sink)), unflushed: tokio::sync::Notify::new() });
+  registry.write_directly(conn, direct.clone());
   inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
   let (stop, stopped) = tokio::sync::oneshot::channel();
-  let mut writer = shared.writers.deal().spawn(write(sink, outbound, limits.idle / 3, stopped));
+  let mut writer = shared.writers.deal().spawn(write(direct.clone(), outbound, limits.idle / 3, stopped));
   let idle = tokio::time::sleep(limits.idle);
   tokio::pin!(idle);
   // Set when the server ends the connection with a close frame of its own.
@@ -324,17 +387,17 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   let reason = loop {
     tokio::select! {
       ended = &mut writer => match ended {
-        Ok((back, WriterEnd::Drained)) => {
+        Ok(WriterEnd::Drained) => {
           writer_ended = true;
-          sink = Some(back);
+          sink = direct.take().await;
           closing = Some((CloseCode::Normal, "closed by server".to_owned()));
           break "closed by server".to_owned();
         }
-        Ok((_, WriterEnd::Failed(why))) => {
+        Ok(WriterEnd::Failed(why)) => {
           writer_ended = true;
           break why;
         }
-        Ok((_, WriterEnd::Stopped)) | Err(_) => {
+        Ok(WriterEnd::Stopped) | Err(_) => {
           writer_ended = true;
           break "writer ended".to_owned();
         }
@@ -377,7 +440,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
     // The writer finishes the message it is writing; one stuck on a client that reads nothing is given up.
     let _ = stop.send(());
     match tokio::time::timeout(LINGER, &mut writer).await {
-      Ok(Ok((back, _))) => sink = Some(back),
+      Ok(Ok(_)) => sink = direct.take().await,
       _ => writer.abort(),
     }
   }

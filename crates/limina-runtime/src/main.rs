@@ -159,6 +159,14 @@ fn main() -> ExitCode {
       return ExitCode::from(2);
     }
   };
+  let kind = snapshot::Kind::for_module(&main_module);
+  // A stdio server alone answers its client's first `initialize` on a thread
+  // of its own while V8 starts, from what its engine snapshot's maker stored.
+  let first_line = serve
+    .as_ref()
+    .filter(|s| s.stdio && !s.ws && !s.http)
+    .and_then(|s| Some((limina_mcp::handshake::Handshake::new(&snapshot::handshake(kind)?, &s.profile)?, s.max_message_bytes as usize)))
+    .map(|(handshake, max_bytes)| limina_mcp::stdio::answer_first_line(handshake, max_bytes, startup_log()));
   let audio = match limina_audio::Backend::parse(std::env::var("LIMINA_AUDIO").ok().as_deref()) {
     Ok(backend) => limina_audio::AudioConfig { backend, deterministic: cli.deterministic, tts: std::env::var("LIMINA_TTS").ok() },
     Err(message) => {
@@ -218,12 +226,11 @@ fn main() -> ExitCode {
       screenshot_written: false,
     };
     // The benchmark ops change the op table, which a snapshot is made for.
-    let kind = snapshot::Kind::for_module(&main_module);
     let snapshot = if cli.bench_ops { None } else { snapshot::ready(kind) };
-    if std::env::var_os("LIMINA_STARTUP_LOG").is_some_and(|v| !v.is_empty()) {
+    if startup_log() {
       eprintln!("limina: start-up snapshot \"{}\" {}", kind.name(), if snapshot.is_some() { "used" } else { "not ready" });
     }
-    let options = runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops, audio };
+    let options = runtime::HostOptions { args: script_args, serve, render, window, bench_ops: cli.bench_ops, audio, first_line };
     let mut js = runtime::new_runtime(options, snapshot);
     if let Some(snapshot) = snapshot {
       snapshot::release(snapshot);
@@ -252,6 +259,11 @@ fn main() -> ExitCode {
       ExitCode::FAILURE
     }
   }
+}
+
+/// `LIMINA_STARTUP_LOG`: say on stderr how the start went (which snapshot, whether stdio's first reply came before V8).
+fn startup_log() -> bool {
+  std::env::var_os("LIMINA_STARTUP_LOG").is_some_and(|v| !v.is_empty())
 }
 
 /// Why `--screenshot` wrote no file.
@@ -302,18 +314,20 @@ fn make_snapshot(kind: snapshot::Kind, path: &std::path::Path) -> ExitCode {
       window: None,
       bench_ops: false,
       audio: limina_audio::AudioConfig { backend: limina_audio::Backend::Null, deterministic: false, tts: None },
+      first_line: None,
     };
     let preload: Vec<_> = kind.preload().iter().map(|p| embedded::url(p)).collect();
-    runtime::make_snapshot(options, &preload).await
+    let handshake = kind.handshake().map(embedded::url);
+    runtime::make_snapshot(options, &preload, handshake.as_ref()).await
   });
   match made {
-    Ok(bytes) => {
-      snapshot::store(path, &bytes);
+    Ok((bytes, handshake)) => {
+      snapshot::store(path, &bytes, handshake.as_deref());
       ExitCode::SUCCESS
     }
     Err(e) => {
       eprintln!("error: {}", format_error(&e));
-      snapshot::store(path, &[]);
+      snapshot::store(path, &[], None);
       ExitCode::FAILURE
     }
   }

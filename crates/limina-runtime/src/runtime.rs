@@ -55,6 +55,8 @@ pub struct HostOptions {
   pub bench_ops: bool,
   /// `LIMINA_AUDIO`, `LIMINA_TTS` and whether the run is deterministic.
   pub audio: limina_audio::AudioConfig,
+  /// `--mcp-stdio`: stdin's first line, being read (and answered) while V8 starts.
+  pub first_line: Option<limina_mcp::stdio::FirstLine>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/extension_sources.rs"));
@@ -131,7 +133,7 @@ fn extensions(options: HostOptions, from_snapshot: bool) -> (Vec<deno_core::Exte
   extensions.extend([
     limina_trace::limina_trace::init(),
     limina_sandbox::limina_sandbox::init(),
-    limina_mcp::limina_mcp::init(options.serve),
+    limina_mcp::limina_mcp::init(options.serve, options.first_line),
     limina_runtime::init(options.args),
   ]);
   let mut lazy: LazySources = Default::default();
@@ -158,8 +160,14 @@ pub fn new_runtime(options: HostOptions, snapshot: Option<&'static [u8]>) -> JsR
 }
 
 /// A V8 startup snapshot: every extension evaluated, then the `preload`
-/// modules loaded and evaluated.
-pub async fn make_snapshot(options: HostOptions, preload: &[deno_core::ModuleSpecifier]) -> Result<Box<[u8]>, deno_core::error::CoreError> {
+/// modules loaded and evaluated; and, when `handshake` names one of them,
+/// what its `nativeHandshake()` gives (see limina-mcp's `handshake`; None
+/// if it gave no text: stdio clients are then answered by JS alone).
+pub async fn make_snapshot(
+  options: HostOptions,
+  preload: &[deno_core::ModuleSpecifier],
+  handshake: Option<&deno_core::ModuleSpecifier>,
+) -> Result<(Box<[u8]>, Option<String>), deno_core::error::CoreError> {
   let (extensions, (lazy_js, lazy_esm)) = extensions(options, false);
   let mut rt = deno_core::JsRuntimeForSnapshot::new(RuntimeOptions {
     module_loader: Some(TsModuleLoader::new(Rc::new(CodeCache::from_env())) as Rc<_>),
@@ -168,11 +176,32 @@ pub async fn make_snapshot(options: HostOptions, preload: &[deno_core::ModuleSpe
     residual_lazy_esm_sources: residual(lazy_esm),
     ..Default::default()
   });
+  let mut data = None;
   for url in preload {
     let id = rt.load_side_es_module(url).await?;
     let evaluated = rt.mod_evaluate(id);
     rt.run_event_loop(Default::default()).await?;
     evaluated.await?;
+    if Some(url) == handshake {
+      data = exported_text(&mut rt, id, "nativeHandshake")?;
+    }
   }
-  Ok(rt.snapshot())
+  Ok((rt.snapshot(), data))
+}
+
+/// What module `id`'s exported function `name` returns, called with no arguments, if it is a string.
+fn exported_text(rt: &mut JsRuntime, id: deno_core::ModuleId, name: &str) -> Result<Option<String>, deno_core::error::CoreError> {
+  use deno_core::v8;
+  let namespace = rt.get_module_namespace(id)?;
+  deno_core::scope!(scope, rt);
+  v8::tc_scope!(let tc, scope);
+  let namespace = v8::Local::new(tc, namespace);
+  let Some(key) = v8::String::new(tc, name) else { return Ok(None) };
+  let Some(f) = namespace.get(tc, key.into()).and_then(|v| v8::Local::<v8::Function>::try_from(v).ok()) else { return Ok(None) };
+  let recv = v8::undefined(tc).into();
+  let value = f.call(tc, recv, &[]);
+  if let Some(exception) = tc.exception() {
+    return Err(deno_core::error::JsError::from_v8_exception(tc, exception).into());
+  }
+  Ok(value.filter(|v| v.is_string()).map(|v| v.to_rust_string_lossy(tc)))
 }

@@ -23,6 +23,8 @@ use crate::{cache_file, code_cache, embedded};
 /// Set in the child that makes a snapshot: where to write it, and its kind.
 const PATH_ENV: &str = "LIMINA_INTERNAL_SNAPSHOT_PATH";
 const KIND_ENV: &str = "LIMINA_INTERNAL_SNAPSHOT_KIND";
+/// The extension of the file beside a snapshot holding its handshake.
+const HANDSHAKE: &str = "handshake";
 /// A lock older than this belongs to a maker that died: take it over.
 const STALE_LOCK: Duration = Duration::from_secs(120);
 /// Another build's snapshots younger than this are left alone.
@@ -63,6 +65,13 @@ impl Kind {
         "crates/limina-mcp/js/fanout.ts",
       ],
     }
+  }
+
+  /// The preloaded module whose `nativeHandshake()` is stored beside the
+  /// snapshot: what `--mcp-stdio` needs to answer a first `initialize`
+  /// before V8 starts (limina-mcp's `handshake`).
+  pub fn handshake(self) -> Option<&'static str> {
+    (self == Kind::Engine).then_some("js/src/mcp/server.ts")
   }
 
   fn parse(name: &str) -> Option<Kind> {
@@ -157,6 +166,13 @@ pub fn ready(kind: Kind) -> Option<&'static [u8]> {
   None
 }
 
+/// What was stored beside `kind`'s snapshot by [`store`] (its handshake), when intact.
+pub fn handshake(kind: Kind) -> Option<Vec<u8>> {
+  let path = path(&dir()?, kind)?.with_extension(HANDSHAKE);
+  let bytes = std::fs::read(&path).ok()?;
+  cache_file::payload(&bytes).ok().map(<[u8]>::to_vec)
+}
+
 /// In the maker child: what to make and where.
 pub fn requested() -> Option<(Kind, PathBuf)> {
   let path = PathBuf::from(std::env::var_os(PATH_ENV)?);
@@ -164,23 +180,29 @@ pub fn requested() -> Option<(Kind, PathBuf)> {
   Some((kind, path))
 }
 
-/// Writes a made snapshot into place (whole, then renamed) and drops the
-/// lock; an empty one records that this kind cannot be made. Then removes
+/// Writes a made snapshot into place (whole, then renamed), its handshake
+/// beside it first (see [`Kind::handshake`]), and drops the lock; an empty
+/// one records that this kind cannot be made. Then removes
 /// other builds' snapshots, except those written in the last few minutes
 /// (another binary may be running beside this one). When the file cannot be
 /// written (a full disk), the lock stays: it holds retries off until stale.
-pub fn store(path: &Path, bytes: &[u8]) {
+pub fn store(path: &Path, bytes: &[u8], handshake: Option<&str>) {
+  if let Some(handshake) = handshake {
+    if cache_file::write(&path.with_extension(HANDSHAKE), &[handshake.as_bytes()]).is_err() {
+      return;
+    }
+  }
   if cache_file::write(path, &[bytes]).is_err() {
     return;
   }
   let _ = std::fs::remove_file(path.with_extension("lock"));
   let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return };
-  // `snapshot-<kind>-<build>.bin`: the same build ends the same way.
-  let Some(build) = name.splitn(3, '-').nth(2) else { return };
+  // `snapshot-<kind>-<build>.bin` (and `.handshake`): the same build's files name it the same way.
+  let Some(build) = name.splitn(3, '-').nth(2).and_then(|b| b.strip_suffix(".bin")) else { return };
   for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
     let other = entry.file_name().to_string_lossy().into_owned();
     let recent = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().unwrap_or_default() < KEEP_OTHER_BUILDS);
-    if other.starts_with("snapshot-") && !other.ends_with(build) && !recent {
+    if other.starts_with("snapshot-") && !other.contains(build) && !recent {
       let _ = std::fs::remove_file(entry.path());
     }
   }

@@ -37,7 +37,7 @@ import { levelOf, levelRank, LOG_LEVELS, logMessage } from "./logging.ts";
 import { Mcp } from "./mcp.ts";
 import { checkRequest, hasEnvelope, MODERN_VERSIONS, modernResult, unsupportedVersion } from "./modern.ts";
 import { JSONRPC, mcpErrorToJsonRpc, type MCPResponse } from "./protocol.ts";
-import { LiveIdentities, refusedId, visibleId } from "../policy/identity.ts";
+import { canonicalId, LiveIdentities, RESERVED_AGENT_IDS, refusedId, visibleId } from "../policy/identity.ts";
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
@@ -53,6 +53,8 @@ const INSTRUCTIONS = "Limina world server: every tool is a permission-checked, t
 const STREAMING = Symbol("streaming");
 /** Events taken from the transports at a time; the rest wait there, under their flow control. */
 const BATCH = 64;
+/** The agent id of a standard client that names no software. */
+const ANONYMOUS_CLIENT = "mcp-client";
 /** Methods answered by the protocol alone, before the world exists. */
 const WITHOUT_WORLD = new Set(["initialize", "notifications/initialized", "notifications/cancelled", "ping", "logging/setLevel", "shutdown", "server/discover"]);
 
@@ -225,6 +227,7 @@ export class McpServer {
         }
         const e = this.batch[this.next++];
         if (e.kind === "message") await this.message(e.conn, e.text);
+        else if (e.kind === "adopted") await this.adopt(e.conn, e.text, e.reply);
         else if (e.kind === "exchange") await this.exchange(e);
         else this.control(e);
       }
@@ -241,6 +244,19 @@ export class McpServer {
       send(conn, reply, false);
       this.replied();
     }
+  }
+
+  /**
+   * A stdio client's first message, which the host answered with `sent`
+   * before this server ran (see `nativeHandshake`): handled as any message,
+   * so the session and its events are the same; its reply is not sent again.
+   */
+  private async adopt(conn: number, text: string, sent: string): Promise<void> {
+    const c = this.conns.get(conn);
+    if (!c) return;
+    const reply = await this.handle(c, text);
+    if (reply !== sent) console.error(`limina: the host answered the first initialize with ${sent}, the server with ${reply}: please report this`);
+    this.replied();
   }
 
   /** One stateless HTTP request: answered, then forgotten (the transport ends the connection with the reply). */
@@ -267,7 +283,7 @@ export class McpServer {
     return new Mcp(() => this.served!.session.registry);
   }
 
-  private control(e: Exclude<HubEvent, { kind: "message" | "exchange" }>): void {
+  private control(e: Exclude<HubEvent, { kind: "message" | "adopted" | "exchange" }>): void {
     switch (e.kind) {
       case "open":
         this.conns.set(e.conn, { conn: e.conn, peer: e.peer, transport: e.transport, access: e.access, mcp: this.mcp(), mode: null, era: null, routing: null, label: null, release: null, logRank: -1 });
@@ -459,7 +475,7 @@ export class McpServer {
     if (c.access === "spectator") this.refuse(c, "token", `this connection presented no token: it may take only the ${SPECTATOR} profile (initialize with {agentId, sessionId, profile: "${SPECTATOR}"})`);
     const client = (p.clientInfo ?? {}) as { name?: unknown };
     const software = typeof client.name === "string" ? visibleId(client.name) : "";
-    const named = software.length > 0 ? software : "mcp-client";
+    const named = software.length > 0 ? software : ANONYMOUS_CLIENT;
     // A standard client only names its software: the server makes the id unique, and never a reserved one.
     const taken = (id: string) => this.identities.holderOf(id) !== null || refusedId(id) !== null;
     let agentId = named;
@@ -468,18 +484,11 @@ export class McpServer {
     const r = c.mcp.initialize({ agentId, sessionId: this.issueSessionId(), profile: this.options.profile });
     c.release = this.identities.claim(agentId, r.session.sessionId);
     this.opened(c);
-    const version = STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0];
-    return {
-      protocolVersion: version,
-      capabilities: { tools: { listChanged: true }, logging: {} },
-      serverInfo: { name: "limina", version: Limina.version },
-      instructions: INSTRUCTIONS,
-      session: r.session,
-    };
+    return initialized(STANDARD_VERSIONS.includes(p.protocolVersion) ? p.protocolVersion : STANDARD_VERSIONS[0], r.session);
   }
 
   private issueSessionId(): string {
-    return `mcp-${++this.issued}`;
+    return sessionId(++this.issued);
   }
 
   /** Identity and permissions are bound for a session's life: no second initialize while it lives. */
@@ -566,6 +575,43 @@ export class McpServer {
     return response;
   }
 
+}
+
+/** The `n`th session id a server issues. */
+function sessionId(n: number): string {
+  return `mcp-${n}`;
+}
+
+/** A standard client's `initialize` result: the revision agreed on and its session. */
+function initialized(version: string, session: ReturnType<Mcp["initialize"]>["session"]): Record<string, unknown> {
+  return {
+    protocolVersion: version,
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    serverInfo: { name: "limina", version: Limina.version },
+    instructions: INSTRUCTIONS,
+    session,
+  };
+}
+
+/**
+ * What `limina --mcp-stdio` needs to answer a client's first standard
+ * `initialize` before V8 has started (limina-mcp's handshake.rs; called when
+ * the engine snapshot is made, and stored beside it): the revisions offered
+ * (the preferred first), the reserved agent ids in canonical form, the agent
+ * id of a client that names no software, and for each profile this server's
+ * reply to the first session, with the request's id, the revision and the
+ * agent id as marks to fill in. The host answers only a first `initialize`
+ * whose answer is fully decided by these; the server then adopts it (`adopt`).
+ */
+export function nativeHandshake(): string {
+  const replies: Record<string, string> = {};
+  for (const profile of Object.keys(PROFILES)) {
+    const { session } = new Mcp(() => {
+      throw new Error("a handshake has no world");
+    }).initialize({ agentId: "{{agentId}}", sessionId: sessionId(1), profile });
+    replies[profile] = result("{{id}}", initialized("{{protocolVersion}}", session));
+  }
+  return JSON.stringify({ versions: STANDARD_VERSIONS, reserved: RESERVED_AGENT_IDS.map(canonicalId), anonymous: ANONYMOUS_CLIENT, replies });
 }
 
 /**

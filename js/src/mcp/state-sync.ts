@@ -29,7 +29,12 @@
 // however many spectators the relays serve.
 //
 // Clients with the full view share one known state and one encoded delta
-// per tick (the "full-view group"). A client that falls behind (its
+// per tick (the "full-view group"). Its transform columns are built off the
+// loop, on limina-mcp's encoder thread, which holds what the group was last
+// sent (crates/limina-delta/src/json.rs): the loop hands it the step's
+// transforms and the rest of the delta's text, and each member's place in
+// its outbound queue. With a sink the group's delta is built here whole,
+// since the sink publishes it from the loop. A client that falls behind (its
 // outbound queue backed up, or a message dropped) leaves the group; once it
 // has caught up it gets a fresh snapshot and rejoins. Clients with an area
 // of interest each get their own delta, their visible sets answered by one
@@ -41,6 +46,7 @@
 
 import { base64 } from "../../../crates/limina-ops/js/base64.ts";
 import { backlog, broadcast, send, SendOutcome } from "../../../crates/limina-mcp/js/hub.ts";
+import { setJsonEntities, streamJsonFrame } from "../../../crates/limina-mcp/js/sync.ts";
 import type { ClockedChange } from "../characters/characters.ts";
 import type { World } from "../ecs/world.ts";
 import { type EntityLook, entityLook } from "../scene/describe.ts";
@@ -100,6 +106,8 @@ interface Delta {
   animationChanges: Record<string, ClockedChange[]>;
   /** Characters in view whose animator was loaded whole: the state now, by entity id. */
   animations: Record<string, unknown>;
+  /** Nothing to send: no change in view (of the transforms, when they were compared). */
+  empty: boolean;
   /** Applies this delta to a known state. */
   apply(known: Known): void;
 }
@@ -141,10 +149,15 @@ export class StateSync {
   private readonly sentStyles = new WeakMap<Known, { revision: number; byId: Map<string, number>; clock: number }>();
 
   private readonly binary: BinaryStreams;
+  /** The full-view group's transform columns are built by the encoder thread (no sink: see the notes above). */
+  private readonly offLoop: boolean;
+  /** The entity table's revision the encoder last heard of for the group. */
+  private groupTable = -1;
 
   constructor(private readonly entities: Entities, private readonly spatial: SpatialIndex, private readonly options: StateSyncOptions = {}) {
     this.world = entities.world;
     this.binary = new BinaryStreams(entities);
+    this.offLoop = !options.sink;
   }
 
   private styled(id: string, tags: Set<string>, entry: Parameters<typeof entityLook>[0]): Styled {
@@ -244,8 +257,12 @@ export class StateSync {
     return out;
   }
 
-  /** The delta from `known` to the current state of the entities in `seen` (all when null). */
-  private delta(known: Known, seen: Set<number> | null): Delta | null {
+  /**
+   * The delta from `known` to the current state of the entities in `seen` (all when null). Without `transforms` the
+   * transforms of entities already known are not compared (the encoder thread does that), and `known` holds them as
+   * they were when the entity came.
+   */
+  private delta(known: Known, seen: Set<number> | null, transforms = true): Delta {
     const moved: Columns = { ids: [], values: [] };
     const turned: Columns = { ids: [], values: [] };
     const changed: Columns = { ids: [], values: [] };
@@ -253,20 +270,25 @@ export class StateSync {
     const restyled: Styled[] = [];
     const updates: [string, Float32Array][] = [];
     const styles: [string, number][] = [];
-    const present = new Set<string>();
+    const table = this.world.entities;
+    const inView = (id: string) => {
+      const e = table.get(id);
+      return e !== undefined && (!seen || seen.has(e.eid));
+    };
+    /** Known entities still in view. */
+    let kept = 0;
     let sent = this.sentStyles.get(known);
     if (!sent) this.sentStyles.set(known, (sent = { revision: -1, byId: new Map(), clock: this.animationClock }));
     const worldRevision = this.entities.styleRevision;
     const stale = sent.revision !== worldRevision;
     const fresh = new Set<string>();
     let characters = false;
-    for (const e of this.world.entities.entries()) {
+    for (const e of table.entries()) {
       if (seen && !seen.has(e.eid)) continue;
-      present.add(e.id);
       if ((e.resource as { kind?: unknown } | undefined)?.kind === "character") characters = true;
-      const row = this.readRow(e.eid);
       const prev = known.get(e.id);
       if (!prev) {
+        const row = this.readRow(e.eid);
         const animation = this.animationOf(e.id);
         created.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(row), ...(animation === undefined ? {} : { animation }) });
         fresh.add(e.id);
@@ -274,6 +296,7 @@ export class StateSync {
         styles.push([e.id, this.entities.styleRevisionOf(e.id)]);
         continue;
       }
+      kept++;
       if (stale) {
         const revision = this.entities.styleRevisionOf(e.id);
         if (sent.byId.get(e.id) !== revision) {
@@ -281,6 +304,8 @@ export class StateSync {
           styles.push([e.id, revision]);
         }
       }
+      if (!transforms) continue;
+      const row = this.readRow(e.eid);
       let shifted = false;
       let rotated = false;
       let scaled = false;
@@ -300,13 +325,13 @@ export class StateSync {
       if (shifted || rotated || scaled) updates.push([e.id, row.slice()]);
     }
     const destroyed: string[] = [];
-    for (const id of known.keys()) if (!present.has(id)) destroyed.push(id);
+    if (kept < known.size) for (const id of known.keys()) if (!inView(id)) destroyed.push(id);
     // Changes of characters that came whole in `created` are in their state already.
     const animationChanges: Record<string, ClockedChange[]> = {};
     const animations: Record<string, unknown> = {};
     let animated = false;
     for (const [id, changes] of this.animationChanges) {
-      if (!present.has(id) || fresh.has(id)) continue;
+      if (!inView(id) || fresh.has(id)) continue;
       if (changes.some((c) => c[1] === "load")) animations[id] = this.animationOf(id);
       else animationChanges[id] = changes;
       animated = true;
@@ -321,10 +346,7 @@ export class StateSync {
       record.revision = worldRevision;
       record.clock = clock;
     };
-    if (moved.ids.length === 0 && turned.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && !stepped && this.sceneChange === null) {
-      settle();
-      return null;
-    }
+    const empty = moved.ids.length === 0 && turned.ids.length === 0 && changed.ids.length === 0 && created.length === 0 && restyled.length === 0 && destroyed.length === 0 && !animated && !stepped && this.sceneChange === null;
     return {
       moved,
       turned,
@@ -334,6 +356,7 @@ export class StateSync {
       destroyed,
       animationChanges,
       animations,
+      empty,
       apply(k: Known) {
         for (const [id, r] of updates) k.set(id, r);
         for (const id of destroyed) k.delete(id);
@@ -342,15 +365,19 @@ export class StateSync {
     };
   }
 
-  /** A delta's wire form: transforms as base64 float32 columns. */
-  private wire(d: Delta, step: number, at: number): unknown {
+  /** A delta's wire form: transforms as base64 float32 columns (left out, without `columns`: the encoder thread's). */
+  private wire(d: Delta, step: number, at: number, columns = true): unknown {
     const b64 = (values: number[]) => base64(Float32Array.from(values));
     return {
       tick: step,
       sentAt: at,
-      moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
-      turned: { ids: d.turned.ids, transforms: b64(d.turned.values) },
-      changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
+      ...(columns
+        ? {
+          moved: { ids: d.moved.ids, positions: b64(d.moved.values) },
+          turned: { ids: d.turned.ids, transforms: b64(d.turned.values) },
+          changed: { ids: d.changed.ids, transforms: b64(d.changed.values) },
+        }
+        : {}),
       created: d.created,
       ...(d.restyled.length > 0 ? { restyled: d.restyled } : {}),
       destroyed: d.destroyed,
@@ -361,16 +388,34 @@ export class StateSync {
     };
   }
 
+  /** The entities `known` holds, as they are now: a snapshot follows this tick's delta, after which what a view knows is the current state. */
   private snapshot(known: Known, aoi: Aoi | null, step: number, at: number): string {
     const entities = [];
     for (const e of this.world.entities.entries()) {
-      const r = known.get(e.id);
-      const animation = r && this.animationOf(e.id);
-      if (r) entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(r), ...(animation === undefined ? {} : { animation }) });
+      if (!known.has(e.id)) continue;
+      const animation = this.animationOf(e.id);
+      entities.push({ ...this.styled(e.id, e.tags, e), transform: Array.from(this.readRow(e.eid)), ...(animation === undefined ? {} : { animation }) });
     }
     const world = this.options.scene ? JSON.parse(this.sceneJson) : null;
     const clock = this.options.animation ? { animationClock: this.animationClock } : {};
     return notification("state/snapshot", { tick: step, sentAt: at, layout: LAYOUT, aoi, clients: this.clientCount, world, ...clock, entities });
+  }
+
+  /** Hands the group's step to the encoder thread, which adds the transform columns and fills each member's place; each member's send outcome. */
+  private streamGroup(d: Delta, members: number[], step: number, at: number): SendOutcome[] {
+    const table = this.world.entities;
+    if (table.revision !== this.groupTable) {
+      const eids = new Uint32Array(table.size);
+      const ids: string[] = [];
+      for (const e of table.entries()) {
+        eids[ids.length] = e.eid;
+        ids.push(JSON.stringify(e.id));
+      }
+      setJsonEntities(eids, ids);
+      this.groupTable = table.revision;
+    }
+    const text = members.length > 0 ? notification("state/delta", this.wire(d, step, at, false)) : "";
+    return streamJsonFrame(text, Math.max(0, text.indexOf('"created":')), !d.empty, Uint32Array.from(members), this.world);
   }
 
   /** Fans this tick's changes out to every subscriber. */
@@ -406,17 +451,19 @@ export class StateSync {
     const full = ready.filter((s) => !s.aoi);
     const members = full.filter((s) => s.synced).map((s) => s.conn);
     // With no JSON full-view client and no sink, the group's known state waits (the next delta starts from it).
-    const groupDelta = full.length > 0 || sink ? this.delta(this.groupKnown, null) : null;
+    const groupDelta = full.length > 0 || sink ? this.delta(this.groupKnown, null, !this.offLoop) : null;
     if (groupDelta) {
       groupDelta.apply(this.groupKnown);
-      if (members.length > 0 || sink) {
+      let outcomes: SendOutcome[] = [];
+      if (this.offLoop) outcomes = this.streamGroup(groupDelta, members, step, at);
+      else if (!groupDelta.empty && (members.length > 0 || sink)) {
         const text = notification("state/delta", this.wire(groupDelta, step, at));
         sink?.(text);
-        const outcomes = broadcast(members, text, true);
-        outcomes.forEach((o, i) => {
-          if (o !== SendOutcome.Sent) this.subs.get(members[i])!.synced = false;
-        });
+        outcomes = broadcast(members, text, true);
       }
+      outcomes.forEach((o, i) => {
+        if (o !== SendOutcome.Sent) this.subs.get(members[i])!.synced = false;
+      });
     }
     // A sink's first tick brings a snapshot too: its stream starts whole.
     if (sink && (step % SINK_SNAPSHOT_EVERY === 0 || !this.sinkStarted)) sink(this.snapshot(this.groupKnown, null, step, at));
@@ -436,10 +483,10 @@ export class StateSync {
       const fresh = !s.synced;
       const known: Known = fresh ? new Map() : s.known;
       const d = this.delta(known, visible.get(s)!);
-      d?.apply(known);
+      d.apply(known);
       const text = fresh
         ? this.snapshot(known, s.aoi, step, at)
-        : d && notification("state/delta", this.wire(d, step, at));
+        : !d.empty && notification("state/delta", this.wire(d, step, at));
       if (!text) continue;
       const sent = send(s.conn, text, true) === SendOutcome.Sent;
       s.known = known;

@@ -7,7 +7,7 @@
 // Usage: node js/test/node/ws_binary.mjs <path-to-limina>
 import { readFileSync } from "node:fs";
 import { StateView } from "../../../examples/state_view.mjs";
-import { checker, rawWsClient, startWsServer, wsPeer } from "./ws_server.mjs";
+import { checker, loopbackQueues, rawWsClient, startWsServer, wsPeer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const STEP = 1 / 1024;
@@ -103,23 +103,6 @@ function sameWorld(bin, json) {
     for (let i = 7; i < 10; i++) if (b[i] !== t[i]) return `${id} scale ${b.slice(7)} vs ${t.slice(7)}`;
   }
   return null;
-}
-
-/**
- * The kernel's queues of the loopback connection between the server on `serverPort` and a client on
- * `clientPort` (/proc/net/tcp): bytes the server wrote but could not send (a full receive window keeps
- * them), and `key`, both ends' queues together, which stops changing once its writer is blocked.
- */
-function loopbackQueues(serverPort, clientPort) {
-  const hex = (port) => `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  const queue = (local, remote) => {
-    const row = readFileSync("/proc/net/tcp", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[1] === hex(local) && f[2] === hex(remote));
-    if (!row) throw new Error(`no loopback connection ${local} → ${remote} in /proc/net/tcp`);
-    return row[4].split(":").map((q) => parseInt(q, 16));
-  };
-  const [unsent] = queue(serverPort, clientPort);
-  const [, unread] = queue(clientPort, serverPort);
-  return { unsent, key: `${unsent} bytes queued to send, ${unread} received unread` };
 }
 
 // --- One world, a JSON client and binary clients side by side: 40 entities moving every tick, forever.

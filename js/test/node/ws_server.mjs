@@ -2,6 +2,7 @@
 // `--mcp-http`) share: starting the server on free ports, and checks that
 // stop it at the first failure.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import WebSocket from "ws";
 
@@ -107,4 +108,21 @@ export async function rawWsClient(port) {
     socket.write(Buffer.concat([head, mask, Buffer.from(payload.map((x, i) => x ^ mask[i % 4]))]));
   };
   return { socket, send };
+}
+
+/**
+ * The kernel's queues of the loopback connection between the server on `serverPort` and a client on
+ * `clientPort` (/proc/net/tcp): bytes the server wrote but could not send (a full receive window keeps
+ * them), and `key`, both ends' queues together, which stops changing once its writer is blocked.
+ */
+export function loopbackQueues(serverPort, clientPort) {
+  const hex = (port) => `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const queue = (local, remote) => {
+    const row = readFileSync("/proc/net/tcp", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[1] === hex(local) && f[2] === hex(remote));
+    if (!row) throw new Error(`no loopback connection ${local} → ${remote} in /proc/net/tcp`);
+    return row[4].split(":").map((q) => parseInt(q, 16));
+  };
+  const [unsent] = queue(serverPort, clientPort);
+  const [, unread] = queue(clientPort, serverPort);
+  return { unsent, key: `${unsent} bytes queued to send, ${unread} received unread` };
 }
