@@ -24,10 +24,11 @@ fn text(out: &Output) -> (String, String) {
 
 /// How a suite asks to be run, on its first line: `// limina: --deterministic`
 /// gives the flags it runs with; the word `exclusive` among them runs it with
-/// no other suite beside it (for a suite that needs the machine to itself),
-/// and `waits` marks a suite that mostly waits (on timeouts, idle windows, the
-/// servers and browsers it drives): it runs in a lane of its own beside the
-/// others, which costs them little.
+/// no busy suite beside it, only one that waits (for a suite that bounds
+/// wall-clock gaps or counts real-time steps: it needs a core when it wakes,
+/// not the machine), and `waits` marks a suite that mostly waits (on timeouts,
+/// idle windows, the servers and browsers it drives): one at a time, beside
+/// the others.
 struct Directive {
   flags: Vec<String>,
   exclusive: bool,
@@ -155,9 +156,11 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
 
 /// Every `js/test/*.ts` suite through the real binary. Suites are separate
 /// processes with their own worlds, so they run side by side (one per core),
-/// the longest of the last run first; `exclusive` ones run alone afterwards.
-/// Suites that say they mostly wait have a lane of their own beside those
-/// (and the others take them up once their own are done).
+/// the longest of the last run first. Once the busy ones are done, the
+/// `exclusive` ones run one at a time with only the suites that wait beside
+/// them (taken up, one at a time, by the first lane to run out of busy ones):
+/// the exclusive ones leave most of a core idle, and the waiting ones' CPU
+/// (their browsers', mostly) is then off the busy lanes.
 #[test]
 fn every_js_suite_passes() {
   let dir = repo_root().join("js/test");
@@ -175,25 +178,38 @@ fn every_js_suite_passes() {
   let (exclusive, shared): (Vec<_>, Vec<_>) = suites.into_iter().partition(|(_, d)| d.exclusive);
   let (waiting, busy): (Vec<_>, Vec<_>) = shared.into_iter().partition(|(_, d)| d.waits);
 
+  let jobs = suite_jobs();
   let busy = std::sync::Mutex::new(busy.into_iter());
-  let waiting = std::sync::Mutex::new(waiting.into_iter());
+  // Lanes out of busy suites: the first takes up the waiting ones, the last the exclusive ones.
+  let lanes_done = std::sync::Mutex::new(0);
   let runs = std::sync::Mutex::new(Vec::new());
+  let run = |rel: &str, d: &Directive| {
+    let run = run_suite(rel, &d.flags, suite_limit(last.get(rel).copied()));
+    runs.lock().unwrap().push(run);
+  };
   std::thread::scope(|scope| {
-    // Lane 0 runs only suites that mostly wait; the others run the busy ones, then help with the waiting.
-    for lane in 0..=suite_jobs() {
-      let (busy, waiting, runs, last) = (&busy, &waiting, &runs, &last);
-      scope.spawn(move || loop {
-        let own = if lane == 0 { None } else { busy.lock().unwrap().next() };
-        let Some((rel, d)) = own.or_else(|| waiting.lock().unwrap().next()) else { break };
-        let run = run_suite(&rel, &d.flags, suite_limit(last.get(&rel).copied()));
-        runs.lock().unwrap().push(run);
+    let (busy, lanes_done, run, waiting, exclusive) = (&busy, &lanes_done, &run, &waiting, &exclusive);
+    for _ in 0..jobs {
+      scope.spawn(move || {
+        loop {
+          let Some((rel, d)) = busy.lock().unwrap().next() else { break };
+          run(&rel, &d);
+        }
+        let done = {
+          let mut done = lanes_done.lock().unwrap();
+          *done += 1;
+          *done
+        };
+        if done == 1 {
+          waiting.iter().for_each(|(rel, d)| run(rel, d));
+        }
+        if done == jobs {
+          exclusive.iter().for_each(|(rel, d)| run(rel, d));
+        }
       });
     }
   });
-  let mut runs = runs.into_inner().unwrap();
-  for (rel, d) in &exclusive {
-    runs.push(run_suite(rel, &d.flags, suite_limit(last.get(rel).copied())));
-  }
+  let runs = runs.into_inner().unwrap();
   let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
   let _ = std::fs::write(suite_times_file(), times);
   let failures: Vec<String> = runs.into_iter().filter_map(|r| r.failure).collect();
