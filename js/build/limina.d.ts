@@ -54,6 +54,8 @@ interface LiminaGlobal {
   readonly execPath: string;
   /** Runs a child process off the loop. */
   run(options: { cmd: string; args?: string[]; cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<LiminaRunResult>;
+  /** Start-up is over (a server's world is built and serving): the pages of the binary's code and read-only data touched so far, and malloc's free memory, are given back; what runs again is paged back in. */
+  startUpOver(): void;
   /** Flushes output and ends the process with `code`. */
   exit(code?: number): never;
 }

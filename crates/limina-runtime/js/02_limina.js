@@ -49,6 +49,8 @@ globalThis.Limina = Object.freeze({
     }
     return ops.op_limina_run(options);
   },
+  /** Start-up is over (a server's world is built and serving): what only starting touched is given back. */
+  startUpOver: () => ops.op_start_up_over(),
   /** Flushes output and ends the process with `code`. */
   exit: (code = 0) => ops.op_limina_exit(code),
 });

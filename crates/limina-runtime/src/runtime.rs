@@ -11,6 +11,7 @@ use crate::host_loop::{self, HostLoop};
 use crate::http;
 use crate::module_loader::TsModuleLoader;
 use crate::process::{self, ScriptArgs};
+use crate::start_up_memory;
 
 deno_core::extension!(
   limina_runtime,
@@ -23,6 +24,7 @@ deno_core::extension!(
     process::op_limina_env,
     process::op_limina_exec_path,
     process::op_limina_exit,
+    start_up_memory::op_start_up_over,
     process::op_limina_run,
     host_loop::op_set_fixed_step_callback,
     host_loop::op_set_frame_callback,

@@ -128,6 +128,8 @@ export class McpServer {
   private served: Served | null = null;
   private serving: Promise<Served> | null = null;
   private idleSoon = false;
+  /** The first reply once the world existed is out: start-up is over. */
+  private settled = false;
   /** Protocol events logged before the world existed: they go into its world log once it does. */
   private early: [string, Record<string, unknown>, EmitOptions | undefined][] = [];
 
@@ -164,8 +166,18 @@ export class McpServer {
     return this.served!;
   }
 
-  /** Once a reply is out: the world is made in the next idle moment, if nothing has asked for it by then. */
+  /**
+   * Once a reply is out: the world is made in the next idle moment, if
+   * nothing has asked for it by then; the first reply once it exists ends
+   * start-up, and what building it touched need not stay resident.
+   */
   private replied(): void {
+    if (this.settled) return;
+    if (this.served) {
+      this.settled = true;
+      Limina.startUpOver();
+      return;
+    }
     if (this.serving || this.idleSoon) return;
     this.idleSoon = true;
     // A failure is reported to the requests that need the world.
