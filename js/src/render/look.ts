@@ -27,11 +27,67 @@ const TAA_SETTLE_FRAMES = 8;
 /** The least number of frames between two bakes while the sun keeps moving (a time-of-day sweep). */
 const REBAKE_EVERY = 10;
 
+/**
+ * A revision number for state that code may also change in place (three's lights and cameras, a look's post
+ * settings): it moves whenever a value `read` lists differs from the last reading, so what sends that state only when
+ * it changed (the state stream's `world`) compares a few dozen values a tick instead of rebuilding and serialising it.
+ * It may move with the state unchanged (then the consumer compares what it builds), never the other way round.
+ */
+export class Revision {
+  private last: unknown[] = [];
+  private next: unknown[] = [];
+  private value = 0;
+
+  constructor(private readonly read: (out: unknown[]) => void) {}
+
+  /** The revision now (the inputs read once). */
+  get current(): number {
+    const next = this.next;
+    next.length = 0;
+    this.read(next);
+    if (!sameValues(next, this.last)) {
+      this.value++;
+      this.next = this.last;
+      this.last = next;
+    }
+    return this.value;
+  }
+}
+
+/** Equal lists of values (NaN equal to itself, as a serialised copy would see it). */
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !(a[i] !== a[i] && b[i] !== b[i])) return false;
+  return true;
+}
+
+/** Every key and primitive value of plain data, depth first, into `out` (what a Revision reads of settings objects). */
+export function leaves(value: unknown, out: unknown[]): void {
+  if (typeof value !== "object" || value === null) {
+    out.push(value);
+    return;
+  }
+  for (const key in value) {
+    out.push(key);
+    leaves((value as Record<string, unknown>)[key], out);
+  }
+}
+
 /** A scene's render settings and its environment. */
 export class Look {
   readonly environment: Environment;
   post: PostSettings = defaultPost();
   quality: QualityTier;
+  private readonly sunScratch = new THREE.Vector3();
+  /**
+   * Moves whenever `settings()` may read differently: the environment's settings (its version), the sun light's
+   * direction (code may move the light), the tier and the post settings (code may replace or edit them).
+   */
+  readonly revision = new Revision((out) => {
+    const sun = this.environment.sunDirection(this.sunScratch);
+    out.push(this.environment.version, sun.x, sun.y, sun.z, this.quality);
+    leaves(this.post, out);
+  });
 
   constructor(readonly scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality: QualityTier = "balanced") {
     this.environment = new Environment(sun, loadHdri);
