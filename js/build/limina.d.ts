@@ -1517,10 +1517,10 @@ declare module "limina/internal/engine/render/look" {
         readonly environment: Environment;
         post: PostSettings;
         quality: QualityTier;
-        private readonly sunScratch;
         /**
-         * Moves whenever `settings()` may read differently: the environment's settings (its version), the sun light's
-         * direction (code may move the light), the tier and the post settings (code may replace or edit them).
+         * Moves whenever `settings()` may read differently: the environment's settings (its version), where the sun light
+         * and its target stand (code may move them: the sun's angles are read from them), the tier and the post settings
+         * (code may replace or edit them).
          */
         readonly revision: Revision;
         constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);

@@ -4,7 +4,8 @@
 // a revision of its inputs moved (render/look.ts's Revision): a tick with the
 // look unchanged does not build it at all, and every way a look changes —
 // through the skills, or code setting three's lights, the view camera, the
-// sun or the post settings in place — still reaches the stream, once.
+// sun or the post settings in place — still reaches the stream, once; and a
+// look's own revision moves with each of its inputs.
 import { createWorldSession, resolveProfile, StateSync, worldLookFeed, type WorldSession } from "limina";
 import { assert, assertEquals, test } from "limina/testing";
 import { value } from "./support/results.ts";
@@ -97,4 +98,24 @@ test("a change undone within a tick sends nothing, as a look compared whole woul
   s.lighting.directional.intensity = intensity;
   for (const m of step()) assert(m.method !== "state/delta" || !("world" in m.params), "an undone change is not sent");
   assertEquals(builds(), built, "nor was the look rebuilt for it");
+});
+
+test("a look's revision moves with each of its own inputs, and only then", () => {
+  const s = createWorldSession({ simulate: false, checkpointEvery: 0 });
+  const { look } = s;
+  const changes: [string, () => void][] = [
+    ["the sun light moved", () => s.lighting.directional.position.set(1, 9, 6)],
+    ["the sun light's target moved", () => s.lighting.directional.target.position.set(0, 0, 1)],
+    ["the environment set", () => look.environment.setSun(200, 20)],
+    ["the tier set", () => void (look.quality = "low")],
+    ["the post settings replaced", () => void (look.post = { ...look.post, antialias: "taa" })],
+    ["a post setting edited in place", () => void (look.post.antialias = "smaa")],
+  ];
+  let revision = look.revision.current;
+  for (const [what, change] of changes) {
+    assertEquals(look.revision.current, revision, `before ${what}: nothing changed, the revision stands`);
+    change();
+    assert(look.revision.current !== revision, `${what}: the revision moved`);
+    revision = look.revision.current;
+  }
 });

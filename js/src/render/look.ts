@@ -73,19 +73,31 @@ export function leaves(value: unknown, out: unknown[]): void {
   }
 }
 
+/**
+ * What an object's world position follows, as `updateMatrixWorld` makes it (what Environment.sunDirection reads):
+ * its position (its own matrix when three does not compose that) and its parent's world matrix.
+ */
+function placement(o: THREE.Object3D, out: unknown[]): void {
+  if (o.matrixAutoUpdate) out.push(o.position.x, o.position.y, o.position.z);
+  else out.push(...o.matrix.elements);
+  if (o.parent) out.push(...o.parent.matrixWorld.elements);
+}
+
 /** A scene's render settings and its environment. */
 export class Look {
   readonly environment: Environment;
   post: PostSettings = defaultPost();
   quality: QualityTier;
-  private readonly sunScratch = new THREE.Vector3();
   /**
-   * Moves whenever `settings()` may read differently: the environment's settings (its version), the sun light's
-   * direction (code may move the light), the tier and the post settings (code may replace or edit them).
+   * Moves whenever `settings()` may read differently: the environment's settings (its version), where the sun light
+   * and its target stand (code may move them: the sun's angles are read from them), the tier and the post settings
+   * (code may replace or edit them).
    */
   readonly revision = new Revision((out) => {
-    const sun = this.environment.sunDirection(this.sunScratch);
-    out.push(this.environment.version, sun.x, sun.y, sun.z, this.quality);
+    const { sun } = this.environment;
+    out.push(this.environment.version, this.quality);
+    placement(sun, out);
+    placement(sun.target, out);
     leaves(this.post, out);
   });
 
