@@ -1509,8 +1509,6 @@ declare module "limina/internal/engine/render/look" {
         /** The revision now (the inputs read once). */
         get current(): number;
     }
-    /** Every key and primitive value of plain data, depth first, into `out` (what a Revision reads of settings objects). */
-    export function leaves(value: unknown, out: unknown[]): void;
     /** A scene's render settings and its environment. */
     export class Look {
         readonly scene: THREE.Scene;
