@@ -1145,9 +1145,484 @@ declare module "limina/internal/engine/scene/prefabs" {
         load(snap: PrefabsSnapshot | null): void;
     }
 }
+declare module "limina/internal/engine/render/before-render" {
+    import type * as THREE from "three";
+    /** `continuous`: the renderer draws every frame (a window), not now and then (a capture). */
+    export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean) => void;
+    /** Runs `hook` before every draw of `scene` (through renderScene); returns what removes it. */
+    export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => void;
+    /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
+    export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
+    /**
+     * Draws a bare frame (one forward render, no post stack) of a scene to the renderer's output in its own
+     * way — GPU particles composited without triangles — or returns false to leave it to a plain render.
+     */
+    export type BareDraw = (renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera) => boolean;
+    /** Makes `draw` how `scene`'s bare frames are drawn; returns what removes it. */
+    export function onBareDraw(scene: THREE.Scene, draw: BareDraw): () => void;
+    /** Draws a bare frame of `scene` from `camera`: through its BareDraw when it takes it, else one plain render. */
+    export function drawBare(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
+}
+declare module "limina/internal/engine/render/sky" {
+    import * as THREE from "three";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    export interface SkyParameters {
+        /** Unit vector toward the sun. */
+        sun: THREE.Vector3;
+        /** Atmospheric turbidity, 1.7 (very clear) to 10 (hazy). */
+        turbidity: number;
+    }
+    /** xyY (Y in kcd/m²) to linear sRGB. */
+    export function xyYToLinearSrgb(x: number, y: number, Y: number): [number, number, number];
+    /**
+     * The sky as TSL: `radiance(direction)` is the sky's linear radiance toward
+     * a unit direction, in scene units (1 ≈ a bright overcast sky).
+     */
+    export class Sky {
+        /** Unit vector toward the sun. */
+        readonly sunDirection: any;
+        /** Perez coefficients per channel, [A, B, C, D, E] as vec3s over (Y, x, y). */
+        private readonly coeffs;
+        /** Zenith Y, x, y divided by F(0, θs) per channel: the scale of the Perez function. */
+        private readonly zenith;
+        /** Brightness: scene units per kcd/m², faded as the sun sets. */
+        private readonly scale;
+        /** The sun disc's colour (linear, scene units). */
+        private readonly sunDisc;
+        /** Below-horizon ground albedo, lit by the sun and the sky. */
+        readonly ground: any;
+        /** The light on the ground below the horizon (linear irradiance / π): the environment sets it from the sun and the sky. */
+        readonly horizonLight: any;
+        /** Horizon colour for a given sun, linear (what fog takes when it follows the sky). */
+        readonly horizon: THREE.Color;
+        /** Zenith colour for a given sun, linear. */
+        readonly zenithColor: THREE.Color;
+        /** The radiance node, a function of a unit direction. */
+        readonly radiance: (direction: Node) => Node;
+        constructor(parameters?: SkyParameters);
+        /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
+        set({ sun, turbidity }: SkyParameters): void;
+        /** Every value the radiance node reads, as text: skies with equal keys draw the same. */
+        drawnKey(): string;
+        /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
+        private sample;
+    }
+}
+declare module "limina/internal/engine/render/environment" {
+    import * as THREE from "three";
+    import { Sky } from "limina/internal/engine/render/sky";
+    import { type Node } from "limina/internal/engine/render/tsl";
+    /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
+    export const HDRI_PRESETS: readonly ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"];
+    export type HdriPreset = (typeof HDRI_PRESETS)[number];
+    /** "sky": the physical sky driven by the sun; otherwise an embedded HDRI. */
+    export type EnvironmentPreset = "sky" | HdriPreset;
+    export type ToneMappingName = "aces" | "agx" | "neutral" | "none";
+    export const TONE_MAPPINGS: Record<ToneMappingName, THREE.ToneMapping>;
+    export interface FogSettings {
+        enabled: boolean;
+        /** Extinction per metre at the fog's base height. */
+        density: number;
+        /** How fast the fog thins with height above `height`, per metre (0: uniform). */
+        heightFalloff: number;
+        /** The height, metres, below which the fog is at full density. */
+        height: number;
+        /** A fixed colour (0xRRGGBB), or null to follow the sky's horizon. */
+        color: number | null;
+    }
+    export interface EnvironmentSettings {
+        preset: EnvironmentPreset;
+        /** An asset id of kind "hdri" (the user's assets/ or a built-in): overrides `preset`. */
+        hdri: string | null;
+        /** Degrees clockwise from +Z toward +X, seen from above. */
+        sunAzimuth: number;
+        /** Degrees above the horizon (negative: below it). */
+        sunElevation: number;
+        /** Atmospheric haze of the physical sky, 1.7 (clear) to 10 (hazy). */
+        turbidity: number;
+        exposure: number;
+        toneMapping: ToneMappingName;
+        /** Strength of the image-based lighting from the sky or HDRI. */
+        environmentIntensity: number;
+        /** The sky-to-ground hemisphere fill light's intensity. */
+        hemisphere: number;
+        /** Draw the sky or HDRI behind the scene when the scene has no background of its own. */
+        background: boolean;
+        fog: FogSettings;
+    }
+    export const DEFAULT_FOG: Readonly<FogSettings>;
+    /** The look a world starts with (the sun where the scene graph's default light stands). */
+    export function defaultEnvironment(): EnvironmentSettings;
+    /** The unit vector toward a sun at `azimuth`/`elevation` degrees. */
+    export function sunVector(azimuth: number, elevation: number, out?: THREE.Vector3): THREE.Vector3;
+    /** Azimuth and elevation, degrees, of a direction (need not be unit length). */
+    export function sunAngles(direction: THREE.Vector3): {
+        azimuth: number;
+        elevation: number;
+    };
+    /** A deep copy of plain settings. */
+    export const copy: <T>(value: T) => T;
+    /** An equirectangular HDR image, linear RGB(A) floats, and what fog takes from it. */
+    export interface LoadedHdri {
+        texture: THREE.DataTexture;
+        /** The average colour of its horizon band, linear. */
+        horizon: THREE.Color;
+    }
+    export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
+    /** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
+    export function decodeHdri(bytes: ArrayBuffer): LoadedHdri;
+    /** The asset id of a preset's HDRI. */
+    export const hdriAssetOf: (preset: HdriPreset) => string;
+    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA values, `toFloat` reading each). */
+    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, toFloat?: (v: number) => number, band?: number): THREE.Color;
+    /**
+     * The environment of one scene. `attach` adds its lights; each frame a
+     * renderer calls `update` (which notices when code moved the sun light) and
+     * reads `version` to know when to re-bake its lighting.
+     */
+    export class Environment {
+        readonly sun: THREE.DirectionalLight;
+        private readonly loadHdri;
+        readonly sky: Sky;
+        /** The hemisphere fill (sky colour above, ground below). */
+        readonly hemisphere: THREE.HemisphereLight;
+        /** Bumped whenever the settings are set or the sun moves: renderers re-bake their lighting, the state stream resends them. */
+        version: number;
+        /** The loaded HDRI when the settings name one, else null. */
+        hdri: LoadedHdri | null;
+        /** What only drawing uses (see `drawn`): built by the first renderer to ask, so a world that never renders (a server's) never builds it. */
+        private drawing;
+        private current;
+        private readonly fogColor;
+        private readonly fogDensity;
+        private readonly fogFalloff;
+        private readonly fogHeight;
+        private readonly sunGlow;
+        private readonly hdriMap;
+        private readonly useHdri;
+        private readonly lastSun;
+        /** `sun`: the directional light that is the sun (its direction is the sky's). */
+        constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
+        /** A scene holding only the sky, which renderers bake into environment lighting. */
+        get skyScene(): THREE.Scene;
+        get backgroundNode(): Node;
+        /**
+         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
+         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
+         */
+        get skyDome(): THREE.Mesh;
+        get fogNode(): Node;
+        /** The sky's, background's and fog's node graphs and the sky dome, built once, on first use. */
+        private drawn;
+        /**
+         * The height fog at world `position` seen from `eye`: its colour and how much of what lies there it hides (0–1).
+         * `fogNode` is this at each fragment; GPU particles drawn without triangles take it at each particle.
+         */
+        fogAt(position: Node, eye: Node): {
+            color: Node;
+            factor: Node;
+        };
+        /** Everything a bake of this environment draws, as text: environments with equal keys bake the same map. */
+        drawnKey(): string;
+        /** The current settings, with the sun's angles read from the sun light. */
+        settings(): EnvironmentSettings;
+        /** The current settings themselves (read-only; per frame, without a copy). */
+        get live(): Readonly<EnvironmentSettings>;
+        /** Applies `settings` (loading an HDRI first when they name one: a missing one changes nothing). */
+        set(settings: EnvironmentSettings): Promise<void>;
+        /** Moves the sun (the light and the sky together); the time-of-day hook. */
+        setSun(azimuth: number, elevation: number): void;
+        /** The direction toward the sun, from the sun light's pose. */
+        sunDirection(out?: THREE.Vector3): THREE.Vector3;
+        /** Per frame, before rendering: follows a sun light that code moved. Returns the current version. */
+        update(): number;
+        private hdriLoadedFor;
+        private explicitVersion;
+        /** Takes `s`; `moveSun` false keeps the light where it is (the settings' angles follow it). */
+        private apply;
+        /** Whether settings were set (not merely the sun light moved) after `version`: renderers bake those at once. */
+        changedExplicitlySince(version: number): boolean;
+        private followSun;
+    }
+}
+declare module "limina/internal/engine/render/quality" {
+    export const QUALITY_TIERS: readonly ["low", "balanced", "cinematic"];
+    export type QualityTier = (typeof QUALITY_TIERS)[number];
+    export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
+    export interface TierSpec {
+        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
+        post: boolean;
+        /** Shadow map side, texels. */
+        shadowMapSize: number;
+        /** How far from the camera the sun's fitted shadow reaches, metres. */
+        shadowDistance: number;
+        /** Percentage-closer soft shadows (PCF soft) or plain PCF. */
+        softShadows: boolean;
+        /** GTAO samples per pixel; 0 turns AO off whatever the post settings ask. */
+        aoSamples: number;
+        /** GTAO's resolution relative to the frame. */
+        aoScale: number;
+        /** Bloom allowed. */
+        bloom: boolean;
+        /** The anti-aliasing `antialias: "auto"` means. */
+        antialias: AntialiasMethod;
+        /** MSAA samples of the scene pass (on top of the post AA; 0 none). */
+        msaa: number;
+        /** Internal resolution of the scene pass relative to the output (the output keeps its size). */
+        renderScale: number;
+        /** Side of the baked environment's cube faces. */
+        environmentSize: number;
+    }
+    export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
+    /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
+    export function isSoftwareAdapter(name: string): boolean;
+    export function noteAdapter(renderer: object, name: string): void;
+    /** Whether `renderer` draws on a software rasteriser; false when its host did not say. */
+    export function onSoftwareAdapter(renderer: object): boolean;
+}
+declare module "limina/internal/engine/render/lut" {
+    import * as THREE from "three";
+    export const LUT_NAMES: readonly ["warm", "cool", "bleach", "mono"];
+    export type LutName = (typeof LUT_NAMES)[number];
+    /** The LUT `name` as a 3D texture of `size`³ RGBA8 texels. */
+    export function lutTexture(name: LutName): {
+        texture: THREE.Data3DTexture;
+        size: number;
+    };
+}
+declare module "limina/internal/engine/render/post" {
+    import * as THREE from "three";
+    import type { AntialiasMethod, TierSpec } from "limina/internal/engine/render/quality";
+    import { type LutName } from "limina/internal/engine/render/lut";
+    export interface AoSettings {
+        /** 0 (none) to 1 (full occlusion). */
+        intensity: number;
+        /** World-space sampling radius, metres. */
+        radius: number;
+    }
+    export interface BloomSettings {
+        strength: number;
+        /** Luminance above which light blooms (linear, before tone mapping). */
+        threshold: number;
+        /** Spread, 0–1. */
+        radius: number;
+    }
+    export interface GradeSettings {
+        /** 1 unchanged. */
+        contrast: number;
+        /** 1 unchanged, 0 grey. */
+        saturation: number;
+        /** Corner darkening, 0 none to 1 strong. */
+        vignette: number;
+        /** A built-in LUT applied last, or null. */
+        lut: LutName | null;
+    }
+    export interface DofSettings {
+        /** Distance in focus, metres. */
+        focusDistance: number;
+        /** Depth of the in-focus zone, metres. */
+        focalLength: number;
+        /** Bokeh size. */
+        bokehScale: number;
+    }
+    export interface PostSettings {
+        ao: AoSettings | false;
+        bloom: BloomSettings | false;
+        /** "auto": the quality tier's method. */
+        antialias: AntialiasMethod | "auto";
+        grade: GradeSettings | false;
+        dof: DofSettings | false;
+    }
+    export const DEFAULT_AO: Readonly<AoSettings>;
+    export const DEFAULT_BLOOM: Readonly<BloomSettings>;
+    export const DEFAULT_GRADE: Readonly<GradeSettings>;
+    export const DEFAULT_DOF: Readonly<DofSettings>;
+    export function defaultPost(): PostSettings;
+    /** Every pass off: what a bare forward render shows. */
+    export function postOff(): PostSettings;
+    /** What actually runs for these settings at this tier. */
+    export interface ActivePasses {
+        ao: boolean;
+        bloom: boolean;
+        antialias: AntialiasMethod;
+        grade: boolean;
+        lut: LutName | null;
+        dof: boolean;
+        msaa: number;
+    }
+    export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses;
+    /** Whether nothing but tone mapping runs: then the frame is a plain render, no pipeline. */
+    export function isBare(p: ActivePasses): boolean;
+    /** Decodes PNG bytes to RGBA8, rows top to bottom: what SMAA's lookup tables need where there is no DOM Image. */
+    export type PngDecoder = (bytes: Uint8Array) => {
+        width: number;
+        height: number;
+        data: Uint8Array;
+    };
+    /** Gives the post stack a PNG decoder (the native engine's; a browser has Image and needs none). */
+    export function usePngDecoder(decode: PngDecoder): void;
+    /** One renderer's post stack for one scene and camera. */
+    export class PostStack {
+        readonly passes: ActivePasses;
+        readonly pipeline: THREE.RenderPipeline;
+        private readonly built;
+        private readonly u;
+        constructor(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, passes: ActivePasses, tier: TierSpec);
+        /** Whether this stack runs exactly `passes` at `tier`. */
+        matches(passes: ActivePasses, tier: TierSpec): boolean;
+        /** Sets the tunable parameters (uniforms only). */
+        tune(s: PostSettings): void;
+        render(): void;
+        dispose(): void;
+    }
+}
+declare module "limina/internal/engine/render/shadows" {
+    import * as THREE from "three";
+    /**
+     * Fits `light`'s shadow camera to what `camera` sees of `scene` within
+     * `distance` metres, at `mapSize` texels a side.
+     */
+    export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
+    /** Makes `light` keep its shadow map per renderer, so renderers on different GPU devices can draw its scene. */
+    export function shadowPerRenderer(light: THREE.DirectionalLight): void;
+}
+declare module "limina/internal/engine/render/look" {
+    import * as THREE from "three";
+    import { Environment, type EnvironmentSettings, type HdriLoader } from "limina/internal/engine/render/environment";
+    import { type PngDecoder, type PostSettings } from "limina/internal/engine/render/post";
+    import { type QualityTier } from "limina/internal/engine/render/quality";
+    export interface LookSettings {
+        environment: EnvironmentSettings;
+        post: PostSettings;
+        quality: QualityTier;
+    }
+    /**
+     * A revision number for state that code may also change in place (three's lights and cameras, a look's post
+     * settings): it moves whenever a value `read` lists differs from the last reading, so what sends that state only when
+     * it changed (the state stream's `world`) compares a few dozen values a tick instead of rebuilding and serialising it.
+     * It may move with the state unchanged (then the consumer compares what it builds), never the other way round.
+     */
+    export class Revision {
+        private readonly read;
+        private last;
+        private next;
+        private value;
+        constructor(read: (out: unknown[]) => void);
+        /** The revision now (the inputs read once). */
+        get current(): number;
+    }
+    /** A scene's render settings and its environment. */
+    export class Look {
+        readonly scene: THREE.Scene;
+        readonly environment: Environment;
+        post: PostSettings;
+        quality: QualityTier;
+        /**
+         * Moves whenever `settings()` may read differently: the environment's settings (its version), where the sun light
+         * and its target stand (code may move them: the sun's angles are read from them), the tier and the post settings
+         * (code may replace or edit them).
+         */
+        readonly revision: Revision;
+        constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);
+        settings(): LookSettings;
+        /** Applies whole settings (a snapshot's); an HDRI that cannot load refuses them before anything changes. */
+        restore(s: LookSettings): Promise<void>;
+    }
+    /** The defaults a new world starts with. */
+    export function defaultLookSettings(quality?: QualityTier): LookSettings;
+    /** Makes `look` the look `scene` renders with. */
+    export function attachLook(scene: THREE.Scene, look: Look): void;
+    export function lookOf(scene: THREE.Scene): Look | undefined;
+    /**
+     * Renderer-wide switches every renderer takes (the rest follows each
+     * scene's look per frame). `host.decodePng`: the PNG decoder of a host
+     * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
+     * for what draws differently on a software rasteriser (onSoftwareAdapter).
+     */
+    export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
+        decodePng?: PngDecoder;
+        adapter?: string;
+    }): void;
+    /** Everything the look keeps per renderer (GPU resources of its device). */
+    export class LookRenderer {
+        readonly renderer: THREE.WebGPURenderer;
+        private readonly amortise;
+        private readonly keep;
+        private pmrem;
+        private bakes;
+        /**
+         * At-once bakes by what they show, least recently used first; per renderer, as a texture belongs to its
+         * device. Kept while a look uses them, and up to `keep` more.
+         */
+        private shared;
+        /** A look collected with a shared map gives it back (its Bake is the unregister token). */
+        private readonly collected;
+        /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
+        private pending;
+        private stacks;
+        private frame;
+        /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
+        lastBakeMs: number;
+        /** Frames the last completed bake took (1 when baked at once). */
+        lastBakeFrames: number;
+        /**
+         * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
+         * draws only when something changed (the web page) draws again until it is not.
+         */
+        stale: boolean;
+        /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
+        bakeSteps: number;
+        bakesDone: number;
+        /**
+         * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
+         * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
+         * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
+         * map in use until the new one is complete, and starts one for a sun that keeps moving at
+         * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
+         * it is stale. `keep`: how many maps no look uses it keeps for a look that draws the same sky later.
+         */
+        constructor(renderer: THREE.WebGPURenderer, amortise: boolean, keep?: number);
+        /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
+        render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
+        /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
+        private bake;
+        /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
+        private step;
+        /**
+         * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
+         * `filter` false leaves its levels for `filter` to do.
+         */
+        private capture;
+        /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
+        private onFace;
+        /**
+         * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
+         * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
+         */
+        private filter;
+        /** Makes `bake` the map of `look`, giving back the one it had. */
+        private use;
+        /** One look fewer uses `entry`; the least recently used maps no look uses are disposed past `keep`. */
+        private unuse;
+        private complete;
+        /**
+         * Completes an amortised bake: its levels are copied into the map in use when they match in size and no
+         * other look shares it, so the scene keeps the same texture (a new one would rebuild every material that
+         * the environment lights).
+         */
+        private completeInPlace;
+        /** Whether `bake` is its look's alone, taking it out of the shared maps when only its look uses it (it is about to be rewritten). */
+        private own;
+        /** Abandons the amortised bake under way (a newer one replaces it). */
+        private drop;
+    }
+    /** The look's state for `renderer` (see LookRenderer for `amortise`). */
+    export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
+}
 declare module "limina/internal/engine/scene/scene-graph" {
     import * as THREE from "three";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import { Revision } from "limina/internal/engine/render/look";
     export interface Lighting {
         ambient: THREE.AmbientLight;
         directional: THREE.DirectionalLight;
@@ -1178,6 +1653,8 @@ declare module "limina/internal/engine/scene/scene-graph" {
     }
     /** The lighting as snapshots save it and digests hash it. */
     export function saveLighting({ ambient, directional }: Lighting): SavedLighting;
+    /** A revision that moves whenever `saveLighting` may read differently (it reads what that does: code may set any of it). */
+    export function lightingRevision({ ambient, directional }: Lighting): Revision;
     /** Sets the lights as `l` describes them. */
     export function applyLighting({ ambient, directional }: Lighting, l: SavedLighting): void;
 }
@@ -2735,6 +3212,7 @@ declare module "limina/internal/engine/audio/listener" {
 declare module "limina/internal/engine/render/view-camera" {
     import * as THREE from "three";
     import type { Vec3 } from "limina/internal/engine/ecs/world";
+    import { Revision } from "limina/internal/engine/render/look";
     export interface CameraPose {
         position: Vec3;
         target: Vec3;
@@ -2750,6 +3228,10 @@ declare module "limina/internal/engine/render/view-camera" {
         readonly camera: THREE.PerspectiveCamera;
         private pose;
         private readonly placed;
+        /** `set` calls so far (a pose may move the target alone). */
+        private sets;
+        /** Moves whenever `get()` may read differently: a `set`, or code steering the camera itself. */
+        readonly revision: Revision;
         constructor(pose?: CameraPose);
         /** Moves the view; an omitted fov keeps the current one. Returns the new pose. */
         set(pose: {
@@ -2927,459 +3409,6 @@ declare module "limina/internal/engine/mcp/mcp" {
         /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */
         mustCall<T>(tool: string, input?: Record<string, unknown>): Promise<T>;
     }
-}
-declare module "limina/internal/engine/render/before-render" {
-    import type * as THREE from "three";
-    /** `continuous`: the renderer draws every frame (a window), not now and then (a capture). */
-    export type BeforeRender = (renderer: THREE.WebGPURenderer, camera: THREE.Camera, continuous: boolean) => void;
-    /** Runs `hook` before every draw of `scene` (through renderScene); returns what removes it. */
-    export function onBeforeRender(scene: THREE.Scene, hook: BeforeRender): () => void;
-    /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
-    export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
-    /**
-     * Draws a bare frame (one forward render, no post stack) of a scene to the renderer's output in its own
-     * way — GPU particles composited without triangles — or returns false to leave it to a plain render.
-     */
-    export type BareDraw = (renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera) => boolean;
-    /** Makes `draw` how `scene`'s bare frames are drawn; returns what removes it. */
-    export function onBareDraw(scene: THREE.Scene, draw: BareDraw): () => void;
-    /** Draws a bare frame of `scene` from `camera`: through its BareDraw when it takes it, else one plain render. */
-    export function drawBare(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera): void;
-}
-declare module "limina/internal/engine/render/sky" {
-    import * as THREE from "three";
-    import { type Node } from "limina/internal/engine/render/tsl";
-    export interface SkyParameters {
-        /** Unit vector toward the sun. */
-        sun: THREE.Vector3;
-        /** Atmospheric turbidity, 1.7 (very clear) to 10 (hazy). */
-        turbidity: number;
-    }
-    /** xyY (Y in kcd/m²) to linear sRGB. */
-    export function xyYToLinearSrgb(x: number, y: number, Y: number): [number, number, number];
-    /**
-     * The sky as TSL: `radiance(direction)` is the sky's linear radiance toward
-     * a unit direction, in scene units (1 ≈ a bright overcast sky).
-     */
-    export class Sky {
-        /** Unit vector toward the sun. */
-        readonly sunDirection: any;
-        /** Perez coefficients per channel, [A, B, C, D, E] as vec3s over (Y, x, y). */
-        private readonly coeffs;
-        /** Zenith Y, x, y divided by F(0, θs) per channel: the scale of the Perez function. */
-        private readonly zenith;
-        /** Brightness: scene units per kcd/m², faded as the sun sets. */
-        private readonly scale;
-        /** The sun disc's colour (linear, scene units). */
-        private readonly sunDisc;
-        /** Below-horizon ground albedo, lit by the sun and the sky. */
-        readonly ground: any;
-        /** The light on the ground below the horizon (linear irradiance / π): the environment sets it from the sun and the sky. */
-        readonly horizonLight: any;
-        /** Horizon colour for a given sun, linear (what fog takes when it follows the sky). */
-        readonly horizon: THREE.Color;
-        /** Zenith colour for a given sun, linear. */
-        readonly zenithColor: THREE.Color;
-        /** The radiance node, a function of a unit direction. */
-        readonly radiance: (direction: Node) => Node;
-        constructor(parameters?: SkyParameters);
-        /** Re-derives the sky for a sun direction and turbidity (CPU side; cheap). */
-        set({ sun, turbidity }: SkyParameters): void;
-        /** Every value the radiance node reads, as text: skies with equal keys draw the same. */
-        drawnKey(): string;
-        /** The sky's radiance toward `d` evaluated on the CPU (no sun disc), for colours that follow the sky. */
-        private sample;
-    }
-}
-declare module "limina/internal/engine/render/environment" {
-    import * as THREE from "three";
-    import { Sky } from "limina/internal/engine/render/sky";
-    import { type Node } from "limina/internal/engine/render/tsl";
-    /** The HDRI presets embedded in the binary: each is the built-in asset `hdri_<name>`. */
-    export const HDRI_PRESETS: readonly ["studio", "warehouse", "city", "forest", "sunset", "night", "park", "dawn"];
-    export type HdriPreset = (typeof HDRI_PRESETS)[number];
-    /** "sky": the physical sky driven by the sun; otherwise an embedded HDRI. */
-    export type EnvironmentPreset = "sky" | HdriPreset;
-    export type ToneMappingName = "aces" | "agx" | "neutral" | "none";
-    export const TONE_MAPPINGS: Record<ToneMappingName, THREE.ToneMapping>;
-    export interface FogSettings {
-        enabled: boolean;
-        /** Extinction per metre at the fog's base height. */
-        density: number;
-        /** How fast the fog thins with height above `height`, per metre (0: uniform). */
-        heightFalloff: number;
-        /** The height, metres, below which the fog is at full density. */
-        height: number;
-        /** A fixed colour (0xRRGGBB), or null to follow the sky's horizon. */
-        color: number | null;
-    }
-    export interface EnvironmentSettings {
-        preset: EnvironmentPreset;
-        /** An asset id of kind "hdri" (the user's assets/ or a built-in): overrides `preset`. */
-        hdri: string | null;
-        /** Degrees clockwise from +Z toward +X, seen from above. */
-        sunAzimuth: number;
-        /** Degrees above the horizon (negative: below it). */
-        sunElevation: number;
-        /** Atmospheric haze of the physical sky, 1.7 (clear) to 10 (hazy). */
-        turbidity: number;
-        exposure: number;
-        toneMapping: ToneMappingName;
-        /** Strength of the image-based lighting from the sky or HDRI. */
-        environmentIntensity: number;
-        /** The sky-to-ground hemisphere fill light's intensity. */
-        hemisphere: number;
-        /** Draw the sky or HDRI behind the scene when the scene has no background of its own. */
-        background: boolean;
-        fog: FogSettings;
-    }
-    export const DEFAULT_FOG: Readonly<FogSettings>;
-    /** The look a world starts with (the sun where the scene graph's default light stands). */
-    export function defaultEnvironment(): EnvironmentSettings;
-    /** The unit vector toward a sun at `azimuth`/`elevation` degrees. */
-    export function sunVector(azimuth: number, elevation: number, out?: THREE.Vector3): THREE.Vector3;
-    /** Azimuth and elevation, degrees, of a direction (need not be unit length). */
-    export function sunAngles(direction: THREE.Vector3): {
-        azimuth: number;
-        elevation: number;
-    };
-    /** A deep copy of plain settings. */
-    export const copy: <T>(value: T) => T;
-    /** An equirectangular HDR image, linear RGB(A) floats, and what fog takes from it. */
-    export interface LoadedHdri {
-        texture: THREE.DataTexture;
-        /** The average colour of its horizon band, linear. */
-        horizon: THREE.Color;
-    }
-    export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
-    /** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
-    export function decodeHdri(bytes: ArrayBuffer): LoadedHdri;
-    /** The asset id of a preset's HDRI. */
-    export const hdriAssetOf: (preset: HdriPreset) => string;
-    /** The mean of an equirect image's rows within ±`band` of the horizon (rows of RGBA values, `toFloat` reading each). */
-    export function horizonColor(data: ArrayLike<number>, width: number, height: number, channels: number, toFloat?: (v: number) => number, band?: number): THREE.Color;
-    /**
-     * The environment of one scene. `attach` adds its lights; each frame a
-     * renderer calls `update` (which notices when code moved the sun light) and
-     * reads `version` to know when to re-bake its lighting.
-     */
-    export class Environment {
-        readonly sun: THREE.DirectionalLight;
-        private readonly loadHdri;
-        readonly sky: Sky;
-        /** The hemisphere fill (sky colour above, ground below). */
-        readonly hemisphere: THREE.HemisphereLight;
-        /** Bumped whenever the baked lighting must be redone (sun, sky, HDRI). */
-        version: number;
-        /** The loaded HDRI when the settings name one, else null. */
-        hdri: LoadedHdri | null;
-        /** What only drawing uses (see `drawn`): built by the first renderer to ask, so a world that never renders (a server's) never builds it. */
-        private drawing;
-        private current;
-        private readonly fogColor;
-        private readonly fogDensity;
-        private readonly fogFalloff;
-        private readonly fogHeight;
-        private readonly sunGlow;
-        private readonly hdriMap;
-        private readonly useHdri;
-        private readonly lastSun;
-        /** `sun`: the directional light that is the sun (its direction is the sky's). */
-        constructor(sun: THREE.DirectionalLight, loadHdri: HdriLoader);
-        /** A scene holding only the sky, which renderers bake into environment lighting. */
-        get skyScene(): THREE.Scene;
-        get backgroundNode(): Node;
-        /**
-         * The background as a mesh of its own: three's background mesh with a depth test, drawn after everything
-         * opaque, so only the pixels nothing covers evaluate the sky (three draws its background first, over every pixel).
-         */
-        get skyDome(): THREE.Mesh;
-        get fogNode(): Node;
-        /** The sky's, background's and fog's node graphs and the sky dome, built once, on first use. */
-        private drawn;
-        /**
-         * The height fog at world `position` seen from `eye`: its colour and how much of what lies there it hides (0–1).
-         * `fogNode` is this at each fragment; GPU particles drawn without triangles take it at each particle.
-         */
-        fogAt(position: Node, eye: Node): {
-            color: Node;
-            factor: Node;
-        };
-        /** Everything a bake of this environment draws, as text: environments with equal keys bake the same map. */
-        drawnKey(): string;
-        /** The current settings, with the sun's angles read from the sun light. */
-        settings(): EnvironmentSettings;
-        /** The current settings themselves (read-only; per frame, without a copy). */
-        get live(): Readonly<EnvironmentSettings>;
-        /** Applies `settings` (loading an HDRI first when they name one: a missing one changes nothing). */
-        set(settings: EnvironmentSettings): Promise<void>;
-        /** Moves the sun (the light and the sky together); the time-of-day hook. */
-        setSun(azimuth: number, elevation: number): void;
-        /** The direction toward the sun, from the sun light's pose. */
-        sunDirection(out?: THREE.Vector3): THREE.Vector3;
-        /** Per frame, before rendering: follows a sun light that code moved. Returns the current version. */
-        update(): number;
-        private hdriLoadedFor;
-        private explicitVersion;
-        /** Takes `s`; `moveSun` false keeps the light where it is (the settings' angles follow it). */
-        private apply;
-        /** Whether settings were set (not merely the sun light moved) after `version`: renderers bake those at once. */
-        changedExplicitlySince(version: number): boolean;
-        private followSun;
-    }
-}
-declare module "limina/internal/engine/render/quality" {
-    export const QUALITY_TIERS: readonly ["low", "balanced", "cinematic"];
-    export type QualityTier = (typeof QUALITY_TIERS)[number];
-    export type AntialiasMethod = "smaa" | "fxaa" | "taa" | "none";
-    export interface TierSpec {
-        /** Whether the post stack runs at all; without it a frame is one forward render (with the renderer's own MSAA). */
-        post: boolean;
-        /** Shadow map side, texels. */
-        shadowMapSize: number;
-        /** How far from the camera the sun's fitted shadow reaches, metres. */
-        shadowDistance: number;
-        /** Percentage-closer soft shadows (PCF soft) or plain PCF. */
-        softShadows: boolean;
-        /** GTAO samples per pixel; 0 turns AO off whatever the post settings ask. */
-        aoSamples: number;
-        /** GTAO's resolution relative to the frame. */
-        aoScale: number;
-        /** Bloom allowed. */
-        bloom: boolean;
-        /** The anti-aliasing `antialias: "auto"` means. */
-        antialias: AntialiasMethod;
-        /** MSAA samples of the scene pass (on top of the post AA; 0 none). */
-        msaa: number;
-        /** Internal resolution of the scene pass relative to the output (the output keeps its size). */
-        renderScale: number;
-        /** Side of the baked environment's cube faces. */
-        environmentSize: number;
-    }
-    export const TIERS: Readonly<Record<QualityTier, Readonly<TierSpec>>>;
-    /** Whether an adapter name is a software rasteriser (lavapipe, SwiftShader, WARP). */
-    export function isSoftwareAdapter(name: string): boolean;
-    export function noteAdapter(renderer: object, name: string): void;
-    /** Whether `renderer` draws on a software rasteriser; false when its host did not say. */
-    export function onSoftwareAdapter(renderer: object): boolean;
-}
-declare module "limina/internal/engine/render/lut" {
-    import * as THREE from "three";
-    export const LUT_NAMES: readonly ["warm", "cool", "bleach", "mono"];
-    export type LutName = (typeof LUT_NAMES)[number];
-    /** The LUT `name` as a 3D texture of `size`³ RGBA8 texels. */
-    export function lutTexture(name: LutName): {
-        texture: THREE.Data3DTexture;
-        size: number;
-    };
-}
-declare module "limina/internal/engine/render/post" {
-    import * as THREE from "three";
-    import type { AntialiasMethod, TierSpec } from "limina/internal/engine/render/quality";
-    import { type LutName } from "limina/internal/engine/render/lut";
-    export interface AoSettings {
-        /** 0 (none) to 1 (full occlusion). */
-        intensity: number;
-        /** World-space sampling radius, metres. */
-        radius: number;
-    }
-    export interface BloomSettings {
-        strength: number;
-        /** Luminance above which light blooms (linear, before tone mapping). */
-        threshold: number;
-        /** Spread, 0–1. */
-        radius: number;
-    }
-    export interface GradeSettings {
-        /** 1 unchanged. */
-        contrast: number;
-        /** 1 unchanged, 0 grey. */
-        saturation: number;
-        /** Corner darkening, 0 none to 1 strong. */
-        vignette: number;
-        /** A built-in LUT applied last, or null. */
-        lut: LutName | null;
-    }
-    export interface DofSettings {
-        /** Distance in focus, metres. */
-        focusDistance: number;
-        /** Depth of the in-focus zone, metres. */
-        focalLength: number;
-        /** Bokeh size. */
-        bokehScale: number;
-    }
-    export interface PostSettings {
-        ao: AoSettings | false;
-        bloom: BloomSettings | false;
-        /** "auto": the quality tier's method. */
-        antialias: AntialiasMethod | "auto";
-        grade: GradeSettings | false;
-        dof: DofSettings | false;
-    }
-    export const DEFAULT_AO: Readonly<AoSettings>;
-    export const DEFAULT_BLOOM: Readonly<BloomSettings>;
-    export const DEFAULT_GRADE: Readonly<GradeSettings>;
-    export const DEFAULT_DOF: Readonly<DofSettings>;
-    export function defaultPost(): PostSettings;
-    /** Every pass off: what a bare forward render shows. */
-    export function postOff(): PostSettings;
-    /** What actually runs for these settings at this tier. */
-    export interface ActivePasses {
-        ao: boolean;
-        bloom: boolean;
-        antialias: AntialiasMethod;
-        grade: boolean;
-        lut: LutName | null;
-        dof: boolean;
-        msaa: number;
-    }
-    export function activePasses(s: PostSettings, tier: TierSpec): ActivePasses;
-    /** Whether nothing but tone mapping runs: then the frame is a plain render, no pipeline. */
-    export function isBare(p: ActivePasses): boolean;
-    /** Decodes PNG bytes to RGBA8, rows top to bottom: what SMAA's lookup tables need where there is no DOM Image. */
-    export type PngDecoder = (bytes: Uint8Array) => {
-        width: number;
-        height: number;
-        data: Uint8Array;
-    };
-    /** Gives the post stack a PNG decoder (the native engine's; a browser has Image and needs none). */
-    export function usePngDecoder(decode: PngDecoder): void;
-    /** One renderer's post stack for one scene and camera. */
-    export class PostStack {
-        readonly passes: ActivePasses;
-        readonly pipeline: THREE.RenderPipeline;
-        private readonly built;
-        private readonly u;
-        constructor(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, passes: ActivePasses, tier: TierSpec);
-        /** Whether this stack runs exactly `passes` at `tier`. */
-        matches(passes: ActivePasses, tier: TierSpec): boolean;
-        /** Sets the tunable parameters (uniforms only). */
-        tune(s: PostSettings): void;
-        render(): void;
-        dispose(): void;
-    }
-}
-declare module "limina/internal/engine/render/shadows" {
-    import * as THREE from "three";
-    /**
-     * Fits `light`'s shadow camera to what `camera` sees of `scene` within
-     * `distance` metres, at `mapSize` texels a side.
-     */
-    export function fitSunShadow(light: THREE.DirectionalLight, camera: THREE.PerspectiveCamera, scene: THREE.Scene, distance: number, mapSize: number): void;
-    /** Makes `light` keep its shadow map per renderer, so renderers on different GPU devices can draw its scene. */
-    export function shadowPerRenderer(light: THREE.DirectionalLight): void;
-}
-declare module "limina/internal/engine/render/look" {
-    import * as THREE from "three";
-    import { Environment, type EnvironmentSettings, type HdriLoader } from "limina/internal/engine/render/environment";
-    import { type PngDecoder, type PostSettings } from "limina/internal/engine/render/post";
-    import { type QualityTier } from "limina/internal/engine/render/quality";
-    export interface LookSettings {
-        environment: EnvironmentSettings;
-        post: PostSettings;
-        quality: QualityTier;
-    }
-    /** A scene's render settings and its environment. */
-    export class Look {
-        readonly scene: THREE.Scene;
-        readonly environment: Environment;
-        post: PostSettings;
-        quality: QualityTier;
-        constructor(scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality?: QualityTier);
-        settings(): LookSettings;
-        /** Applies whole settings (a snapshot's); an HDRI that cannot load refuses them before anything changes. */
-        restore(s: LookSettings): Promise<void>;
-    }
-    /** The defaults a new world starts with. */
-    export function defaultLookSettings(quality?: QualityTier): LookSettings;
-    /** Makes `look` the look `scene` renders with. */
-    export function attachLook(scene: THREE.Scene, look: Look): void;
-    export function lookOf(scene: THREE.Scene): Look | undefined;
-    /**
-     * Renderer-wide switches every renderer takes (the rest follows each
-     * scene's look per frame). `host.decodePng`: the PNG decoder of a host
-     * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
-     * for what draws differently on a software rasteriser (onSoftwareAdapter).
-     */
-    export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
-        decodePng?: PngDecoder;
-        adapter?: string;
-    }): void;
-    /** Everything the look keeps per renderer (GPU resources of its device). */
-    export class LookRenderer {
-        readonly renderer: THREE.WebGPURenderer;
-        private readonly amortise;
-        private readonly keep;
-        private pmrem;
-        private bakes;
-        /**
-         * At-once bakes by what they show, least recently used first; per renderer, as a texture belongs to its
-         * device. Kept while a look uses them, and up to `keep` more.
-         */
-        private shared;
-        /** A look collected with a shared map gives it back (its Bake is the unregister token). */
-        private readonly collected;
-        /** The one amortised bake under way (the generator's source cube is shared, so one at a time). */
-        private pending;
-        private stacks;
-        private frame;
-        /** Milliseconds the last bake step took, or the whole bake when done at once (for the benchmark). */
-        lastBakeMs: number;
-        /** Frames the last completed bake took (1 when baked at once). */
-        lastBakeFrames: number;
-        /**
-         * Whether the last frame lit with an out-of-date map (an amortised bake under way or due): a renderer that
-         * draws only when something changed (the web page) draws again until it is not.
-         */
-        stale: boolean;
-        /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
-        bakeSteps: number;
-        bakesDone: number;
-        /**
-         * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
-         * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
-         * about a quarter of a million source samples a frame (BAKE_STEP_SAMPLES) — keeping the previous
-         * map in use until the new one is complete, and starts one for a sun that keeps moving at
-         * most every REBAKE_EVERY frames. One drawing now and then (captures) bakes at once whenever
-         * it is stale. `keep`: how many maps no look uses it keeps for a look that draws the same sky later.
-         */
-        constructor(renderer: THREE.WebGPURenderer, amortise: boolean, keep?: number);
-        /** Draws `scene` from `camera` with `look`; `exact`: bakes a stale map at once even when amortising (a screenshot's frame). */
-        render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
-        /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
-        private bake;
-        /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
-        private step;
-        /**
-         * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
-         * `filter` false leaves its levels for `filter` to do.
-         */
-        private capture;
-        /** Runs `draw` with only its draws into cube face `face` let through (a cube camera sets each face as the target before drawing it). */
-        private onFace;
-        /**
-         * Filters `piece` of `target` from the captured cube with three's own filter: its other levels and faces are
-         * skipped and a scissor keeps the piece's rows, so the pieces together write what one whole filter does.
-         */
-        private filter;
-        /** Makes `bake` the map of `look`, giving back the one it had. */
-        private use;
-        /** One look fewer uses `entry`; the least recently used maps no look uses are disposed past `keep`. */
-        private unuse;
-        private complete;
-        /**
-         * Completes an amortised bake: its levels are copied into the map in use when they match in size and no
-         * other look shares it, so the scene keeps the same texture (a new one would rebuild every material that
-         * the environment lights).
-         */
-        private completeInPlace;
-        /** Whether `bake` is its look's alone, taking it out of the shared maps when only its look uses it (it is about to be rewritten). */
-        private own;
-        /** Abandons the amortised bake under way (a newer one replaces it). */
-        private drop;
-    }
-    /** The look's state for `renderer` (see LookRenderer for `amortise`). */
-    export function lookRendererOf(renderer: THREE.WebGPURenderer, amortise?: boolean): LookRenderer;
 }
 declare module "limina/internal/engine/render/overlay" {
     import * as THREE from "three";
@@ -4318,8 +4347,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
             amount: z.ZodNumber;
         }, z.core.$strict>>;
         target: z.ZodDefault<z.ZodEnum<{
-            entity: "entity";
             self: "self";
+            entity: "entity";
         }>>;
         range: z.ZodDefault<z.ZodNumber>;
         requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -4337,8 +4366,8 @@ declare module "limina/internal/engine/game/combat/abilities" {
                 amount: z.ZodNumber;
             }, z.core.$strict>>;
             target: z.ZodDefault<z.ZodEnum<{
-                entity: "entity";
                 self: "self";
+                entity: "entity";
             }>>;
             range: z.ZodDefault<z.ZodNumber>;
             requires: z.ZodOptional<z.ZodType<Condition, unknown, z.core.$ZodTypeInternals<Condition, unknown>>>;
@@ -4354,7 +4383,7 @@ declare module "limina/internal/engine/game/combat/abilities" {
             name: string;
             description: string;
             cooldown: number;
-            target: "entity" | "self";
+            target: "self" | "entity";
             range: number;
             effects: import("limina/internal/engine/game/rules/schemas").Effect[];
             cost?: {
@@ -9890,9 +9919,15 @@ declare module "limina/internal/engine/mcp/state-sync" {
     import type { ClockedChange } from "limina/internal/engine/characters/characters";
     import type { Entities } from "limina/internal/engine/scene/entities";
     import type { SpatialIndex } from "limina/internal/engine/spatial/spatial-index";
+    /** The world's look, lighting and view (web/world-look.ts's `worldLookFeed`). */
+    export interface SceneFeed {
+        /** Moves whenever `look()` may read differently: while it stands still the look is not rebuilt. */
+        revision(): number;
+        look(): unknown;
+    }
     export interface StateSyncOptions {
         /** The world's look, lighting and view, sent in snapshots and again when it changes. */
-        scene?: () => unknown;
+        scene?: SceneFeed;
         /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
         sink?: (text: string) => void;
         /** The characters' animation (web/world-look.ts's `characterAnimation`). */
@@ -9914,8 +9949,9 @@ declare module "limina/internal/engine/mcp/state-sync" {
         private readonly subs;
         private readonly groupKnown;
         private readonly row;
-        /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
+        /** The world's look as last sent (JSON), the feed's revision it was built at, and this tick's change of it (null: none). */
         private sceneJson;
+        private sceneRevision;
         private sceneChange;
         private sinkStarted;
         /** This tick's animation changes, the clock, and the whole states asked for so far this tick. */
@@ -10035,8 +10071,8 @@ declare module "limina/internal/engine/web/stream-animation" {
     }
 }
 declare module "limina/internal/engine/web/world-look" {
-    import type { AnimationFeed } from "limina/internal/engine/mcp/state-sync";
-    import type { LookSettings } from "limina/internal/engine/render/look";
+    import type { AnimationFeed, SceneFeed } from "limina/internal/engine/mcp/state-sync";
+    import { type LookSettings } from "limina/internal/engine/render/look";
     import type { CameraPose } from "limina/internal/engine/render/view-camera";
     import { type SavedLighting } from "limina/internal/engine/scene/scene-graph";
     import type { WorldSession } from "limina/internal/engine/world-session";
@@ -10046,7 +10082,8 @@ declare module "limina/internal/engine/web/world-look" {
         lighting: SavedLighting;
         view: CameraPose;
     }
-    export function worldLook(session: WorldSession): WorldLook;
+    /** The world's look as the state stream takes it: rebuilt only when one of its inputs' revisions moved. */
+    export function worldLookFeed(session: WorldSession): SceneFeed;
     /** The characters' animation as the state stream carries it: whole states on request, discrete changes as they happen. */
     export function characterAnimation(session: WorldSession): AnimationFeed;
 }
@@ -10163,10 +10200,12 @@ declare module "limina" {
     /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */
     export { type AnimationChange, Animator, type SavedAnimation, SPEED_QUANTUM } from "limina/internal/engine/characters/animator";
     export { characterBody, type ClockedChange } from "limina/internal/engine/characters/characters";
-    export { type AnimationFeed, StateSync, type StateSyncOptions } from "limina/internal/engine/mcp/state-sync";
+    export { type AnimationFeed, type SceneFeed, StateSync, type StateSyncOptions } from "limina/internal/engine/mcp/state-sync";
     export { type MirrorChange, type MirrorEntity, StateMirror } from "limina/internal/engine/web/mirror";
     export { catchUp, StreamAnimation } from "limina/internal/engine/web/stream-animation";
     export { characterAnimation } from "limina/internal/engine/web/world-look";
+    /** The world's look, lighting and view as StateSync's `scene` takes them: rebuilt only when a revision of their inputs moved. */
+    export { worldLookFeed } from "limina/internal/engine/web/world-look";
 }
 declare module "limina/testing" {
     export class AssertionError extends Error {

@@ -307,7 +307,9 @@ export type { Appearance } from "./characters/humanoid.ts";
 /** Characters' animation on the state stream: whole states, then discrete changes a copy advances through with the engine's own animator (docs/web.md). */
 export { type AnimationChange, Animator, type SavedAnimation, SPEED_QUANTUM } from "./characters/animator.ts";
 export { characterBody, type ClockedChange } from "./characters/characters.ts";
-export { type AnimationFeed, StateSync, type StateSyncOptions } from "./mcp/state-sync.ts";
+export { type AnimationFeed, type SceneFeed, StateSync, type StateSyncOptions } from "./mcp/state-sync.ts";
 export { type MirrorChange, type MirrorEntity, StateMirror } from "./web/mirror.ts";
 export { catchUp, StreamAnimation } from "./web/stream-animation.ts";
 export { characterAnimation } from "./web/world-look.ts";
+/** The world's look, lighting and view as StateSync's `scene` takes them: rebuilt only when a revision of their inputs moved. */
+export { worldLookFeed } from "./web/world-look.ts";

@@ -41,7 +41,7 @@ import { canonicalId, LiveIdentities, RESERVED_AGENT_IDS, refusedId, visibleId }
 import { PROFILES, resolveProfile } from "../skills/profiles.ts";
 import { illFormed } from "../skills/well-formed.ts";
 import { StateSync } from "./state-sync.ts";
-import { characterAnimation, worldLook } from "../web/world-look.ts";
+import { characterAnimation, worldLookFeed } from "../web/world-look.ts";
 import { SPECTATOR } from "../web/spectator.ts";
 
 /** MCP protocol revisions a standard client may ask for, newest first. */
@@ -144,7 +144,7 @@ export class McpServer {
   }
 
   private attach(session: WorldSession): Served {
-    const sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: this.options.sink, animation: characterAnimation(session) });
+    const sync = new StateSync(session.entities, session.spatial, { scene: worldLookFeed(session), sink: this.options.sink, animation: characterAnimation(session) });
     const listing = new ToolListing(session.registry, { pageSize: this.options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: this.options.toolsListing ?? "full" });
     onFixedStep((_dt, step) => sync.tick(step));
     session.tracer.subscribe((event) => this.log(event));

@@ -112,9 +112,16 @@ interface Delta {
   apply(known: Known): void;
 }
 
+/** The world's look, lighting and view (web/world-look.ts's `worldLookFeed`). */
+export interface SceneFeed {
+  /** Moves whenever `look()` may read differently: while it stands still the look is not rebuilt. */
+  revision(): number;
+  look(): unknown;
+}
+
 export interface StateSyncOptions {
   /** The world's look, lighting and view, sent in snapshots and again when it changes. */
-  scene?: () => unknown;
+  scene?: SceneFeed;
   /** Gets the full-view group's deltas and, every second, its snapshot (`--spectator-sink`). */
   sink?: (text: string) => void;
   /** The characters' animation (web/world-look.ts's `characterAnimation`). */
@@ -135,8 +142,9 @@ export class StateSync {
   private readonly subs = new Map<number, Subscriber>();
   private readonly groupKnown: Known = new Map();
   private readonly row = new Float32Array(STRIDE);
-  /** The world's look as last sent (JSON), and this tick's change of it (null: none). */
+  /** The world's look as last sent (JSON), the feed's revision it was built at, and this tick's change of it (null: none). */
   private sceneJson = "";
+  private sceneRevision = -1;
   private sceneChange: unknown = null;
   private sinkStarted = false;
   /** This tick's animation changes, the clock, and the whole states asked for so far this tick. */
@@ -431,11 +439,15 @@ export class StateSync {
     if (this.subs.size === 0 && !sink) return;
     const at = performance.timeOrigin + performance.now();
     this.sceneChange = null;
-    if (this.options.scene) {
-      const scene = this.options.scene();
-      const json = JSON.stringify(scene);
+    const scene = this.options.scene;
+    const revision = scene ? scene.revision() : this.sceneRevision;
+    // An unchanged revision: the look is as last built (most ticks).
+    if (scene && revision !== this.sceneRevision) {
+      this.sceneRevision = revision;
+      const look = scene.look();
+      const json = JSON.stringify(look);
       if (json !== this.sceneJson) {
-        if (this.sceneJson !== "") this.sceneChange = scene;
+        if (this.sceneJson !== "") this.sceneChange = look;
         this.sceneJson = json;
       }
     }

@@ -165,7 +165,7 @@ export class Environment {
   readonly sky = new Sky();
   /** The hemisphere fill (sky colour above, ground below). */
   readonly hemisphere = new THREE.HemisphereLight(0xbfd4ff, 0x4a4238, 0.1);
-  /** Bumped whenever the baked lighting must be redone (sun, sky, HDRI). */
+  /** Bumped whenever the settings are set or the sun moves: renderers re-bake their lighting, the state stream resends them. */
   version = 1;
   /** The loaded HDRI when the settings name one, else null. */
   hdri: LoadedHdri | null = null;

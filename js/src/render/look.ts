@@ -27,11 +27,68 @@ const TAA_SETTLE_FRAMES = 8;
 /** The least number of frames between two bakes while the sun keeps moving (a time-of-day sweep). */
 const REBAKE_EVERY = 10;
 
+/**
+ * A revision number for state that code may also change in place (three's lights and cameras, a look's post
+ * settings): it moves whenever a value `read` lists differs from the last reading, so what sends that state only when
+ * it changed (the state stream's `world`) compares a few dozen values a tick instead of rebuilding and serialising it.
+ * It may move with the state unchanged (then the consumer compares what it builds), never the other way round.
+ */
+export class Revision {
+  private last: unknown[] = [];
+  private next: unknown[] = [];
+  private value = 0;
+
+  constructor(private readonly read: (out: unknown[]) => void) {}
+
+  /** The revision now (the inputs read once). */
+  get current(): number {
+    const next = this.next;
+    next.length = 0;
+    this.read(next);
+    if (!sameValues(next, this.last)) {
+      this.value++;
+      this.next = this.last;
+      this.last = next;
+    }
+    return this.value;
+  }
+}
+
+/** Equal lists of values (NaN equal to itself, as a serialised copy would see it). */
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !(a[i] !== a[i] && b[i] !== b[i])) return false;
+  return true;
+}
+
+/**
+ * What an object's world position follows, as `updateMatrixWorld` makes it (what Environment.sunDirection reads):
+ * its position (its own matrix when three does not compose that) and its parent's world matrix.
+ */
+function placement(o: THREE.Object3D, out: unknown[]): void {
+  if (o.matrixAutoUpdate) out.push(o.position.x, o.position.y, o.position.z);
+  else out.push(...o.matrix.elements);
+  if (o.parent) out.push(...o.parent.matrixWorld.elements);
+}
+
 /** A scene's render settings and its environment. */
 export class Look {
   readonly environment: Environment;
   post: PostSettings = defaultPost();
   quality: QualityTier;
+  /**
+   * Moves whenever `settings()` may read differently: the environment's settings (its version), where the sun light
+   * and its target stand (code may move them: the sun's angles are read from them), the tier and the post settings
+   * (code may replace or edit them).
+   */
+  readonly revision = new Revision((out) => {
+    const { sun } = this.environment;
+    out.push(this.environment.version, this.quality);
+    placement(sun, out);
+    placement(sun.target, out);
+    // Serialised natively in one call: cheaper than walking its few dozen fields in script.
+    out.push(JSON.stringify(this.post));
+  });
 
   constructor(readonly scene: THREE.Scene, sun: THREE.DirectionalLight, loadHdri: HdriLoader, quality: QualityTier = "balanced") {
     this.environment = new Environment(sun, loadHdri);

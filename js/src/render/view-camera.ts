@@ -4,6 +4,7 @@
 
 import * as THREE from "three";
 import type { Vec3 } from "../ecs/world.ts";
+import { Revision } from "./look.ts";
 
 export interface CameraPose {
   position: Vec3;
@@ -36,6 +37,13 @@ export class ViewCamera {
   readonly camera = new THREE.PerspectiveCamera(DEFAULT_POSE.fov, 1, NEAR, MIN_FAR);
   private pose: CameraPose = { ...DEFAULT_POSE };
   private readonly placed = { position: new THREE.Vector3(), quaternion: new THREE.Quaternion(), fov: 0 };
+  /** `set` calls so far (a pose may move the target alone). */
+  private sets = 0;
+  /** Moves whenever `get()` may read differently: a `set`, or code steering the camera itself. */
+  readonly revision = new Revision((out) => {
+    const { position: p, quaternion: q, fov } = this.camera;
+    out.push(this.sets, p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov);
+  });
 
   constructor(pose: CameraPose = DEFAULT_POSE) {
     this.set(pose);
@@ -48,6 +56,7 @@ export class ViewCamera {
     this.placed.position.copy(this.camera.position);
     this.placed.quaternion.copy(this.camera.quaternion);
     this.placed.fov = this.camera.fov;
+    this.sets++;
     return this.get();
   }
 

@@ -3,6 +3,7 @@
 
 import * as THREE from "three";
 import type { Vec3 } from "../ecs/world.ts";
+import { Revision } from "../render/look.ts";
 
 export interface Lighting {
   ambient: THREE.AmbientLight;
@@ -44,6 +45,17 @@ export function saveLighting({ ambient, directional }: Lighting): SavedLighting 
       shadow: { mapSize: directional.shadow.mapSize.x, extent: cam.right, near: cam.near, far: cam.far, bias: directional.shadow.bias },
     },
   };
+}
+
+/** A revision that moves whenever `saveLighting` may read differently (it reads what that does: code may set any of it). */
+export function lightingRevision({ ambient, directional }: Lighting): Revision {
+  return new Revision((out) => {
+    const cam = directional.shadow.camera as THREE.OrthographicCamera;
+    const { color: a } = ambient;
+    const { color: d, position: p, shadow } = directional;
+    out.push(a.r, a.g, a.b, ambient.intensity, d.r, d.g, d.b, directional.intensity, p.x, p.y, p.z, directional.castShadow);
+    out.push(shadow.mapSize.x, cam.right, cam.near, cam.far, shadow.bias);
+  });
 }
 
 /** Sets the lights as `l` describes them. */

@@ -13,7 +13,7 @@ import { commandFailure, loadReplay } from "../cli/replay-input.ts";
 import { StateSync } from "../mcp/state-sync.ts";
 import { replay } from "../persistence/replay.ts";
 import type { RecordingHeader } from "./player.ts";
-import { characterAnimation, worldLook } from "./world-look.ts";
+import { characterAnimation, worldLookFeed } from "./world-look.ts";
 
 const fail: (message: string) => never = commandFailure("export-web");
 
@@ -34,7 +34,7 @@ if (source.startsWith("nats://")) fail("export-web takes a trace file (a sealed 
 const { text, events, session, from } = await loadReplay(source, snapshotPath, fail);
 const firstTick = session.tick;
 const stream: string[] = [];
-const sync = new StateSync(session.entities, session.spatial, { scene: () => worldLook(session), sink: (t) => stream.push(t), animation: characterAnimation(session) });
+const sync = new StateSync(session.entities, session.spatial, { scene: worldLookFeed(session), sink: (t) => stream.push(t), animation: characterAnimation(session) });
 const result = await replay(session, events, { from, beforeStep: (tick) => sync.tick(tick) });
 if (!result.ok) fail(`${source} does not replay (diverged at tick ${result.tick}: ${result.reason}): nothing written`);
 sync.tick(session.tick);
