@@ -7,7 +7,7 @@ mod spatial_grid;
 use deno_core::{op2, OpState};
 use limina_ops::OpError;
 
-pub use spatial_grid::SpatialGrid;
+pub use spatial_grid::{Index, SpatialGrid};
 
 /// The batched radius query: indexes `eids` (insertion order) at their
 /// positions in the SoA columns (kept from the last call when neither they
@@ -30,8 +30,7 @@ pub fn op_ecs_spatial_query_batch(
   #[buffer] out_dist: &mut [f64],
 ) -> Result<u32, OpError> {
   let grid = limina_ops::resources::resource_mut::<SpatialGrid>(state);
-  grid.update(eids, x, y, z, cell_size)?;
-  let total = grid.query_batch(queries, offsets, out_eids, out_dist)?;
+  let total = grid.query_batch(&Index { eids, x, y, z, cell_hint: cell_size }, queries, offsets, out_eids, out_dist)?;
   u32::try_from(total).map_err(|_| OpError::capacity_exceeded(format!("{total} results exceed the u32 range")))
 }
 

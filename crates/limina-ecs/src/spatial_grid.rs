@@ -10,7 +10,9 @@
 //! and the query puts every match there — so the cell size, the origin and
 //! the arithmetic of the mapping change the work, never the results.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use limina_ops::OpError;
 
@@ -165,6 +167,231 @@ struct Part {
   hits: usize,
 }
 
+/// What an update indexes: eids (insertion order), the SoA position
+/// columns they index, and the cell size asked for.
+pub struct Index<'a> {
+  pub eids: &'a [u32],
+  pub x: &'a [f32],
+  pub y: &'a [f32],
+  pub z: &'a [f32],
+  pub cell_hint: f64,
+}
+
+/// How long a woken pool thread waits for the grid, or for the copy to
+/// begin, before it goes back to the pool (the caller then does the rest).
+const WAIT: Duration = Duration::from_micros(200);
+
+const WAITING: u8 = 0;
+const READY: u8 = 1;
+const CANCELLED: u8 = 2;
+
+/// A batch split into parts of `chunk` queries. Starting it wakes every
+/// pool thread at once; they wait for the grid. Then every thread, the
+/// caller included, claims parts from a shared counter and answers each
+/// whole into its part's buffers, so the caller waits only for parts
+/// already claimed, never for a thread still waking up. The offsets are
+/// summed up and the parts' hits copied to their place in the output,
+/// claimed the same way: exactly what `answer` lays out, the same bytes.
+struct Split {
+  job: Arc<Shared>,
+  parts: Vec<Part>,
+}
+
+/// A split batch as the pool's threads see it: raw views of the caller's
+/// borrows, each dereferenced only by a thread that claimed a part or a
+/// copy, while the caller waits for every claimed one to be done.
+struct Shared {
+  state: AtomicU8,
+  grid: AtomicPtr<SpatialGrid>,
+  queries: *const f64,
+  queries_len: usize,
+  parts: *mut Part,
+  nparts: usize,
+  chunk: usize,
+  simd: bool,
+  next: AtomicUsize,
+  done: AtomicUsize,
+  /// Threads that stopped waiting before the grid was ready.
+  left: AtomicUsize,
+  copies: OnceLock<Vec<Copy>>,
+  copy_next: AtomicUsize,
+  copy_done: AtomicUsize,
+}
+
+/// Where a part's first `len` hits go in the output.
+struct Copy {
+  eids: *mut u32,
+  dist: *mut f64,
+  len: usize,
+}
+
+// SAFETY: see `Shared`: a pointer is dereferenced only under a claim that
+// the owner of what it points to waits for.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Split {
+  fn start(mut parts: Vec<Part>, simd: bool, queries: &[f64], chunk: usize) -> Self {
+    let nparts = queries.len().div_ceil(chunk * 5);
+    parts.resize_with(nparts.max(parts.len()), Part::default);
+    let job = Arc::new(Shared {
+      state: AtomicU8::new(WAITING),
+      grid: AtomicPtr::new(std::ptr::null_mut()),
+      queries: queries.as_ptr(),
+      queries_len: queries.len(),
+      parts: parts.as_mut_ptr(),
+      nparts,
+      chunk,
+      simd,
+      next: AtomicUsize::new(0),
+      done: AtomicUsize::new(0),
+      left: AtomicUsize::new(0),
+      copies: OnceLock::new(),
+      copy_next: AtomicUsize::new(0),
+      copy_done: AtomicUsize::new(0),
+    });
+    wake(&job);
+    Self { job, parts }
+  }
+
+  /// Lets the waiting threads go; the parts' buffers back.
+  fn cancel(mut self) -> Vec<Part> {
+    std::mem::take(&mut self.parts)
+  }
+
+  /// Answers the batch over `grid`: the total, and the parts' buffers back.
+  fn answer(mut self, grid: &SpatialGrid, offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> (usize, Vec<Part>) {
+    let job = Arc::clone(&self.job);
+    job.grid.store(grid as *const SpatialGrid as *mut SpatialGrid, Ordering::Relaxed);
+    job.state.store(READY, Ordering::SeqCst);
+    if job.left.load(Ordering::SeqCst) > 0 {
+      wake(&job);
+    }
+    // SAFETY: the grid is published; this thread waits for every claimed part below.
+    unsafe { job.take_parts() };
+    wait_for(&job.done, job.nparts);
+    // Each part's first hit in the output, and the offsets.
+    let parts = std::mem::take(&mut self.parts);
+    let mut starts = Vec::with_capacity(job.nparts);
+    let mut total = 0usize;
+    let mut q = 0;
+    for part in &parts[..job.nparts] {
+      starts.push(total);
+      for &n in &part.counts {
+        total += n as usize;
+        q += 1;
+        offsets[q] = total as u32;
+      }
+    }
+    // Hits are written while their query's end fits (a prefix of the queries).
+    let cap = out_eids.len().min(out_dist.len());
+    let fits = if total <= cap { total } else { offsets[..=q].iter().rev().map(|&o| o as usize).find(|&o| o <= cap).unwrap_or(0) };
+    let (eids, dist) = (out_eids.as_mut_ptr(), out_dist.as_mut_ptr());
+    let copies: Vec<Copy> = parts[..job.nparts]
+      .iter()
+      .zip(&starts)
+      // SAFETY: start + len <= fits <= the output's length.
+      .map(|(part, &start)| unsafe { Copy { eids: eids.add(start), dist: dist.add(start), len: part.hits.min(fits.saturating_sub(start)) } })
+      .collect();
+    let ncopies = copies.len();
+    let _ = job.copies.set(copies);
+    // SAFETY: the copies are published; this thread waits for every claimed copy below.
+    unsafe { job.take_copies() };
+    wait_for(&job.copy_done, ncopies);
+    (total, parts)
+  }
+}
+
+impl Drop for Split {
+  fn drop(&mut self) {
+    // Not answered (an update failed, or the pool is needed elsewhere): the waiting threads go.
+    let _ = self.job.state.compare_exchange(WAITING, CANCELLED, Ordering::SeqCst, Ordering::Relaxed);
+  }
+}
+
+/// Wakes every pool thread to work on `job`.
+fn wake(job: &Arc<Shared>) {
+  let job = Arc::clone(job);
+  // SAFETY: `work` dereferences nothing it has not claimed.
+  rayon::spawn_broadcast(move |_| unsafe { job.work() });
+}
+
+/// Until `count` reaches `n`: the claimed work is running on other threads.
+fn wait_for(count: &AtomicUsize, n: usize) {
+  let mut spins = 0u32;
+  while count.load(Ordering::Acquire) < n {
+    spins += 1;
+    if spins.is_multiple_of(1024) {
+      // A claimant may have been preempted on a busy machine.
+      std::thread::yield_now();
+    } else {
+      std::hint::spin_loop();
+    }
+  }
+}
+
+/// Spins until `ready` or `WAIT` has passed; whether it became ready.
+fn spin_until(ready: impl Fn() -> bool) -> bool {
+  let since = Instant::now();
+  loop {
+    for _ in 0..64 {
+      if ready() {
+        return true;
+      }
+      std::hint::spin_loop();
+    }
+    if since.elapsed() > WAIT {
+      return ready();
+    }
+  }
+}
+
+impl Shared {
+  /// A pool thread's share: parts, then copies, as long as there are any to claim.
+  unsafe fn work(&self) {
+    if !spin_until(|| self.state.load(Ordering::SeqCst) != WAITING) {
+      self.left.fetch_add(1, Ordering::SeqCst);
+      return;
+    }
+    if self.state.load(Ordering::Acquire) == CANCELLED {
+      return;
+    }
+    self.take_parts();
+    spin_until(|| self.copies.get().is_some());
+    self.take_copies();
+  }
+
+  /// Answers parts until none are left to claim. Only once the grid is published.
+  unsafe fn take_parts(&self) {
+    loop {
+      let k = self.next.fetch_add(1, Ordering::Relaxed);
+      if k >= self.nparts {
+        return;
+      }
+      let grid = &*self.grid.load(Ordering::Relaxed);
+      let from = k * self.chunk * 5;
+      let queries = std::slice::from_raw_parts(self.queries.add(from), (self.chunk * 5).min(self.queries_len - from));
+      grid.part_for_this_cpu(self.simd, queries, &mut *self.parts.add(k));
+      self.done.fetch_add(1, Ordering::Release);
+    }
+  }
+
+  /// Copies parts' hits to the output until none are left to claim.
+  unsafe fn take_copies(&self) {
+    let Some(copies) = self.copies.get() else { return };
+    loop {
+      let k = self.copy_next.fetch_add(1, Ordering::Relaxed);
+      if k >= copies.len() {
+        return;
+      }
+      let (c, part) = (&copies[k], &*self.parts.add(k));
+      std::ptr::copy_nonoverlapping(part.eids.as_ptr(), c.eids, c.len);
+      std::ptr::copy_nonoverlapping(part.dist.as_ptr(), c.dist, c.len);
+      self.copy_done.fetch_add(1, Ordering::Release);
+    }
+  }
+}
+
 std::thread_local! {
   /// Each thread's query scratch, kept across batches (and grids): a split
   /// batch's parts run on pool threads, and a fresh scratch per part would
@@ -247,6 +474,16 @@ impl SpatialGrid {
   /// and their positions are exactly what the grid already indexes.
   /// Entities whose position is not finite are not indexed.
   pub fn update(&mut self, eids: &[u32], x: &[f32], y: &[f32], z: &[f32], cell_hint: f64) -> Result<(), OpError> {
+    if self.take(&Index { eids, x, y, z, cell_hint })? {
+      let mode = self.reindex_mode();
+      self.reindex(mode);
+    }
+    Ok(())
+  }
+
+  /// Takes the inputs an update reads; whether they differ from what the
+  /// grid indexes (then it must be re-indexed).
+  fn take(&mut self, &Index { eids, x, y, z, cell_hint }: &Index<'_>) -> Result<bool, OpError> {
     if !(cell_hint.is_finite() && cell_hint > 0.0) {
       return Err(OpError::invalid_input(format!("cell size must be a positive number, got {cell_hint}")));
     }
@@ -283,14 +520,19 @@ impl SpatialGrid {
         }
       }
     }
-    if changed {
-      let n = self.eids.len();
-      let mode = self.reindex.get_or_insert_with(Adaptive::for_this_machine).choose(n);
-      let started = Instant::now();
-      self.rebuild_for_this_cpu(mode == Mode::Parallel);
-      self.reindex.as_mut().unwrap().record(n, mode, started.elapsed());
-    }
-    Ok(())
+    Ok(changed)
+  }
+
+  /// Whether the next re-index is split across rayon (see `adaptive`).
+  fn reindex_mode(&mut self) -> Mode {
+    let n = self.eids.len();
+    self.reindex.get_or_insert_with(Adaptive::for_this_machine).choose(n)
+  }
+
+  fn reindex(&mut self, mode: Mode) {
+    let started = Instant::now();
+    self.rebuild_for_this_cpu(mode == Mode::Parallel);
+    self.reindex.as_mut().unwrap().record(self.eids.len(), mode, started.elapsed());
   }
 
   fn rebuild_for_this_cpu(&mut self, split: bool) {
@@ -511,41 +753,63 @@ impl SpatialGrid {
     }
   }
 
-  /// Answers the packed `[x, y, z, radius, selfEid] × N` queries (see
-  /// `check_queries`) into the packed layout the op returns: query q's
+  /// Indexes `index` (see `update`), then answers packed queries (checked
+  /// by `check_queries`) into the packed layout the op returns: query q's
   /// hits are `out_eids` / `out_dist` at `offsets[q]..offsets[q + 1]`,
   /// sorted by distance, then insertion order. Returns the total number of
   /// hits; when that exceeds the output capacity, the hits are incomplete
   /// and the caller grows its buffers and asks again.
-  pub fn query_batch(&mut self, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> Result<usize, OpError> {
+  pub fn query_batch(&mut self, index: &Index<'_>, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> Result<usize, OpError> {
     check_queries(queries)?;
     #[cfg(target_arch = "x86_64")]
     let simd = is_x86_feature_detected!("avx2");
     #[cfg(not(target_arch = "x86_64"))]
     let simd = false;
-    self.query_batch_with(simd, queries, offsets, out_eids, out_dist)
+    self.query_batch_with(simd, Some(index), queries, offsets, out_eids, out_dist)
   }
 
-  /// `query_batch` of checked queries, scanning with AVX2 if `simd` (only
-  /// where it is detected).
-  fn query_batch_with(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> Result<usize, OpError> {
+  /// `query_batch` of checked queries (over the grid as it is without an
+  /// `index`), scanning with AVX2 if `simd` (only where it is detected).
+  fn query_batch_with(&mut self, simd: bool, index: Option<&Index<'_>>, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64]) -> Result<usize, OpError> {
     let nq = queries.len() / 5;
     if offsets.len() < nq + 1 {
       return Err(OpError::invalid_input(format!("offsets needs {} entries for {nq} queries, got {}", nq + 1, offsets.len())));
     }
     offsets[0] = 0;
     let adaptive = self.adaptive.get_or_insert_with(Adaptive::for_this_machine);
-    if adaptive.considers(nq) {
-      let mode = adaptive.choose(nq);
-      let started = Instant::now();
-      let total = match mode {
-        Mode::Serial => self.answer_serial(simd, queries, offsets, out_eids, out_dist),
-        Mode::Parallel => self.answer_parallel(simd, queries, offsets, out_eids, out_dist, parallel_chunk(nq, rayon::current_num_threads())),
-      };
-      self.adaptive.as_mut().unwrap().record(nq, mode, started.elapsed());
-      return Ok(total);
+    let mode = adaptive.considers(nq).then(|| adaptive.choose(nq));
+    // A split batch wakes the pool first, so its threads come up while this
+    // one checks (or rebuilds) the index.
+    let chunk = parallel_chunk(nq, rayon::current_num_threads());
+    let mut split = (mode == Some(Mode::Parallel)).then(|| Split::start(std::mem::take(&mut self.parts), simd, queries, chunk));
+    if let Some(index) = index {
+      if self.take(index)? {
+        let reindex = self.reindex_mode();
+        if reindex == Mode::Parallel {
+          // The re-index needs the pool's threads: they let go, then are woken again.
+          if let Some(waiting) = split.take() {
+            self.parts = waiting.cancel();
+          }
+          self.reindex(reindex);
+          split = (mode == Some(Mode::Parallel)).then(|| Split::start(std::mem::take(&mut self.parts), simd, queries, chunk));
+        } else {
+          self.reindex(reindex);
+        }
+      }
     }
-    Ok(self.answer_serial(simd, queries, offsets, out_eids, out_dist))
+    let started = Instant::now();
+    let total = match split {
+      Some(split) => {
+        let (total, parts) = split.answer(self, offsets, out_eids, out_dist);
+        self.parts = parts;
+        total
+      }
+      None => self.answer_serial(simd, queries, offsets, out_eids, out_dist),
+    };
+    if let Some(mode) = mode {
+      self.adaptive.as_mut().unwrap().record(nq, mode, started.elapsed());
+    }
+    Ok(total)
   }
 
   /// The batch on the calling thread.
@@ -560,60 +824,17 @@ impl SpatialGrid {
     })
   }
 
-  /// The batch split into parts of `chunk` queries answered across rayon's
-  /// pool, each whole by one thread into its part's buffers; then the
-  /// offsets are summed up and every part copies its hits to their place
-  /// in the output, in parallel: exactly what `answer` lays out, the same
-  /// bytes. It all runs inside the pool (one wake-up of the caller).
-  fn answer_parallel(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
-    use rayon::prelude::*;
-    let mut parts = std::mem::take(&mut self.parts);
-    let nparts = queries.len().div_ceil(chunk * 5);
-    parts.resize_with(nparts.max(parts.len()), Part::default);
-    let grid = &*self;
-    let total = rayon::scope(|_| {
-      parts[..nparts].par_iter_mut().zip(queries.par_chunks(chunk * 5)).for_each(|(part, queries)| {
-        with_scratch(grid.len(), |s| {
-          #[cfg(target_arch = "x86_64")]
-          if simd {
-            // SAFETY: `simd` is only set where AVX2 is detected.
-            return unsafe { grid.part_avx2(queries, s, part) };
-          }
-          grid.part::<false>(queries, s, part)
-        })
-      });
-      // Each part's first hit in the output, and the offsets.
-      let mut starts = Vec::with_capacity(nparts);
-      let mut total = 0usize;
-      let mut q = 0;
-      for part in &parts[..nparts] {
-        starts.push(total);
-        for &n in &part.counts {
-          total += n as usize;
-          q += 1;
-          offsets[q] = total as u32;
-        }
+  /// Some of a batch's queries, answered into their part's buffers, with
+  /// AVX2 if `simd` (only where it is detected).
+  fn part_for_this_cpu(&self, simd: bool, queries: &[f64], part: &mut Part) {
+    with_scratch(self.len(), |s| {
+      #[cfg(target_arch = "x86_64")]
+      if simd {
+        // SAFETY: `simd` is only set where AVX2 is detected.
+        return unsafe { self.part_avx2(queries, s, part) };
       }
-      // Hits are written while their query's end fits (a prefix of the queries).
-      let cap = out_eids.len().min(out_dist.len());
-      let fits = if total <= cap { total } else { offsets[..=q].iter().rev().map(|&o| o as usize).find(|&o| o <= cap).unwrap_or(0) };
-      let mut dest = Vec::with_capacity(nparts);
-      let (mut eids, mut dist) = (&mut out_eids[..fits], &mut out_dist[..fits]);
-      for (part, &start) in parts[..nparts].iter().zip(&starts) {
-        let n = part.hits.min(fits.saturating_sub(start));
-        let (e, rest_e) = std::mem::take(&mut eids).split_at_mut(n);
-        let (d, rest_d) = std::mem::take(&mut dist).split_at_mut(n);
-        (eids, dist) = (rest_e, rest_d);
-        dest.push((part, e, d));
-      }
-      dest.into_par_iter().for_each(|(part, e, d)| {
-        e.copy_from_slice(&part.eids[..e.len()]);
-        d.copy_from_slice(&part.dist[..d.len()]);
-      });
-      total
-    });
-    self.parts = parts;
-    total
+      self.part::<false>(queries, s, part)
+    })
   }
 
   #[cfg(target_arch = "x86_64")]
@@ -872,11 +1093,23 @@ mod tests {
     packed
   }
 
+  impl SpatialGrid {
+    /// A batch split in parts of `chunk` queries over the grid as it is (on
+    /// the current rayon pool), whatever the adaptive policy would choose.
+    fn answer_parallel(&mut self, simd: bool, queries: &[f64], offsets: &mut [u32], out_eids: &mut [u32], out_dist: &mut [f64], chunk: usize) -> usize {
+      offsets[0] = 0;
+      let split = Split::start(std::mem::take(&mut self.parts), simd, queries, chunk);
+      let (total, parts) = split.answer(self, offsets, out_eids, out_dist);
+      self.parts = parts;
+      total
+    }
+  }
+
   /// Per query, the (eid, distance) hits, scanned with AVX2 if `simd`.
   fn batch(g: &mut SpatialGrid, simd: bool, queries: &[Query]) -> Vec<Vec<(u32, f64)>> {
     let mut offsets = vec![0; queries.len() + 1];
     let (mut eids, mut dist) = (vec![0; g.len() * queries.len()], vec![0.0; g.len() * queries.len()]);
-    let total = g.query_batch_with(simd, &pack(queries), &mut offsets, &mut eids, &mut dist).unwrap();
+    let total = g.query_batch_with(simd, None, &pack(queries), &mut offsets, &mut eids, &mut dist).unwrap();
     assert_eq!(offsets[queries.len()] as usize, total);
     offsets.windows(2).map(|w| (w[0] as usize..w[1] as usize).map(|k| (eids[k], dist[k])).collect()).collect()
   }
@@ -981,6 +1214,46 @@ mod tests {
       let got: Vec<Vec<(u32, f64)>> = offsets.windows(2).map(|w| (w[0] as usize..w[1] as usize).map(|k| (eids[k], dist[k])).collect()).collect();
       assert_eq!(got, want, "simd {simd}");
     }
+  }
+
+  /// The op's path on a pool of more than two threads: the policy runs
+  /// both modes; batches split while the pool waits for the index to be
+  /// checked, re-indexed (one thread, or split after the waiting threads
+  /// let go) or rejected, and every answer is the brute-force one.
+  #[test]
+  fn batches_answered_while_the_index_changes_or_is_rejected_on_a_pool() {
+    let mut rnd = rng(4242);
+    let mut points: Vec<[f32; 3]> = (0..3000).map(|_| [rnd() * 200.0 - 100.0, rnd() * 10.0, rnd() * 200.0 - 100.0]).collect();
+    let queries: Vec<Query> = (0..300).map(|k| Query { center: points[k * 9].map(f64::from), radius: [15.0, 4.0][k % 2], self_eid: Some(k as u32 * 9) }).collect();
+    let packed = pack(&queries);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let mut g = SpatialGrid::default();
+    let (mut offsets, mut eids, mut dist) = (vec![0u32; queries.len() + 1], vec![0u32; 1 << 16], vec![0f64; 1 << 16]);
+    let mut modes = [0usize; 2];
+    for round in 0..120 {
+      // Unchanged, moved (every third round), or a rejected update (every seventh).
+      if round % 3 == 1 {
+        for p in &mut points {
+          p[0] += rnd() - 0.5;
+        }
+      }
+      let w = World::new(&points);
+      if round % 7 == 3 {
+        let bad = [0, points.len() as u32];
+        let index = Index { eids: &bad, x: &w.x, y: &w.y, z: &w.z, cell_hint: 8.0 };
+        let err = pool.install(|| g.query_batch(&index, &packed, &mut offsets, &mut eids, &mut dist)).unwrap_err();
+        assert!(err.message.contains("outside"), "{}", err.message);
+        continue;
+      }
+      let index = Index { eids: &w.eids, x: &w.x, y: &w.y, z: &w.z, cell_hint: 8.0 };
+      let total = pool.install(|| g.query_batch(&index, &packed, &mut offsets, &mut eids, &mut dist)).unwrap();
+      assert!(total <= eids.len());
+      let got: Vec<Vec<(u32, f64)>> = offsets.windows(2).map(|o| (o[0] as usize..o[1] as usize).map(|k| (eids[k], dist[k])).collect()).collect();
+      let want: Vec<_> = queries.iter().map(|q| w.brute(q)).collect();
+      assert!(got == want, "round {round}");
+      modes[usize::from(g.parts.iter().any(|p| !p.counts.is_empty()))] += 1;
+    }
+    assert!(modes[1] > 0, "some batches were split: {modes:?}");
   }
 
   #[test]
@@ -1157,11 +1430,11 @@ mod tests {
     for simd in scans() {
       let mut offsets = [9u32; 3];
       let (mut eids, mut dist) = ([0u32; 2], [0f64; 2]);
-      assert_eq!(g.query_batch_with(simd, &pack(&queries), &mut offsets, &mut eids, &mut dist).unwrap(), 3);
+      assert_eq!(g.query_batch_with(simd, None, &pack(&queries), &mut offsets, &mut eids, &mut dist).unwrap(), 3);
       let (mut eids, mut dist) = ([0u32; 3], [0f64; 3]);
-      assert_eq!(g.query_batch_with(simd, &pack(&queries), &mut offsets, &mut eids, &mut dist).unwrap(), 3);
+      assert_eq!(g.query_batch_with(simd, None, &pack(&queries), &mut offsets, &mut eids, &mut dist).unwrap(), 3);
       assert_eq!((offsets, eids, dist), ([0, 2, 3], [0, 1, 3], [0.5, 0.699999988079071, 0.0]));
-      assert!(g.query_batch_with(simd, &pack(&queries), &mut [0u32; 2], &mut eids, &mut dist).is_err());
+      assert!(g.query_batch_with(simd, None, &pack(&queries), &mut [0u32; 2], &mut eids, &mut dist).is_err());
     }
   }
 }
