@@ -270,18 +270,17 @@ test("an agent's offer is kept while nothing it is made from changes, and the ne
   const decide = () => Promise.resolve({ toolCalls: [] });
   type Offer = ReturnType<typeof surface.offer>;
   const names = (o: Offer) => o.tools.map((t) => t.name);
-  let last = surface.offer(w.agent, scripted);
-  assert(Object.isFrozen(last.tools) && Object.isFrozen(last.prompted) && Object.isFrozen(last.active), "a kept offer's lists cannot be changed by whoever reads them");
-  assert(surface.offer(w.agent, scripted) === last, "kept while nothing changed");
+  const first = surface.offer(w.agent, scripted);
+  assert(Object.isFrozen(first.tools) && Object.isFrozen(first.prompted) && Object.isFrozen(first.active), "a kept offer's lists cannot be changed by whoever reads them");
+  assert(surface.offer(w.agent, scripted) === first, "kept while nothing changed");
   /** The offer after `change`: a new one, which `check` inspects; then kept again. */
   const after = (change: () => void, provider: LLMProvider, check: (o: Offer) => boolean, what: string) => {
     change();
     const o = surface.offer(w.agent, provider);
     assert(check(o), `the next offer shows ${what}`);
     assert(surface.offer(w.agent, provider) === o, `kept after ${what}`);
-    last = o;
   };
-  const gone = last.tools[0].name;
+  const gone = first.tools[0].name;
   after(() => w.session.registry.unregister(gone), scripted, (o) => !names(o).includes(gone), "a skill unregistered");
   after(() => surface.activate(w.agent, "camera.get"), scripted, (o) => names(o).includes("camera.get") && o.active[0] === "camera.get", "an activated skill");
   after(() => (w.agent.active = []), scripted, (o) => !names(o).includes("camera.get") && o.active.length === 0, "active skills cleared");
@@ -294,7 +293,7 @@ test("an agent's offer is kept while nothing it is made from changes, and the ne
   after(() => (w.agent.llm.model = ""), ollama, (o) => o.prompted.length === 0, "the agent's model");
   const phi = { name: "ollama", model: "llama3.1", decide };
   after(() => {}, phi, (o) => o.prompted.length === 0, "a provider with a model");
-  after(() => ((phi as { model: string }).model = "phi3"), phi, (o) => o.prompted.length > 0, "the provider's model");
+  after(() => (phi.model = "phi3"), phi, (o) => o.prompted.length > 0, "the provider's model");
   after(() => (w.agent.discovery.surfaceRules = [{ provider: "scripted", model: "*", mode: "both" }]), scripted, (o) => o.prompted.length > 0 && o.tools.length === o.prompted.length, "the agent's surface rules");
   after(() => (w.agent.discovery.surfaceRules = [{ provider: "scripted", model: "*", mode: "tool-only" }]), scripted, (o) => o.prompted.length === 0, "other rules");
   after(() => (w.agent.discovery.surfaceRules = []), scripted, (o) => o.prompted.length === 0, "the rules removed");
