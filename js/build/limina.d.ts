@@ -8280,6 +8280,10 @@ declare module "limina/internal/engine/agents/discovery" {
         private readonly forms;
         private readonly permittedByProfile;
         private readonly coreByProfile;
+        /** Bumped whenever the registry's skill set changes: kept offers made before are stale. */
+        private catalog;
+        /** Each agent's last offer: decisions offer the same thing until something it depends on changes. */
+        private readonly kept;
         constructor(registry: SkillRegistry);
         /** A skill as a model is offered it, and its estimated prompt tokens. */
         private form;
@@ -8294,9 +8298,12 @@ declare module "limina/internal/engine/agents/discovery" {
         /**
          * What the next decision offers `agent`, each skill by its surface mode.
          * With a `focus` (a conversation's turn), only its skills and extra tools
-         * are offered and its context follows the agent's prompt.
+         * are offered and its context follows the agent's prompt. Without one, the
+         * agent's last offer is given again while nothing it was made from changed.
          */
         offer(agent: AgentRecord, provider: LLMProvider, focus?: Focus): Offer;
+        /** An offer made afresh; its lists are frozen, since an agent's decisions share them while they stay current. */
+        private make;
         /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
         isDiscoveryTool(name: string): boolean;
         /** `list_skills`: the skills the agent may call beyond its core, optionally one family's or matching words. */

@@ -263,6 +263,49 @@ test("active skills are bounded by prompt budget too", async () => {
   await w.close();
 });
 
+test("an agent's offer is kept while nothing it is made from changes, and the next offer shows any change to it", async () => {
+  const w = world(() => []);
+  const surface = w.sys.decision.surface;
+  const scripted = new ScriptedProvider(() => []);
+  const decide = () => Promise.resolve({ toolCalls: [] });
+  type Offer = ReturnType<typeof surface.offer>;
+  const names = (o: Offer) => o.tools.map((t) => t.name);
+  const first = surface.offer(w.agent, scripted);
+  assert(Object.isFrozen(first.tools) && Object.isFrozen(first.prompted) && Object.isFrozen(first.active), "a kept offer's lists cannot be changed by whoever reads them");
+  assert(surface.offer(w.agent, scripted) === first, "kept while nothing changed");
+  /** The offer after `change`: a new one, which `check` inspects; then kept again. */
+  const after = (change: () => void, provider: LLMProvider, check: (o: Offer) => boolean, what: string) => {
+    change();
+    const o = surface.offer(w.agent, provider);
+    assert(check(o), `the next offer shows ${what}`);
+    assert(surface.offer(w.agent, provider) === o, `kept after ${what}`);
+  };
+  const gone = first.tools[0].name;
+  after(() => w.session.registry.unregister(gone), scripted, (o) => !names(o).includes(gone), "a skill unregistered");
+  after(() => surface.activate(w.agent, "camera.get"), scripted, (o) => names(o).includes("camera.get") && o.active[0] === "camera.get", "an activated skill");
+  after(() => (w.agent.active = []), scripted, (o) => !names(o).includes("camera.get") && o.active.length === 0, "active skills cleared");
+  after(() => (w.session.registry.defaultSurfaceMode = "system-prompt"), scripted, (o) => o.tools.length === 0 && o.prompted.length > 0, "the registry's default mode");
+  after(() => (w.session.registry.defaultSurfaceMode = undefined), scripted, (o) => o.prompted.length === 0, "the default mode unset");
+  after(() => (w.agent.llm.systemPrompt = "Another persona."), scripted, (o) => o.systemPrompt === "Another persona.", "the agent's prompt");
+  after(() => (w.agent.llm.model = "gemma3:4b"), scripted, (o) => o.prompted.length === 0, "a model no rule of this provider's names");
+  const ollama: LLMProvider = { name: "ollama", decide };
+  after(() => {}, ollama, (o) => o.tools.length === 0 && o.prompted.length > 0, "another provider");
+  after(() => (w.agent.llm.model = ""), ollama, (o) => o.prompted.length === 0, "the agent's model");
+  const phi = { name: "ollama", model: "llama3.1", decide };
+  after(() => {}, phi, (o) => o.prompted.length === 0, "a provider with a model");
+  after(() => (phi.model = "phi3"), phi, (o) => o.prompted.length > 0, "the provider's model");
+  after(() => (w.agent.discovery.surfaceRules = [{ provider: "scripted", model: "*", mode: "both" }]), scripted, (o) => o.prompted.length > 0 && o.tools.length === o.prompted.length, "the agent's surface rules");
+  after(() => (w.agent.discovery.surfaceRules = [{ provider: "scripted", model: "*", mode: "tool-only" }]), scripted, (o) => o.prompted.length === 0, "other rules");
+  after(() => (w.agent.discovery.surfaceRules = []), scripted, (o) => o.prompted.length === 0, "the rules removed");
+  after(() => w.agent.discovery.surfaceRules.push({ provider: "scripted", model: "*", mode: "system-prompt" }), scripted, (o) => o.tools.length === 0, "a rule added in place");
+  w.agent.discovery.surfaceRules = [];
+  after(() => (w.agent.discovery.core = ["camera.get"]), scripted, (o) => names(o).join() === `camera.get,${LIST_SKILLS},${READ_SKILL}`, "the agent's own core set");
+  after(() => (w.agent.discovery.core![0] = "trace.tail"), scripted, (o) => names(o)[0] === "trace.tail", "its core set changed in place");
+  after(() => (w.agent.discovery.mode = "full"), scripted, (o) => !names(o).includes(LIST_SKILLS) && o.tools.length > 2, "full discovery");
+  after(() => (w.agent.profile = "builder.readWrite"), scripted, (o) => names(o).includes("scene.createEntity"), "the agent's profile");
+  await w.close();
+});
+
 test("list_skills: what the profile may call beyond the core set, by family or words; read_skill refuses what it may not call", async () => {
   const calls: MCPRequest[][] = [
     [{ tool: LIST_SKILLS, input: {} }, { tool: LIST_SKILLS, input: { family: "ui" } }, { tool: LIST_SKILLS, input: { query: "trace" } }],

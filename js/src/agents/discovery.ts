@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { compactSchema, oneLine } from "../skills/compact-schema.ts";
 import { resolveProfile } from "../skills/profiles.ts";
-import { inputSchema, type SkillDefinition, type SkillRegistry, type SkillTool } from "../skills/registry.ts";
+import { inputSchema, type SkillDefinition, type SkillRegistry, type SkillTool, type SurfaceMode } from "../skills/registry.ts";
 import { words } from "../skills/system.ts";
 import type { LLMProvider } from "./providers/provider.ts";
 import type { AgentRecord } from "./registry.ts";
@@ -123,17 +123,51 @@ export function discoveryConfig(options: DiscoveryOptions = {}): DiscoveryConfig
   return { mode, core: core ? [...core] : null, maxActive, activeBudgetTokens, surfaceRules: checkRules(options.surfaceRules ?? []) };
 }
 
+/**
+ * An agent's last offer (not a focused one) and everything it was made from,
+ * each compared before the offer is reused: the catalog's revision, the
+ * provider, the agent's profile, model, prompt, discovery settings and active
+ * skills, and the registry's default surface mode.
+ */
+interface KeptOffer {
+  offer: Offer;
+  catalog: number;
+  provider: LLMProvider;
+  providerModel: string | undefined;
+  fallback: SurfaceMode | undefined;
+  profile: string;
+  model: string;
+  persona: string;
+  mode: DiscoveryMode;
+  /** A copy of the agent's own core set (null: its profile's). */
+  core: string[] | null;
+  rules: SurfaceRule[];
+  rulesLength: number;
+}
+
+const sameList = (a: readonly string[] | null, b: readonly string[] | null): boolean => {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
 export class SkillSurface {
   /** Skills as models see them (one-line description, compact schema), by name. */
   private readonly forms = new Map<string, { tool: SkillTool; tokens: number }>();
   private readonly permittedByProfile = new Map<string, AnySkill[]>();
   private readonly coreByProfile = new Map<string, string[]>();
+  /** Bumped whenever the registry's skill set changes: kept offers made before are stale. */
+  private catalog = 0;
+  /** Each agent's last offer: decisions offer the same thing until something it depends on changes. */
+  private readonly kept = new WeakMap<AgentRecord, KeptOffer>();
 
   constructor(private readonly registry: SkillRegistry) {
     registry.onChange(() => {
       this.forms.clear();
       this.permittedByProfile.clear();
       this.coreByProfile.clear();
+      this.catalog++;
     });
   }
 
@@ -186,9 +220,39 @@ export class SkillSurface {
   /**
    * What the next decision offers `agent`, each skill by its surface mode.
    * With a `focus` (a conversation's turn), only its skills and extra tools
-   * are offered and its context follows the agent's prompt.
+   * are offered and its context follows the agent's prompt. Without one, the
+   * agent's last offer is given again while nothing it was made from changed.
    */
   offer(agent: AgentRecord, provider: LLMProvider, focus?: Focus): Offer {
+    if (focus) return this.make(agent, provider, focus);
+    const k = this.kept.get(agent);
+    const d = agent.discovery;
+    if (
+      k !== undefined && k.catalog === this.catalog && k.provider === provider && k.providerModel === provider.model &&
+      k.fallback === this.registry.defaultSurfaceMode && k.profile === agent.profile && k.model === agent.llm.model &&
+      k.persona === agent.llm.systemPrompt && k.mode === d.mode && k.rules === d.surfaceRules && k.rulesLength === d.surfaceRules.length &&
+      sameList(k.core, d.core) && sameList(k.offer.active, agent.active)
+    ) return k.offer;
+    const offer = this.make(agent, provider);
+    this.kept.set(agent, {
+      offer,
+      catalog: this.catalog,
+      provider,
+      providerModel: provider.model,
+      fallback: this.registry.defaultSurfaceMode,
+      profile: agent.profile,
+      model: agent.llm.model,
+      persona: agent.llm.systemPrompt,
+      mode: d.mode,
+      core: d.core && [...d.core],
+      rules: d.surfaceRules,
+      rulesLength: d.surfaceRules.length,
+    });
+    return offer;
+  }
+
+  /** An offer made afresh; its lists are frozen, since an agent's decisions share them while they stay current. */
+  private make(agent: AgentRecord, provider: LLMProvider, focus?: Focus): Offer {
     const model = agent.llm.model || provider.model || "";
     const rules = agent.discovery.surfaceRules;
     const fallback = this.registry.defaultSurfaceMode;
@@ -210,7 +274,8 @@ export class SkillSurface {
     if (focus) for (const t of focus.tools) place(t, null);
     else if (agent.discovery.mode === "progressive") for (const t of DISCOVERY_TOOLS) place(t, null);
     const persona = focus ? `${agent.llm.systemPrompt}\n\n${focus.context}` : agent.llm.systemPrompt;
-    return { tools, prompted, systemPrompt: composeSystemPrompt(persona, prompted), active: [...agent.active] };
+    const systemPrompt = composeSystemPrompt(persona, prompted);
+    return { tools: Object.freeze(tools) as SkillTool[], prompted: Object.freeze(prompted) as SkillTool[], systemPrompt, active: Object.freeze([...agent.active]) as string[] };
   }
 
   /** Whether `name` is one of the discovery tools (answered by the decision system, not the registry). */
