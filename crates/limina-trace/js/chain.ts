@@ -69,7 +69,7 @@ interface TraceOps {
   op_trace_read(path: string): string;
   op_trace_dir(): string;
   op_trace_log_open(options: { name: string; threadId: string; maxExportFiles: number; maxExportBytes: number; recent: number }): number;
-  op_trace_log_append(log: number, jsonLines: string, events: number): void;
+  op_trace_log_append(log: number, joinedLines: string, events: number): void;
   op_trace_log_recent(log: number, from: number, count: number): string;
   op_trace_log_read(log: number): string;
   op_trace_log_export(log: number, name: string): Promise<ExportedTrace>;
@@ -185,7 +185,8 @@ export class WorldLog {
 
   /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline). */
   appendJson(events: readonly string[]): void {
-    if (events.length > 0) ops.op_trace_log_append(this.id, events.join("\n") + "\n", events.length);
+    // Joined without a last newline (the op adds it): a flat string the op reads in place.
+    if (events.length > 0) ops.op_trace_log_append(this.id, events.join("\n"), events.length);
   }
 
   /**
