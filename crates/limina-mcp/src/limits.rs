@@ -251,10 +251,13 @@ impl Admitted {
     self.gate.finish(self.id);
   }
 
-  /// A request starts: the connection is busy (not idle) until the guard drops.
+  /// A request starts: the connection is busy (not idle) until the guard drops. One whose request was
+  /// whole on arrival is finished now, however its handler ends (a refusal before the body is read
+  /// included), so it becomes idle, and can be closed to make room, once answered.
   pub fn request(&self) -> InFlight {
     if let Some(e) = self.gate.state.borrow_mut().conns.get_mut(&self.id) {
       e.busy += 1;
+      e.unfinished &= e.counted;
     }
     InFlight { gate: self.gate.clone(), id: self.id }
   }
@@ -320,10 +323,11 @@ mod tests {
     let _b1 = g.admit(B, false).unwrap();
     assert_eq!(g.admit(B, false).err(), Some(Refusal::Unfinished(3)));
     assert_eq!((g.unfinished(), g.open()), (3, 4));
-    // Not read yet, it is not idle: not closed to make room. Read and answered, it is.
+    // Not read yet, it is not idle: not closed to make room. Its request started and answered
+    // (whatever the handler did: finished() is never called on a refusal before the body), it is.
     assert_eq!(g.admit(B, true).err(), Some(Refusal::Full(4)));
-    a3.finished();
-    assert_eq!(g.unfinished(), 3, "reading it frees no slot it never took");
+    drop(a3.request());
+    assert_eq!(g.unfinished(), 3, "its request frees no slot it never took");
     assert!(g.admit(B, true).is_ok());
     assert_eq!(std::pin::pin!(a3.evicted.notified()).poll_once(), true);
   }
