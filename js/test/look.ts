@@ -327,9 +327,21 @@ test("switching tiers back and forth raises no GPU validation error: the sun's s
   }
 });
 
+/**
+ * Two 96×64 offscreen renderers (two GPU devices) with the engine's look, made once for the tests that
+ * draw a scene on two devices: each test makes its own LookRenderers (their bakes and counts), scenes and
+ * error listeners, so what they share is only the devices' compiled pipelines.
+ */
+let devicePair: Promise<Awaited<ReturnType<typeof createOffscreenRenderer>>[]> | null = null;
+const twoDevices = () =>
+  (devicePair ??= (async () => {
+    const pair = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
+    for (const o of pair) applyEngineLook(o.renderer, { decodePng });
+    return pair;
+  })());
+
 test("worlds whose skies draw the same share one bake on a renderer, lit exactly as by a bake of their own; a moved sun re-bakes, moving back finds the map again; unused maps are bounded; another renderer bakes its own", async () => {
-  const [out, other] = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
-  for (const o of [out, other]) applyEngineLook(o.renderer, { decodePng });
+  const [out, other] = await twoDevices();
   const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
   camera.position.set(0, 1.5, 4);
   camera.lookAt(0, 0.3, 0);
@@ -380,10 +392,9 @@ test("worlds whose skies draw the same share one bake on a renderer, lit exactly
 });
 
 test("one scene drawn by two renderers (two GPU devices) keeps its sun's shadow on both: each frame is the one a single renderer draws, and no device sees a destroyed texture", async () => {
-  const [out, other] = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
+  const [out, other] = await twoDevices();
   const errors: string[] = [];
   for (const o of [out, other]) {
-    applyEngineLook(o.renderer, { decodePng });
     (o.renderer.backend as unknown as { device: GPUDevice }).device.addEventListener("uncapturederror", (e) => errors.push((e as GPUUncapturedErrorEvent).error.message));
   }
   const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);

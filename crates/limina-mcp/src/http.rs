@@ -55,7 +55,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::limits::{Admitted, Gate, GateLimits, InFlight};
-use super::{accept_loop, bearer_matches, ConnRegistry, HubEvent, Inbox, Outbox, Refusals};
+use super::{accept_loop, bearer_matches, first_request_arrived, ConnRegistry, HubEvent, Inbox, Outbox, Refusals};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -221,7 +221,7 @@ pub async fn listen(config: Config, registry: ConnRegistry) -> Result<u16, OpErr
   tokio::task::spawn_local(sweep(server.clone()));
   let refusals = Refusals::default();
   tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
-    let admitted = match server.gate.admit(peer.ip()) {
+    let admitted = match server.gate.admit(peer.ip(), first_request_arrived(&stream)) {
       Ok(admitted) => Rc::new(admitted),
       Err(why) => {
         refusals.refuse(stream, peer.ip(), &why.to_string());

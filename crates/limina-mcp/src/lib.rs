@@ -429,6 +429,17 @@ pub(crate) async fn accept_loop(listener: tokio::net::TcpListener, mut on_accept
   }
 }
 
+/// Whether the first request on `stream` has already arrived whole, looked
+/// at without reading it or waiting (see `limits::Gate::admit`): one
+/// syscall a connection. A request longer than the look is not told apart.
+pub(crate) fn first_request_arrived(stream: &tokio::net::TcpStream) -> bool {
+  use std::os::fd::AsRawFd;
+  let mut buf = [0u8; 16 * 1024];
+  // SAFETY: recv writes at most buf.len() bytes into buf; MSG_PEEK leaves them queued and MSG_DONTWAIT never blocks.
+  let n = unsafe { libc::recv(stream.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+  n > 0 && limits::request_is_whole(&buf[..n as usize])
+}
+
 /// Connections being refused: each is answered with a short HTTP error and
 /// drained for a moment, so its client reads the answer instead of a reset;
 /// past `MAX_REFUSING` at once, or a quarter of them from one peer address,

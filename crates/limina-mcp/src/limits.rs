@@ -8,6 +8,12 @@
 //! connection slot is taken, the connection idle longest is closed to make
 //! room before a new client is refused. A refused connection is answered
 //! (a 503) from a budget of its own, of which each peer address has a share.
+//! A connection whose first request has already arrived whole when it is
+//! accepted counts against no unfinished cap: it is not slow, the server
+//! has just not read it yet (a starved server accepts its backlog in one
+//! burst before it reads any of it), so a well-behaved client is never
+//! refused for the server's own backlog or for slow connections beside it.
+//! Like any connection not read yet, it is not closed as idle.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -51,6 +57,8 @@ impl fmt::Display for Refusal {
 struct Entry {
   peer: IpAddr,
   unfinished: bool,
+  /// Whether it takes an unfinished slot (its first request was not whole when accepted).
+  counted: bool,
   /// Requests in flight (a handler running or a response being written).
   busy: usize,
   /// When it last became idle, on the gate's own clock.
@@ -104,13 +112,14 @@ impl Gate {
   }
 
   /// Admits a new connection from `peer` as unfinished, closing the
-  /// longest-idle connection first when every slot is taken.
-  pub fn admit(self: &Rc<Self>, peer: IpAddr) -> Result<Admitted, Refusal> {
+  /// longest-idle connection first when every slot is taken. `whole`: its
+  /// first request has already arrived whole, so it takes no unfinished slot.
+  pub fn admit(self: &Rc<Self>, peer: IpAddr, whole: bool) -> Result<Admitted, Refusal> {
     let mut s = self.state.borrow_mut();
-    if s.unfinished >= self.limits.unfinished {
+    if !whole && s.unfinished >= self.limits.unfinished {
       return Err(Refusal::Unfinished(self.limits.unfinished));
     }
-    if s.unfinished_by_peer.get(&peer).copied().unwrap_or(0) >= self.limits.unfinished_per_peer {
+    if !whole && s.unfinished_by_peer.get(&peer).copied().unwrap_or(0) >= self.limits.unfinished_per_peer {
       return Err(Refusal::PeerUnfinished(self.limits.unfinished_per_peer));
     }
     let open = s.conns.values().filter(|e| !e.evicted).count();
@@ -125,16 +134,18 @@ impl Gate {
     s.clock += 1;
     let evict = Rc::new(Notify::new());
     let idle_since = s.clock;
-    s.conns.insert(id, Entry { peer, unfinished: true, busy: 0, idle_since, evicted: false, evict: evict.clone() });
-    s.unfinished += 1;
-    *s.unfinished_by_peer.entry(peer).or_default() += 1;
+    s.conns.insert(id, Entry { peer, unfinished: true, counted: !whole, busy: 0, idle_since, evicted: false, evict: evict.clone() });
+    if !whole {
+      s.unfinished += 1;
+      *s.unfinished_by_peer.entry(peer).or_default() += 1;
+    }
     Ok(Admitted { gate: self.clone(), id, evicted: evict })
   }
 
   fn finish(&self, id: u64) {
     let mut s = self.state.borrow_mut();
     let Some(e) = s.conns.get_mut(&id) else { return };
-    if !std::mem::replace(&mut e.unfinished, false) {
+    if !std::mem::replace(&mut e.unfinished, false) || !e.counted {
       return;
     }
     let peer = e.peer;
@@ -157,6 +168,26 @@ impl Gate {
   fn unfinished(&self) -> usize {
     self.state.borrow().unfinished
   }
+}
+
+/// Whether `bytes`, the start of what a connection sent, hold a whole HTTP
+/// request: its head, and as much body as its `Content-Length` says. A
+/// chunked body, a head cut short or an unreadable length say no.
+pub fn request_is_whole(bytes: &[u8]) -> bool {
+  let mut headers = [httparse::EMPTY_HEADER; 64];
+  let mut req = httparse::Request::new(&mut headers);
+  let Ok(httparse::Status::Complete(head)) = req.parse(bytes) else { return false };
+  let mut body = 0;
+  for h in req.headers.iter() {
+    if h.name.eq_ignore_ascii_case("transfer-encoding") {
+      return false;
+    }
+    if h.name.eq_ignore_ascii_case("content-length") {
+      let Some(n) = std::str::from_utf8(h.value).ok().and_then(|v| v.trim().parse::<usize>().ok()) else { return false };
+      body = n;
+    }
+  }
+  bytes.len() - head >= body
 }
 
 fn release_peer(by_peer: &mut HashMap<IpAddr, usize>, peer: IpAddr) {
@@ -220,10 +251,13 @@ impl Admitted {
     self.gate.finish(self.id);
   }
 
-  /// A request starts: the connection is busy (not idle) until the guard drops.
+  /// A request starts: the connection is busy (not idle) until the guard drops. One whose request was
+  /// whole on arrival is finished now, however its handler ends (a refusal before the body is read
+  /// included), so it becomes idle, and can be closed to make room, once answered.
   pub fn request(&self) -> InFlight {
     if let Some(e) = self.gate.state.borrow_mut().conns.get_mut(&self.id) {
       e.busy += 1;
+      e.unfinished &= e.counted;
     }
     InFlight { gate: self.gate.clone(), id: self.id }
   }
@@ -264,18 +298,50 @@ mod tests {
   #[test]
   fn unfinished_connections_have_their_own_cap_and_a_cap_per_peer() {
     let g = gate(100, 3, 2);
-    let a1 = g.admit(A).unwrap();
-    let _a2 = g.admit(A).unwrap();
-    assert_eq!(g.admit(A).err(), Some(Refusal::PeerUnfinished(2)));
-    let _b1 = g.admit(B).unwrap();
-    assert_eq!(g.admit(B).err(), Some(Refusal::Unfinished(3)));
+    let a1 = g.admit(A, false).unwrap();
+    let _a2 = g.admit(A, false).unwrap();
+    assert_eq!(g.admit(A, false).err(), Some(Refusal::PeerUnfinished(2)));
+    let _b1 = g.admit(B, false).unwrap();
+    assert_eq!(g.admit(B, false).err(), Some(Refusal::Unfinished(3)));
     // A finished request frees its unfinished slot, for its peer too.
     a1.finished();
     assert_eq!(g.unfinished(), 2);
-    let _a3 = g.admit(A).unwrap();
+    let _a3 = g.admit(A, false).unwrap();
     // Finishing twice counts once.
     a1.finished();
     assert_eq!(g.unfinished(), 3);
+  }
+
+  #[test]
+  fn a_connection_whose_request_arrived_whole_takes_no_unfinished_slot_and_is_not_idle_until_read() {
+    let g = gate(4, 3, 2);
+    let _a1 = g.admit(A, false).unwrap();
+    let _a2 = g.admit(A, false).unwrap();
+    assert_eq!(g.admit(A, false).err(), Some(Refusal::PeerUnfinished(2)));
+    // Whole when accepted: not slow, whatever the caps say.
+    let a3 = g.admit(A, true).unwrap();
+    let _b1 = g.admit(B, false).unwrap();
+    assert_eq!(g.admit(B, false).err(), Some(Refusal::Unfinished(3)));
+    assert_eq!((g.unfinished(), g.open()), (3, 4));
+    // Not read yet, it is not idle: not closed to make room. Its request started and answered
+    // (whatever the handler did: finished() is never called on a refusal before the body), it is.
+    assert_eq!(g.admit(B, true).err(), Some(Refusal::Full(4)));
+    drop(a3.request());
+    assert_eq!(g.unfinished(), 3, "its request frees no slot it never took");
+    assert!(g.admit(B, true).is_ok());
+    assert_eq!(std::pin::pin!(a3.evicted.notified()).poll_once(), true);
+  }
+
+  #[test]
+  fn a_request_is_whole_once_its_head_and_its_declared_body_are_there() {
+    let post = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n";
+    assert!(request_is_whole(format!("{post}{{\"jsonrpc\":\"2.0\"}}").as_bytes()));
+    assert!(!request_is_whole(format!("{post}{{").as_bytes()), "a slow body");
+    assert!(!request_is_whole(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"), "slow headers");
+    assert!(!request_is_whole(b""));
+    assert!(request_is_whole(b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"), "a handshake has no body");
+    assert!(!request_is_whole(b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), "a chunked body cannot be told whole");
+    assert!(!request_is_whole(b"POST /mcp HTTP/1.1\r\nContent-Length: x\r\n\r\n"));
   }
 
   #[test]
@@ -289,20 +355,20 @@ mod tests {
   #[test]
   fn a_closed_connection_frees_its_slots() {
     let g = gate(2, 2, 2);
-    let a = g.admit(A).unwrap();
-    let b = g.admit(A).unwrap();
-    assert!(g.admit(B).is_err());
+    let a = g.admit(A, false).unwrap();
+    let b = g.admit(A, false).unwrap();
+    assert!(g.admit(B, false).is_err());
     drop(a);
     b.finished();
     drop(b);
     assert_eq!((g.open(), g.unfinished()), (0, 0));
-    assert!(g.admit(A).is_ok());
+    assert!(g.admit(A, false).is_ok());
   }
 
   #[test]
   fn when_full_the_longest_idle_connection_is_closed_before_a_client_is_refused() {
     let g = gate(3, 10, 10);
-    let conns: Vec<Admitted> = (0..3).map(|_| g.admit(A).unwrap()).collect();
+    let conns: Vec<Admitted> = (0..3).map(|_| g.admit(A, false).unwrap()).collect();
     for c in &conns {
       c.finished();
     }
@@ -312,27 +378,27 @@ mod tests {
     let _r2 = conns[2].request();
     drop(r1);
     drop(r0);
-    let _d = g.admit(B).unwrap();
+    let _d = g.admit(B, false).unwrap();
     assert_eq!(g.open(), 3);
     // The one idle longest was asked to close, and only it.
     assert_eq!(std::pin::pin!(conns[1].evicted.notified()).poll_once(), true);
     assert_eq!(std::pin::pin!(conns[0].evicted.notified()).poll_once(), false);
-    let _e = g.admit(B).unwrap();
+    let _e = g.admit(B, false).unwrap();
     assert_eq!(std::pin::pin!(conns[0].evicted.notified()).poll_once(), true);
     // Now the rest are unfinished or busy: the next client is refused.
-    assert_eq!(g.admit(B).err(), Some(Refusal::Full(3)));
+    assert_eq!(g.admit(B, false).err(), Some(Refusal::Full(3)));
   }
 
   #[test]
   fn unfinished_and_busy_connections_are_never_evicted() {
     let g = gate(2, 10, 10);
-    let slow = g.admit(A).unwrap();
-    let busy = g.admit(A).unwrap();
+    let slow = g.admit(A, false).unwrap();
+    let busy = g.admit(A, false).unwrap();
     busy.finished();
     let _in_flight = busy.request();
-    assert_eq!(g.admit(B).err(), Some(Refusal::Full(2)));
+    assert_eq!(g.admit(B, false).err(), Some(Refusal::Full(2)));
     drop(slow);
-    assert!(g.admit(B).is_ok());
+    assert!(g.admit(B, false).is_ok());
   }
 
   #[test]

@@ -55,7 +55,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
-use super::{accept_loop, bearer_matches, web, ConnIo, ConnRegistry, HubEvent, Out, Outbox, Refusals};
+use super::{accept_loop, bearer_matches, first_request_arrived, web, ConnIo, ConnRegistry, HubEvent, Out, Outbox, Refusals};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -141,7 +141,7 @@ pub async fn listen(host: &str, port: u16, limits: Limits, token: Option<String>
   let gate = Gate::new(GateLimits::new(usize::MAX, handshakes));
   let refusals = Refusals::default();
   tokio::task::spawn_local(accept_loop(listener, move |stream, peer| {
-    let admitted = match gate.admit(peer.ip()) {
+    let admitted = match gate.admit(peer.ip(), first_request_arrived(&stream)) {
       Ok(admitted) => admitted,
       Err(why) => {
         refusals.refuse(stream, peer.ip(), &why.to_string());

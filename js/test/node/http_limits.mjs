@@ -27,15 +27,15 @@ async function serve(idle) {
 /** One request from `from` (on a fresh connection unless `agent` says otherwise): {status, headers, text, json}. */
 const request = (port, method, { body, headers = {}, from = "127.0.0.2", agent = false } = {}) => httpRequest(port, method, { body, from, agent, headers: { ...AUTH, ...MCP_POST_HEADERS, ...headers } });
 
-/** A raw connection that sends `bytes` and then nothing; resolves `.reply` with what the server sent before it closed, `.closed` when it did. */
-function stalled(port, bytes) {
-  const socket = net.connect({ host: "127.0.0.1", port, localAddress: "127.0.0.1" });
+/** A raw connection (from `from`) that sends `bytes` and then nothing; `.received()` is what the server sent so far, `.closed` resolves with it (`.reply`) once the server closed. */
+function stalled(port, bytes, from = "127.0.0.1") {
+  const socket = net.connect({ host: "127.0.0.1", port, localAddress: from });
   let got = "";
   socket.on("data", (d) => (got += d));
   socket.on("error", () => {});
   const closed = new Promise((resolve) => socket.on("close", () => resolve({ at: Date.now(), reply: got })));
   const opened = new Promise((resolve) => socket.on("connect", () => (socket.write(bytes), resolve())));
-  return { socket, opened, closed };
+  return { socket, opened, closed, received: () => got };
 }
 const statusOf = (reply) => Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 0);
 
@@ -175,6 +175,54 @@ const cases = {
     reopened.req.destroy();
     ninth.req.destroy();
     full.req.destroy();
+    server.kill("SIGTERM");
+    return checks.length;
+  },
+
+  async "a stopped server's backlog"() {
+    // A server that has not run for a while (starved on a loaded machine; stopped here) accepts its
+    // backlog in one burst before it reads any of it. Requests already whole in that backlog are not
+    // slow: however many come from one address, beside slow bodies from it, each is served.
+    const { http: port, server, check, checks } = await serve(60);
+    const session = (await request(port, "POST", { body: INIT("good") })).headers["mcp-session-id"];
+    check(session, "a session to ping in");
+    const head = (length, more = "") => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json\r\n${more}Content-Length: ${length}\r\n\r\n`;
+    const ping = (id) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+      return head(body.length, `Mcp-Session-Id: ${session}\r\nConnection: close\r\n`) + body;
+    };
+    server.kill("SIGSTOP");
+    const slow = [];
+    const whole = [];
+    for (let i = 0; i < 10; i++) {
+      if (i % 3 === 0) slow.push(stalled(port, `${head(100)}{`, "127.0.0.2"));
+      whole.push(stalled(port, ping(i + 2), "127.0.0.2"));
+    }
+    await Promise.all([...slow, ...whole].map((c) => c.opened));
+    server.kill("SIGCONT");
+    const replies = await Promise.all(whole.map((c) => c.closed));
+    // Past the address's 4 unfinished slots (of 8) they would have been refused with 503 before.
+    check(replies.every((r) => statusOf(r.reply) === 200 && r.reply.includes('"result":{}')), `10 whole requests from one address in a stopped server's backlog, 4 slow bodies among them, are all served: ${replies.map((r) => statusOf(r.reply))}`);
+    for (const c of slow) c.socket.destroy();
+    server.kill("SIGTERM");
+    return checks.length;
+  },
+
+  async "a stopped server's handshake backlog"() {
+    // The same for the WebSocket port: handshakes already whole in a stopped server's backlog are
+    // answered 101 however many come from one address, beside connections from it that sent nothing.
+    const { ws: port, server, check, checks } = await serve(60);
+    const handshake = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`;
+    server.kill("SIGSTOP");
+    const silent = Array.from({ length: 4 }, () => stalled(port, "", "127.0.0.2"));
+    const whole = Array.from({ length: 12 }, () => stalled(port, handshake, "127.0.0.2"));
+    await Promise.all([...silent, ...whole].map((c) => c.opened));
+    server.kill("SIGCONT");
+    while (!whole.every((c) => c.received().includes("\r\n\r\n"))) await sleep(10);
+    // Past the address's 8 handshake slots (of 16) they would have been refused with 503 before.
+    const statuses = whole.map((c) => statusOf(c.received()));
+    check(statuses.every((s) => s === 101), `12 whole handshakes from one address in a stopped server's backlog, 4 silent connections among them, are all answered 101: ${statuses}`);
+    for (const c of [...silent, ...whole]) c.socket.destroy();
     server.kill("SIGTERM");
     return checks.length;
   },
