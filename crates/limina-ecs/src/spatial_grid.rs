@@ -213,13 +213,13 @@ struct Shared {
   done: AtomicUsize,
   /// Threads that stopped waiting before the grid was ready.
   left: AtomicUsize,
-  copies: OnceLock<Vec<Copy>>,
+  copies: OnceLock<Vec<Destination>>,
   copy_next: AtomicUsize,
   copy_done: AtomicUsize,
 }
 
 /// Where a part's first `len` hits go in the output.
-struct Copy {
+struct Destination {
   eids: *mut u32,
   dist: *mut f64,
   len: usize,
@@ -287,11 +287,11 @@ impl Split {
     let cap = out_eids.len().min(out_dist.len());
     let fits = if total <= cap { total } else { offsets[..=q].iter().rev().map(|&o| o as usize).find(|&o| o <= cap).unwrap_or(0) };
     let (eids, dist) = (out_eids.as_mut_ptr(), out_dist.as_mut_ptr());
-    let copies: Vec<Copy> = parts[..job.nparts]
+    let copies: Vec<Destination> = parts[..job.nparts]
       .iter()
       .zip(&starts)
       // SAFETY: start + len <= fits <= the output's length.
-      .map(|(part, &start)| unsafe { Copy { eids: eids.add(start), dist: dist.add(start), len: part.hits.min(fits.saturating_sub(start)) } })
+      .map(|(part, &start)| unsafe { Destination { eids: eids.add(start), dist: dist.add(start), len: part.hits.min(fits.saturating_sub(start)) } })
       .collect();
     let ncopies = copies.len();
     let _ = job.copies.set(copies);
@@ -781,7 +781,8 @@ impl SpatialGrid {
     // A split batch wakes the pool first, so its threads come up while this
     // one checks (or rebuilds) the index.
     let chunk = parallel_chunk(nq, rayon::current_num_threads());
-    let mut split = (mode == Some(Mode::Parallel)).then(|| Split::start(std::mem::take(&mut self.parts), simd, queries, chunk));
+    let start = |grid: &mut SpatialGrid| (mode == Some(Mode::Parallel)).then(|| Split::start(std::mem::take(&mut grid.parts), simd, queries, chunk));
+    let mut split = start(self);
     if let Some(index) = index {
       if self.take(index)? {
         let reindex = self.reindex_mode();
@@ -791,7 +792,7 @@ impl SpatialGrid {
             self.parts = waiting.cancel();
           }
           self.reindex(reindex);
-          split = (mode == Some(Mode::Parallel)).then(|| Split::start(std::mem::take(&mut self.parts), simd, queries, chunk));
+          split = start(self);
         } else {
           self.reindex(reindex);
         }
