@@ -7,6 +7,9 @@ pub const FIXED_DT: f64 = 1.0 / 60.0;
 pub const MAX_STEPS_PER_FRAME: u32 = 5;
 /// Real elapsed time per frame is clamped to this, so a stall never injects a huge jump.
 pub const MAX_FRAME_DELTA: f64 = 0.25;
+/// The largest alpha: the float just below 1. A frame that leaves a backlog of whole steps (the
+/// per-frame cap hit) draws the newest state, not an extrapolation past it.
+const LAST_ALPHA: f64 = 1.0 - f64::EPSILON / 2.0;
 
 /// What one frame must do: run `steps` fixed steps, then render with `alpha`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,7 +40,7 @@ impl FixedStepAccumulator {
       self.accumulator -= FIXED_DT;
       steps += 1;
     }
-    FramePlan { steps, alpha: self.accumulator / FIXED_DT }
+    FramePlan { steps, alpha: (self.accumulator / FIXED_DT).min(LAST_ALPHA) }
   }
 
   /// Time carried into the next frame, in seconds.
@@ -75,6 +78,8 @@ mod tests {
     let mut acc = FixedStepAccumulator::new();
     let plan = acc.advance(0.2); // 12 steps' worth
     assert_eq!(plan.steps, MAX_STEPS_PER_FRAME);
+    // Seven steps still owed: the frame draws the newest state, alpha stays below 1.
+    assert!((0.0..1.0).contains(&plan.alpha) && plan.alpha > 0.99, "alpha {}", plan.alpha);
     assert!((acc.pending() - (0.2 - 5.0 * FIXED_DT)).abs() < 1e-12);
     // The backlog drains at most five per frame.
     assert_eq!(acc.advance(0.0).steps, 5);
