@@ -1,3 +1,4 @@
+// limina: waits
 // The network servers under attacks on their connections (--mcp-http and
 // --mcp-ws with a token and --max-clients 4): each attack is refused or
 // timed out precisely, and a well-behaved client from another address is

@@ -1,3 +1,4 @@
+// limina: waits
 // Hostile input at the MCP edge, over the real wire: each test reproduces
 // an attack and asserts the precise error, a server that keeps serving,
 // and a world (and world log) the rejected input did not touch.

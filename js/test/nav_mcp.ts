@@ -1,3 +1,4 @@
+// limina: waits
 // Over MCP stdio, on the binary as users run it: a floor and a wall,
 // nav.build, nav.findPath round the wall, character.spawn and nav.moveTo
 // arriving at the goal within a few seconds of world time (the driver waits

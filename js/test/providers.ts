@@ -1,3 +1,4 @@
+// limina: waits
 // The LLM providers against a real local HTTP(S) server process speaking the
 // Ollama and OpenAI-compatible APIs, or attacking the client as a hostile or
 // broken server would (tests/llm_server.py).

@@ -1,3 +1,4 @@
+// limina: waits
 // The builder's toolbox over MCP on a fresh binary: the official TypeScript
 // SDK drives `limina --mcp-stdio` in an empty directory holding only the
 // user's asset manifest and a glTF floor (js/test/node/toolbox_sdk.mjs).

@@ -24,11 +24,12 @@ fn text(out: &Output) -> (String, String) {
 
 /// How a suite asks to be run, on its first line: `// limina: --deterministic`
 /// gives the flags it runs with; the word `exclusive` among them runs it with
-/// no busy suite beside it, only one that waits (for a suite that bounds
+/// no busy suite beside it, only ones that wait (for a suite that bounds
 /// wall-clock gaps or counts real-time steps: it needs a core when it wakes,
-/// not the machine), and `waits` marks a suite that mostly waits (on timeouts,
-/// idle windows, the servers and browsers it drives): one at a time, beside
-/// the others.
+/// not the machine), and `waits` marks a suite whose CPU is a small share of
+/// its time (it waits on the clock, timeouts, idle windows, the servers and
+/// browsers it drives) and whose assertions hold however busy the machine:
+/// it runs beside the others, busy ones included.
 struct Directive {
   flags: Vec<String>,
   exclusive: bool,
@@ -72,6 +73,7 @@ fn suite_jobs() -> usize {
 
 struct SuiteRun {
   rel: String,
+  started: std::time::Instant,
   seconds: f64,
   failure: Option<String>,
 }
@@ -151,16 +153,17 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
     let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
     (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()))
   };
-  SuiteRun { rel: rel.to_owned(), seconds, failure }
+  SuiteRun { rel: rel.to_owned(), started, seconds, failure }
 }
 
 /// Every `js/test/*.ts` suite through the real binary. Suites are separate
-/// processes with their own worlds, so they run side by side (one per core),
-/// the longest of the last run first. Once the busy ones are done, the
-/// `exclusive` ones run one at a time with only the suites that wait beside
-/// them (taken up, one at a time, by the first lane to run out of busy ones):
-/// the exclusive ones leave most of a core idle, and the waiting ones' CPU
-/// (their browsers', mostly) is then off the busy lanes.
+/// processes with their own worlds, so they run side by side, the longest of
+/// the last run first: busy ones one per core; from the start, beside them,
+/// the suites that wait, as many more at once as there are cores (their
+/// waiting — the soak's minute, browsers, servers' timeouts — then overlaps
+/// the busy ones' work, and each uses a small share of a core); and once the
+/// busy ones are done, the `exclusive` ones, one at a time, with at most the
+/// last waiting ones beside them.
 #[test]
 fn every_js_suite_passes() {
   let dir = repo_root().join("js/test");
@@ -180,36 +183,44 @@ fn every_js_suite_passes() {
 
   let jobs = suite_jobs();
   let busy = std::sync::Mutex::new(busy.into_iter());
-  // Lanes out of busy suites: the first takes up the waiting ones, the last the exclusive ones.
+  let waiting = std::sync::Mutex::new(waiting.into_iter());
+  // Busy lanes 0..jobs (the last to run out of busy suites runs the exclusive ones), waiting lanes jobs..2 × jobs.
   let lanes_done = std::sync::Mutex::new(0);
   let runs = std::sync::Mutex::new(Vec::new());
-  let run = |rel: &str, d: &Directive| {
+  let run = |lane: usize, rel: &str, d: &Directive| {
     let run = run_suite(rel, &d.flags, suite_limit(last.get(rel).copied()));
-    runs.lock().unwrap().push(run);
+    runs.lock().unwrap().push((lane, run));
   };
+  let origin = std::time::Instant::now();
   std::thread::scope(|scope| {
-    let (busy, lanes_done, run, waiting, exclusive) = (&busy, &lanes_done, &run, &waiting, &exclusive);
-    for _ in 0..jobs {
+    let (busy, waiting, lanes_done, run, exclusive) = (&busy, &waiting, &lanes_done, &run, &exclusive);
+    let drain = move |lane: usize, queue: &std::sync::Mutex<std::vec::IntoIter<(String, Directive)>>| loop {
+      let Some((rel, d)) = queue.lock().unwrap().next() else { break };
+      run(lane, &rel, &d);
+    };
+    for lane in 0..jobs {
       scope.spawn(move || {
-        loop {
-          let Some((rel, d)) = busy.lock().unwrap().next() else { break };
-          run(&rel, &d);
-        }
+        drain(lane, busy);
         let done = {
           let mut done = lanes_done.lock().unwrap();
           *done += 1;
           *done
         };
-        if done == 1 {
-          waiting.iter().for_each(|(rel, d)| run(rel, d));
-        }
         if done == jobs {
-          exclusive.iter().for_each(|(rel, d)| run(rel, d));
+          exclusive.iter().for_each(|(rel, d)| run(lane, rel, d));
         }
       });
+      scope.spawn(move || drain(jobs + lane, waiting));
     }
   });
-  let runs = runs.into_inner().unwrap();
+  let mut runs = runs.into_inner().unwrap();
+  // The timeline, so a slow run shows which lane waited on what.
+  runs.sort_by_key(|(_, r)| r.started);
+  for (lane, r) in &runs {
+    let start = r.started.duration_since(origin).as_secs_f64();
+    eprintln!("lane {lane}: {start:6.1} – {:6.1} s  {}", start + r.seconds, r.rel);
+  }
+  let runs: Vec<SuiteRun> = runs.into_iter().map(|(_, r)| r).collect();
   let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
   let _ = std::fs::write(suite_times_file(), times);
   let failures: Vec<String> = runs.into_iter().filter_map(|r| r.failure).collect();

@@ -4,10 +4,23 @@
 import { assert, assertEquals } from "limina/testing";
 
 /** Runs a driver (with `args` after the binary's path); its last stdout line is its JSON summary, which must say ok. */
-export async function drive(cmd: string, script: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const r = await Limina.run({ cmd, args: [script, Limina.execPath, ...args] });
-  assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
-  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-  assert(out.ok === true, r.stdout);
-  return out;
+export function drive(cmd: string, script: string, ...args: string[]): Promise<Record<string, unknown>> {
+  return started(cmd, script, ...args)();
+}
+
+/**
+ * Starts a driver now, so that drivers which mostly wait (on timeouts, other processes) overlap; the
+ * returned function awaits it and checks its summary as `drive` does, in the test that calls it.
+ */
+export function started(cmd: string, script: string, ...args: string[]): () => Promise<Record<string, unknown>> {
+  const run = Limina.run({ cmd, args: [script, Limina.execPath, ...args] });
+  // A driver that cannot start fails its own test when awaited, not the process as an unhandled rejection first.
+  run.catch(() => {});
+  return async () => {
+    const r = await run;
+    assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert(out.ok === true, r.stdout);
+    return out;
+  };
 }
