@@ -536,6 +536,8 @@ test("the world log writes an event's line natively, byte for byte as JSON.strin
   assertThrows(() => log.envelope(5, "x"), { code: "invalid_input", message: "world log envelope 5 skips slots (the next is 3)" });
   for (const ms of [NaN, 8.64e15 + 1, -Infinity]) assertThrows(() => log.event("evt_x_2", 0, "", ms, "1"), { code: "invalid_input", message: /is not a valid date/ });
   assertThrows(() => log.line("two\nlines"), { code: "invalid_input" });
+  assertThrows(() => log.event("evt_x_2", 0, "", 0, '"two\nlines"'), { code: "invalid_input" });
+  assertThrows(() => log.envelope(0, ',"type":"two\nlines"'), { code: "invalid_input" });
   assertThrows(() => log.recent(n, 1), { code: "invalid_input" });
   assertEquals(parseTrace(log.jsonl()).map((e) => e.id), expected.map((t) => JSON.parse(t).id), "a refused event records nothing; the lines seal into one trace");
   log.close();

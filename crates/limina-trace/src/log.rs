@@ -319,6 +319,10 @@ impl Pending {
     let Some(middle) = self.envelopes.get(envelope as usize) else {
       return Err(OpError::invalid_input(format!("world log envelope {envelope} was never registered")));
     };
+    // A newline would split the line (JSON text never holds one raw).
+    if [id, causes, payload].iter().any(|t| t.contains('\n')) {
+      return Err(OpError::invalid_input("a world log event's id, causes and payload cannot hold a newline"));
+    }
     // `new Date(ms)`'s time value: whole milliseconds, within ±8.64e15.
     let ms = ms.trunc();
     if !(ms.abs() <= 8.64e15) {
@@ -511,6 +515,9 @@ pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: &str, 
 /// as envelope `slot`: a new slot is the next one; a used one is replaced.
 #[op2(fast)]
 pub fn op_trace_log_envelope(state: &mut OpState, id: u32, slot: u32, #[string] text: String) -> Result<(), OpError> {
+  if text.contains('\n') {
+    return Err(OpError::invalid_input("a world log envelope cannot hold a newline"));
+  }
   let envelopes = &mut spool(state, id)?.pending.envelopes;
   let next = envelopes.len();
   match envelopes.get_mut(slot as usize) {
@@ -859,6 +866,8 @@ mod tests {
     assert_eq!(e.message, "world log envelope 1 was never registered");
     let e = p.event("evt_a_000000000002_0000", 0, "", f64::NAN, "1").unwrap_err();
     assert_eq!(e.message, "an event's time NaN is not a valid date");
+    let e = p.event("evt_a_000000000002_0000", 0, "", 0.0, "\"a\nb\"").unwrap_err();
+    assert_eq!(e.message, "a world log event's id, causes and payload cannot hold a newline");
     assert_eq!(p.events, 2, "a refused event records nothing");
     spool.hand_over().unwrap();
     assert_eq!((spool.pending.events, spool.pending.lines.as_str(), spool.handed_events), (0, "", 2));
