@@ -320,7 +320,7 @@ impl Pending {
       return Err(OpError::invalid_input(format!("world log envelope {envelope} was never registered")));
     };
     // A newline would split the line (JSON text never holds one raw).
-    if [id, causes, payload].iter().any(|t| t.contains('\n')) {
+    if [id, causes, payload].iter().any(|t| memchr::memchr(b'\n', t.as_bytes()).is_some()) {
       return Err(OpError::invalid_input("a world log event's id, causes and payload cannot hold a newline"));
     }
     // `new Date(ms)`'s time value: whole milliseconds, within ±8.64e15.
