@@ -2233,18 +2233,35 @@ declare module "limina/internal/limina-trace/js/chain" {
         /** The export quota in force: files and bytes over the log's lifetime. */
         readonly quota: Readonly<Required<ExportQuota>>;
         constructor(options?: WorldLogOptions);
-        /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline). */
+        /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline), after any recorded before them, and flushes. */
         appendJson(events: readonly string[]): void;
         /**
-         * Events `from`..`from + count - 1` (numbered from 0 in the order appended) as their JSON text,
-         * from the newest ones the log keeps in memory (`recent`); throws `invalid_input` for any it
-         * does not hold.
+         * Registers envelope `slot` for `event`: the text an event's JSON has between its id and its
+         * causes (`,"type":…,"actorId":…,"threadId":…,"parentEventId":null,"causedBy":`). A new slot
+         * is the next one (0, 1, …); a used one is replaced.
+         */
+        envelope(slot: number, text: string): void;
+        /**
+         * Records one event, its JSON written natively around envelope `envelope`:
+         * `{"id":"<idJson>"<envelope><causesJson or []>,"timestamp":"<new Date(ms).toISOString()>","payload":<payloadJson>}`.
+         * `idJson` is the id as JSON writes it between its quotes; `payloadJson` "" leaves the payload out (undefined).
+         * It is handed to the log thread at the next `flush`.
+         */
+        event(idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void;
+        /** Records one event given as its JSON text (`JSON.stringify` of the event); handed over at the next `flush`. */
+        line(json: string): void;
+        /** Hands the events recorded since the last flush to the log thread. */
+        flush(): void;
+        /**
+         * Events `from`..`from + count - 1` (numbered from 0 in the order recorded) as their JSON text,
+         * from the newest ones the log keeps in memory (`recent`) and those not yet flushed; throws
+         * `invalid_input` for any it does not hold.
          */
         recent(from: number, count: number): string[];
         /** The whole log as a trace — chained JSONL ending with its terminator — in memory (waits for the log thread). */
         jsonl(): string;
         /**
-         * Exports everything appended so far as a new trace file, off the loop;
+         * Exports everything recorded so far as a new trace file, off the loop;
          * resolves once the file is complete and published. A taken name gets the
          * first free `NAME-N.jsonl`: read `name` from the result. Over the
          * log's quota it rejects with `capacity_exceeded` before writing anything.
@@ -2310,9 +2327,11 @@ declare module "limina/internal/engine/observability/tracer" {
         /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
         private isoMs;
         private isoNow;
-        /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
-        private pending;
-        private flushed;
+        /** Events recorded since the last flush. */
+        private unflushed;
+        /** Once the log is closed: the JSON text of the recent window, events `closedFrom`.. */
+        private closedTexts;
+        private closedFrom;
         private flushQueued;
         private lastFlush;
         private readonly live;
@@ -2322,8 +2341,9 @@ declare module "limina/internal/engine/observability/tracer" {
         /** Beside the ring: slot `seq % tailSize` holds the ids of recent events naming event `seq` as parent or cause (dropped with it). */
         private readonly children;
         private readonly actors;
+        /** Each listener, with what says whether it wants events now (none: always). */
         private readonly listeners;
-        /** Per event type, the envelope text of its last actor and thread (see `serialise`). */
+        /** Per event type, the world log's envelope slot for its last actor and thread (see `record`). */
         private readonly envelopes;
         constructor(options?: TracerOptions);
         /**
@@ -2333,27 +2353,31 @@ declare module "limina/internal/engine/observability/tracer" {
          */
         emit(type: string, payload: unknown, options?: EmitOptions, payloadJson?: string): string;
         /**
-         * `JSON.stringify(e)`, byte for byte, written around the payload's JSON: the part between the id
-         * and the causes (type, actor, thread, no parent) is kept per type for its last actor and thread,
-         * so a call's events escape none of those strings again. A payload with its own `toJSON` (which
-         * would be told its key) and an envelope of unusual types take `JSON.stringify` itself.
+         * Writes the event into the world log exactly as `JSON.stringify` writes it: natively, from its
+         * id, causes, clock and payload text around its envelope (type, actor, thread, no parent),
+         * registered with the log per type for its last actor and thread. A payload with its own
+         * `toJSON` (which would be told its key) and an envelope of unusual types are written by
+         * `JSON.stringify` itself.
          */
-        private serialise;
-        /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
+        private record;
+        /** `ms` in ISO 8601 for an event object, formatted once per millisecond (formatting costs more than the rest of an emit). */
         private timestamp;
-        /** Hands the events not yet in the world log to it. */
+        /** Hands the events not yet in the world log's thread to it. */
         flush(): void;
         /** The ring slot holding event `id`, or -1 when it is not recent. */
         private slotOf;
-        /** The JSON text of recent events `from`..`to - 1`: the world log holds those handed to it, `pending` the rest. */
+        /** The JSON text of recent events `from`..`to - 1`: the world log holds them (once it is closed, `closedTexts`). */
         private texts;
         /** Recent events `from`..`to - 1`, read back from their text. */
         private range;
         /** The recent events numbered `seqs` (ascending), read back with one look into the log. */
         private pick;
         private linkChild;
-        /** Calls `fn` for every event emitted from now on; returns the unsubscribe function. */
-        subscribe(fn: (e: EngineEvent) => void): () => void;
+        /**
+         * Calls `fn` for every event emitted from now on — while `active`, when given, says it wants
+         * them (an event nobody wants is never made as an object); returns the unsubscribe function.
+         */
+        subscribe(fn: (e: EngineEvent) => void, active?: () => boolean): () => void;
         /** Events emitted so far. */
         get size(): number;
         /** The oldest sequence number still in memory. */
@@ -5487,8 +5511,8 @@ declare module "limina/internal/engine/game/quests/quests" {
         progress: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodObject<{
             status: z.ZodEnum<{
                 failed: "failed";
-                offered: "offered";
                 active: "active";
+                offered: "offered";
                 completed: "completed";
                 declined: "declined";
             }>;

@@ -20,6 +20,7 @@ import {
   TraceIntegrityError,
   verifyJsonl,
   verifyTraceFile,
+  WorldLog,
   WorldSession,
   writeTraceFile,
 } from "limina";
@@ -496,6 +497,50 @@ test("every reader of the recent window answers as the world log does: across fl
   tracer.close();
   assertEquals({ tail: tracer.tail(), page: tracer.page({ limit: 10 }), trace: tracer.trace("x") }, before, "the window stays readable once the log is closed");
   assertEquals(tracer.get(emitted.at(-1)!)?.id, emitted.at(-1));
+});
+
+test("the world log writes an event's line natively, byte for byte as JSON.stringify writes the event", () => {
+  const log = new WorldLog({ recent: 1024 });
+  const envelopes = [
+    { type: "skill.executed", actorId: "bench", threadId: "mcp-1" },
+    { type: 'ty"pe\n', actorId: 'a "quoted" é', threadId: "tab\there" },
+    { type: "ü.😀", actorId: "lone \ud800 half", threadId: "thread_main" },
+  ];
+  envelopes.forEach((e, slot) => log.envelope(slot, `,"type":${JSON.stringify(e.type)},"actorId":${JSON.stringify(e.actorId)},"threadId":${JSON.stringify(e.threadId)},"parentEventId":null,"causedBy":`));
+  // Clocks where toISOString writes differently: before the epoch, fractions, leap days, years past 9999 or before 0, the ends of time.
+  const clocks = [0, -1, 1.5, -1.5, 951_782_400_000, 1_767_225_599_999, Date.now(), 253_402_300_799_999, 253_402_300_800_000, -62_167_219_200_000, -62_167_219_200_001, 8.64e15, -8.64e15];
+  const payloads = [undefined, { a: [1, 2], s: "é😀\n\u2028 \"q\"" }, "text", null, 42.5, [{ deep: { er: [] } }]];
+  const expected: string[] = [];
+  for (const ms of clocks) {
+    for (const payload of payloads) {
+      const n = expected.length;
+      const slot = n % envelopes.length;
+      const e = envelopes[slot];
+      const id = `evt_${e.actorId}_${String(n).padStart(12, "0")}_${fnv1a16(String(n))}`;
+      const causedBy = n % 3 === 0 ? [] : ["evt_bench_000000000000_abcd", 'an "odd" cause'].slice(0, n % 3);
+      expected.push(JSON.stringify({ id, ...e, parentEventId: null, causedBy, timestamp: new Date(ms).toISOString(), payload }));
+      log.event(JSON.stringify(id).slice(1, -1), slot, causedBy.length === 0 ? "" : JSON.stringify(causedBy), ms, payload === undefined ? "" : JSON.stringify(payload));
+      if (n % 7 === 6) log.flush(); // some handed to the log's thread, some not yet
+    }
+  }
+  // A whole line, and a replaced envelope.
+  expected.push(JSON.stringify({ id: "evt_x", parent: "given whole" }));
+  log.line(expected[expected.length - 1]);
+  log.envelope(0, `,"type":"t2","actorId":"x","threadId":"y","parentEventId":null,"causedBy":`);
+  expected.push('{"id":"evt_x_1","type":"t2","actorId":"x","threadId":"y","parentEventId":null,"causedBy":[],"timestamp":"1970-01-01T00:00:00.007Z","payload":1}');
+  log.event("evt_x_1", 0, "", 7, "1");
+  const n = expected.length;
+  assertEquals(log.recent(0, n), expected);
+  assertEquals(log.recent(n - 3, 3), expected.slice(n - 3));
+  assertThrows(() => log.event("evt_x_2", 3, "", 0, "1"), { code: "invalid_input", message: "world log envelope 3 was never registered" });
+  assertThrows(() => log.envelope(5, "x"), { code: "invalid_input", message: "world log envelope 5 skips slots (the next is 3)" });
+  for (const ms of [NaN, 8.64e15 + 1, -Infinity]) assertThrows(() => log.event("evt_x_2", 0, "", ms, "1"), { code: "invalid_input", message: /is not a valid date/ });
+  assertThrows(() => log.line("two\nlines"), { code: "invalid_input" });
+  assertThrows(() => log.event("evt_x_2", 0, "", 0, '"two\nlines"'), { code: "invalid_input" });
+  assertThrows(() => log.envelope(0, ',"type":"two\nlines"'), { code: "invalid_input" });
+  assertThrows(() => log.recent(n, 1), { code: "invalid_input" });
+  assertEquals(parseTrace(log.jsonl()).map((e) => e.id), expected.map((t) => JSON.parse(t).id), "a refused event records nothing; the lines seal into one trace");
+  log.close();
 });
 
 test("each event's text is exactly JSON.stringify of the event, however it is written", () => {

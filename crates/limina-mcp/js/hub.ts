@@ -73,7 +73,8 @@ interface McpOps {
   op_mcp_listen_stdio(maxMessageBytes: number): number;
   op_mcp_listen_ws(host: string, port: number, maxMessageBytes: number, maxClients: number, idleTimeoutS: number, relay: boolean): Promise<number>;
   op_mcp_listen_http(host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: [string[], string[]], wsPort: number): Promise<number>;
-  op_mcp_take(max: number): HubEvent[];
+  /** A message comes as `[conn, text]`, any other event as its object. */
+  op_mcp_take(max: number): ([number, string] | HubEvent)[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
   op_mcp_backlog(conn: number): number;
@@ -100,7 +101,8 @@ export const listenWs = (host: string, port: number, maxMessageBytes: number, ma
 export const listenHttp = (host: string, port: number, path: string, maxMessageBytes: number, maxSessions: number, idleTimeoutS: number, versions: string[], modernVersions: string[], wsPort = 0): Promise<number> =>
   ops.op_mcp_listen_http(host, port, path, maxMessageBytes, maxSessions, idleTimeoutS, [versions, modernVersions], wsPort);
 /** Up to `max` transport events, round-robin across connections (each connection's in arrival order). */
-export const takeEvents = (max: number): HubEvent[] => ops.op_mcp_take(max);
+export const takeEvents = (max: number): HubEvent[] =>
+  ops.op_mcp_take(max).map((e) => (Array.isArray(e) ? { kind: "message", conn: e[0], text: e[1] } : e));
 /** Queues one message to a connection. */
 export const send = (conn: number, text: string, droppable: boolean): SendOutcome => ops.op_mcp_send(conn, text, droppable);
 /** Queues the same message to many connections; each outcome in order. */

@@ -567,8 +567,20 @@ pub async fn op_mcp_listen_http(
 /// flow control.
 #[op2]
 #[serde]
-pub fn op_mcp_take(state: &mut OpState, max: u32) -> Vec<HubEvent> {
-  hub(state).registry.take(max as usize)
+pub fn op_mcp_take(state: &mut OpState, max: u32) -> Vec<Taken> {
+  let events = hub(state).registry.take(max as usize);
+  events.into_iter().map(|e| if let HubEvent::Message { conn, text } = e { Taken::Message(conn, text) } else { Taken::Other(e) }).collect()
+}
+
+/// An event as `op_mcp_take` hands it to JS: a message as `[conn, text]`,
+/// an array V8 makes at once (an object from serde_v8 is a dictionary-mode
+/// object with a map of its own, slow to make and to read); any other as
+/// its object.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum Taken {
+  Message(u32, String),
+  Other(HubEvent),
 }
 
 /// Send outcomes.

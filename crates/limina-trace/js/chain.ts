@@ -70,6 +70,10 @@ interface TraceOps {
   op_trace_dir(): string;
   op_trace_log_open(options: { name: string; threadId: string; maxExportFiles: number; maxExportBytes: number; recent: number }): number;
   op_trace_log_append(log: number, joinedLines: string, events: number): void;
+  op_trace_log_envelope(log: number, slot: number, text: string): void;
+  op_trace_log_event(log: number, idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void;
+  op_trace_log_line(log: number, line: string): void;
+  op_trace_log_flush(log: number): void;
   op_trace_log_recent(log: number, from: number, count: number): string;
   op_trace_log_read(log: number): string;
   op_trace_log_export(log: number, name: string): Promise<ExportedTrace>;
@@ -183,16 +187,45 @@ export class WorldLog {
     });
   }
 
-  /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline). */
+  /** Appends events given as their JSON text (`JSON.stringify` of each event, no newline), after any recorded before them, and flushes. */
   appendJson(events: readonly string[]): void {
-    // Joined without a last newline (the op adds it): a flat string the op reads in place.
+    // Joined without a last newline (the op adds it).
     if (events.length > 0) ops.op_trace_log_append(this.id, events.join("\n"), events.length);
   }
 
   /**
-   * Events `from`..`from + count - 1` (numbered from 0 in the order appended) as their JSON text,
-   * from the newest ones the log keeps in memory (`recent`); throws `invalid_input` for any it
-   * does not hold.
+   * Registers envelope `slot` for `event`: the text an event's JSON has between its id and its
+   * causes (`,"type":…,"actorId":…,"threadId":…,"parentEventId":null,"causedBy":`). A new slot
+   * is the next one (0, 1, …); a used one is replaced.
+   */
+  envelope(slot: number, text: string): void {
+    ops.op_trace_log_envelope(this.id, slot, text);
+  }
+
+  /**
+   * Records one event, its JSON written natively around envelope `envelope`:
+   * `{"id":"<idJson>"<envelope><causesJson or []>,"timestamp":"<new Date(ms).toISOString()>","payload":<payloadJson>}`.
+   * `idJson` is the id as JSON writes it between its quotes; `payloadJson` "" leaves the payload out (undefined).
+   * It is handed to the log thread at the next `flush`.
+   */
+  event(idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void {
+    ops.op_trace_log_event(this.id, idJson, envelope, causesJson, ms, payloadJson);
+  }
+
+  /** Records one event given as its JSON text (`JSON.stringify` of the event); handed over at the next `flush`. */
+  line(json: string): void {
+    ops.op_trace_log_line(this.id, json);
+  }
+
+  /** Hands the events recorded since the last flush to the log thread. */
+  flush(): void {
+    ops.op_trace_log_flush(this.id);
+  }
+
+  /**
+   * Events `from`..`from + count - 1` (numbered from 0 in the order recorded) as their JSON text,
+   * from the newest ones the log keeps in memory (`recent`) and those not yet flushed; throws
+   * `invalid_input` for any it does not hold.
    */
   recent(from: number, count: number): string[] {
     return count === 0 ? [] : ops.op_trace_log_recent(this.id, from, count).split("\n");
@@ -204,7 +237,7 @@ export class WorldLog {
   }
 
   /**
-   * Exports everything appended so far as a new trace file, off the loop;
+   * Exports everything recorded so far as a new trace file, off the loop;
    * resolves once the file is complete and published. A taken name gets the
    * first free `NAME-N.jsonl`: read `name` from the result. Over the
    * log's quota it rejects with `capacity_exceeded` before writing anything.

@@ -12,13 +12,18 @@
 //! without keeping them on the JS heap (where the garbage collector would
 //! copy them on every scavenge).
 //!
+//! A tracer records each event here as it is emitted: its line is written
+//! into the batch being gathered from the few fields that change from event
+//! to event (id, causes, timestamp, payload text) around an envelope it
+//! registered once (type, actor, thread), so no event's JSON is built or
+//! joined on the JS heap. A flush hands the batch to the log thread.
+//!
 //! An export works from a snapshot — the log's first `len` bytes, which the
 //! thread only ever appends after — on a thread of its own, streaming it
 //! into a temporary file that is published atomically, so neither the loop
 //! nor memory carries the history. Each log's exports are bounded by a
 //! quota of files and bytes.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -264,19 +269,22 @@ impl Recent {
     }
   }
 
-  /// Events `from..to` as their JSON lines, joined by newlines, or None when some are not held.
-  fn read(&self, from: u64, to: u64, handed: u64) -> Option<String> {
+  /// Events `from..to` as their JSON lines, joined by newlines, or None when
+  /// some are not held: from the batches handed over (events up to `handed`),
+  /// then from `pending`, the lines gathered since.
+  fn read(&self, from: u64, to: u64, handed: u64, pending: &Pending) -> Option<String> {
     let held = self.batches.front().map_or(handed, |b| b.0);
-    if from < held || to > handed || from > to {
+    if from < held || to > handed + pending.events || from > to {
       return None;
     }
+    // Each batch ends where the next begins; the last where the pending lines do.
+    let batches = self.batches.iter().enumerate().map(|(i, (first, lines))| (*first, self.batches.get(i + 1).map_or(handed, |b| b.0), lines.as_str()));
     let mut out = String::new();
-    for (i, (first, lines)) in self.batches.iter().enumerate() {
-      let end = self.batches.get(i + 1).map_or(handed, |b| b.0);
-      if end <= from || *first >= to {
+    for (first, end, lines) in batches.chain([(handed, handed + pending.events, pending.lines.as_str())]) {
+      if end <= from || first >= to {
         continue;
       }
-      for (n, line) in (*first..).zip(lines.split_terminator('\n')) {
+      for (n, line) in (first..).zip(lines.split_terminator('\n')) {
         if n >= to {
           break;
         }
@@ -292,6 +300,70 @@ impl Recent {
   }
 }
 
+/// The lines recorded since the last hand-over, and what writing them needs.
+#[derive(Default)]
+struct Pending {
+  /// JSON lines, each ending with a newline.
+  lines: String,
+  events: u64,
+  /// Envelope texts by slot (see `op_trace_log_envelope`).
+  envelopes: Vec<String>,
+  /// The millisecond `stamp` was formatted for: events in the same millisecond share it.
+  stamp_ms: i64,
+  stamp: String,
+}
+
+impl Pending {
+  /// Writes one event's line (see `op_trace_log_event`).
+  fn event(&mut self, id: &str, envelope: u32, causes: &str, ms: f64, payload: &str) -> Result<(), OpError> {
+    let Some(middle) = self.envelopes.get(envelope as usize) else {
+      return Err(OpError::invalid_input(format!("world log envelope {envelope} was never registered")));
+    };
+    // A newline would split the line (JSON text never holds one raw).
+    if [id, causes, payload].iter().any(|t| memchr::memchr(b'\n', t.as_bytes()).is_some()) {
+      return Err(OpError::invalid_input("a world log event's id, causes and payload cannot hold a newline"));
+    }
+    // `new Date(ms)`'s time value: whole milliseconds, within ±8.64e15.
+    let ms = ms.trunc();
+    if !(ms.abs() <= 8.64e15) {
+      return Err(OpError::invalid_input(format!("an event's time {ms} is not a valid date")));
+    }
+    let ms = ms as i64;
+    if self.stamp.is_empty() || ms != self.stamp_ms {
+      self.stamp_ms = ms;
+      self.stamp = iso_timestamp(ms);
+    }
+    let l = &mut self.lines;
+    l.reserve(id.len() + middle.len() + causes.len() + payload.len() + 64);
+    l.push_str("{\"id\":\"");
+    l.push_str(id);
+    l.push('"');
+    l.push_str(middle);
+    l.push_str(if causes.is_empty() { "[]" } else { causes });
+    l.push_str(",\"timestamp\":\"");
+    l.push_str(&self.stamp);
+    l.push('"');
+    if !payload.is_empty() {
+      l.push_str(",\"payload\":");
+      l.push_str(payload);
+    }
+    l.push_str("}\n");
+    self.events += 1;
+    Ok(())
+  }
+
+  /// Adds whole lines (joined by newlines, none after the last).
+  fn lines(&mut self, lines: &str, events: u64) -> Result<(), OpError> {
+    if lines.is_empty() || lines.ends_with('\n') {
+      return Err(OpError::invalid_input("world log lines must be joined by newlines, with none after the last"));
+    }
+    self.lines.push_str(lines);
+    self.lines.push('\n');
+    self.events += events;
+    Ok(())
+  }
+}
+
 pub struct Spool {
   jobs: Option<mpsc::SyncSender<Job>>,
   thread: Option<JoinHandle<()>>,
@@ -300,6 +372,8 @@ pub struct Spool {
   handed_bytes: u64,
   handed_events: u64,
   recent: Recent,
+  /// Lines recorded and not yet handed over.
+  pending: Pending,
   quota: Quota,
   /// Exports still writing; a closing log waits for them.
   exports: Vec<JoinHandle<()>>,
@@ -311,6 +385,23 @@ pub struct Spool {
 impl Spool {
   fn send(&self, job: Job) -> Result<(), OpError> {
     self.jobs.as_ref().and_then(|j| j.send(job).ok()).ok_or_else(|| OpError::internal("the world log's thread has stopped"))
+  }
+
+  /// Hands the lines recorded since the last hand-over to the log thread.
+  fn hand_over(&mut self) -> Result<(), OpError> {
+    let events = self.pending.events;
+    if events == 0 {
+      return Ok(());
+    }
+    // The next batch starts at this one's size, so gathering it does not grow it again.
+    let next = String::with_capacity(self.pending.lines.len());
+    let lines = std::mem::replace(&mut self.pending.lines, next);
+    self.pending.events = 0;
+    let lines = Arc::new(lines);
+    self.recent.push(self.handed_events, events, &lines);
+    self.handed_bytes += lines.len() as u64;
+    self.handed_events += events;
+    self.send(Job::Append(lines, events))
   }
 
   /// A snapshot of everything sent so far, once it is on disk.
@@ -403,57 +494,87 @@ pub fn op_trace_log_open(state: &mut OpState, #[serde] options: LogOptions) -> R
     handed_bytes: 0,
     handed_events: 0,
     recent: Recent { keep: u64::from(options.recent), batches: VecDeque::new() },
+    pending: Pending::default(),
     quota: Quota { max_files: options.max_export_files, max_bytes: options.max_export_bytes, files: 0, bytes: 0 },
     exports: Vec::new(),
     seal_on_drop: false,
   }))
 }
 
-/// Hands `events` events (as many JSON lines, joined by newlines) to the
-/// log thread. One copy of the text is made: V8's fast call lends a flat
-/// ASCII string (a join's) in place and it is copied here; otherwise the
-/// conversion's own copy is kept.
+/// Hands `events` events (as many JSON lines, joined by newlines, none after
+/// the last) to the log thread, after any recorded before them.
 #[op2(fast)]
-pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: Cow<str>, events: u32) -> Result<(), OpError> {
-  if lines.is_empty() || lines.ends_with('\n') {
-    return Err(OpError::invalid_input("world log lines must be joined by newlines, with none after the last"));
-  }
+pub fn op_trace_log_append(state: &mut OpState, id: u32, #[string] lines: &str, events: u32) -> Result<(), OpError> {
   let spool = spool(state, id)?;
-  let mut owned = match lines {
-    Cow::Owned(owned) => owned,
-    Cow::Borrowed(lent) => {
-      let mut owned = String::with_capacity(lent.len() + 1);
-      owned.push_str(lent);
-      owned
-    }
-  };
-  owned.push('\n');
-  let lines = Arc::new(owned);
-  spool.recent.push(spool.handed_events, u64::from(events), &lines);
-  spool.handed_bytes += lines.len() as u64;
-  spool.handed_events += u64::from(events);
-  spool.send(Job::Append(lines, u64::from(events)))
+  spool.pending.lines(lines, u64::from(events))?;
+  spool.hand_over()
+}
+
+/// Registers the text an event's line has between its id and its causes
+/// (`,"type":…,"actorId":…,"threadId":…,"parentEventId":null,"causedBy":`)
+/// as envelope `slot`: a new slot is the next one; a used one is replaced.
+#[op2(fast)]
+pub fn op_trace_log_envelope(state: &mut OpState, id: u32, slot: u32, #[string] text: String) -> Result<(), OpError> {
+  if text.contains('\n') {
+    return Err(OpError::invalid_input("a world log envelope cannot hold a newline"));
+  }
+  let envelopes = &mut spool(state, id)?.pending.envelopes;
+  let next = envelopes.len();
+  match envelopes.get_mut(slot as usize) {
+    Some(old) => *old = text,
+    None if slot as usize == next => envelopes.push(text),
+    None => return Err(OpError::invalid_input(format!("world log envelope {slot} skips slots (the next is {next})"))),
+  }
+  Ok(())
+}
+
+/// Records one event, its line written here exactly as `JSON.stringify`
+/// writes the event: `{"id":"<id>"<envelope><causes>,"timestamp":"<ms as
+/// toISOString writes it>","payload":<payload>}`. `id` is the id as JSON
+/// writes it between its quotes; `causes` the causes' JSON, "" for none;
+/// `payload` the payload's JSON, "" for none (undefined).
+#[op2(fast)]
+pub fn op_trace_log_event(state: &mut OpState, id: u32, #[string] event_id: &str, envelope: u32, #[string] causes: &str, ms: f64, #[string] payload: &str) -> Result<(), OpError> {
+  spool(state, id)?.pending.event(event_id, envelope, causes, ms, payload)
+}
+
+/// Records one event given as its whole JSON line (no newline).
+#[op2(fast)]
+pub fn op_trace_log_line(state: &mut OpState, id: u32, #[string] line: &str) -> Result<(), OpError> {
+  if line.contains('\n') {
+    return Err(OpError::invalid_input("a world log line cannot hold a newline"));
+  }
+  spool(state, id)?.pending.lines(line, 1)
+}
+
+/// Hands the events recorded since the last flush to the log thread.
+#[op2(fast)]
+pub fn op_trace_log_flush(state: &mut OpState, id: u32) -> Result<(), OpError> {
+  spool(state, id)?.hand_over()
 }
 
 /// Events `from..from + count` (numbered from 0 in the order they were
-/// handed over) as their JSON lines joined by newlines, from the recent ones
-/// the log keeps in memory.
+/// recorded) as their JSON lines joined by newlines, from the recent ones
+/// the log keeps in memory and those not yet handed over.
 #[op2]
 #[string]
 pub fn op_trace_log_recent(state: &mut OpState, id: u32, #[number] from: u64, count: u32) -> Result<String, OpError> {
   let spool = spool(state, id)?;
   let held = spool.recent.batches.front().map_or(spool.handed_events, |b| b.0);
-  spool.recent.read(from, from + u64::from(count), spool.handed_events).ok_or_else(|| {
-    OpError::invalid_input(format!("world log events {from}..{} are not in memory (it holds {held}..{})", from + u64::from(count), spool.handed_events))
+  let recorded = spool.handed_events + spool.pending.events;
+  spool.recent.read(from, from + u64::from(count), spool.handed_events, &spool.pending).ok_or_else(|| {
+    OpError::invalid_input(format!("world log events {from}..{} are not in memory (it holds {held}..{recorded})", from + u64::from(count)))
   })
 }
 
-/// The whole log as a trace — chained JSONL ending with its terminator
+/// The whole log as a trace — chained JSONL ending with its terminator, what
+/// was recorded since the last flush handed over first
 /// (waits for the log thread to catch up; the text is in memory: for audits and tests).
 #[op2]
 #[string]
 pub fn op_trace_log_read(state: &mut OpState, id: u32) -> Result<String, OpError> {
   let spool = spool(state, id)?;
+  spool.hand_over()?;
   let snapshot = received(spool.snapshot()?)?;
   let mut out = Vec::new();
   write_trace(&snapshot, &spool.thread_id, &mut out)?;
@@ -478,7 +599,7 @@ fn export(snapshot: mpsc::Receiver<Result<Snapshot, OpError>>, dir: PathBuf, nam
   Ok(Exported { written, events: summary.events, head_hash: summary.head.map(|h| h.as_str().to_owned()) })
 }
 
-/// Exports everything handed to the log so far into a new trace file in
+/// Exports everything recorded in the log so far into a new trace file in
 /// the trace directory, on a thread of its own; resolves when the file is
 /// published. A taken name gets the first free `NAME-N.jsonl`.
 #[op2]
@@ -489,6 +610,7 @@ pub async fn op_trace_log_export(state: Rc<RefCell<OpState>>, id: u32, #[string]
     let mut state = state.borrow_mut();
     let spool = spool(&mut state, id)?;
     trace_file_name(&name)?;
+    spool.hand_over()?;
     let dir = ensure_trace_dir()?;
     let reserved = spool.export_bound();
     spool.quota.reserve(reserved)?;
@@ -539,7 +661,9 @@ fn iso_now() -> String {
   iso_timestamp(ms)
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.sssZ` (proleptic Gregorian, UTC).
+/// Milliseconds since the epoch as `Date.prototype.toISOString` writes them:
+/// `YYYY-MM-DDTHH:MM:SS.sssZ` (proleptic Gregorian, UTC), a year outside
+/// 0..=9999 as a sign and six digits.
 fn iso_timestamp(ms: i64) -> String {
   let (days, t) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
   // Days to a civil date (Howard Hinnant's algorithm).
@@ -552,8 +676,12 @@ fn iso_timestamp(ms: i64) -> String {
   let day = doy - (153 * mp + 2) / 5 + 1;
   let month = if mp < 10 { mp + 3 } else { mp - 9 };
   let year = yoe + era * 400 + i64::from(month <= 2);
+  let year = match year {
+    0..=9999 => format!("{year:04}"),
+    _ => format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs()),
+  };
   format!(
-    "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+    "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
     t / 3_600_000,
     t / 60_000 % 60,
     t / 1000 % 60,
@@ -586,6 +714,7 @@ mod tests {
       handed_bytes: 0,
       handed_events: 0,
       recent: Recent { keep: 0, batches: VecDeque::new() },
+      pending: Pending::default(),
       quota: Quota { max_files: 1, max_bytes: 0, files: 0, bytes: 0 },
       exports: Vec::new(),
       seal_on_drop: false,
@@ -695,14 +824,56 @@ mod tests {
     assert_eq!(recent.batches.iter().map(|b| b.0).collect::<Vec<_>>(), vec![251, 350]);
     let all = lines(0, 550);
     let expected = |from: usize, to: usize| all.lines().skip(from).take(to - from).collect::<Vec<_>>().join("\n");
+    let nothing = Pending::default();
     for (from, to) in [(251, 550), (300, 301), (349, 351), (549, 550), (400, 400)] {
-      assert_eq!(recent.read(from, to, handed).unwrap(), expected(from as usize, to as usize), "{from}..{to}");
+      assert_eq!(recent.read(from, to, handed, &nothing).unwrap(), expected(from as usize, to as usize), "{from}..{to}");
     }
-    assert_eq!(recent.read(250, 260, handed), None, "older than the window");
-    assert_eq!(recent.read(540, 551, handed), None, "not handed yet");
+    assert_eq!(recent.read(250, 260, handed, &nothing), None, "older than the window");
+    assert_eq!(recent.read(540, 551, handed, &nothing), None, "not recorded yet");
+    // Lines recorded and not yet handed over read on from the last batch.
+    let mut pending = Pending::default();
+    let more = lines(550, 30);
+    pending.lines(more.strip_suffix('\n').unwrap(), 30).unwrap();
+    let all = lines(0, 580);
+    let expected = |from: usize, to: usize| all.lines().skip(from).take(to - from).collect::<Vec<_>>().join("\n");
+    for (from, to) in [(251, 580), (549, 551), (550, 580), (560, 561), (580, 580)] {
+      assert_eq!(recent.read(from, to, handed, &pending).unwrap(), expected(from as usize, to as usize), "{from}..{to} with 30 pending");
+    }
+    assert_eq!(recent.read(570, 581, handed, &pending), None, "not recorded yet");
     let none = Recent { keep: 0, batches: VecDeque::new() };
-    assert_eq!(none.read(0, 1, 5), None);
-    assert_eq!(none.read(5, 5, 5).as_deref(), Some(""));
+    assert_eq!(none.read(0, 1, 5, &nothing), None);
+    assert_eq!(none.read(5, 5, 5, &nothing).as_deref(), Some(""));
+    assert_eq!(none.read(5, 35, 5, &pending).unwrap(), lines(550, 30).strip_suffix('\n').unwrap(), "only the pending lines");
+  }
+
+  #[test]
+  fn an_event_is_written_around_its_registered_envelope() {
+    let mut spool = spool(false);
+    spool.pending.envelopes.push(r#","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":"#.to_owned());
+    let p = &mut spool.pending;
+    p.event("evt_a_000000000000_1f2e", 0, "", 1_767_225_599_999.0, r#"{"n":1,"s":"é"}"#).unwrap();
+    p.event("evt_a_000000000001_0a0b", 0, r#"["evt_a_000000000000_1f2e"]"#, 1_767_225_600_000.0, "").unwrap();
+    assert_eq!(
+      p.lines,
+      concat!(
+        r#"{"id":"evt_a_000000000000_1f2e","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":[],"timestamp":"2025-12-31T23:59:59.999Z","payload":{"n":1,"s":"é"}}"#,
+        "\n",
+        r#"{"id":"evt_a_000000000001_0a0b","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":["evt_a_000000000000_1f2e"],"timestamp":"2026-01-01T00:00:00.000Z"}"#,
+        "\n"
+      )
+    );
+    let e = p.event("evt_a_000000000002_0000", 1, "", 0.0, "1").unwrap_err();
+    assert_eq!(e.message, "world log envelope 1 was never registered");
+    let e = p.event("evt_a_000000000002_0000", 0, "", f64::NAN, "1").unwrap_err();
+    assert_eq!(e.message, "an event's time NaN is not a valid date");
+    let e = p.event("evt_a_000000000002_0000", 0, "", 0.0, "\"a\nb\"").unwrap_err();
+    assert_eq!(e.message, "a world log event's id, causes and payload cannot hold a newline");
+    assert_eq!(p.events, 2, "a refused event records nothing");
+    spool.hand_over().unwrap();
+    assert_eq!((spool.pending.events, spool.pending.lines.as_str(), spool.handed_events), (0, "", 2));
+    let (text, summary) = whole(&spool).unwrap();
+    assert_eq!(summary.events, 2);
+    assert_eq!(verify(&text, false).unwrap().events, 2, "the lines seal into a trace");
   }
 
   #[test]
@@ -727,6 +898,12 @@ mod tests {
     assert_eq!(iso_timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
     assert_eq!(iso_timestamp(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
     assert_eq!(iso_timestamp(-1), "1969-12-31T23:59:59.999Z");
+    assert_eq!(iso_timestamp(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+    assert_eq!(iso_timestamp(253_402_300_800_000), "+010000-01-01T00:00:00.000Z");
+    assert_eq!(iso_timestamp(-62_167_219_200_000), "0000-01-01T00:00:00.000Z");
+    assert_eq!(iso_timestamp(-62_167_219_200_001), "-000001-12-31T23:59:59.999Z");
+    assert_eq!(iso_timestamp(8_640_000_000_000_000), "+275760-09-13T00:00:00.000Z");
+    assert_eq!(iso_timestamp(-8_640_000_000_000_000), "-271821-04-20T00:00:00.000Z");
     assert_eq!(iso_now().len(), 24);
   }
 }

@@ -147,7 +147,7 @@ export class McpServer {
     const sync = new StateSync(session.entities, session.spatial, { scene: worldLookFeed(session), sink: this.options.sink, animation: characterAnimation(session) });
     const listing = new ToolListing(session.registry, { pageSize: this.options.toolsPageSize ?? DEFAULT_PAGE_SIZE, listing: this.options.toolsListing ?? "full" });
     onFixedStep((_dt, step) => sync.tick(step));
-    session.tracer.subscribe((event) => this.log(event));
+    session.tracer.subscribe((event) => this.log(event), () => this.logListeners > 0);
     session.registry.onChange(() => this.toolsChanged());
     this.served = { session, sync, listing };
     for (const [type, payload, options] of this.early) session.tracer.emit(type, payload, options);
@@ -197,7 +197,6 @@ export class McpServer {
 
   /** Sends a world-log event to the standard clients whose log level it meets. */
   private log(event: EngineEvent): void {
-    if (this.logListeners === 0) return;
     const rank = levelRank(levelOf(event));
     const to: number[] = [];
     for (const c of this.conns.values()) if (c.logRank >= 0 && rank >= c.logRank) to.push(c.conn);

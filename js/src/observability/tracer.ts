@@ -1,14 +1,17 @@
 // The Tracer: the world log. `emit` is hash-free and allocation-light (a
 // sequence number and an FNV-1a-16 discriminator over seq, type and actor),
-// so it is cheap on the frame path. Each event is serialised once, as it is
-// recorded, and that JSON text is flushed in batches to the native world
-// log, which spools the full history to disk, seals the sha256 chain off the
-// loop and keeps the newest events' text in memory. The recent window —
-// `trace.tail`, `explainEvent`, perception — is a ring of each event's id,
-// type, actor and tick, which readers filter on; an event's text is read
-// back (from the log, or from the batch not yet flushed) and parsed only
-// when a reader wants the event itself. So a recorded event leaves nothing
-// on the JS heap for the garbage collector to copy but its id.
+// so it is cheap on the frame path. Each event is written once, as it is
+// recorded, into the native world log's batch: the log writes its JSON line
+// from the id, causes, clock and payload text around an envelope (type,
+// actor, thread) registered once, so no event's JSON is built on the JS
+// heap. Batches are flushed to the log's thread, which spools the full
+// history to disk and seals the sha256 chain off the loop; the log keeps
+// the newest events' text in memory. The recent window — `trace.tail`,
+// `explainEvent`, perception — is a ring of each event's id, type, actor
+// and tick, which readers filter on; an event's text is read back from the
+// log (flushed or not) and parsed only when a reader wants the event
+// itself. So a recorded event leaves nothing on the JS heap for the garbage
+// collector to copy but its id, and listeners alone get it as an object.
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { type ExportedTrace, type ExportQuota, parseTrace, TRACE_TERMINATOR, WorldLog } from "../../../crates/limina-trace/js/chain.ts";
@@ -100,9 +103,11 @@ export class Tracer {
   /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
   private isoMs = NaN;
   private isoNow = "";
-  /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
-  private pending: string[] = [];
-  private flushed = 0;
+  /** Events recorded since the last flush. */
+  private unflushed = 0;
+  /** Once the log is closed: the JSON text of the recent window, events `closedFrom`.. */
+  private closedTexts: string[] = [];
+  private closedFrom = 0;
   private flushQueued = false;
   private lastFlush = 0;
   private readonly live: boolean;
@@ -112,9 +117,10 @@ export class Tracer {
   /** Beside the ring: slot `seq % tailSize` holds the ids of recent events naming event `seq` as parent or cause (dropped with it). */
   private readonly children: (string[] | undefined)[];
   private readonly actors = new Set<string>();
-  private readonly listeners = new Set<(e: EngineEvent) => void>();
-  /** Per event type, the envelope text of its last actor and thread (see `serialise`). */
-  private readonly envelopes = new Map<string, { actorId: string; threadId: string; plainId: boolean; middle: string }>();
+  /** Each listener, with what says whether it wants events now (none: always). */
+  private readonly listeners = new Map<(e: EngineEvent) => void, (() => boolean) | undefined>();
+  /** Per event type, the world log's envelope slot for its last actor and thread (see `record`). */
+  private readonly envelopes = new Map<string, { actorId: string; threadId: string; plainId: boolean; slot: number }>();
 
   constructor(options: TracerOptions = {}) {
     this.threadId = options.threadId ?? "thread_main";
@@ -141,23 +147,16 @@ export class Tracer {
     if (type === TRACE_TERMINATOR) throw engineError("invalid_input", `${TRACE_TERMINATOR} is reserved for the terminator that ends a trace`);
     const seq = this.seq;
     const actorId = options.actorId ?? "system";
+    const threadId = options.threadId ?? this.threadId;
+    const parentEventId = options.parentEventId ?? null;
     const seqText = String(seq).padStart(12, "0");
-    // Joined, not a template: a flat string, which V8's JSON.stringify writes on its fast path (a
-    // template's cons string sends the whole event down the slow one, about twice the cost).
+    // Joined, not a template: a flat string, which the world log's op reads in place (a template
+    // makes a cons string, which it would first flatten).
     const id = ["evt_", actorId, "_", seqText, "_", idHash(seqText, type, actorId)].join("");
     // A copy: callers go on using their array (the registry adds the decision it caused).
     const causedBy = options.causedBy ? [...options.causedBy] : [];
-    const event: EngineEvent = {
-      id,
-      type,
-      actorId,
-      threadId: options.threadId ?? this.threadId,
-      parentEventId: options.parentEventId ?? null,
-      causedBy,
-      timestamp: this.timestamp(),
-      payload,
-    };
-    const text = this.serialise(event, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
+    const ms = Date.now();
+    this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
     const slot = seq % this.tailSize;
     this.children[slot] = undefined;
@@ -166,50 +165,55 @@ export class Tracer {
     this.actorIds[slot] = actorId;
     this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
-    if (event.parentEventId) this.linkChild(event.parentEventId, id);
-    for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
-    this.pending.push(text);
-    // The wall clock the timestamp just read (a clock set back flushes too).
-    const sinceFlush = this.isoMs - this.lastFlush;
-    if (this.pending.length >= FLUSH_BATCH || sinceFlush >= FLUSH_INTERVAL_MS || sinceFlush < 0) this.flush();
+    if (parentEventId) this.linkChild(parentEventId, id);
+    for (const parent of causedBy) if (parent !== parentEventId) this.linkChild(parent, id);
+    this.unflushed++;
+    // The wall clock the event was stamped with (a clock set back flushes too).
+    const sinceFlush = ms - this.lastFlush;
+    if (this.unflushed >= FLUSH_BATCH || sinceFlush >= FLUSH_INTERVAL_MS || sinceFlush < 0) this.flush();
     else if (this.live && !this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());
     }
-    for (const l of this.listeners) l(event);
+    // The event as an object only for those who want it.
+    let event: EngineEvent | undefined;
+    for (const [listener, active] of this.listeners) {
+      if (active && !active()) continue;
+      event ??= { id, type, actorId, threadId, parentEventId, causedBy, timestamp: this.timestamp(ms), payload };
+      listener(event);
+    }
     return id;
   }
 
   /**
-   * `JSON.stringify(e)`, byte for byte, written around the payload's JSON: the part between the id
-   * and the causes (type, actor, thread, no parent) is kept per type for its last actor and thread,
-   * so a call's events escape none of those strings again. A payload with its own `toJSON` (which
-   * would be told its key) and an envelope of unusual types take `JSON.stringify` itself.
+   * Writes the event into the world log exactly as `JSON.stringify` writes it: natively, from its
+   * id, causes, clock and payload text around its envelope (type, actor, thread, no parent),
+   * registered with the log per type for its last actor and thread. A payload with its own
+   * `toJSON` (which would be told its key) and an envelope of unusual types are written by
+   * `JSON.stringify` itself.
    */
-  private serialise(e: EngineEvent, payloadJson: string | undefined): string {
-    const p = e.payload as { toJSON?: unknown } | null | undefined;
-    if (typeof e.threadId !== "string" || e.parentEventId !== null || typeof p?.toJSON === "function") return JSON.stringify(e);
-    const body = payloadJson ?? JSON.stringify(p);
-    let envelope = this.envelopes.get(e.type);
-    if (envelope === undefined || envelope.actorId !== e.actorId || envelope.threadId !== e.threadId) {
-      const actor = JSON.stringify(e.actorId);
-      envelope = {
-        actorId: e.actorId,
-        threadId: e.threadId,
-        // The id is "evt_", the actor, then digits, "_" and hex: it needs escaping only where the actor does.
-        plainId: actor.length === e.actorId.length + 2,
-        middle: `,"type":${JSON.stringify(e.type)},"actorId":${actor},"threadId":${JSON.stringify(e.threadId)},"parentEventId":null,"causedBy":`,
-      };
-      if (this.envelopes.size >= 1024) this.envelopes.clear();
-      this.envelopes.set(e.type, envelope);
+  private record(id: string, type: string, actorId: string, threadId: string, parentEventId: string | null, causedBy: string[], ms: number, payload: unknown, payloadJson: string | undefined): void {
+    const p = payload as { toJSON?: unknown } | null | undefined;
+    if (typeof threadId !== "string" || parentEventId !== null || typeof p?.toJSON === "function") {
+      this.log.line(JSON.stringify({ id, type, actorId, threadId, parentEventId, causedBy, timestamp: this.timestamp(ms), payload }));
+      return;
     }
-    const head = (envelope.plainId ? '{"id":"' + e.id + '"' : '{"id":' + JSON.stringify(e.id)) + envelope.middle + (e.causedBy.length === 0 ? "[]" : JSON.stringify(e.causedBy));
-    return body === undefined ? head + ',"timestamp":"' + e.timestamp + '"}' : head + ',"timestamp":"' + e.timestamp + '","payload":' + body + "}";
+    const body = payloadJson ?? JSON.stringify(p);
+    let envelope = this.envelopes.get(type);
+    if (envelope === undefined || envelope.actorId !== actorId || envelope.threadId !== threadId) {
+      const actor = JSON.stringify(actorId);
+      if (envelope === undefined && this.envelopes.size >= 1024) this.envelopes.clear();
+      const slot = envelope?.slot ?? this.envelopes.size;
+      this.log.envelope(slot, `,"type":${JSON.stringify(type)},"actorId":${actor},"threadId":${JSON.stringify(threadId)},"parentEventId":null,"causedBy":`);
+      // The id is "evt_", the actor, then digits, "_" and hex: it needs escaping only where the actor does.
+      envelope = { actorId, threadId, plainId: actor.length === actorId.length + 2, slot };
+      this.envelopes.set(type, envelope);
+    }
+    this.log.event(envelope.plainId ? id : JSON.stringify(id).slice(1, -1), envelope.slot, causedBy.length === 0 ? "" : JSON.stringify(causedBy), ms, body ?? "");
   }
 
-  /** Now in ISO 8601, formatted once per millisecond (formatting costs more than the rest of an emit). */
-  private timestamp(): string {
-    const ms = Date.now();
+  /** `ms` in ISO 8601 for an event object, formatted once per millisecond (formatting costs more than the rest of an emit). */
+  private timestamp(ms: number): string {
     if (ms !== this.isoMs) {
       this.isoMs = ms;
       this.isoNow = new Date(ms).toISOString();
@@ -217,15 +221,13 @@ export class Tracer {
     return this.isoNow;
   }
 
-  /** Hands the events not yet in the world log to it. */
+  /** Hands the events not yet in the world log's thread to it. */
   flush(): void {
     this.flushQueued = false;
     this.lastFlush = Date.now();
-    if (this.closed || this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.flushed += batch.length;
-    this.log.appendJson(batch);
+    if (this.closed || this.unflushed === 0) return;
+    this.unflushed = 0;
+    this.log.flush();
   }
 
   /** The ring slot holding event `id`, or -1 when it is not recent. */
@@ -236,12 +238,10 @@ export class Tracer {
     return this.ids[slot] === id ? slot : -1;
   }
 
-  /** The JSON text of recent events `from`..`to - 1`: the world log holds those handed to it, `pending` the rest. */
+  /** The JSON text of recent events `from`..`to - 1`: the world log holds them (once it is closed, `closedTexts`). */
   private texts(from: number, to: number): string[] {
-    const split = Math.min(Math.max(from, this.flushed), to);
-    const out = this.log.recent(from, split - from);
-    for (let s = split; s < to; s++) out.push(this.pending[s - this.flushed]);
-    return out;
+    if (this.closed) return this.closedTexts.slice(from - this.closedFrom, to - this.closedFrom);
+    return this.log.recent(from, to - from);
   }
 
   /** Recent events `from`..`to - 1`, read back from their text. */
@@ -264,9 +264,12 @@ export class Tracer {
     else if (kids[kids.length - 1] !== child) kids.push(child);
   }
 
-  /** Calls `fn` for every event emitted from now on; returns the unsubscribe function. */
-  subscribe(fn: (e: EngineEvent) => void): () => void {
-    this.listeners.add(fn);
+  /**
+   * Calls `fn` for every event emitted from now on — while `active`, when given, says it wants
+   * them (an event nobody wants is never made as an object); returns the unsubscribe function.
+   */
+  subscribe(fn: (e: EngineEvent) => void, active?: () => boolean): () => void {
+    this.listeners.set(fn, active);
     return () => this.listeners.delete(fn);
   }
 
@@ -409,8 +412,8 @@ export class Tracer {
     if (this.closed) return;
     this.flush();
     // The recent window stays readable: its text comes home before the log goes.
-    this.pending = this.texts(this.firstRecentSeq, this.seq);
-    this.flushed = this.firstRecentSeq;
+    this.closedTexts = this.texts(this.firstRecentSeq, this.seq);
+    this.closedFrom = this.firstRecentSeq;
     this.closed = true;
     this.log.close();
   }
