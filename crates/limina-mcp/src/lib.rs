@@ -183,6 +183,18 @@ impl Inbox {
     }
   }
 
+  /// Whether the loop has taken everything that rang: a transport that
+  /// can read a message at any time reads its next one only then (see
+  /// [`Arrivals::poll_taken`]).
+  pub fn loop_caught_up(&self) -> bool {
+    !self.arrivals.is_rung()
+  }
+
+  /// Resolves once the loop has taken everything that rang.
+  pub async fn loop_taken(&self) {
+    std::future::poll_fn(|cx| self.arrivals.poll_taken(cx)).await
+  }
+
   /// Queues an event for the server and wakes the host loop. Callers read
   /// a message only when [`Inbox::has_room`]; opens, rejections and closes
   /// are always queued.

@@ -408,7 +408,9 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
       // Paused while the connection has no room: its socket fills instead.
       () = inbox.room(), if !inbox.has_room() => {}
-      inbound = source.next(), if inbox.has_room() => {
+      // One message at a time: the loop applies it before the next is read (see `Arrivals`).
+      () = inbox.loop_taken(), if inbox.has_room() && !inbox.loop_caught_up() => {}
+      inbound = source.next(), if inbox.has_room() && inbox.loop_caught_up() => {
         idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
           Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
