@@ -183,16 +183,11 @@ impl Inbox {
     }
   }
 
-  /// Whether the loop has taken everything that rang: a transport that
-  /// can read a message at any time reads its next one only then (see
-  /// [`Arrivals::poll_taken`]).
-  pub fn loop_caught_up(&self) -> bool {
-    !self.arrivals.is_rung()
-  }
-
-  /// Resolves once the loop has taken everything that rang.
-  pub async fn loop_taken(&self) {
-    std::future::poll_fn(|cx| self.arrivals.poll_taken(cx)).await
+  /// Ready once the loop has taken everything that rang: a transport that
+  /// can read a message at any time checks it each time before it reads
+  /// (see [`Arrivals::poll_taken`]).
+  pub fn poll_loop_taken(&self, cx: &mut std::task::Context) -> std::task::Poll<()> {
+    self.arrivals.poll_taken(cx)
   }
 
   /// Queues an event for the server and wakes the host loop. Callers read

@@ -408,9 +408,12 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
       // Paused while the connection has no room: its socket fills instead.
       () = inbox.room(), if !inbox.has_room() => {}
-      // One message at a time: the loop applies it before the next is read (see `Arrivals`).
-      () = inbox.loop_taken(), if inbox.has_room() && !inbox.loop_caught_up() => {}
-      inbound = source.next(), if inbox.has_room() && inbox.loop_caught_up() => {
+      // One message at a time: the loop applies it before the next is read
+      // (see `Arrivals`). Checked at each poll, not once when the wait began.
+      inbound = std::future::poll_fn(|cx| {
+        std::task::ready!(inbox.poll_loop_taken(cx));
+        source.poll_next_unpin(cx)
+      }), if inbox.has_room() => {
         idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
           Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
