@@ -183,6 +183,13 @@ impl Inbox {
     }
   }
 
+  /// Ready once the loop has taken everything that rang: a transport that
+  /// can read a message at any time checks it each time before it reads
+  /// (see [`Arrivals::poll_taken`]).
+  pub fn poll_loop_taken(&self, cx: &mut std::task::Context) -> std::task::Poll<()> {
+    self.arrivals.poll_taken(cx)
+  }
+
   /// Queues an event for the server and wakes the host loop. Callers read
   /// a message only when [`Inbox::has_room`]; opens, rejections and closes
   /// are always queued.

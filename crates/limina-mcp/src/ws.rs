@@ -31,18 +31,25 @@
 //! one); connections are dealt to them in turn, and a connection stays on
 //! its writer, whose one task writes its queue in order. A writer thread
 //! runs its connections as tasks, so one stuck on a client that reads
-//! nothing waits for that socket alone. The connection's reads, and
+//! nothing waits for that socket alone. Its tasks are woken from other
+//! threads (the loop queuing a tick's delta to every subscriber, the
+//! encoder filling them) through its [`Relay`]: one wake-up of the thread
+//! for all that queued meanwhile, not one each. The connection's reads, and
 //! everything that touches the world, stay on the loop thread.
 
 use std::cell::Cell;
+use std::future::Future;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::ThreadId;
 use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::task::AtomicWaker;
 use futures_util::{Sink as _, SinkExt, StreamExt};
 use limina_ops::OpError;
 use tokio::io::AsyncReadExt;
@@ -88,7 +95,7 @@ struct Listener {
 /// The runtimes the connections' writers run on, one a thread (see the
 /// module's notes).
 struct Writers {
-  runtimes: Vec<tokio::runtime::Handle>,
+  runtimes: Vec<(tokio::runtime::Handle, Arc<Relay>)>,
   /// The writer the next connection is given.
   next: Cell<usize>,
 }
@@ -100,11 +107,90 @@ impl Writers {
     Ok(Writers { runtimes, next: Cell::new(0) })
   }
 
-  /// The writer a new connection stays on: each in turn.
-  fn deal(&self) -> &tokio::runtime::Handle {
+  /// Starts `writer` on the next writer thread, each in turn: the connection stays there.
+  fn deal<T: Send + 'static>(&self, writer: impl Future<Output = T> + Send + 'static) -> tokio::task::JoinHandle<T> {
     let i = self.next.get();
     self.next.set((i + 1) % self.runtimes.len());
-    &self.runtimes[i]
+    let (runtime, relay) = &self.runtimes[i];
+    runtime.spawn(Relayed { task: writer, relay: relay.clone(), woken_by: None })
+  }
+}
+
+/// A writer thread's wakes from other threads. Each would write the
+/// thread's eventfd (a syscall on the waking thread); instead they join a
+/// list, the first since the dispatcher last ran wakes it, and it wakes the
+/// tasks on its own thread, where a wake is a queue push.
+struct Relay {
+  thread: ThreadId,
+  pending: Mutex<Vec<Arc<RelayedWake>>>,
+  dispatcher: AtomicWaker,
+}
+
+impl Relay {
+  /// Runs on the writer thread for as long as it lives: wakes the tasks that were woken from elsewhere.
+  async fn dispatch(&self) {
+    std::future::poll_fn(|cx| {
+      self.dispatcher.register(cx.waker());
+      let woken = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+      for wake in woken {
+        wake.queued.store(false, Ordering::Release);
+        wake.task.wake_by_ref();
+      }
+      Poll::<()>::Pending
+    })
+    .await
+  }
+}
+
+/// A writer task's waker as others see it (see [`Relay`]).
+struct RelayedWake {
+  task: Waker,
+  relay: Arc<Relay>,
+  /// On the relay's list, not yet woken.
+  queued: AtomicBool,
+}
+
+impl Wake for RelayedWake {
+  fn wake(self: Arc<Self>) {
+    self.wake_by_ref();
+  }
+
+  fn wake_by_ref(self: &Arc<Self>) {
+    if std::thread::current().id() == self.relay.thread {
+      self.task.wake_by_ref();
+      return;
+    }
+    if self.queued.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    self.relay.pending.lock().unwrap_or_else(|e| e.into_inner()).push(self.clone());
+    // Wakes the dispatcher only if it has run since its last wake.
+    self.relay.dispatcher.wake();
+  }
+}
+
+/// A writer task polled with a [`RelayedWake`] in place of its own waker.
+struct Relayed<F> {
+  task: F,
+  relay: Arc<Relay>,
+  /// The relayed waker last made, and the task waker it wraps.
+  woken_by: Option<(Waker, Waker)>,
+}
+
+impl<F: Future> Future for Relayed<F> {
+  type Output = F::Output;
+
+  fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    // SAFETY: `task` is never moved out of the pinned `Relayed`; the other fields are not pinned.
+    let this = unsafe { self.get_unchecked_mut() };
+    if !this.woken_by.as_ref().is_some_and(|(task, _)| task.will_wake(cx.waker())) {
+      let relayed = Waker::from(Arc::new(RelayedWake { task: cx.waker().clone(), relay: this.relay.clone(), queued: AtomicBool::new(false) }));
+      this.woken_by = Some((cx.waker().clone(), relayed));
+    }
+    let relayed = &this.woken_by.as_ref().expect("just set").1;
+    // SAFETY: see above.
+    let task = unsafe { Pin::new_unchecked(&mut this.task) };
+    task.poll(&mut Context::from_waker(relayed))
   }
 }
 
@@ -114,16 +200,22 @@ fn writer_count(cores: usize) -> usize {
   cores.saturating_sub(1).clamp(1, MAX_WRITERS)
 }
 
-/// Starts a thread whose runtime runs connections' writers. It lives as
-/// long as the process, as its listener does.
-fn writer_thread() -> Result<tokio::runtime::Handle, OpError> {
+/// Starts a thread whose runtime runs connections' writers, and its
+/// relay. It lives as long as the process, as its listener does.
+fn writer_thread() -> Result<(tokio::runtime::Handle, Arc<Relay>), OpError> {
   let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| OpError::io("cannot start the WebSocket writer runtime", e))?;
   let handle = runtime.handle().clone();
-  std::thread::Builder::new()
+  let (tx, rx) = std::sync::mpsc::channel::<Arc<Relay>>();
+  let thread = std::thread::Builder::new()
     .name("limina-ws-write".into())
-    .spawn(move || runtime.block_on(std::future::pending::<()>()))
+    .spawn(move || {
+      let Ok(relay) = rx.recv() else { return };
+      runtime.block_on(relay.dispatch())
+    })
     .map_err(|e| OpError::io("cannot start the WebSocket writer thread", e))?;
-  Ok(handle)
+  let relay = Arc::new(Relay { thread: thread.thread().id(), pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+  let _ = tx.send(relay.clone());
+  Ok((handle, relay))
 }
 
 /// Binds and starts accepting; returns the bound port. `server` names what
@@ -374,7 +466,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   registry.write_directly(conn, direct.clone());
   inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
   let (stop, stopped) = tokio::sync::oneshot::channel();
-  let mut writer = shared.writers.deal().spawn(write(direct.clone(), outbound, limits.idle / 3, stopped));
+  let mut writer = shared.writers.deal(write(direct.clone(), outbound, limits.idle / 3, stopped));
   let idle = tokio::time::sleep(limits.idle);
   tokio::pin!(idle);
   // Set when the server ends the connection with a close frame of its own.
@@ -408,7 +500,12 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
       // Paused while the connection has no room: its socket fills instead.
       () = inbox.room(), if !inbox.has_room() => {}
-      inbound = source.next(), if inbox.has_room() => {
+      // One message at a time: the loop applies it before the next is read
+      // (see `Arrivals`). Checked at each poll, not once when the wait began.
+      inbound = std::future::poll_fn(|cx| {
+        std::task::ready!(inbox.poll_loop_taken(cx));
+        source.poll_next_unpin(cx)
+      }), if inbox.has_room() => {
         idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
           Some(Ok(Message::Text(text))) => inbox.push(HubEvent::Message { conn, text: text.as_str().to_owned() }),
@@ -465,5 +562,57 @@ mod tests {
     assert_eq!(writer_count(9), 8);
     assert_eq!(writer_count(16), MAX_WRITERS);
     assert_eq!(writer_count(128), MAX_WRITERS);
+  }
+
+  struct Count(std::sync::atomic::AtomicUsize);
+
+  impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+      self.0.fetch_add(1, Ordering::SeqCst);
+    }
+  }
+
+  fn counter() -> (Arc<Count>, Waker) {
+    let count = Arc::new(Count(std::sync::atomic::AtomicUsize::new(0)));
+    (count.clone(), Waker::from(count))
+  }
+
+  fn woken(count: &Count) -> usize {
+    count.0.load(Ordering::SeqCst)
+  }
+
+  #[test]
+  fn wakes_from_other_threads_wake_the_writer_thread_once_and_each_task_there() {
+    let writer_thread = std::thread::spawn(|| ()).thread().id();
+    let relay = Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+    let (dispatcher, dispatcher_waker) = counter();
+    let mut dispatch = Box::pin(relay.dispatch());
+    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    let relayed = |task: &Waker| Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }));
+    let ((a, a_waker), (b, b_waker)) = (counter(), counter());
+    let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
+    // A tick's worth of wakes from this (another) thread: the writer thread is woken once.
+    a_relayed.wake_by_ref();
+    b_relayed.wake_by_ref();
+    a_relayed.wake_by_ref();
+    assert_eq!(woken(&dispatcher), 1);
+    assert_eq!((woken(&a), woken(&b)), (0, 0), "not yet: the dispatcher wakes them on its thread");
+    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    assert_eq!((woken(&a), woken(&b)), (1, 1), "each task woken once");
+    // The next batch wakes the writer thread again.
+    b_relayed.wake_by_ref();
+    assert_eq!(woken(&dispatcher), 2);
+    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    assert_eq!(woken(&b), 2);
+  }
+
+  #[test]
+  fn a_wake_on_the_writer_thread_itself_goes_straight_to_its_task() {
+    let relay = Arc::new(Relay { thread: std::thread::current().id(), pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+    let (dispatcher, dispatcher_waker) = counter();
+    relay.dispatcher.register(&dispatcher_waker);
+    let (task, task_waker) = counter();
+    Waker::from(Arc::new(RelayedWake { task: task_waker, relay, queued: AtomicBool::new(false) })).wake_by_ref();
+    assert_eq!((woken(&task), woken(&dispatcher)), (1, 0));
   }
 }
