@@ -2312,8 +2312,6 @@ declare module "limina/internal/engine/observability/tracer" {
         private isoNow;
         /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
         private pending;
-        /** The tick `pending`'s events were emitted on. */
-        private pendingTick;
         private flushed;
         private flushQueued;
         private lastFlush;

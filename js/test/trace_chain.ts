@@ -433,23 +433,6 @@ test("a live log is sealed when its session is disposed; one never closed, or ki
   await run(`rm -rf "$LIMINA_TRACE_DIR"`);
 });
 
-test("a tick's events are handed to the world log when the next tick's first event comes, not held for a batch", () => {
-  let tick = 1;
-  const tracer = new Tracer({ tick: () => tick });
-  // The events the world log has been handed: its trace less the terminator.
-  const handed = () => (tracer as unknown as { log: { jsonl(): string } }).log.jsonl().trimEnd().split("\n").length - 1;
-  for (let i = 0; i < 3; i++) tracer.emit("test.first", { i });
-  tick = 2;
-  tracer.emit("test.second", {});
-  assertEquals(handed(), 3, "the first tick's three, on the second tick's first event");
-  tracer.emit("test.second", {});
-  tick = 4;
-  tracer.emit("test.fourth", {});
-  assertEquals(handed(), 5);
-  assertEquals(tracer.history().map((e) => e.type), ["test.first", "test.first", "test.first", "test.second", "test.second", "test.fourth"]);
-  tracer.close();
-});
-
 test("trace(actorId, sinceTick) and inspect()", () => {
   let tick = 0;
   const tracer = new Tracer({ tick: () => tick, tailSize: 2 });

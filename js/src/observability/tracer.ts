@@ -54,11 +54,7 @@ export interface TracerOptions {
 /** One session may use this part of a world log's export quota, so one client cannot spend everyone's. */
 const SESSION_EXPORT_SHARE = 8;
 
-/**
- * Events buffered before a flush to the world log... (a tick's events are also flushed when the
- * next tick's first event comes, so each step hands over its own few and none pays for a batch of
- * many steps: a step's flush time does not stand out)
- */
+/** Events buffered before a flush to the world log... */
 const FLUSH_BATCH = 512;
 /** ...or milliseconds since the last flush. A live log (`logName`) flushes at the end of every job instead. */
 const FLUSH_INTERVAL_MS = 250;
@@ -106,8 +102,6 @@ export class Tracer {
   private isoNow = "";
   /** The JSON text of events `flushed`.. (those not yet handed to the world log; once it is closed, the recent window). */
   private pending: string[] = [];
-  /** The tick `pending`'s events were emitted on. */
-  private pendingTick = 0;
   private flushed = 0;
   private flushQueued = false;
   private lastFlush = 0;
@@ -165,17 +159,12 @@ export class Tracer {
     };
     const text = this.serialise(event, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
-    const tick = this.tickOf();
-    if (tick !== this.pendingTick) {
-      this.flush();
-      this.pendingTick = tick;
-    }
     const slot = seq % this.tailSize;
     this.children[slot] = undefined;
     this.ids[slot] = id;
     this.types[slot] = type;
     this.actorIds[slot] = actorId;
-    this.ticks[slot] = tick;
+    this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
     if (event.parentEventId) this.linkChild(event.parentEventId, id);
     for (const parent of causedBy) if (parent !== event.parentEventId) this.linkChild(parent, id);
