@@ -27,6 +27,11 @@ use crate::host_loop::{ClockMode, LoopConfig};
 
 fn main() -> ExitCode {
   process::mark_start();
+  // No allocation-site pretenuring: once most of a literal's objects outlive a scavenge, V8 makes
+  // them in the old generation, where they keep the young objects they point to alive through
+  // every scavenge until a full GC. With the modules from the start-up snapshot that doubled what
+  // each scavenge copied in the capstone (docs/PERF.md); `LIMINA_V8_FLAGS` may turn it back on.
+  deno_core::v8_set_flags(vec!["limina".to_owned(), "--no-allocation-site-pretenuring".to_owned()]);
   limina_render::gpu::quiet_display_probing();
   if let Some((kind, path)) = snapshot::requested() {
     return make_snapshot(kind, &path);
