@@ -302,14 +302,28 @@ function sunlitScene(): { scene: THREE.Scene; sun: THREE.DirectionalLight; look:
   return { scene, sun, look };
 }
 
+/**
+ * Two 96×64 offscreen renderers (two GPU devices) with the engine's look, made once for the tests that
+ * draw a scene on two devices and for those that draw on one (a new device compiles every pipeline again):
+ * each test makes its own LookRenderers (their bakes and counts), scenes and error listeners, so what they
+ * share is only the devices' compiled pipelines.
+ */
+let devicePair: Promise<Awaited<ReturnType<typeof createOffscreenRenderer>>[]> | null = null;
+const twoDevices = () =>
+  (devicePair ??= (async () => {
+    const pair = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
+    for (const o of pair) applyEngineLook(o.renderer, { decodePng });
+    return pair;
+  })());
+
 test("switching tiers back and forth raises no GPU validation error: the sun's shadow map changes size under draws of both kinds of frame", async () => {
-  const out = await createOffscreenRenderer(160, 90, { antialias: false });
-  applyEngineLook(out.renderer, { decodePng });
+  // A device the two-device tests share: its listener is this test's, and so are the errors it sees.
+  const [out] = await twoDevices();
   const errors: string[] = [];
   const device = (out.renderer.backend as unknown as { device: GPUDevice }).device;
   device.addEventListener("uncapturederror", (e) => errors.push((e as GPUUncapturedErrorEvent).error.message));
   const { scene, sun, look } = sunlitScene();
-  const camera = new THREE.PerspectiveCamera(50, 160 / 90, 0.1, 100);
+  const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
   camera.position.set(0, 1.5, 4);
   camera.lookAt(0, 0.3, 0);
   const looks = new LookRenderer(out.renderer, false);
@@ -322,23 +336,10 @@ test("switching tiers back and forth raises no GPU validation error: the sun's s
     assertEquals(sun.shadow.mapSize.x, TIERS[tier].shadowMapSize);
     // The same tier draws the same frame again, shadow included.
     const before = frames.get(tier);
-    if (before) assertEquals(meanDifference({ width: 160, height: 90, data: before }, { width: 160, height: 90, data: pixels }), 0, `${tier} again`);
+    if (before) assertEquals(meanDifference({ width: 96, height: 64, data: before }, { width: 96, height: 64, data: pixels }), 0, `${tier} again`);
     frames.set(tier, pixels);
   }
 });
-
-/**
- * Two 96×64 offscreen renderers (two GPU devices) with the engine's look, made once for the tests that
- * draw a scene on two devices: each test makes its own LookRenderers (their bakes and counts), scenes and
- * error listeners, so what they share is only the devices' compiled pipelines.
- */
-let devicePair: Promise<Awaited<ReturnType<typeof createOffscreenRenderer>>[]> | null = null;
-const twoDevices = () =>
-  (devicePair ??= (async () => {
-    const pair = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
-    for (const o of pair) applyEngineLook(o.renderer, { decodePng });
-    return pair;
-  })());
 
 test("worlds whose skies draw the same share one bake on a renderer, lit exactly as by a bake of their own; a moved sun re-bakes, moving back finds the map again; unused maps are bounded; another renderer bakes its own", async () => {
   const [out, other] = await twoDevices();
@@ -569,8 +570,9 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
 
 test("a bare frame (tier low) from a perspective camera draws the sky after the opaque objects, only where nothing covers it: the same pixels as three's background drawn first, with and without MSAA, a transparent object over the sky included", async () => {
   for (const antialias of [false, true]) {
-    const out = await createOffscreenRenderer(96, 64, { antialias });
-    applyEngineLook(out.renderer);
+    // Without MSAA, a device the two-device tests share (the frame's scene and LookRenderer are this test's); with it, one of its own.
+    const out = antialias ? await createOffscreenRenderer(96, 64, { antialias }) : (await twoDevices())[0];
+    if (antialias) applyEngineLook(out.renderer);
     const { scene, look } = sunlitScene();
     const glass = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshStandardMaterial({ color: 0x40a0ff, transparent: true, opacity: 0.5 }));
     glass.position.set(1.2, 1.4, 0);
@@ -601,6 +603,6 @@ test("a bare frame (tier low) from a perspective camera draws the sky after the 
     ortho.lookAt(0, 0.8, 0);
     looks.render(look, scene, ortho);
     assertEquals(scene.backgroundNode, look.environment.backgroundNode, "an orthographic view draws three's background");
-    out.renderer.dispose();
+    if (antialias) out.renderer.dispose();
   }
 });
