@@ -59,7 +59,7 @@ test("physics moves the crates; the players share the action budget by their sch
 
 test("under --deterministic two runs print the same evidence, however long the build took", async () => {
   const evidence = (r: { stdout: string }) => r.stdout.split("\n").filter((l) => / (inspector|scheduler \(1 action\/tick shared\)): /.test(l)).join("\n");
-  // The second run takes no screenshot, so it renders nothing: the evidence does not hang on the GPU.
+  // The second run takes no screenshot, so it draws no frame: the evidence does not hang on rendering.
   const again = await demoOutput("phase3_showcase", { frames: 420, deterministic: true, env: { LIMINA_AUDIO: "null" } });
   assert(evidence(run).includes("t=5.0s inspector"), run.stdout);
   assertEquals(evidence(again), evidence(run));

@@ -42,7 +42,7 @@ export async function runDemo(name: string, options: DemoOptions): Promise<DemoR
 
 /**
  * Runs `limina demo NAME` offscreen for `frames` frames with no screenshot, so
- * it renders nothing (the GPU never starts): for what it prints. Fails unless it exits 0.
+ * it draws no frame: for what it prints. Fails unless it exits 0.
  */
 export function demoOutput(name: string, options: Omit<DemoOptions, "size" | "window" | "screen">): Promise<{ stdout: string; stderr: string }> {
   return launch(name, options, []);
