@@ -1534,14 +1534,26 @@ declare module "limina/internal/engine/render/look" {
     export function attachLook(scene: THREE.Scene, look: Look): void;
     export function lookOf(scene: THREE.Scene): Look | undefined;
     /**
+     * Where at-once bakes of a sky outlive the process (the engine's disk cache; a page has none). `key` says
+     * what the map shows on this renderer's device; the store adds what else shapes its pixels (build, driver).
+     */
+    export interface BakeStore {
+        /** Fills `texture` (the map's cube, all its levels) with the stored map of `key`; false when none is stored. */
+        load(device: GPUDevice, texture: GPUTexture, key: string): boolean;
+        /** Reads `texture`'s map back and stores it under `key` (the copy is submitted before this returns). */
+        store(device: GPUDevice, texture: GPUTexture, key: string): Promise<void>;
+    }
+    /**
      * Renderer-wide switches every renderer takes (the rest follows each
      * scene's look per frame). `host.decodePng`: the PNG decoder of a host
      * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
-     * for what draws differently on a software rasteriser (onSoftwareAdapter).
+     * for what draws differently on a software rasteriser (onSoftwareAdapter);
+     * `host.bakes`: where this renderer's at-once bakes of skies are kept across processes.
      */
     export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
         decodePng?: PngDecoder;
         adapter?: string;
+        bakes?: BakeStore;
     }): void;
     /** Everything the look keeps per renderer (GPU resources of its device). */
     export class LookRenderer {
@@ -1573,6 +1585,10 @@ declare module "limina/internal/engine/render/look" {
         /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
         bakeSteps: number;
         bakesDone: number;
+        /** Of the bakes completed, those loaded from the renderer's bake store. */
+        bakesLoaded: number;
+        /** Settles when the maps this renderer has sent to its bake store are stored. */
+        private storing;
         /**
          * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
          * frames — the sky captured a cube face a frame, then bands of rows of each face of each PMREM level,
@@ -1586,6 +1602,13 @@ declare module "limina/internal/engine/render/look" {
         render(look: Look, scene: THREE.Scene, camera: THREE.Camera, exact?: boolean): void;
         /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
         private bake;
+        /**
+         * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the sky's map, else
+         * filtered and sent to the store. HDRIs are not stored: their key names a texture of this process.
+         */
+        private bakeAtOnce;
+        /** Resolves when the maps sent to the bake store so far are stored (or failed to be). */
+        stored(): Promise<void>;
         /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
         private step;
         /**
@@ -1915,6 +1938,8 @@ declare module "limina/internal/limina-render/js/ops" {
         op_render_readback_end(id: number): void;
         op_render_decode_png(bytes: Uint8Array): DecodedImage;
         op_render_read_png(path: string): DecodedImage;
+        op_render_bake_load(device: GPUDevice, key: string, length: number): Uint8Array<ArrayBuffer> | null;
+        op_render_bake_store(device: GPUDevice, key: string, map: Uint8Array): void;
         op_render_window_size(): [number, number] | null;
         op_render_window_context(canvas: unknown): GPUCanvasContext;
         op_render_window_events(): InputEvent[];
@@ -6392,6 +6417,15 @@ declare module "limina/internal/engine/packages/host" {
         dispose(): void;
     }
 }
+declare module "limina/internal/limina-render/js/bakes" {
+    /** The cache of at-once bakes: `key` is what the look says the map shows; the native side adds the build and the adapter. */
+    export const bakeCache: {
+        /** Fills `texture` (a cube of rgba16float levels) with the stored map of `key`; false when none is stored intact. */
+        load(device: GPUDevice, texture: GPUTexture, key: string): boolean;
+        /** Reads `texture`'s map back and stores it under `key`; the copy is submitted before this returns. */
+        store(device: GPUDevice, texture: GPUTexture, key: string): Promise<void>;
+    };
+}
 declare module "limina/internal/limina-render/js/target" {
     import * as THREE from "three";
     /** What a target's context tells the readback: the device and the frame's texture. */
@@ -10138,6 +10172,7 @@ declare module "limina" {
     export { audioInfo, type AudioInfo, AudioScene, BUSES, type Bus, mixerBlocks, type PcmOptions, type Placed, SAMPLE_RATE, setBusVolume, type ToneOptions, } from "limina/internal/limina-audio/js/audio";
     export { createWorldSession, WorldSession, type WorldSessionOptions } from "limina/internal/engine/world-session";
     export { createEngine, type Engine, type EngineOptions } from "limina/internal/engine/engine";
+    export { bakeCache } from "limina/internal/limina-render/js/bakes";
     export { createOffscreenRenderer } from "limina/internal/limina-render/js/offscreen";
     export { readTexture, type RenderTarget } from "limina/internal/limina-render/js/target";
     export { createGLTFLoader } from "limina/internal/limina-render/js/gltf";
@@ -10146,7 +10181,7 @@ declare module "limina" {
     export { type Orbit, steerOrbit } from "limina/internal/engine/render/orbit-camera";
     export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "limina/internal/engine/render/view-camera";
     export { Capturer, MAX_CAPTURE_SIDE } from "limina/internal/engine/render/capture";
-    export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "limina/internal/engine/render/look";
+    export { applyEngineLook, attachLook, type BakeStore, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "limina/internal/engine/render/look";
     export { defaultEnvironment, Environment, type EnvironmentPreset, type EnvironmentSettings, type FogSettings, HDRI_PRESETS, type HdriLoader, type HdriPreset, type LoadedHdri, sunAngles, sunVector, type ToneMappingName, } from "limina/internal/engine/render/environment";
     export { Sky } from "limina/internal/engine/render/sky";
     export { type AoSettings, type BloomSettings, defaultPost, type DofSettings, type GradeSettings, type PostSettings, postOff } from "limina/internal/engine/render/post";

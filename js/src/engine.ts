@@ -6,6 +6,7 @@
 
 import * as THREE from "three";
 import { Input } from "../../crates/limina-render/js/input.ts";
+import { bakeCache } from "../../crates/limina-render/js/bakes.ts";
 import { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
 import { decodePng, renderConfig } from "../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../crates/limina-render/js/target.ts";
@@ -55,7 +56,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // Registered before the world's systems, so every step sees fresh input.
   const input = new Input();
   onFixedStep(() => input.poll());
-  applyEngineLook(renderer, { decodePng, adapter: output.adapter });
+  applyEngineLook(renderer, { decodePng, bakes: bakeCache, adapter: output.adapter });
   const session = new WorldSession(options);
   // Without --quality (or a tier the caller chose), a software adapter starts at low: balanced is
   // about twice its cost there, and lavapipe must stay interactive (docs/PERF.md, the look).

@@ -58,6 +58,7 @@ export { createWorldSession, WorldSession, type WorldSessionOptions } from "./wo
 
 // Rendering and input.
 export { createEngine, type Engine, type EngineOptions } from "./engine.ts";
+export { bakeCache } from "../../crates/limina-render/js/bakes.ts";
 export { createOffscreenRenderer } from "../../crates/limina-render/js/offscreen.ts";
 export { readTexture, type RenderTarget } from "../../crates/limina-render/js/target.ts";
 export { createGLTFLoader } from "../../crates/limina-render/js/gltf.ts";
@@ -66,7 +67,7 @@ export { Input, type InputEvent } from "../../crates/limina-render/js/input.ts";
 export { type Orbit, steerOrbit } from "./render/orbit-camera.ts";
 export { type CameraPose, DEFAULT_POSE, framing, placeCamera, ViewCamera } from "./render/view-camera.ts";
 export { Capturer, MAX_CAPTURE_SIDE } from "./render/capture.ts";
-export { applyEngineLook, attachLook, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "./render/look.ts";
+export { applyEngineLook, attachLook, type BakeStore, defaultLookSettings, Look, LookRenderer, lookOf, lookRendererOf, type LookSettings } from "./render/look.ts";
 export {
   defaultEnvironment,
   Environment,

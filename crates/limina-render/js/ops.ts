@@ -44,6 +44,8 @@ interface RenderOps {
   op_render_readback_end(id: number): void;
   op_render_decode_png(bytes: Uint8Array): DecodedImage;
   op_render_read_png(path: string): DecodedImage;
+  op_render_bake_load(device: GPUDevice, key: string, length: number): Uint8Array<ArrayBuffer> | null;
+  op_render_bake_store(device: GPUDevice, key: string, map: Uint8Array): void;
   op_render_window_size(): [number, number] | null;
   op_render_window_context(canvas: unknown): GPUCanvasContext;
   op_render_window_events(): InputEvent[];

@@ -4,6 +4,7 @@
 //! rendered frames to PNG files natively, and lays out and rasterizes UI
 //! text (`text`), and draws it on the GPU from a glyph atlas (`sdf`).
 
+pub mod bake_cache;
 pub mod gpu;
 pub mod sdf;
 pub mod text;
@@ -188,22 +189,26 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_readback_begin, op_render_readback_end, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
+  ops = [bake_cache::op_render_bake_load, bake_cache::op_render_bake_store, gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_readback_begin, op_render_readback_end, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
-  options = { window: Option<window::NativeWindow>, config: RenderConfig },
+  options = { window: Option<window::NativeWindow>, config: RenderConfig, bakes: Option<bake_cache::BakeCache> },
   state = |state, options| {
     state.put(options.config);
     state.put(text::GlyphCache::default());
     if let Some(window) = options.window {
       state.put(window);
     }
+    if let Some(bakes) = options.bakes {
+      state.put(bakes);
+    }
   },
 );
 
 /// The extensions rendering needs, in dependency order; `window` is the
-/// native window frames are presented to, when the program has one.
-pub fn extensions(window: Option<window::NativeWindow>, config: RenderConfig) -> Vec<Extension> {
+/// native window frames are presented to, when the program has one;
+/// `bakes`: the disk cache of environment bakes, when there is one.
+pub fn extensions(window: Option<window::NativeWindow>, config: RenderConfig, bakes: Option<bake_cache::BakeCache>) -> Vec<Extension> {
   vec![
     deno_webidl::deno_webidl::init(),
     deno_web::deno_web::init(
@@ -213,7 +218,7 @@ pub fn extensions(window: Option<window::NativeWindow>, config: RenderConfig) ->
       deno_web::InMemoryBroadcastChannel::default(),
     ),
     deno_webgpu::deno_webgpu::init(),
-    limina_render::init(window, config),
+    limina_render::init(window, config, bakes),
   ]
 }
 

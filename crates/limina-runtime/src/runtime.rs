@@ -131,7 +131,9 @@ fn extensions(options: HostOptions, from_snapshot: bool) -> (Vec<deno_core::Exte
   extensions.extend([limina_physics::limina_physics::init(), limina_ecs::limina_ecs::init(), limina_audio::limina_audio::init(options.audio)]);
   extensions.push(limina_nav::limina_nav::init());
   extensions.push(limina_terrain::limina_terrain::init());
-  extensions.extend(limina_render::extensions(options.window, options.render));
+  // Environment bakes live beside the start-up cache, keyed by this very build (none when modules come from a source directory).
+  let bakes = crate::snapshot::dir().zip(crate::snapshot::build()).map(|(dir, build)| limina_render::bake_cache::BakeCache::new(dir.join("bakes"), format!("{build:016x}")));
+  extensions.extend(limina_render::extensions(options.window, options.render, bakes));
   extensions.extend([
     limina_trace::limina_trace::init(),
     limina_sandbox::limina_sandbox::init(),

@@ -102,23 +102,28 @@ impl Kind {
 /// Where snapshots live for this binary, or None when they are off:
 /// `LIMINA_CACHE_DIR=off`, or `LIMINA_SOURCE_DIR` set (modules then come
 /// from a checkout, not from what a snapshot would hold).
-fn dir() -> Option<PathBuf> {
+pub fn dir() -> Option<PathBuf> {
   if std::env::var_os("LIMINA_SOURCE_DIR").is_some_and(|d| !d.is_empty()) {
     return None;
   }
   code_cache::cache_dir()
 }
 
-/// The snapshot file of `kind` for this very binary: a snapshot only fits
-/// the build that made it (its op table, its embedded modules). The
-/// executable's path, inode, size and modification time stand for the build.
-fn path(dir: &Path, kind: Kind) -> Option<PathBuf> {
+/// Stands for this very binary: the executable's path, inode, size and
+/// modification time, hashed (what it embeds is not read at start-up).
+pub fn build() -> Option<u64> {
   use std::os::unix::fs::MetadataExt;
   let exe_path = std::env::current_exe().ok()?;
   let exe = std::fs::metadata(&exe_path).ok()?;
   let mtime = exe.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos();
   let identity = format!("{}\0{}\0{}\0{}\0{mtime}", exe_path.display(), exe.dev(), exe.ino(), exe.len());
-  let build = code_cache::source_hash(identity.as_bytes());
+  Some(code_cache::source_hash(identity.as_bytes()))
+}
+
+/// The snapshot file of `kind` for this very binary: a snapshot only fits
+/// the build that made it (its op table, its embedded modules).
+fn path(dir: &Path, kind: Kind) -> Option<PathBuf> {
+  let build = build()?;
   Some(dir.join(format!("snapshot-{}-{build:016x}.bin", kind.name())))
 }
 

@@ -6,6 +6,7 @@
 
 import * as THREE from "three";
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
+import { bakeCache } from "../../../crates/limina-render/js/bakes.ts";
 import { createOffscreenRenderer } from "../../../crates/limina-render/js/offscreen.ts";
 import { decodePng, encodePng, gpuInstalled, gpuInstance } from "../../../crates/limina-render/js/ops.ts";
 import type { RenderTarget } from "../../../crates/limina-render/js/target.ts";
@@ -99,7 +100,7 @@ export class Capturer {
       throw engineError("unavailable", gpu.error);
     }
     const out = await createOffscreenRenderer(width, height, { antialias: false });
-    applyEngineLook(out.renderer, { decodePng, adapter: out.adapter });
+    applyEngineLook(out.renderer, { decodePng, bakes: bakeCache, adapter: out.adapter });
     this.name = out.adapter;
     this.startup = performance.now() - started;
     return out;

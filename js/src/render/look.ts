@@ -126,13 +126,31 @@ export function lookOf(scene: THREE.Scene): Look | undefined {
 }
 
 /**
+ * Where at-once bakes of a sky outlive the process (the engine's disk cache; a page has none). `key` says
+ * what the map shows on this renderer's device; the store adds what else shapes its pixels (build, driver).
+ */
+export interface BakeStore {
+  /** Fills `texture` (the map's cube, all its levels) with the stored map of `key`; false when none is stored. */
+  load(device: GPUDevice, texture: GPUTexture, key: string): boolean;
+  /** Reads `texture`'s map back and stores it under `key` (the copy is submitted before this returns). */
+  store(device: GPUDevice, texture: GPUTexture, key: string): Promise<void>;
+}
+
+const bakeStores = new WeakMap<THREE.WebGPURenderer, BakeStore>();
+
+/** Said once per process: a store that fails only means bakes are not kept. */
+let storeFailed = false;
+
+/**
  * Renderer-wide switches every renderer takes (the rest follows each
  * scene's look per frame). `host.decodePng`: the PNG decoder of a host
  * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
- * for what draws differently on a software rasteriser (onSoftwareAdapter).
+ * for what draws differently on a software rasteriser (onSoftwareAdapter);
+ * `host.bakes`: where this renderer's at-once bakes of skies are kept across processes.
  */
-export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePng?: PngDecoder; adapter?: string } = {}): void {
+export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePng?: PngDecoder; adapter?: string; bakes?: BakeStore } = {}): void {
   if (host.decodePng) usePngDecoder(host.decodePng);
+  if (host.bakes) bakeStores.set(renderer, host.bakes);
   if (host.adapter !== undefined) noteAdapter(renderer, host.adapter);
   renderer.shadowMap.enabled = true;
   renderer.shadowMap.type = THREE.PCFShadowMap;
@@ -260,6 +278,10 @@ export class LookRenderer {
   /** Bake steps done (an at-once bake is one) and bakes completed, for the benchmark. */
   bakeSteps = 0;
   bakesDone = 0;
+  /** Of the bakes completed, those loaded from the renderer's bake store. */
+  bakesLoaded = 0;
+  /** Settles when the maps this renderer has sent to its bake store are stored. */
+  private storing: Promise<void> = Promise.resolve();
 
   /**
    * `amortise`: a renderer drawing every frame (the window) spreads a re-bake over several
@@ -345,7 +367,7 @@ export class LookRenderer {
         this.shared.delete(key);
       } else {
         const start = performance.now();
-        entry = { key, target: this.capture(look, size, true), users: 0 };
+        entry = { key, target: this.bakeAtOnce(look, size, key), users: 0 };
         this.lastBakeMs = performance.now() - start;
         this.lastBakeFrames = 1;
         this.bakeSteps++;
@@ -369,6 +391,37 @@ export class LookRenderer {
       this.step(look, version, size, hdri);
     }
     return (this.bakes.get(look) ?? last).target.texture;
+  }
+
+  /**
+   * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the sky's map, else
+   * filtered and sent to the store. HDRIs are not stored: their key names a texture of this process.
+   */
+  private bakeAtOnce(look: Look, size: number, key: string): THREE.CubeRenderTarget {
+    const disk = look.environment.hdri === null ? bakeStores.get(this.renderer) : undefined;
+    if (!disk) return this.capture(look, size, true);
+    // The sky's capture makes the target (three's shape for the size) and fills the source cube the filter reads.
+    const target = this.capture(look, size, false);
+    this.renderer.initRenderTarget(target);
+    const backend = this.renderer.backend as unknown as { device: GPUDevice; get(texture: THREE.Texture): { texture: GPUTexture } };
+    const texture = backend.get(target.texture).texture;
+    const stored = `pmrem ${target.width} ${levelsOf(target).length} ${key}`;
+    if (disk.load(backend.device, texture, stored)) {
+      this.bakesLoaded++;
+      return target;
+    }
+    (this.pmrem as unknown as PmremSteps)._applyPMREM(target);
+    const storing = disk.store(backend.device, texture, stored).catch((e) => {
+      if (!storeFailed) console.warn(`limina: environment bakes are not kept: ${e instanceof Error ? e.message : e}`);
+      storeFailed = true;
+    });
+    this.storing = Promise.all([this.storing, storing]).then(() => {});
+    return target;
+  }
+
+  /** Resolves when the maps sent to the bake store so far are stored (or failed to be). */
+  stored(): Promise<void> {
+    return this.storing;
   }
 
   /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */

@@ -117,8 +117,10 @@ export async function rawWsClient(port) {
  */
 export function loopbackQueues(serverPort, clientPort) {
   const hex = (port) => `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  // One read for both ends: the kernel walks every socket on the machine for each read of the table.
+  const rows = readFileSync("/proc/net/tcp", "utf8").split("\n").map((l) => l.trim().split(/\s+/));
   const queue = (local, remote) => {
-    const row = readFileSync("/proc/net/tcp", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[1] === hex(local) && f[2] === hex(remote));
+    const row = rows.find((f) => f[1] === hex(local) && f[2] === hex(remote));
     if (!row) throw new Error(`no loopback connection ${local} → ${remote} in /proc/net/tcp`);
     return row[4].split(":").map((q) => parseInt(q, 16));
   };

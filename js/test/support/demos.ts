@@ -19,17 +19,37 @@ export function scratch(name: string): string {
   return `${dir}/${name}`;
 }
 
+interface DemoOptions {
+  frames: number;
+  size?: string;
+  window?: boolean | "fullscreen";
+  screen?: string;
+  deterministic?: boolean;
+  env?: Record<string, string>;
+  args?: string[];
+}
+
 /**
  * Runs `limina demo NAME` for `frames` frames at `size` and reads back its
  * last frame; `window` runs it windowed (`"fullscreen"`: borderless
  * fullscreen) under xvfb-run on a `screen`-sized display. Fails unless it exits 0.
  */
-export async function runDemo(
-  name: string,
-  options: { frames: number; size?: string; window?: boolean | "fullscreen"; screen?: string; deterministic?: boolean; env?: Record<string, string>; args?: string[] },
-): Promise<DemoRun> {
+export async function runDemo(name: string, options: DemoOptions): Promise<DemoRun> {
   const png = scratch(`${name}-${++runs}.png`);
-  const args = ["demo", name, "--frames", String(options.frames), "--screenshot", png, "--size", options.size ?? "320x240"];
+  const r = await launch(name, options, ["--screenshot", png]);
+  return { stdout: r.stdout, stderr: r.stderr, frame: readPng(png) };
+}
+
+/**
+ * Runs `limina demo NAME` offscreen for `frames` frames with no screenshot, so
+ * it draws no frame: for what it prints. Fails unless it exits 0.
+ */
+export function demoOutput(name: string, options: Omit<DemoOptions, "size" | "window" | "screen">): Promise<{ stdout: string; stderr: string }> {
+  return launch(name, options, []);
+}
+
+async function launch(name: string, options: DemoOptions, output: string[]): Promise<{ stdout: string; stderr: string }> {
+  const args = ["demo", name, "--frames", String(options.frames), ...output, "--size", options.size ?? "320x240"];
   if (options.deterministic) args.push("--deterministic");
   if (options.args) args.push(...options.args);
   if (options.window) args.push(options.window === "fullscreen" ? "--fullscreen" : "--window");
@@ -37,7 +57,7 @@ export async function runDemo(
     ? await Limina.run({ cmd: "xvfb-run", args: ["-a", "-s", `-screen 0 ${options.screen ?? "1024x768"}x24`, Limina.execPath, ...args], env: options.env })
     : await Limina.run({ cmd: Limina.execPath, args, env: options.env });
   assertEquals(r.code, 0, `limina ${args.join(" ")}:\n${r.stdout}\n${r.stderr}`);
-  return { stdout: r.stdout, stderr: r.stderr, frame: readPng(png) };
+  return r;
 }
 
 /** How many of the frame's pixels (within `region`, default all) satisfy `is`. */
