@@ -12,6 +12,7 @@
 //!   with [`resources::resource_mut`].
 
 pub mod arrivals;
+pub mod cache_files;
 pub mod error;
 pub mod resources;
 pub mod work;

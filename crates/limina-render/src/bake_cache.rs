@@ -9,11 +9,11 @@
 //! Bounded: after each store the oldest maps go until the cache fits
 //! (`$LIMINA_BAKE_CACHE_MB`, default 64: a 256² map is 4 MiB).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use deno_core::{op2, OpState, ToJsBuffer};
 use deno_webgpu::device::GPUDevice;
+use limina_ops::cache_files::{trim_oldest, write_whole};
 use limina_ops::OpError;
 use sha2::{Digest, Sha256};
 
@@ -61,7 +61,7 @@ impl BakeCache {
   pub fn store(&self, adapter: &str, key: &str, map: &[u8]) -> std::io::Result<()> {
     let full = self.full_key(adapter, key);
     std::fs::create_dir_all(&self.dir)?;
-    write_atomic(&self.path(&full), &[MAGIC, &full, map, &Sha256::digest(map)])?;
+    write_whole(&self.path(&full), &[MAGIC, &full, map, &Sha256::digest(map)])?;
     self.trim()
   }
 
@@ -77,15 +77,7 @@ impl BakeCache {
         files.push((meta.modified()?, f.path(), meta.len()));
       }
     }
-    files.sort();
-    for (_, path, len) in files {
-      if total <= self.max_bytes {
-        break;
-      }
-      std::fs::remove_file(&path)?;
-      total -= len;
-    }
-    Ok(())
+    trim_oldest(files, total, self.max_bytes)
   }
 }
 
@@ -96,20 +88,6 @@ fn decode<'a>(bytes: &'a [u8], full: &[u8; 32], len: usize) -> Option<&'a [u8]> 
   }
   let (map, sum) = bytes[40..].split_at(len);
   (Sha256::digest(map).as_slice() == sum).then_some(map)
-}
-
-fn write_atomic(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-  let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-  let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-  let written = (|| {
-    let mut f = std::fs::File::create(&tmp)?;
-    parts.iter().try_for_each(|p| f.write_all(p))?;
-    std::fs::rename(&tmp, path)
-  })();
-  if written.is_err() {
-    let _ = std::fs::remove_file(&tmp);
-  }
-  written
 }
 
 /// The adapter and driver a device runs on, as wgpu reports them (name, vendor, device, driver and its version, backend).

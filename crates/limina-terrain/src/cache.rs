@@ -9,9 +9,9 @@
 //! directory that cannot be used only means no cache. `$LIMINA_TERRAIN_CACHE_MB`
 //! bounds it (default 512).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use limina_ops::cache_files::{trim_oldest, write_whole};
 use limina_ops::OpError;
 use sha2::{Digest, Sha256};
 
@@ -88,7 +88,8 @@ impl TileCache {
           tile.extend_from_slice(&heights[(z0 + k) * n + x0..(z0 + k) * n + x0 + r]);
         }
         let path = self.tile_path(key, tx, tz);
-        write_atomic(&path, &encode(&tile, r)).map_err(|e| OpError::io(format!("terrain tile cache: cannot write {}", path.display()), e))?;
+        let dir = path.parent().expect("tile paths have a directory");
+        std::fs::create_dir_all(dir).and_then(|()| write_whole(&path, &[&encode(&tile, r)])).map_err(|e| OpError::io(format!("terrain tile cache: cannot write {}", path.display()), e))?;
       }
     }
     self.trim().map_err(|e| OpError::io(format!("terrain tile cache: cannot trim {}", self.dir.display()), e))
@@ -112,18 +113,7 @@ impl TileCache {
         }
       }
     }
-    if total <= self.max_bytes {
-      return Ok(());
-    }
-    files.sort();
-    for (_, path, len) in files {
-      if total <= self.max_bytes {
-        break;
-      }
-      std::fs::remove_file(&path)?;
-      total -= len;
-    }
-    Ok(())
+    trim_oldest(files, total, self.max_bytes)
   }
 }
 
@@ -148,16 +138,6 @@ fn decode(bytes: &[u8], r: usize) -> Option<Vec<f32>> {
     return None;
   }
   Some(bytes[8..body].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-  let dir = path.parent().expect("tile paths have a directory");
-  std::fs::create_dir_all(dir)?;
-  let tmp = dir.join(format!(".{}.{}.tmp", path.file_name().unwrap().to_string_lossy(), std::process::id()));
-  let mut f = std::fs::File::create(&tmp)?;
-  f.write_all(bytes)?;
-  f.sync_all()?;
-  std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
