@@ -422,10 +422,12 @@ test("a live log is sealed when its session is disposed; one never closed, or ki
   const unclosed = await verifyTraceFile(`${dir}/unclosed.jsonl`, { open: true });
   assertEquals([unclosed.status, unclosed.events], ["open", 1000]);
 
+  // Killed once all 1000 lines are on disk and it has said so (on a busy machine the lines can land before it prints).
   const killed = await run(`
-    "$LIMINA" tests/fixtures/trace_export.ts hang 1000 killed & pid=$!
-    until [ "$(wc -l 2>/dev/null < "$LIMINA_TRACE_DIR/killed.jsonl")" = 1000 ]; do sleep 0.01; done
-    kill -9 $pid; wait $pid; echo "killed: $?"`);
+    out=$(mktemp)
+    "$LIMINA" tests/fixtures/trace_export.ts hang 1000 killed > "$out" & pid=$!
+    until [ "$(wc -l 2>/dev/null < "$LIMINA_TRACE_DIR/killed.jsonl")" = 1000 ] && grep -q filled "$out"; do sleep 0.01; done
+    kill -9 $pid; wait $pid; code=$?; cat "$out"; rm -f "$out"; echo "killed: $code"`);
   assertEquals(killed.stdout.trim(), "filled\nkilled: 137", killed.stderr);
   const cut = (await assertRejects(() => verifyTraceFile(`${dir}/killed.jsonl`), { name: "TraceIntegrityError" })) as TraceIntegrityError;
   assertEquals([cut.reason, cut.line], ["truncated", 1001]);
