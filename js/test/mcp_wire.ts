@@ -2,10 +2,18 @@
 // error code, the official TypeScript and Python SDK clients, and the
 // multi-client WebSocket world server.
 import { assert, assertEquals, test } from "limina/testing";
+import { startedRun } from "./support/drivers.ts";
 import { servedSkillNames } from "./support/skills.ts";
 
 /** What tools/list must list: every skill a fresh world registers, and render.capture. */
 const SERVED = servedSkillNames();
+
+// The clients' drivers start at once (each its own server; they mostly wait on it); each test checks its own.
+const tsSdk = startedRun("node", "js/test/node/sdk_client.mjs", String(SERVED.length));
+const pySdk = startedRun(".venv/bin/python", "tests/mcp/python_sdk_client.py", String(SERVED.length));
+const wsWorld = startedRun("node", "js/test/node/ws_world.mjs");
+const nodeExample = startedRun("node", "examples/mcp_stdio_client.mjs");
+const pyExample = startedRun(".venv/bin/python", "examples/mcp_python_client.py");
 
 const rpc = (id: number | string | null, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 const INIT = rpc(1, "initialize", { agentId: "wire", sessionId: "sess_wire", profile: "builder.readWrite" });
@@ -144,35 +152,35 @@ test("stdio: the world keeps stepping while serving", async () => {
 });
 
 test("the official TypeScript SDK client lists the tools and creates an entity", async () => {
-  const r = await Limina.run({ cmd: "node", args: ["js/test/node/sdk_client.mjs", Limina.execPath, String(SERVED.length)] });
+  const r = await tsSdk;
   assertEquals(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assert(out.ok && out.tools === SERVED.length, r.stdout);
 });
 
 test("the official Python SDK client lists the tools and creates an entity", async () => {
-  const r = await Limina.run({ cmd: ".venv/bin/python", args: ["tests/mcp/python_sdk_client.py", Limina.execPath, String(SERVED.length)] });
+  const r = await pySdk;
   assertEquals(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assert(out.ok && out.tools === SERVED.length, r.stdout);
 });
 
 test("WebSocket: concurrent clients, total order, deltas, AOI, a stalled client, fuzzed frames", async () => {
-  const r = await Limina.run({ cmd: "node", args: ["js/test/node/ws_world.mjs", Limina.execPath] });
+  const r = await wsWorld;
   assertEquals(r.code, 0, `${r.stdout}\n${r.stderr}`);
   const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assertEquals(out.checks, 18);
 });
 
 test("the Node example runs against the real binary", async () => {
-  const node = await Limina.run({ cmd: "node", args: ["examples/mcp_stdio_client.mjs", Limina.execPath] });
+  const node = await nodeExample;
   assertEquals(node.code, 0, node.stderr);
   assert(node.stdout.includes("created: ent_1"), node.stdout);
   assert(/→ -32001 /.test(node.stdout), `the example shows a forbidden call (-32001):\n${node.stdout}`);
 });
 
 test("the Python example runs against the real binary", async () => {
-  const py = await Limina.run({ cmd: ".venv/bin/python", args: ["examples/mcp_python_client.py", Limina.execPath] });
+  const py = await pyExample;
   assertEquals(py.code, 0, py.stderr);
   assert(py.stdout.includes("three.setLighting") && py.stdout.includes("lighting: ok"), py.stdout);
 });

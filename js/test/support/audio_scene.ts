@@ -3,7 +3,7 @@
 // exactly 800 frames): each plays sounds through the audio.* skills on a
 // timeline of fixed steps, prints what the skills answered as one JSON
 // line, and exits. The parent analyses the capture.
-import { createWorldSession, SAMPLE_RATE, waitSteps } from "limina";
+import { createWorldSession, SAMPLE_RATE, stepsRun, waitSteps } from "limina";
 
 const session = createWorldSession();
 const caller = { agentId: "audio-test", sessionId: "sess_audio", permissions: ["audio.play"] };
@@ -81,6 +81,21 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
       await waitSteps(1);
     }
     await waitSteps(6);
+  },
+  // Real time: a line whose synthesiser waits for the file named by the
+  // second argument, created once 30 steps have run after asking for it.
+  async held() {
+    const { handle } = await call("audio.speak", { text: "Held.", position: [0, 0, -1] });
+    const id = parseInt(String(handle).slice(4), 36);
+    const before = stepsRun();
+    await waitSteps(30);
+    results.push({ steps: stepsRun() - before, playing: session.audio.playing(id) });
+    await Limina.run({ cmd: "touch", args: [Limina.args[1]] });
+    const start = performance.now();
+    while (session.audio.playing(id)) {
+      if (performance.now() - start > 30_000) throw new Error("the line was not spoken within 30 s");
+      await waitSteps(1);
+    }
   },
   // An ambience bed for 0.5 s, then stopped.
   async ambient() {

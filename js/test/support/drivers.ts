@@ -13,9 +13,7 @@ export function drive(cmd: string, script: string, ...args: string[]): Promise<R
  * returned function awaits it and checks its summary as `drive` does, in the test that calls it.
  */
 export function started(cmd: string, script: string, ...args: string[]): () => Promise<Record<string, unknown>> {
-  const run = Limina.run({ cmd, args: [script, Limina.execPath, ...args] });
-  // A driver that cannot start fails its own test when awaited, not the process as an unhandled rejection first.
-  run.catch(() => {});
+  const run = startedRun(cmd, script, ...args);
   return async () => {
     const r = await run;
     assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
@@ -23,4 +21,12 @@ export function started(cmd: string, script: string, ...args: string[]): () => P
     assert(out.ok === true, r.stdout);
     return out;
   };
+}
+
+/** Starts a driver now and gives its whole result, for a test that checks more than its summary when it awaits it. */
+export function startedRun(cmd: string, script: string, ...args: string[]): Promise<LiminaRunResult> {
+  const run = Limina.run({ cmd, args: [script, Limina.execPath, ...args] });
+  // A driver that cannot start fails its own test when awaited, not the process as an unhandled rejection first.
+  run.catch(() => {});
+  return run;
 }
