@@ -2354,8 +2354,6 @@ declare module "limina/internal/engine/observability/tracer" {
         private isoNow;
         /** Events recorded since the last flush. */
         private unflushed;
-        /** The tick the last event was emitted on. */
-        private lastTick;
         /** Once the log is closed: the JSON text of the recent window, events `closedFrom`.. */
         private closedTexts;
         private closedFrom;

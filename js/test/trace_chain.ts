@@ -375,43 +375,6 @@ test("a SIGKILL during trace.export leaves the previous file or none, never a pa
   await run(`rm -rf "$LIMINA_TRACE_DIR"`);
 });
 
-test("at a tick's first event, 64 or more events pending from earlier ticks are handed to the world log; fewer wait", () => {
-  const clock = Date.now;
-  Date.now = () => 1_000_000; // a still clock: nothing is flushed for the time since the last flush
-  try {
-    let tick = 1;
-    const tracer = new Tracer({ tick: () => tick });
-    // Each hand-over to the log thread, as the number of the emit it came in.
-    const log = (tracer as unknown as { log: { flush(): void } }).log;
-    const flush = log.flush.bind(log);
-    const handed: number[] = [];
-    let recorded = 0;
-    log.flush = () => {
-      handed.push(recorded);
-      flush();
-    };
-    const emit = (type: string) => {
-      recorded++;
-      tracer.emit(type, {});
-    };
-    emit("test.first");
-    assertEquals(handed, [1], "the first event (the clock's first reading is long after the last flush)");
-    for (let i = 0; i < 10; i++) emit("test.few");
-    tick = 2;
-    emit("test.second");
-    assertEquals(handed, [1], "ten pending wait past a tick's first event");
-    for (let i = 0; i < 60; i++) emit("test.many");
-    assertEquals(handed, [1], "71 pending wait within a tick");
-    tick = 3;
-    emit("test.third");
-    assertEquals(handed, [1, 73], "handed over at the next tick's first event");
-    assertEquals(tracer.history().length, 73);
-    tracer.close();
-  } finally {
-    Date.now = clock;
-  }
-});
-
 test("a live log (logName) verifies as open while it grows and is sealed when it closes; its name is never reused", async () => {
   const name = named("trace-live");
   const tracer = new Tracer({ logName: name });

@@ -59,12 +59,6 @@ const SESSION_EXPORT_SHARE = 8;
 
 /** Events buffered before a flush to the world log... */
 const FLUSH_BATCH = 512;
-/**
- * ...or, at a tick's first event, as many from earlier ticks: a busy world hands over a few ticks'
- * events at a time between steps rather than a large batch within one (whose handing over and
- * writing stand out in that step's time); a world with few events a tick flushes as before.
- */
-const TICK_FLUSH = 64;
 /** ...or milliseconds since the last flush. A live log (`logName`) flushes at the end of every job instead. */
 const FLUSH_INTERVAL_MS = 250;
 
@@ -111,8 +105,6 @@ export class Tracer {
   private isoNow = "";
   /** Events recorded since the last flush. */
   private unflushed = 0;
-  /** The tick the last event was emitted on. */
-  private lastTick = 0;
   /** Once the log is closed: the JSON text of the recent window, events `closedFrom`.. */
   private closedTexts: string[] = [];
   private closedFrom = 0;
@@ -164,11 +156,6 @@ export class Tracer {
     // A copy: callers go on using their array (the registry adds the decision it caused).
     const causedBy = options.causedBy ? [...options.causedBy] : [];
     const ms = Date.now();
-    const tick = this.tickOf();
-    if (tick !== this.lastTick) {
-      if (this.unflushed >= TICK_FLUSH) this.flush();
-      this.lastTick = tick;
-    }
     this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
     const slot = seq % this.tailSize;
@@ -176,7 +163,7 @@ export class Tracer {
     this.ids[slot] = id;
     this.types[slot] = type;
     this.actorIds[slot] = actorId;
-    this.ticks[slot] = tick;
+    this.ticks[slot] = this.tickOf();
     this.actors.add(actorId);
     if (parentEventId) this.linkChild(parentEventId, id);
     for (const parent of causedBy) if (parent !== parentEventId) this.linkChild(parent, id);
