@@ -6004,14 +6004,17 @@ declare module "limina/internal/engine/persistence/digest" {
     /**
      * A session's digest, the same value as `worldDigest(world, physics, worldState(session, exclude))`,
      * with each entity's parts of the JSON (its identity; its scene object and making) kept from the
-     * last digest while what they are made from serialises the same. Nothing invalidates them: each
-     * part is checked against a record of what it was made from, so every path that changes an entity
-     * (skills, module code, restores) is covered; what is saved is formatting numbers and building
-     * strings for unchanged parts.
+     * last digest while what they are made from is unchanged. Nothing invalidates them: each part is
+     * checked against a record of what it was made from, so every path that changes an entity (skills,
+     * module code, restores) is covered; what is saved is formatting numbers and building strings (and
+     * for a scene object, building the values it is written from) for unchanged parts.
      */
     export class WorldDigestCache {
         private kept;
         private buffer;
+        private probe;
+        /** The colour management `getHex` converts with when the kept parts were made. */
+        private colors;
         digest(session: WorldSession, exclude?: readonly string[]): string;
     }
     /** The world state a session holds beyond the ECS and physics (the `state` its digest hashes), less the resources in `exclude`. */

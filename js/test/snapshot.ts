@@ -2,6 +2,7 @@
 // equal to the uninterrupted run (digests every step, the same next ent_ ids
 // and body handles, recycled eids included), the scene state skills control
 // restored, and damaged world files refused.
+import * as THREE from "three";
 import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, worldDigest, WorldSession, worldState } from "limina";
 import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
 import { sh } from "./support/shell.ts";
@@ -109,6 +110,52 @@ test("the session's digest, which keeps each entity's part from the last one, eq
   same("shown by module code");
   (entry("ent_10").mesh as { castShadow: boolean }).castShadow = true;
   same("a shadow cast");
+  // Each value a scene object's meshes are written from, changed by module code on the three.js objects.
+  const mesh = (id: string) => entry(id).mesh as THREE.Mesh;
+  const standard = (id: string) => mesh(id).material as THREE.MeshStandardMaterial;
+  mesh("ent_10").receiveShadow = true;
+  same("a shadow received");
+  standard("ent_10").metalness = 0.4;
+  same("a metalness set on the material");
+  standard("ent_10").color.g = 0.5;
+  same("one colour component set");
+  standard("ent_10").color.g = 0.5000001;
+  same("a component changed below what the hex colour shows", false);
+  standard("ent_10").color = new THREE.Color(0x335577);
+  same("the colour replaced");
+  mesh("ent_10").material = [standard("ent_10"), new THREE.MeshStandardMaterial({ color: 0x446688 })];
+  same("a second material");
+  (mesh("ent_10").material as THREE.Material[]).pop();
+  same("back to one material, in an array", false);
+  mesh("ent_10").material = new THREE.MeshBasicMaterial({ color: 0x335577 });
+  same("a material without roughness or metalness");
+  (mesh("ent_10").material as THREE.MeshBasicMaterial & { roughness?: number }).roughness = 0.9;
+  same("a roughness given to that material");
+  (mesh("ent_10").material as THREE.MeshBasicMaterial & { roughness?: unknown }).roughness = { level: 1 };
+  same("a roughness that is an object (its part is made afresh each time)");
+  ((mesh("ent_10").material as THREE.MeshBasicMaterial & { roughness?: { level: number } }).roughness!).level = 2;
+  same("that object changed in place");
+  mesh("ent_10").material = new THREE.MeshStandardMaterial({ color: 0x335577 });
+  same("a standard material again");
+  mesh("ent_10").add(new THREE.Mesh(new THREE.BoxGeometry(), new THREE.MeshStandardMaterial()));
+  same("a child mesh added");
+  (mesh("ent_10").children[0] as THREE.Mesh).castShadow = true;
+  same("the child's shadow");
+  mesh("ent_10").add(new THREE.Object3D());
+  same("a child that is no mesh", false);
+  mesh("ent_10").remove(mesh("ent_10").children[0]);
+  same("the child mesh removed");
+  (standard("ent_8").userData.look as { tint: number }).tint = 0x112233;
+  same("a library material's tint changed in place");
+  THREE.ColorManagement.enabled = false;
+  try {
+    same("colour management off (hex colours convert otherwise)");
+  } finally {
+    THREE.ColorManagement.enabled = true;
+  }
+  same("and back on");
+  mesh("ent_10").clear();
+  same("its last child gone (a snapshot restores none)", false);
   const style = entry("ent_10").style as Record<string, unknown>;
   style.color = 0x123456;
   same("its style changed in place");

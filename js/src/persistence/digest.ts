@@ -15,11 +15,14 @@
 // agents' own state (their walks, queues and decisions).
 
 import type * as THREE from "three";
+import { ColorManagement } from "three";
 import type { PhysicsWorld } from "../../../crates/limina-physics/js/physics.ts";
 import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { World } from "../ecs/world.ts";
 import type { WorldSession } from "../world-session.ts";
+import { libraryMaterialOf } from "../render/materials.ts";
+import { materialsOf } from "../scene/meshes.ts";
 import { saveLighting } from "../scene/scene-graph.ts";
 import { saveMeshes } from "./snapshot.ts";
 
@@ -166,24 +169,114 @@ interface Kept {
   generation: number;
   tags: string[];
   identity: string;
-  /** The scene object's part and what it was made from; null without one. */
+  /** The scene object's part; null without one. */
   object: string | null;
+  /** What that part was made from: its plain JSON values, recorded as a `Tape`… */
   made: Tape;
+  /** …and its meshes' values, in `MeshProbe`'s order. */
+  meshes: unknown[];
+}
+
+/** Marks, in `Kept.meshes`, a mesh and a property a material lacks. */
+const MESH = {};
+const ABSENT = {};
+
+/**
+ * Walks a scene object's meshes and materials in `saveMeshes`'s order, either recording every value
+ * that part of the JSON is written from or comparing them with a recording, so an unchanged scene
+ * object is recognised without building its JSON (colour as raw components, from which `getHex`
+ * follows). A value that is not a primitive records as NaN, which nothing equals: that entity's part
+ * is then rebuilt each time.
+ */
+class MeshProbe {
+  private values: unknown[] = [];
+  private at = 0;
+  private recording = false;
+  private same = true;
+  private readonly visit = (o: THREE.Object3D) => {
+    if (!(o as THREE.Mesh).isMesh || !this.same) return;
+    const mesh = o as THREE.Mesh;
+    this.mark(MESH);
+    this.leaf(mesh.castShadow);
+    this.leaf(mesh.receiveShadow);
+    const materials = materialsOf(mesh);
+    this.leaf(materials.length);
+    for (const m of materials) {
+      const c = m.color;
+      if (!c) this.leaf(null);
+      else if (c.isColor !== true) this.leaf(NaN);
+      else {
+        this.leaf(c.r);
+        this.leaf(c.g);
+        this.leaf(c.b);
+      }
+      if ("roughness" in m) this.leaf(m.roughness);
+      else this.mark(ABSENT);
+      if ("metalness" in m) this.leaf(m.metalness);
+      else this.mark(ABSENT);
+      const look = libraryMaterialOf(m);
+      if (!look) this.mark(ABSENT);
+      else {
+        this.leaf(look.material);
+        this.leaf(look.tint);
+        this.leaf(look.uvScale);
+        this.leaf(look.space);
+      }
+    }
+  };
+
+  /** Records `object`'s mesh values into `into` (emptied first). */
+  record(object: THREE.Object3D, into: unknown[]): void {
+    into.length = 0;
+    this.walk(object, into, true);
+  }
+
+  /** Whether `object`'s mesh values are those `recorded`. */
+  matches(object: THREE.Object3D, recorded: unknown[]): boolean {
+    return this.walk(object, recorded, false) && this.at === recorded.length;
+  }
+
+  private walk(object: THREE.Object3D, values: unknown[], recording: boolean): boolean {
+    this.values = values;
+    this.at = 0;
+    this.recording = recording;
+    this.same = true;
+    object.traverse(this.visit);
+    this.values = [];
+    return this.same;
+  }
+
+  private leaf(v: unknown): void {
+    this.mark(v === null || (typeof v !== "object" && typeof v !== "function") ? v : NaN);
+  }
+
+  private mark(v: unknown): void {
+    if (this.recording) this.values.push(v);
+    else if (this.values[this.at++] !== v) this.same = false;
+  }
 }
 
 /**
  * A session's digest, the same value as `worldDigest(world, physics, worldState(session, exclude))`,
  * with each entity's parts of the JSON (its identity; its scene object and making) kept from the
- * last digest while what they are made from serialises the same. Nothing invalidates them: each
- * part is checked against a record of what it was made from, so every path that changes an entity
- * (skills, module code, restores) is covered; what is saved is formatting numbers and building
- * strings for unchanged parts.
+ * last digest while what they are made from is unchanged. Nothing invalidates them: each part is
+ * checked against a record of what it was made from, so every path that changes an entity (skills,
+ * module code, restores) is covered; what is saved is formatting numbers and building strings (and
+ * for a scene object, building the values it is written from) for unchanged parts.
  */
 export class WorldDigestCache {
   private kept = new WeakMap<EntityEntry, Kept>();
   private buffer = new DigestBuffer();
+  private probe = new MeshProbe();
+  /** The colour management `getHex` converts with when the kept parts were made. */
+  private colors = colorManagement();
 
   digest(session: WorldSession, exclude: readonly string[] = []): string {
+    const colors = colorManagement();
+    if (colors !== this.colors) {
+      this.kept = new WeakMap();
+      this.colors = colors;
+    }
     const table = session.world.entities;
     const entries: string[] = new Array(table.size);
     const objects: string[] = [];
@@ -192,16 +285,18 @@ export class WorldDigestCache {
       let kept = this.kept.get(e);
       if (!kept || !sameIdentity(e, kept)) {
         const tags = [...e.tags];
-        kept = { id: e.id, eid: e.eid, generation: e.generation, tags, identity: JSON.stringify([e.id, e.eid, e.generation, tags]), object: null, made: [] };
+        kept = { id: e.id, eid: e.eid, generation: e.generation, tags, identity: JSON.stringify([e.id, e.eid, e.generation, tags]), object: null, made: [], meshes: [] };
         this.kept.set(e, kept);
       }
       entries[n++] = kept.identity;
-      const item = objectState(e);
-      if (!item) continue;
-      if (kept.object === null || matches(item, kept.made, 0) !== kept.made.length) {
-        kept.object = JSON.stringify(item);
+      const object = e.mesh as THREE.Object3D | undefined;
+      if (!object) continue;
+      const made = makingOf(e, object);
+      if (kept.object === null || matches(made, kept.made, 0) !== kept.made.length || !this.probe.matches(object, kept.meshes)) {
+        kept.object = JSON.stringify(objectState(e));
         kept.made = [];
-        record(JSON.parse(kept.object), kept.made);
+        record(JSON.parse(JSON.stringify(made)), kept.made);
+        this.probe.record(object, kept.meshes);
       }
       objects.push(kept.object);
     }
@@ -210,6 +305,11 @@ export class WorldDigestCache {
     const state = `{"objects":[${objects.join(",")}]${tail === "{}" ? "}" : `,${tail.slice(1)}`}`;
     return digestOf(session.world, session.physics, identity, state, this.buffer);
   }
+}
+
+/** What `getHex` depends on beyond a colour's components. */
+function colorManagement(): string {
+  return `${ColorManagement.enabled} ${ColorManagement.workingColorSpace}`;
 }
 
 function sameIdentity(e: EntityEntry, kept: Kept): boolean {
@@ -237,6 +337,12 @@ function stateBesideObjects(session: WorldSession, exclude: readonly string[]) {
 function objectState(e: EntityEntry): unknown[] | null {
   const object = e.mesh as THREE.Object3D | undefined;
   if (!object) return null;
+  const [visible, geometry, shape, style, bodySpec] = makingOf(e, object);
+  return [e.id, visible, geometry, saveMeshes(object), shape, style, bodySpec];
+}
+
+/** The parts of `objectState` besides its id and meshes. */
+function makingOf(e: EntityEntry, object: THREE.Object3D): unknown[] {
   const geometry = (object as THREE.Mesh).geometry as (THREE.BufferGeometry & { parameters?: unknown }) | undefined;
-  return [e.id, object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, saveMeshes(object), e.shape ?? null, e.style ?? null, e.bodySpec ?? null];
+  return [object.visible, geometry ? [geometry.type, geometry.parameters ?? null] : null, e.shape ?? null, e.style ?? null, e.bodySpec ?? null];
 }
