@@ -2273,6 +2273,17 @@ declare module "limina/internal/limina-trace/js/chain" {
          * It is handed to the log thread at the next `flush`.
          */
         event(idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void;
+        /**
+         * Registers payload template `slot`: the JSON text of a payload that differs between events only
+         * by one number, before it (`head`, not empty) and after it (`tail`). A new slot is the next one
+         * (0, 1, …); a used one is replaced.
+         */
+        template(slot: number, head: string, tail: string): void;
+        /**
+         * Records one event as `event` does, its payload's JSON being template `template`'s head, `value`
+         * as `JSON.stringify` writes it (null when not finite), then its tail.
+         */
+        eventTemplated(idJson: string, envelope: number, causesJson: string, ms: number, template: number, value: number): void;
         /** Records one event given as its JSON text (`JSON.stringify` of the event); handed over at the next `flush`. */
         line(json: string): void;
         /** Hands the events recorded since the last flush to the log thread. */
@@ -2370,6 +2381,9 @@ declare module "limina/internal/engine/observability/tracer" {
         private readonly listeners;
         /** Per event type, the world log's envelope slot for its last actor and thread (see `record`). */
         private readonly envelopes;
+        /** Payload template slots registered with the world log (`template`), and those given back for reuse. */
+        private templates;
+        private readonly freeTemplates;
         constructor(options?: TracerOptions);
         /**
          * Records an event; returns its id. `payloadJson`, when the caller already has it, is
@@ -2378,11 +2392,26 @@ declare module "limina/internal/engine/observability/tracer" {
          */
         emit(type: string, payload: unknown, options?: EmitOptions, payloadJson?: string): string;
         /**
+         * Records an event whose payload's JSON is payload template `template`'s head, `value` as
+         * `JSON.stringify` writes it, then its tail (see `template`): written natively, no payload text
+         * is made. `payload` is the same payload as an object, for listeners.
+         */
+        emitTemplated(type: string, payload: unknown, options: EmitOptions, template: number, value: number): string;
+        /**
+         * Registers a payload template with the world log — a payload's JSON text before and after the one
+         * number that differs between events (`head` not empty) — and returns its slot for
+         * `emitTemplated`. Given `slot` (one of the caller's), that template is replaced.
+         */
+        template(head: string, tail: string, slot?: number): number;
+        /** Gives a payload template's slot back for reuse: the caller no longer records with it. */
+        releaseTemplate(slot: number): void;
+        private emitAs;
+        /**
          * Writes the event into the world log exactly as `JSON.stringify` writes it: natively, from its
          * id, causes, clock and payload text around its envelope (type, actor, thread, no parent),
-         * registered with the log per type for its last actor and thread. A payload with its own
-         * `toJSON` (which would be told its key) and an envelope of unusual types are written by
-         * `JSON.stringify` itself.
+         * registered with the log per type for its last actor and thread; the payload's JSON from a
+         * template when `template` ≥ 0. A payload with its own `toJSON` (which would be told its key) and
+         * an envelope of unusual types are written by `JSON.stringify` itself.
          */
         private record;
         /** `ms` in ISO 8601 for an event object, formatted once per millisecond (formatting costs more than the rest of an emit). */
@@ -2557,7 +2586,7 @@ declare module "limina/internal/engine/policy/engine" {
         private readonly windows;
         private readonly budgets;
         private readonly ledgers;
-        /** Per capability, its last allow's payload text around the tick (see `grantJson`). */
+        /** Per capability, its last allow's payload template in the world log: its text around the tick (see `grantTemplate`). */
         private readonly grants;
         constructor(tracer: Tracer, options?: PolicyEngineOptions);
         revokeSession(sessionId: string, reason?: string): void;
@@ -2586,13 +2615,21 @@ declare module "limina/internal/engine/policy/engine" {
         private denial;
         /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
         deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy?: string[]): Decision;
+        /** Records `d` (made for this call alone) and returns it with its event's id. */
         private record;
         /**
-         * The JSON text of an allow's payload when it has no quota and no budget: the same for every call
-         * of a capability by one session but for its tick, so its text is kept per capability (for its
-         * last caller) and only the tick is written each time. Undefined for what it does not cover.
+         * An allow's reason, "<profile> grants <cap>": the capability's last grant's text when its profile
+         * is the same (the text is too), so it is not joined again. Joined, not a template, so the
+         * recorded event serialises on JSON.stringify's fast path (see Tracer.emit).
          */
-        private grantJson;
+        private grantReason;
+        /**
+         * The world log's payload template of an allow with no quota and no budget: its JSON is the same
+         * for every call of a capability by one session but for its tick, so it is registered per
+         * capability (for its last caller) and the log writes the tick (null as NaN). -1 for what it does
+         * not cover.
+         */
+        private grantTemplate;
     }
 }
 declare module "limina/internal/engine/skills/well-formed" {
@@ -9895,6 +9932,12 @@ declare module "limina/internal/limina-mcp/js/hub" {
     export const takeEvents: (max: number) => HubEvent[];
     /** Queues one message to a connection. */
     export const send: (conn: number, text: string, droppable: boolean) => SendOutcome;
+    /**
+     * Queues a standard client's successful tools/call reply around its result's JSON text `json` (the
+     * text content, and the structured content: the result itself when `plain`, else `{"result":…}`),
+     * written natively byte for byte as `JSON.stringify` writes the reply; `idJson` is the id's JSON.
+     */
+    export const sendToolText: (conn: number, idJson: string, json: string, plain: boolean) => SendOutcome;
     /** Queues the same message to many connections; each outcome in order. */
     export const broadcast: (conns: number[], text: string, droppable: boolean) => SendOutcome[];
     /** Messages queued to a connection and not yet written. */

@@ -51,6 +51,27 @@ test("stdio: the full handshake, tools, a call that changes the world, shutdown,
   assertEquals(r.replies.length, 7);
 });
 
+test("stdio: a standard client's tool results are written natively, byte for byte as JSON.stringify writes each reply", async () => {
+  // The cause's id comes back in trace.tail's events: quotes, a backslash, a control character, non-ASCII and U+2028.
+  const odd = 'evt "q" \\ \u0001 é ✓ \u2028 end';
+  const r = await stdio([
+    rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "wire", version: "1.0.0" } }),
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    rpc('a "quoted" id', "tools/call", { name: "scene.queryEntities", arguments: { near: [0, 0, 0], radius: 1 }, context: { causedBy: [odd] } }),
+    rpc(3, "tools/call", { name: "trace.tail", arguments: { limit: 4 } }),
+    rpc(4.5, "tools/call", { name: "scene.createEntity", arguments: {} }),
+  ]);
+  assertEquals(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n").slice(1);
+  assertEquals(lines.length, 3);
+  for (const line of lines) {
+    const { id, result } = JSON.parse(line);
+    const value = result.structuredContent;
+    assertEquals(line, JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value, isError: false } }));
+  }
+  assert(lines[1].includes(JSON.stringify(JSON.stringify(odd)).slice(1, -1)), "the cause's id is in the text content, escaped twice");
+});
+
 test("stdio: every error code over the wire, and the server keeps serving", async () => {
   const r = await stdio([
     "this is not json",

@@ -231,3 +231,29 @@ test("a decision's recorded text is its payload's JSON, whoever calls which skil
   for (const id of decisions) exact(id);
   for (const id of seen.keys()) exact(id);
 });
+
+test("a grant's payload template in the world log: engines sharing a log keep their own, ticks of every kind are written as JSON writes them, and slots given back past 4,096 capabilities are reused", () => {
+  const { tracer, policy } = withPolicy();
+  const other = new PolicyEngine(tracer);
+  const seen = new Map<string, unknown>();
+  tracer.subscribe((e) => seen.set(e.id, e));
+  const ids: string[] = [];
+  const granted = new Set(["scene.write"]);
+  const input = (cap: string, tick: number | null, agentId = "agent_a") =>
+    ({ boundary: "registry" as const, agentId, sessionId: "sess_a", cap, requiredPermissions: ["scene.write"], granted, profile: "builder.readWrite", package: null, tick });
+  // Two engines on one log, the same capability by turns, each its own caller: each keeps its own template.
+  const ticks = [0, -0, 7, -3, 2.5, 2 ** 53 + 2, 1e21, 1.5e-7, null, NaN, Infinity, -Infinity];
+  for (const [i, tick] of ticks.entries()) {
+    ids.push(policy.evaluate(input("test.spawn", tick)).eventId);
+    ids.push(other.evaluate(input("test.spawn", tick, `other "${i % 2}"`)).eventId);
+  }
+  // Past 4,096 capabilities the engine gives its slots back and takes them again; the other engine's stays its own.
+  for (let i = 0; i < 4200; i++) {
+    const id = policy.evaluate(input(`cap.n${i}`, i)).eventId;
+    if (i % 97 === 0 || i >= 4090) ids.push(id);
+    if (i % 500 === 0) ids.push(other.evaluate(input("test.spawn", i, "other")).eventId);
+  }
+  ids.push(policy.evaluate(input("cap.n0", 1)).eventId, policy.evaluate(input("test.spawn", 2)).eventId, other.evaluate(input("test.spawn", 3, "other")).eventId);
+  for (const id of ids) assertEquals(JSON.stringify(tracer.get(id)), JSON.stringify(seen.get(id)), `the text of ${id}`);
+  assertEquals(ids.map((id) => (tracer.get(id)?.payload as { context: { tick: unknown } }).context.tick).slice(0, 24), ticks.flatMap((t) => [t, t]).map((t) => JSON.parse(JSON.stringify(t))));
+});

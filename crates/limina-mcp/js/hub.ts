@@ -76,6 +76,7 @@ interface McpOps {
   /** A message comes as `[conn, text]`, any other event as its object. */
   op_mcp_take(max: number): ([number, string] | HubEvent)[];
   op_mcp_send(conn: number, text: string, droppable: boolean): SendOutcome;
+  op_mcp_send_tool_text(conn: number, idJson: string, json: string, plain: boolean): SendOutcome;
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
   op_mcp_backlog(conn: number): number;
   op_mcp_close(conn: number): void;
@@ -105,6 +106,12 @@ export const takeEvents = (max: number): HubEvent[] =>
   ops.op_mcp_take(max).map((e) => (Array.isArray(e) ? { kind: "message", conn: e[0], text: e[1] } : e));
 /** Queues one message to a connection. */
 export const send = (conn: number, text: string, droppable: boolean): SendOutcome => ops.op_mcp_send(conn, text, droppable);
+/**
+ * Queues a standard client's successful tools/call reply around its result's JSON text `json` (the
+ * text content, and the structured content: the result itself when `plain`, else `{"result":…}`),
+ * written natively byte for byte as `JSON.stringify` writes the reply; `idJson` is the id's JSON.
+ */
+export const sendToolText = (conn: number, idJson: string, json: string, plain: boolean): SendOutcome => ops.op_mcp_send_tool_text(conn, idJson, json, plain);
 /** Queues the same message to many connections; each outcome in order. */
 export const broadcast = (conns: number[], text: string, droppable: boolean): SendOutcome[] => ops.op_mcp_broadcast(conns, text, droppable);
 /** Messages queued to a connection and not yet written. */

@@ -639,6 +639,38 @@ pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str, droppab
   send_to(&hub(state).registry, conn, &text, droppable)
 }
 
+/// Queues a standard client's successful tools/call reply, written here
+/// around the result's one JSON text `json` exactly as `JSON.stringify` of
+/// `{ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: json }],
+/// structuredContent: plain ? result : { result }, isError: false } }`
+/// writes it; `id` is the id's JSON. The text is escaped here, not in JS.
+#[op2(fast)]
+pub fn op_mcp_send_tool_text(state: &mut OpState, conn: u32, #[string] id: &str, #[string] json: &str, plain: bool) -> u32 {
+  let text = Utf8Bytes::from(tool_text_reply(id, json, plain));
+  send_to(&hub(state).registry, conn, &text, false)
+}
+
+/// The reply `op_mcp_send_tool_text` sends.
+fn tool_text_reply(id: &str, json: &str, plain: bool) -> String {
+  let mut out = Vec::with_capacity(2 * json.len() + id.len() + 128);
+  out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+  out.extend_from_slice(id.as_bytes());
+  out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+  // serde_json escapes a string as JSON.stringify does: the same short escapes, other control
+  // characters as lowercase \u00xx, nothing else (a &str holds no lone surrogate to escape).
+  serde_json::to_writer(&mut out, json).expect("a string serialises into a Vec");
+  out.extend_from_slice(br#"}],"structuredContent":"#);
+  if plain {
+    out.extend_from_slice(json.as_bytes());
+  } else {
+    out.extend_from_slice(br#"{"result":"#);
+    out.extend_from_slice(json.as_bytes());
+    out.push(b'}');
+  }
+  out.extend_from_slice(br#","isError":false}}"#);
+  String::from_utf8(out).expect("UTF-8 text around UTF-8 text")
+}
+
 /// Queues the same message to many connections; returns each outcome.
 #[op2]
 #[serde]
@@ -671,6 +703,7 @@ deno_core::extension!(
     op_mcp_listen_http,
     op_mcp_take,
     op_mcp_send,
+    op_mcp_send_tool_text,
     op_mcp_broadcast,
     op_mcp_backlog,
     op_mcp_close,
@@ -697,3 +730,23 @@ deno_core::extension!(
     }
   },
 );
+
+#[cfg(test)]
+mod tests {
+  use super::tool_text_reply;
+
+  #[test]
+  fn a_tool_text_reply_is_written_as_json_stringify_writes_it() {
+    // The result's JSON as JSON.stringify gives it: quotes, a backslash, an escaped control
+    // character and a lone surrogate (JSON.stringify escapes both), non-ASCII and U+2028 raw.
+    let json = r#"{"s":"a\"b\\c\n\ud800 é  ✓"}"#;
+    assert_eq!(
+      tool_text_reply("7", json, true),
+      r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"s\":\"a\\\"b\\\\c\\n\\ud800 é  ✓\"}"}],"structuredContent":{"s":"a\"b\\c\n\ud800 é  ✓"},"isError":false}}"#
+    );
+    assert_eq!(
+      tool_text_reply(r#""x\"y""#, "[1,\"\u{1}\"]", false),
+      "{\"jsonrpc\":\"2.0\",\"id\":\"x\\\"y\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"[1,\\\"\\u0001\\\"]\"}],\"structuredContent\":{\"result\":[1,\"\u{1}\"]},\"isError\":false}}"
+    );
+  }
+}

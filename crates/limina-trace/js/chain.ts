@@ -72,6 +72,8 @@ interface TraceOps {
   op_trace_log_append(log: number, joinedLines: string, events: number): void;
   op_trace_log_envelope(log: number, slot: number, text: string): void;
   op_trace_log_event(log: number, idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void;
+  op_trace_log_template(log: number, slot: number, head: string, tail: string): void;
+  op_trace_log_event_templated(log: number, idJson: string, envelope: number, causesJson: string, ms: number, template: number, value: number): void;
   op_trace_log_line(log: number, line: string): void;
   op_trace_log_flush(log: number): void;
   op_trace_log_recent(log: number, from: number, count: number): string;
@@ -210,6 +212,23 @@ export class WorldLog {
    */
   event(idJson: string, envelope: number, causesJson: string, ms: number, payloadJson: string): void {
     ops.op_trace_log_event(this.id, idJson, envelope, causesJson, ms, payloadJson);
+  }
+
+  /**
+   * Registers payload template `slot`: the JSON text of a payload that differs between events only
+   * by one number, before it (`head`, not empty) and after it (`tail`). A new slot is the next one
+   * (0, 1, …); a used one is replaced.
+   */
+  template(slot: number, head: string, tail: string): void {
+    ops.op_trace_log_template(this.id, slot, head, tail);
+  }
+
+  /**
+   * Records one event as `event` does, its payload's JSON being template `template`'s head, `value`
+   * as `JSON.stringify` writes it (null when not finite), then its tail.
+   */
+  eventTemplated(idJson: string, envelope: number, causesJson: string, ms: number, template: number, value: number): void {
+    ops.op_trace_log_event_templated(this.id, idJson, envelope, causesJson, ms, template, value);
   }
 
   /** Records one event given as its JSON text (`JSON.stringify` of the event); handed over at the next `flush`. */

@@ -37,6 +37,8 @@ deno_core::extension!(
     log::op_trace_log_append,
     log::op_trace_log_envelope,
     log::op_trace_log_event,
+    log::op_trace_log_event_templated,
+    log::op_trace_log_template,
     log::op_trace_log_line,
     log::op_trace_log_flush,
     log::op_trace_log_recent,

@@ -308,19 +308,37 @@ struct Pending {
   events: u64,
   /// Envelope texts by slot (see `op_trace_log_envelope`).
   envelopes: Vec<String>,
+  /// Payload templates by slot: the payload's JSON before and after its number (see `op_trace_log_template`).
+  templates: Vec<(String, String)>,
   /// The millisecond `stamp` was formatted for: events in the same millisecond share it.
   stamp_ms: i64,
   stamp: String,
 }
 
+/// An event's payload: its JSON text ("" for none), or a registered
+/// template's head and tail around a number.
+enum Payload<'a> {
+  Text(&'a str),
+  Template(u32, f64),
+}
+
 impl Pending {
-  /// Writes one event's line (see `op_trace_log_event`).
-  fn event(&mut self, id: &str, envelope: u32, causes: &str, ms: f64, payload: &str) -> Result<(), OpError> {
+  /// Writes one event's line (see `op_trace_log_event`, and `op_trace_log_event_templated` for a `Payload::Template`).
+  fn event(&mut self, id: &str, envelope: u32, causes: &str, ms: f64, payload: Payload<'_>) -> Result<(), OpError> {
     let Some(middle) = self.envelopes.get(envelope as usize) else {
       return Err(OpError::invalid_input(format!("world log envelope {envelope} was never registered")));
     };
-    // A newline would split the line (JSON text never holds one raw).
-    if [id, causes, payload].iter().any(|t| memchr::memchr(b'\n', t.as_bytes()).is_some()) {
+    let (head, number, tail) = match payload {
+      Payload::Text(text) => (text, None, ""),
+      Payload::Template(slot, value) => {
+        let Some((head, tail)) = self.templates.get(slot as usize) else {
+          return Err(OpError::invalid_input(format!("world log payload template {slot} was never registered")));
+        };
+        (head.as_str(), Some(value), tail.as_str())
+      }
+    };
+    // A newline would split the line (JSON text never holds one raw; a template was checked when registered).
+    if [id, causes, head].iter().any(|t| memchr::memchr(b'\n', t.as_bytes()).is_some()) {
       return Err(OpError::invalid_input("a world log event's id, causes and payload cannot hold a newline"));
     }
     // `new Date(ms)`'s time value: whole milliseconds, within ±8.64e15.
@@ -334,7 +352,7 @@ impl Pending {
       self.stamp = iso_timestamp(ms);
     }
     let l = &mut self.lines;
-    l.reserve(id.len() + middle.len() + causes.len() + payload.len() + 64);
+    l.reserve(id.len() + middle.len() + causes.len() + head.len() + tail.len() + 96);
     l.push_str("{\"id\":\"");
     l.push_str(id);
     l.push('"');
@@ -343,9 +361,16 @@ impl Pending {
     l.push_str(",\"timestamp\":\"");
     l.push_str(&self.stamp);
     l.push('"');
-    if !payload.is_empty() {
+    if !head.is_empty() {
       l.push_str(",\"payload\":");
-      l.push_str(payload);
+      l.push_str(head);
+      // As JSON.stringify writes a number: JS's own formatting, and null when not finite.
+      match number {
+        Some(n) if n.is_finite() => l.push_str(ryu_js::Buffer::new().format_finite(n)),
+        Some(_) => l.push_str("null"),
+        None => {}
+      }
+      l.push_str(tail);
     }
     l.push_str("}\n");
     self.events += 1;
@@ -535,7 +560,33 @@ pub fn op_trace_log_envelope(state: &mut OpState, id: u32, slot: u32, #[string] 
 /// `payload` the payload's JSON, "" for none (undefined).
 #[op2(fast)]
 pub fn op_trace_log_event(state: &mut OpState, id: u32, #[string] event_id: &str, envelope: u32, #[string] causes: &str, ms: f64, #[string] payload: &str) -> Result<(), OpError> {
-  spool(state, id)?.pending.event(event_id, envelope, causes, ms, payload)
+  spool(state, id)?.pending.event(event_id, envelope, causes, ms, Payload::Text(payload))
+}
+
+/// Registers payload template `slot`: the JSON text of a payload that
+/// differs between events only by one number, before it (`head`, not empty)
+/// and after it (`tail`). A new slot is the next one; a used one is replaced.
+#[op2(fast)]
+pub fn op_trace_log_template(state: &mut OpState, id: u32, slot: u32, #[string] head: String, #[string] tail: String) -> Result<(), OpError> {
+  if head.is_empty() || head.contains('\n') || tail.contains('\n') {
+    return Err(OpError::invalid_input("a world log payload template needs a head, and neither part can hold a newline"));
+  }
+  let templates = &mut spool(state, id)?.pending.templates;
+  let next = templates.len();
+  match templates.get_mut(slot as usize) {
+    Some(old) => *old = (head, tail),
+    None if slot as usize == next => templates.push((head, tail)),
+    None => return Err(OpError::invalid_input(format!("world log payload template {slot} skips slots (the next is {next})"))),
+  }
+  Ok(())
+}
+
+/// Records one event as `op_trace_log_event` does, its payload template
+/// `template`'s head, `value` as JSON writes it (null when not finite),
+/// then its tail: no payload text crosses from JS.
+#[op2(fast)]
+pub fn op_trace_log_event_templated(state: &mut OpState, id: u32, #[string] event_id: &str, envelope: u32, #[string] causes: &str, ms: f64, template: u32, value: f64) -> Result<(), OpError> {
+  spool(state, id)?.pending.event(event_id, envelope, causes, ms, Payload::Template(template, value))
 }
 
 /// Records one event given as its whole JSON line (no newline).
@@ -851,8 +902,8 @@ mod tests {
     let mut spool = spool(false);
     spool.pending.envelopes.push(r#","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":"#.to_owned());
     let p = &mut spool.pending;
-    p.event("evt_a_000000000000_1f2e", 0, "", 1_767_225_599_999.0, r#"{"n":1,"s":"é"}"#).unwrap();
-    p.event("evt_a_000000000001_0a0b", 0, r#"["evt_a_000000000000_1f2e"]"#, 1_767_225_600_000.0, "").unwrap();
+    p.event("evt_a_000000000000_1f2e", 0, "", 1_767_225_599_999.0, Payload::Text(r#"{"n":1,"s":"é"}"#)).unwrap();
+    p.event("evt_a_000000000001_0a0b", 0, r#"["evt_a_000000000000_1f2e"]"#, 1_767_225_600_000.0, Payload::Text("")).unwrap();
     assert_eq!(
       p.lines,
       concat!(
@@ -862,11 +913,11 @@ mod tests {
         "\n"
       )
     );
-    let e = p.event("evt_a_000000000002_0000", 1, "", 0.0, "1").unwrap_err();
+    let e = p.event("evt_a_000000000002_0000", 1, "", 0.0, Payload::Text("1")).unwrap_err();
     assert_eq!(e.message, "world log envelope 1 was never registered");
-    let e = p.event("evt_a_000000000002_0000", 0, "", f64::NAN, "1").unwrap_err();
+    let e = p.event("evt_a_000000000002_0000", 0, "", f64::NAN, Payload::Text("1")).unwrap_err();
     assert_eq!(e.message, "an event's time NaN is not a valid date");
-    let e = p.event("evt_a_000000000002_0000", 0, "", 0.0, "\"a\nb\"").unwrap_err();
+    let e = p.event("evt_a_000000000002_0000", 0, "", 0.0, Payload::Text("\"a\nb\"")).unwrap_err();
     assert_eq!(e.message, "a world log event's id, causes and payload cannot hold a newline");
     assert_eq!(p.events, 2, "a refused event records nothing");
     spool.hand_over().unwrap();
@@ -874,6 +925,26 @@ mod tests {
     let (text, summary) = whole(&spool).unwrap();
     assert_eq!(summary.events, 2);
     assert_eq!(verify(&text, false).unwrap().events, 2, "the lines seal into a trace");
+  }
+
+  #[test]
+  fn a_templated_payload_is_its_head_the_number_as_js_writes_it_and_its_tail() {
+    let mut spool = spool(false);
+    let p = &mut spool.pending;
+    p.envelopes.push(r#","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":"#.to_owned());
+    p.templates.push((r#"{"k":"é","tick":"#.to_owned(), r#","z":[]}"#.to_owned()));
+    p.templates.push(("[".to_owned(), String::new()));
+    let numbers = [(0.0, "0"), (-0.0, "0"), (7.0, "7"), (-3.0, "-3"), (2.5, "2.5"), (9_007_199_254_740_993.0, "9007199254740992"), (1e21, "1e+21"), (1.5e-7, "1.5e-7"), (f64::NAN, "null"), (f64::INFINITY, "null"), (f64::NEG_INFINITY, "null")];
+    for (n, text) in numbers {
+      p.event("evt_a_000000000000_1f2e", 0, "", 0.0, Payload::Template(0, n)).unwrap();
+      let line = p.lines.lines().last().unwrap().to_owned();
+      assert_eq!(line, format!(r#"{{"id":"evt_a_000000000000_1f2e","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":[],"timestamp":"1970-01-01T00:00:00.000Z","payload":{{"k":"é","tick":{text},"z":[]}}}}"#), "{n}");
+    }
+    p.event("evt_a_000000000001_0a0b", 0, "", 0.0, Payload::Template(1, 4.0)).unwrap();
+    assert!(p.lines.ends_with(",\"payload\":[4}\n"), "an empty tail");
+    let e = p.event("evt_a_000000000002_0000", 0, "", 0.0, Payload::Template(2, 1.0)).unwrap_err();
+    assert_eq!(e.message, "world log payload template 2 was never registered");
+    assert_eq!(p.events, numbers.len() as u64 + 1, "a refused event records nothing");
   }
 
   #[test]

@@ -70,15 +70,19 @@ export class Mcp {
     if (!s) {
       return Promise.resolve({ success: false, error: { code: "forbidden", message: "MCP session is not initialized" }, metadata: { executionTimeMs: 0, eventsEmitted: [], eventIds: [] } });
     }
-    // A promise's `then`, not an async function: the same turns of the microtask queue, without an async frame.
-    return this.registry.invoke(req.tool, req.input ?? {}, {
+    const context = req.context;
+    // A call that names no cause and no decision is made under the session object itself (never
+    // changed: initialize replaces it), not a copy made for every call.
+    const base = context?.causedBy === undefined && context?.decisionId === undefined ? s : {
       agentId: s.agentId,
       sessionId: s.sessionId,
       permissions: s.permissions,
       profile: s.profile,
-      causedBy: req.context?.causedBy,
-      decisionId: req.context?.decisionId,
-    }).then(toResponse);
+      causedBy: context.causedBy,
+      decisionId: context.decisionId,
+    };
+    // A promise's `then`, not an async function: the same turns of the microtask queue, without an async frame.
+    return this.registry.invoke(req.tool, req.input ?? {}, base).then(toResponse);
   }
 
   /** `callTool` for scripts that author a world: the result, or a thrown error naming the failure. */

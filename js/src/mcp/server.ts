@@ -26,7 +26,7 @@
 // order, once it does; a world that could not be made fails each request
 // that needs it with a JSON-RPC error, and the server goes on serving.
 
-import { broadcast, send, takeEvents, type HubEvent, type RoutingHeaders, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
+import { broadcast, send, sendToolText, takeEvents, type HubEvent, type RoutingHeaders, type Transport } from "../../../crates/limina-mcp/js/hub.ts";
 import { onArrivals, onFixedStep, wakeArrivals } from "../loop.ts";
 import type { EmitOptions, EngineEvent } from "../observability/tracer.ts";
 import type { WorldSession } from "../world-session.ts";
@@ -252,7 +252,7 @@ export class McpServer {
     if (!c) return;
     const reply = await this.handle(c, text);
     if (reply !== null) {
-      send(conn, reply, false);
+      sendReply(conn, reply);
       this.replied();
     }
   }
@@ -274,7 +274,7 @@ export class McpServer {
   private async exchange(e: Extract<HubEvent, { kind: "exchange" }>): Promise<void> {
     const c: Connection = { conn: e.conn, peer: e.peer, transport: "http", access: "full", mcp: this.operatorOn("http"), mode: "standard", era: "modern", routing: e.routing, label: null, release: null, logRank: -1 };
     const reply = await this.handle(c, e.text);
-    if (reply !== null) send(e.conn, reply, false);
+    if (reply !== null) sendReply(e.conn, reply);
   }
 
   /** The operator's session on `transport`, opened on first use: its identity and profile are the server's, never a request's. */
@@ -333,7 +333,7 @@ export class McpServer {
   }
 
   /** One message → its reply (null for notifications). Never throws. */
-  private async handle(c: Connection, text: string): Promise<string | null> {
+  private async handle(c: Connection, text: string): Promise<string | ToolText | null> {
     let req: Request;
     try {
       req = parseRequest(text);
@@ -347,7 +347,9 @@ export class McpServer {
       if (!this.served && !WITHOUT_WORLD.has(req.method)) await this.needWorld();
       const value = c.era === "modern" || this.opensModern(c, req) ? await this.dispatchModern(c, req) : await this.dispatch(c, req);
       if (!req.hasId || value === STREAMING) return null;
-      return value instanceof ToolText ? value.reply(req.id) : result(req.id, value);
+      if (!(value instanceof ToolText)) return result(req.id, value);
+      value.id = req.id;
+      return value;
     } catch (e) {
       if (!req.hasId) return null;
       if (e instanceof RpcError) return error(req.id, e.code, e.message, e.data);
@@ -636,16 +638,24 @@ export function nativeHandshake(): string {
 /**
  * A standard client's successful tools/call result, serialised once: the
  * same value is both the text content and the structured content, so its
- * reply is written around that one JSON text — exactly the bytes
- * `result(id, { content: [{ type: "text", text }], structuredContent, isError: false })` makes.
+ * reply is written natively around that one JSON text (`sendToolText`) —
+ * exactly the bytes `result(id, { content: [{ type: "text", text }], structuredContent, isError: false })` makes.
  */
 class ToolText {
+  /** The request's id, set once the call is answered. */
+  id: Id = null;
+
   constructor(private readonly json: string, private readonly plain: boolean) {}
 
-  reply(id: Id): string {
-    const structured = this.plain ? this.json : `{"result":${this.json}}`;
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(this.json)}}],"structuredContent":${structured},"isError":false}}`;
+  send(conn: number): void {
+    sendToolText(conn, JSON.stringify(this.id), this.json, this.plain);
   }
+}
+
+/** Queues a reply: its text, or a tool result's written natively. */
+function sendReply(conn: number, reply: string | ToolText): void {
+  if (typeof reply === "string") send(conn, reply, false);
+  else reply.send(conn);
 }
 
 /**

@@ -121,6 +121,9 @@ export class Tracer {
   private readonly listeners = new Map<(e: EngineEvent) => void, (() => boolean) | undefined>();
   /** Per event type, the world log's envelope slot for its last actor and thread (see `record`). */
   private readonly envelopes = new Map<string, { actorId: string; threadId: string; plainId: boolean; slot: number }>();
+  /** Payload template slots registered with the world log (`template`), and those given back for reuse. */
+  private templates = 0;
+  private readonly freeTemplates: number[] = [];
 
   constructor(options: TracerOptions = {}) {
     this.threadId = options.threadId ?? "thread_main";
@@ -143,6 +146,37 @@ export class Tracer {
    * serialised again.
    */
   emit(type: string, payload: unknown, options: EmitOptions = {}, payloadJson?: string): string {
+    return this.emitAs(type, payload, options, payloadJson, -1, 0);
+  }
+
+  /**
+   * Records an event whose payload's JSON is payload template `template`'s head, `value` as
+   * `JSON.stringify` writes it, then its tail (see `template`): written natively, no payload text
+   * is made. `payload` is the same payload as an object, for listeners.
+   */
+  emitTemplated(type: string, payload: unknown, options: EmitOptions, template: number, value: number): string {
+    return this.emitAs(type, payload, options, undefined, template, value);
+  }
+
+  /**
+   * Registers a payload template with the world log — a payload's JSON text before and after the one
+   * number that differs between events (`head` not empty) — and returns its slot for
+   * `emitTemplated`. Given `slot` (one of the caller's), that template is replaced.
+   */
+  template(head: string, tail: string, slot?: number): number {
+    if (this.closed) throw engineError("unavailable", "the world log is closed (its session was disposed); cannot register a payload template");
+    const s = slot ?? this.freeTemplates.pop() ?? this.templates;
+    this.log.template(s, head, tail);
+    if (s === this.templates) this.templates++;
+    return s;
+  }
+
+  /** Gives a payload template's slot back for reuse: the caller no longer records with it. */
+  releaseTemplate(slot: number): void {
+    this.freeTemplates.push(slot);
+  }
+
+  private emitAs(type: string, payload: unknown, options: EmitOptions, payloadJson: string | undefined, template: number, value: number): string {
     if (this.closed) throw engineError("unavailable", `the world log is closed (its session was disposed); cannot record ${type}`);
     if (type === TRACE_TERMINATOR) throw engineError("invalid_input", `${TRACE_TERMINATOR} is reserved for the terminator that ends a trace`);
     const seq = this.seq;
@@ -156,7 +190,7 @@ export class Tracer {
     // A copy: callers go on using their array (the registry adds the decision it caused).
     const causedBy = options.causedBy ? [...options.causedBy] : [];
     const ms = Date.now();
-    this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson); // throws on a payload JSON cannot hold, before anything is recorded
+    this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson, template, value); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
     const slot = seq % this.tailSize;
     this.children[slot] = undefined;
@@ -188,17 +222,17 @@ export class Tracer {
   /**
    * Writes the event into the world log exactly as `JSON.stringify` writes it: natively, from its
    * id, causes, clock and payload text around its envelope (type, actor, thread, no parent),
-   * registered with the log per type for its last actor and thread. A payload with its own
-   * `toJSON` (which would be told its key) and an envelope of unusual types are written by
-   * `JSON.stringify` itself.
+   * registered with the log per type for its last actor and thread; the payload's JSON from a
+   * template when `template` ≥ 0. A payload with its own `toJSON` (which would be told its key) and
+   * an envelope of unusual types are written by `JSON.stringify` itself.
    */
-  private record(id: string, type: string, actorId: string, threadId: string, parentEventId: string | null, causedBy: string[], ms: number, payload: unknown, payloadJson: string | undefined): void {
+  private record(id: string, type: string, actorId: string, threadId: string, parentEventId: string | null, causedBy: string[], ms: number, payload: unknown, payloadJson: string | undefined, template: number, value: number): void {
     const p = payload as { toJSON?: unknown } | null | undefined;
     if (typeof threadId !== "string" || parentEventId !== null || typeof p?.toJSON === "function") {
       this.log.line(JSON.stringify({ id, type, actorId, threadId, parentEventId, causedBy, timestamp: this.timestamp(ms), payload }));
       return;
     }
-    const body = payloadJson ?? JSON.stringify(p);
+    const body = template >= 0 ? "" : payloadJson ?? JSON.stringify(p);
     let envelope = this.envelopes.get(type);
     if (envelope === undefined || envelope.actorId !== actorId || envelope.threadId !== threadId) {
       const actor = JSON.stringify(actorId);
@@ -209,7 +243,10 @@ export class Tracer {
       envelope = { actorId, threadId, plainId: actor.length === actorId.length + 2, slot };
       this.envelopes.set(type, envelope);
     }
-    this.log.event(envelope.plainId ? id : JSON.stringify(id).slice(1, -1), envelope.slot, causedBy.length === 0 ? "" : JSON.stringify(causedBy), ms, body ?? "");
+    const idJson = envelope.plainId ? id : JSON.stringify(id).slice(1, -1);
+    const causesJson = causedBy.length === 0 ? "" : JSON.stringify(causedBy);
+    if (template >= 0) this.log.eventTemplated(idJson, envelope.slot, causesJson, ms, template, value);
+    else this.log.event(idJson, envelope.slot, causesJson, ms, body ?? "");
   }
 
   /** `ms` in ISO 8601 for an event object, formatted once per millisecond (formatting costs more than the rest of an emit). */

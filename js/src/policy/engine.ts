@@ -88,8 +88,8 @@ export class PolicyEngine {
   private readonly windows = new Map<string, number[]>();
   private readonly budgets = new Map<string, BudgetSnapshot["limits"]>();
   private readonly ledgers = new Map<string, BudgetSnapshot["used"]>();
-  /** Per capability, its last allow's payload text around the tick (see `grantJson`). */
-  private readonly grants = new Map<string, { agentId: string; sessionId: string; profile: string | null; package: string | null; boundary: Boundary; reason: string; permissions: string[]; head: string; tail: string }>();
+  /** Per capability, its last allow's payload template in the world log: its text around the tick (see `grantTemplate`). */
+  private readonly grants = new Map<string, { agentId: string; sessionId: string; profile: string | null; package: string | null; boundary: Boundary; reason: string; permissions: string[]; template: number }>();
 
   constructor(private readonly tracer: Tracer, options: PolicyEngineOptions = {}) {
     this.now = options.now ?? (() => performance.now());
@@ -164,14 +164,13 @@ export class PolicyEngine {
     const window = quotaEntry ? this.window(input.sessionId, quotaEntry[0], input.cap, quotaEntry[1], now) : null;
     const denial = this.denial(input, quotaEntry, window);
     if (denial) {
-      return this.record(input, { allow: false, rule: denial.rule, reason: denial.reason, missing: denial.missing, quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) }, causedBy);
+      return this.record(input, { eventId: "", allow: false, rule: denial.rule, reason: denial.reason, missing: denial.missing, quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) }, causedBy);
     }
     window?.push(now);
     this.ledger(input.sessionId).calls++;
-    // The reason is joined, not a template, so the recorded event serialises on JSON.stringify's fast path (see Tracer.emit).
     return this.record(
       input,
-      { allow: true, rule: "profile.grant", reason: [input.profile ?? "session", " grants ", input.cap].join(""), quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) },
+      { eventId: "", allow: true, rule: "profile.grant", reason: this.grantReason(input), quota: quotaSnapshot(quotaEntry, window), budget: this.budgetSnapshot(input.sessionId) },
       causedBy,
     );
   }
@@ -212,10 +211,11 @@ export class PolicyEngine {
 
   /** Records a denial decided before the rules above apply (a package's manifest, hash or signature). */
   deny(input: PolicyInput, rule: PolicyRule, reason: string, causedBy: string[] = []): Decision {
-    return this.record(input, { allow: false, rule, reason, quota: null, budget: this.budgetSnapshot(input.sessionId) }, causedBy);
+    return this.record(input, { eventId: "", allow: false, rule, reason, quota: null, budget: this.budgetSnapshot(input.sessionId) }, causedBy);
   }
 
-  private record(input: PolicyInput, d: Omit<Decision, "eventId">, causedBy: string[]): Decision {
+  /** Records `d` (made for this call alone) and returns it with its event's id. */
+  private record(input: PolicyInput, d: Decision, causedBy: string[]): Decision {
     const payload = {
       allow: d.allow,
       rule: d.rule,
@@ -233,23 +233,33 @@ export class PolicyEngine {
       quota: d.quota,
       budget: d.budget,
     };
-    const json = d.allow && d.quota === null && d.budget === null ? this.grantJson(input, d.reason) : undefined;
-    const eventId = this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", payload, {
-      actorId: input.agentId,
-      threadId: input.sessionId,
-      causedBy,
-    }, json);
-    return { ...d, eventId };
+    const options = { actorId: input.agentId, threadId: input.sessionId, causedBy };
+    const template = d.allow && d.quota === null && d.budget === null ? this.grantTemplate(input, d.reason) : -1;
+    d.eventId = template >= 0
+      ? this.tracer.emitTemplated("policy.decision", payload, options, template, input.tick ?? NaN)
+      : this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", payload, options);
+    return d;
   }
 
   /**
-   * The JSON text of an allow's payload when it has no quota and no budget: the same for every call
-   * of a capability by one session but for its tick, so its text is kept per capability (for its
-   * last caller) and only the tick is written each time. Undefined for what it does not cover.
+   * An allow's reason, "<profile> grants <cap>": the capability's last grant's text when its profile
+   * is the same (the text is too), so it is not joined again. Joined, not a template, so the
+   * recorded event serialises on JSON.stringify's fast path (see Tracer.emit).
    */
-  private grantJson(input: PolicyInput, reason: string): string | undefined {
+  private grantReason(input: PolicyInput): string {
+    const g = this.grants.get(input.cap);
+    return g !== undefined && g.profile === input.profile ? g.reason : [input.profile ?? "session", " grants ", input.cap].join("");
+  }
+
+  /**
+   * The world log's payload template of an allow with no quota and no budget: its JSON is the same
+   * for every call of a capability by one session but for its tick, so it is registered per
+   * capability (for its last caller) and the log writes the tick (null as NaN). -1 for what it does
+   * not cover.
+   */
+  private grantTemplate(input: PolicyInput, reason: string): number {
     const tick = input.tick;
-    if (typeof tick !== "number" && tick !== null) return undefined;
+    if (typeof tick !== "number" && tick !== null) return -1;
     let g = this.grants.get(input.cap);
     if (
       g === undefined || g.agentId !== input.agentId || g.sessionId !== input.sessionId || g.profile !== input.profile ||
@@ -257,8 +267,17 @@ export class PolicyEngine {
     ) {
       const strings = [input.agentId, input.sessionId, input.cap, input.boundary, reason, ...input.requiredPermissions];
       const orNull = [input.profile, input.package];
-      if (!strings.every((v) => typeof v === "string") || !orNull.every((v) => v === null || typeof v === "string")) return undefined;
+      if (!strings.every((v) => typeof v === "string") || !orNull.every((v) => v === null || typeof v === "string")) return -1;
       const j = JSON.stringify;
+      if (g === undefined && this.grants.size >= 4096) {
+        for (const old of this.grants.values()) this.tracer.releaseTemplate(old.template);
+        this.grants.clear();
+      }
+      const template = this.tracer.template(
+        `{"allow":true,"rule":"profile.grant","reason":${j(reason)},"boundary":${j(input.boundary)},"context":{"agentId":${j(input.agentId)},"sessionId":${j(input.sessionId)},"cap":${j(input.cap)},"profile":${j(input.profile)},"package":${j(input.package)},"tick":`,
+        `,"requiredPermissions":${j(input.requiredPermissions)}},"quota":null,"budget":null}`,
+        g?.template,
+      );
       g = {
         agentId: input.agentId,
         sessionId: input.sessionId,
@@ -267,13 +286,11 @@ export class PolicyEngine {
         boundary: input.boundary,
         reason,
         permissions: [...input.requiredPermissions],
-        head: `{"allow":true,"rule":"profile.grant","reason":${j(reason)},"boundary":${j(input.boundary)},"context":{"agentId":${j(input.agentId)},"sessionId":${j(input.sessionId)},"cap":${j(input.cap)},"profile":${j(input.profile)},"package":${j(input.package)},"tick":`,
-        tail: `,"requiredPermissions":${j(input.requiredPermissions)}},"quota":null,"budget":null}`,
+        template,
       };
-      if (this.grants.size >= 4096) this.grants.clear();
       this.grants.set(input.cap, g);
     }
-    return g.head + (typeof tick === "number" && Number.isFinite(tick) ? String(tick) : JSON.stringify(tick)) + g.tail;
+    return g.template;
   }
 }
 

@@ -231,28 +231,14 @@ export class SkillRegistry {
   }
 
   async invoke(name: string, input: unknown, base: InvokeBase): Promise<InvokeResult> {
-    const started = performance.now();
-    const eventIds: string[] = [];
-    const eventsEmitted: string[] = [];
-    const tick = this.tickOf();
-    const emit = (type: string, payload: unknown, causedBy: string[] = []): string => {
-      const id = this.tracer.emit(type, payload, { actorId: base.agentId, threadId: base.sessionId, causedBy });
-      eventIds.push(id);
-      eventsEmitted.push(type);
-      return id;
-    };
-    const metadata = (): InvokeMetadata => ({ executionTimeMs: performance.now() - started, eventsEmitted, eventIds });
-    const fail = (code: ErrorCode, message: string): InvokeResult => ({ ok: false, error: { code, message }, metadata: metadata() });
-
-    // A call that arrives, or finishes, after its world was disposed records nothing: the world log is closed.
-    const disposed = (ran: boolean) => fail("unavailable", `the world session was disposed; ${name} ${ran ? "ran, but nothing of it was recorded" : "was not run"}`);
-    if (this.tracer.isClosed) return disposed(false);
+    const call = new Call(this.tracer, base, this.tickOf());
+    const tick = call.tick;
+    if (this.tracer.isClosed) return disposed(call, name, false);
     const valid = this.validate(name, input);
-    if (!valid.ok) return fail(valid.code, valid.message);
+    if (!valid.ok) return call.fail(valid.code, valid.message);
     const skill = this.skills.get(name)!;
     const args = valid.value;
 
-    const permissions = base.permissions instanceof Set ? base.permissions : new Set(base.permissions);
     const causedBy = [...(base.causedBy ?? [])];
     if (this.policy) {
       const decision: Decision = this.policy.evaluate(
@@ -262,78 +248,125 @@ export class SkillRegistry {
           sessionId: base.sessionId,
           cap: name,
           requiredPermissions: skill.permissions,
-          granted: permissions,
-          profile: base.profile ?? null,
-          package: base.pkg ?? null,
+          granted: call.permissions,
+          profile: call.profile,
+          package: call.pkg,
           tick,
         },
         causedBy,
       );
-      eventIds.push(decision.eventId);
-      eventsEmitted.push(decision.allow ? "policy.decision" : "policy.denied");
+      call.recorded(decision.allow ? "policy.decision" : "policy.denied", decision.eventId);
       if (!decision.allow) {
         if (decision.rule === "profile.denied") {
-          emit("security.permission.denied", { skill: name, missing: decision.missing, agentId: base.agentId }, [decision.eventId]);
+          call.record("security.permission.denied", { skill: name, missing: decision.missing, agentId: base.agentId }, [decision.eventId]);
         }
-        return fail("forbidden", decision.reason);
+        return call.fail("forbidden", decision.reason);
       }
       causedBy.push(decision.eventId);
     } else {
       for (const p of skill.permissions) {
-        if (!permissions.has(p)) {
-          emit("security.permission.denied", { skill: name, missing: p, agentId: base.agentId }, causedBy);
-          return fail("forbidden", `missing permission: ${p}`);
+        if (!call.permissions.has(p)) {
+          call.record("security.permission.denied", { skill: name, missing: p, agentId: base.agentId }, causedBy);
+          return call.fail("forbidden", `missing permission: ${p}`);
         }
       }
     }
 
-    const ctx: ExecutionContext = {
-      agentId: base.agentId,
-      sessionId: base.sessionId,
-      permissions,
-      profile: base.profile ?? null,
-      pkg: base.pkg ?? null,
-      tick,
-      emit,
-    };
     const handlerStart = performance.now();
     let result: unknown;
     try {
       // An absent hook is not awaited: each await is a turn of the microtask queue (about 0.3 µs a call).
-      if (skill.hooks?.before) await skill.hooks.before(args, ctx);
-      result = await skill.handler(args, ctx);
+      if (skill.hooks?.before) await skill.hooks.before(args, call);
+      result = await skill.handler(args, call);
     } catch (e) {
-      if (this.tracer.isClosed) return disposed(true);
+      if (this.tracer.isClosed) return disposed(call, name, true);
       this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
       const code = errorCodeOf(e);
       const message = e instanceof Error ? e.message : String(e);
-      emit("skill.failed", { skill: name, version: skill.version, code, message, tick }, causedBy);
-      return fail(code, message);
+      call.record("skill.failed", { skill: name, version: skill.version, code, message, tick }, causedBy);
+      return call.fail(code, message);
     }
-    if (this.tracer.isClosed) return disposed(true);
+    if (this.tracer.isClosed) return disposed(call, name, true);
     this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
     const checked = compiledSchema(skill.output).safeParse(result);
     if (!checked.success) {
       const message = `${name} returned output that does not match its schema: ${z.prettifyError(checked.error)}`;
-      emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
-      return fail("handler_error", message);
+      call.record("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
+      return call.fail("handler_error", message);
     }
     try {
-      if (skill.hooks?.after) await skill.hooks.after(checked.data, ctx);
+      if (skill.hooks?.after) await skill.hooks.after(checked.data, call);
     } catch (e) {
-      if (this.tracer.isClosed) return disposed(true);
+      if (this.tracer.isClosed) return disposed(call, name, true);
       const message = `${name} after-hook failed: ${e instanceof Error ? e.message : String(e)}`;
-      emit("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
-      return fail("handler_error", message);
+      call.record("skill.failed", { skill: name, version: skill.version, code: "handler_error", message, tick }, causedBy);
+      return call.fail("handler_error", message);
     }
-    if (this.tracer.isClosed) return disposed(true);
+    if (this.tracer.isClosed) return disposed(call, name, true);
     const payload: Record<string, unknown> = { skill: name, version: skill.version, input: args, tick };
     // A handler that awaited (an asset load) took effect on a later tick: replay applies it there.
     const appliedTick = this.tickOf();
     if (appliedTick !== tick) payload.appliedTick = appliedTick;
     if (base.decisionId) payload.decisionId = base.decisionId;
     if (base.pkg) payload.pkg = base.pkg;
-    emit("skill.executed", payload, causedBy);
-    return { ok: true, value: checked.data, metadata: metadata() };
+    call.record("skill.executed", payload, causedBy);
+    return { ok: true, value: checked.data, metadata: call.metadata() };
+  }
+}
+
+/** A call that arrives, or finishes, after its world was disposed records nothing: the world log is closed. */
+function disposed(call: Call, name: string, ran: boolean): InvokeResult {
+  return call.fail("unavailable", `the world session was disposed; ${name} ${ran ? "ran, but nothing of it was recorded" : "was not run"}`);
+}
+
+/**
+ * One call under way: the context its handler (and hooks) get, and the events it recorded for its
+ * metadata. A class, not closures made for every call: `emit` is made only if a handler reads it.
+ */
+class Call implements ExecutionContext {
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly permissions: ReadonlySet<string>;
+  readonly profile: string | null;
+  readonly pkg: string | null;
+  // Private (#): a handler's context shows it only what ExecutionContext declares.
+  readonly #tracer: Tracer;
+  readonly #started = performance.now();
+  readonly #eventIds: string[] = [];
+  readonly #eventsEmitted: string[] = [];
+  #emitter: ExecutionContext["emit"] | undefined = undefined;
+
+  constructor(tracer: Tracer, base: InvokeBase, readonly tick: number) {
+    this.#tracer = tracer;
+    this.agentId = base.agentId;
+    this.sessionId = base.sessionId;
+    this.permissions = base.permissions instanceof Set ? base.permissions : new Set(base.permissions);
+    this.profile = base.profile ?? null;
+    this.pkg = base.pkg ?? null;
+  }
+
+  get emit(): ExecutionContext["emit"] {
+    return (this.#emitter ??= (type, payload, causedBy) => this.record(type, payload, causedBy));
+  }
+
+  /** Records an event attributed to the caller, in this call's metadata; returns its id. */
+  record(type: string, payload: unknown, causedBy: string[] = []): string {
+    const id = this.#tracer.emit(type, payload, { actorId: this.agentId, threadId: this.sessionId, causedBy });
+    this.recorded(type, id);
+    return id;
+  }
+
+  /** Counts an event recorded for this call (the policy decision is recorded by the engine). */
+  recorded(type: string, id: string): void {
+    this.#eventIds.push(id);
+    this.#eventsEmitted.push(type);
+  }
+
+  metadata(): InvokeMetadata {
+    return { executionTimeMs: performance.now() - this.#started, eventsEmitted: this.#eventsEmitted, eventIds: this.#eventIds };
+  }
+
+  fail(code: ErrorCode, message: string): InvokeResult {
+    return { ok: false, error: { code, message }, metadata: this.metadata() };
   }
 }
