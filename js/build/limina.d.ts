@@ -1267,6 +1267,12 @@ declare module "limina/internal/engine/render/environment" {
         texture: THREE.DataTexture;
         /** The average colour of its horizon band, linear. */
         horizon: THREE.Color;
+        /**
+         * What the texture shows, the same in every process (the engine's loader: the asset id and the sha256 of
+         * its file; the texture is never written after its decode): bakes of it are kept on disk. Without it, a
+         * bake is shared within the process only.
+         */
+        content?: string;
     }
     export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
     /** An equirectangular OpenEXR image as the environment shows and bakes it (throws saying why it cannot be). */
@@ -1534,7 +1540,7 @@ declare module "limina/internal/engine/render/look" {
     export function attachLook(scene: THREE.Scene, look: Look): void;
     export function lookOf(scene: THREE.Scene): Look | undefined;
     /**
-     * Where at-once bakes of a sky outlive the process (the engine's disk cache; a page has none). `key` says
+     * Where at-once bakes outlive the process (the engine's disk cache; a page has none). `key` says
      * what the map shows on this renderer's device; the store adds what else shapes its pixels (build, driver).
      */
     export interface BakeStore {
@@ -1548,7 +1554,7 @@ declare module "limina/internal/engine/render/look" {
      * scene's look per frame). `host.decodePng`: the PNG decoder of a host
      * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
      * for what draws differently on a software rasteriser (onSoftwareAdapter);
-     * `host.bakes`: where this renderer's at-once bakes of skies are kept across processes.
+     * `host.bakes`: where this renderer's at-once bakes (skies, HDRIs whose content is known) are kept across processes.
      */
     export function applyEngineLook(renderer: THREE.WebGPURenderer, host?: {
         decodePng?: PngDecoder;
@@ -1603,8 +1609,8 @@ declare module "limina/internal/engine/render/look" {
         /** The environment map for `look`: baked again when its environment moved (see `amortise`). */
         private bake;
         /**
-         * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the sky's map, else
-         * filtered and sent to the store. HDRIs are not stored: their key names a texture of this process.
+         * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the map, else
+         * filtered and sent to the store. An HDRI whose content is unknown is not stored: its key names a texture of this process.
          */
         private bakeAtOnce;
         /** Resolves when the maps sent to the bake store so far are stored (or failed to be). */

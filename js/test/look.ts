@@ -415,7 +415,7 @@ async function mapBytes(renderer: THREE.WebGPURenderer, map: THREE.Texture): Pro
   return out;
 }
 
-test("the disk cache of bakes: a map stored by one device and loaded by another is the fresh bake bit for bit and lights the same frame; another sky misses (a damaged file: tests/bake_cache.rs)", async () => {
+test("the disk cache of bakes: a map stored by one device and loaded by another is the fresh bake bit for bit and lights the same frame; another sky misses; an HDRI asset is kept by its content (a damaged file: tests/bake_cache.rs)", async () => {
   const [shared] = await twoDevices();
   const camera = new THREE.PerspectiveCamera(50, 96 / 64, 0.1, 100);
   camera.position.set(0, 1.5, 4);
@@ -460,6 +460,24 @@ test("the disk cache of bakes: a map stored by one device and loaded by another 
   await loading.stored();
   assertEquals([loading.bakesDone, loading.bakesLoaded, keys.length], [2, 1, 2], "another sky misses");
   assert(keys[0] !== keys[1]);
+
+  // An HDRI asset is kept by its content (its id and its file's sha256): stored by one device, loaded by another, bit for bit.
+  const warehouse = async () => {
+    const w = sunlitScene();
+    await w.look.environment.set({ ...w.look.environment.settings(), preset: "warehouse" });
+    return w;
+  };
+  const h = await warehouse();
+  await draw(out, baking, h);
+  await baking.stored();
+  assertEquals([baking.bakesDone, baking.bakesLoaded, keys.length], [2, 0, 3], "an HDRI's bake is filtered and stored");
+  assert(/ hdri hdri_warehouse sha256:[0-9a-f]{64} /.test(keys[2]), `keyed by content: ${keys[2]}`);
+  const bakedHdri = await mapBytes(out.renderer, h.scene.environment!);
+  const h2 = await warehouse();
+  await draw(other, loading, h2);
+  assertEquals([loading.bakesDone, loading.bakesLoaded], [3, 2], "another device loads the HDRI's map");
+  const loadedHdri = await mapBytes(other.renderer, h2.scene.environment!);
+  assert(loadedHdri.length === bakedHdri.length && loadedHdri.every((v, i) => v === bakedHdri[i]), "the loaded HDRI map is the bake, bit for bit");
 });
 
 test("one scene drawn by two renderers (two GPU devices) keeps its sun's shadow on both: each frame is the one a single renderer draws, and no device sees a destroyed texture", async () => {

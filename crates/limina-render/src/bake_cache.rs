@@ -6,8 +6,11 @@
 //! software adapter; loading one, some tens of milliseconds. A file is
 //! checked whole (its key's hash, its length, its payload's sha256) and
 //! anything else is a miss: the map is baked again and the file replaced.
-//! Bounded: after each store the oldest maps go until the cache fits
-//! (`$LIMINA_BAKE_CACHE_MB`, default 64: a 256² map is 4 MiB).
+//! Bounded: after each store the least recently used maps go (a load
+//! marks its file used) until the cache fits (`$LIMINA_BAKE_CACHE_MB`,
+//! default 256: a 256² map is 4 MiB; the test suites' rendering use some
+//! 30 maps, and a bound under a run's maps, dropped oldest first, missed
+//! nearly every one on the next run).
 
 use std::path::PathBuf;
 
@@ -32,7 +35,7 @@ pub struct BakeCache {
 impl BakeCache {
   /// The cache in `dir` for build `build`, bounded by `$LIMINA_BAKE_CACHE_MB`.
   pub fn new(dir: PathBuf, build: String) -> BakeCache {
-    let max_bytes = std::env::var("LIMINA_BAKE_CACHE_MB").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(64) << 20;
+    let max_bytes = std::env::var("LIMINA_BAKE_CACHE_MB").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(256) << 20;
     BakeCache { dir, build, max_bytes }
   }
 
@@ -50,11 +53,16 @@ impl BakeCache {
     self.dir.join(format!("{name}.{EXT}"))
   }
 
-  /// The stored map of `key` on `adapter`, when one of exactly `len` bytes is intact.
+  /// The stored map of `key` on `adapter`, when one of exactly `len` bytes is intact; its file is marked used
+  /// (its modification time set to now: trimming drops the least recently used first).
   pub fn load(&self, adapter: &str, key: &str, len: usize) -> Option<Vec<u8>> {
     let full = self.full_key(adapter, key);
-    let bytes = std::fs::read(self.path(&full)).ok()?;
-    decode(&bytes, &full, len).map(<[u8]>::to_vec)
+    let path = self.path(&full);
+    let bytes = std::fs::read(&path).ok()?;
+    let map = decode(&bytes, &full, len)?.to_vec();
+    // Best effort: a file that cannot be marked only goes sooner.
+    let _ = std::fs::File::options().write(true).open(&path).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    Some(map)
   }
 
   /// Stores the map of `key` on `adapter` (a temporary file renamed into place), then trims the cache.
@@ -65,7 +73,7 @@ impl BakeCache {
     self.trim()
   }
 
-  /// Removes the least recently written maps until the cache holds at most `max_bytes`.
+  /// Removes the least recently used (stored or loaded) maps until the cache holds at most `max_bytes`.
   fn trim(&self) -> std::io::Result<()> {
     let mut files = Vec::new();
     let mut total = 0u64;
@@ -168,6 +176,21 @@ mod tests {
     }
     assert_eq!(files(&c).len(), 2, "two maps of 1,072 bytes fit in 2,500");
     assert!(c.load("a", "first", 1000).is_none() && c.load("a", "third", 1000).is_some());
+    std::fs::remove_dir_all(&c.dir).unwrap();
+  }
+
+  #[test]
+  fn a_loaded_map_is_kept_over_one_used_less_recently() {
+    let c = cache("used", 2500);
+    for key in ["first", "second"] {
+      c.store("a", key, &[1u8; 1000]).unwrap();
+      std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(c.load("a", "first", 1000).is_some());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    c.store("a", "third", &[1u8; 1000]).unwrap();
+    assert!(c.load("a", "first", 1000).is_some(), "loaded after the second was stored: kept");
+    assert!(c.load("a", "second", 1000).is_none(), "the least recently used goes");
     std::fs::remove_dir_all(&c.dir).unwrap();
   }
 

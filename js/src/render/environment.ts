@@ -102,6 +102,12 @@ export interface LoadedHdri {
   texture: THREE.DataTexture;
   /** The average colour of its horizon band, linear. */
   horizon: THREE.Color;
+  /**
+   * What the texture shows, the same in every process (the engine's loader: the asset id and the sha256 of
+   * its file; the texture is never written after its decode): bakes of it are kept on disk. Without it, a
+   * bake is shared within the process only.
+   */
+  content?: string;
 }
 
 export type HdriLoader = (assetId: string) => Promise<LoadedHdri>;
@@ -251,7 +257,8 @@ export class Environment {
 
   /** Everything a bake of this environment draws, as text: environments with equal keys bake the same map. */
   drawnKey(): string {
-    return this.hdri ? `hdri ${this.hdri.texture.uuid} ${this.hdri.texture.version}` : `sky ${this.sky.drawnKey()}`;
+    const hdri = this.hdri;
+    return hdri ? `hdri ${hdri.content ?? hdri.texture.uuid} ${hdri.texture.version}` : `sky ${this.sky.drawnKey()}`;
   }
 
   /** The current settings, with the sun's angles read from the sun light. */

@@ -6,6 +6,7 @@
 
 import { engineError } from "../../../crates/limina-ops/js/errors.ts";
 import { readAsset, resolveAsset } from "../../../crates/limina-runtime/js/host.ts";
+import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import { decodeHdri, type LoadedHdri } from "./environment.ts";
 
 const cache = new Map<string, Promise<LoadedHdri>>();
@@ -26,7 +27,7 @@ async function decode(id: string): Promise<LoadedHdri> {
   if (info.kind !== "hdri") throw engineError("invalid_input", `asset ${id} is a ${info.kind}, not an hdri`);
   const bytes = await readAsset(id);
   try {
-    return decodeHdri(bytes.slice().buffer);
+    return { ...decodeHdri(bytes.slice().buffer), content: `${id} ${sha256(bytes)}` };
   } catch (e) {
     throw engineError("invalid_input", `asset ${id}: ${e instanceof Error ? e.message : e}`);
   }

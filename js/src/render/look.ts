@@ -126,7 +126,7 @@ export function lookOf(scene: THREE.Scene): Look | undefined {
 }
 
 /**
- * Where at-once bakes of a sky outlive the process (the engine's disk cache; a page has none). `key` says
+ * Where at-once bakes outlive the process (the engine's disk cache; a page has none). `key` says
  * what the map shows on this renderer's device; the store adds what else shapes its pixels (build, driver).
  */
 export interface BakeStore {
@@ -146,7 +146,7 @@ let storeFailed = false;
  * scene's look per frame). `host.decodePng`: the PNG decoder of a host
  * without DOM images (see usePngDecoder); `host.adapter`: the adapter's name,
  * for what draws differently on a software rasteriser (onSoftwareAdapter);
- * `host.bakes`: where this renderer's at-once bakes of skies are kept across processes.
+ * `host.bakes`: where this renderer's at-once bakes (skies, HDRIs whose content is known) are kept across processes.
  */
 export function applyEngineLook(renderer: THREE.WebGPURenderer, host: { decodePng?: PngDecoder; adapter?: string; bakes?: BakeStore } = {}): void {
   if (host.decodePng) usePngDecoder(host.decodePng);
@@ -394,13 +394,14 @@ export class LookRenderer {
   }
 
   /**
-   * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the sky's map, else
-   * filtered and sent to the store. HDRIs are not stored: their key names a texture of this process.
+   * An at-once bake of `look`'s map, loaded from the renderer's bake store when it holds the map, else
+   * filtered and sent to the store. An HDRI whose content is unknown is not stored: its key names a texture of this process.
    */
   private bakeAtOnce(look: Look, size: number, key: string): THREE.CubeRenderTarget {
-    const disk = look.environment.hdri === null ? bakeStores.get(this.renderer) : undefined;
+    const hdri = look.environment.hdri;
+    const disk = hdri === null || hdri.content !== undefined ? bakeStores.get(this.renderer) : undefined;
     if (!disk) return this.capture(look, size, true);
-    // The sky's capture makes the target (three's shape for the size) and fills the source cube the filter reads.
+    // The capture (sky or HDRI) makes the target (three's shape for the size) and fills the source cube the filter reads.
     const target = this.capture(look, size, false);
     this.renderer.initRenderTarget(target);
     const backend = this.renderer.backend as unknown as { device: GPUDevice; get(texture: THREE.Texture): { texture: GPUTexture } };
