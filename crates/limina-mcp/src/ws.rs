@@ -567,7 +567,11 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
     }
   };
-  std::future::poll_fn(|cx| Poll::Ready(inbox.stop_reading(cx.waker()))).await;
+  std::future::poll_fn(|cx| {
+    inbox.stop_reading(cx.waker());
+    Poll::Ready(())
+  })
+  .await;
   registry.forget(conn);
   inbox.push(HubEvent::Close { conn, reason });
   if !writer_ended {
