@@ -24,6 +24,18 @@ test("fixed steps follow wall-clock time at 60 per second", async () => {
   assert(stepsRun() >= steps);
 });
 
+test("frames are paced at 60 per second at most", async () => {
+  const s0 = Limina.loop.stats();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 300));
+  const s1 = Limina.loop.stats();
+  const elapsed = (performance.now() - t0) / 1000;
+  // One frame a frame interval, each timed from the last one's deadline (by
+  // two timers taking turns); a busy machine only makes fewer.
+  const frames = s1.frames - s0.frames;
+  assert(frames <= elapsed / FIXED_DT + 3, `${frames} frames in ${elapsed.toFixed(3)} s`);
+});
+
 test("frame alpha stays in [0, 1)", () => {
   assert(alphas.length > 10, `frames seen: ${alphas.length}`);
   assert(alphas.every((a) => a >= 0 && a < 1), `alphas out of range: ${alphas.filter((a) => a < 0 || a >= 1)}`);

@@ -275,15 +275,17 @@ pub fn op_sync_frame(
   }
   let rows = gather(&s.eids, [px, py, pz, rx, ry, rz, rw, sx, sy, sz]);
   let mut reservations = Vec::new();
-  for (&conn, pace) in s.subs.iter_mut() {
-    if tick < pace.last + pace.every && pace.last != 0 {
-      continue;
+  super::ws::batch_wakes(|| {
+    for (&conn, pace) in s.subs.iter_mut() {
+      if tick < pace.last + pace.every && pace.last != 0 {
+        continue;
+      }
+      if let Some(r) = registry.reserve_delta(conn) {
+        pace.last = tick;
+        reservations.push((conn, r));
+      }
     }
-    if let Some(r) = registry.reserve_delta(conn) {
-      pace.last = tick;
-      reservations.push((conn, r));
-    }
-  }
+  });
   let reserved = reservations.len() as u32;
   s.in_flight.fetch_add(1, Ordering::AcqRel);
   let frame = Frame { tick, sent_at, ids: s.ids.clone(), rows };
@@ -344,16 +346,18 @@ pub fn op_sync_json_frame(
 ) -> Vec<u32> {
   let registry = hub(state).registry.clone();
   let mut reservations = Vec::with_capacity(members.len());
-  let outcomes = members
-    .iter()
-    .map(|&conn| {
-      super::queue(&registry, conn, true, || {
-        let (cell, reservation) = DeltaCell::reserve();
-        reservations.push(reservation);
-        super::Out::Delta(cell)
+  let outcomes = super::ws::batch_wakes(|| {
+    members
+      .iter()
+      .map(|&conn| {
+        super::queue(&registry, conn, true, || {
+          let (cell, reservation) = DeltaCell::reserve();
+          reservations.push(reservation);
+          super::Out::Delta(cell)
+        })
       })
-    })
-    .collect();
+      .collect()
+  });
   let s = streams(state);
   let rows = gather(&s.json_eids, [px, py, pz, rx, ry, rz, rw, sx, sy, sz]);
   let frame = JsonFrame { ids: s.json_ids.clone(), rows, text, cut: cut as usize, must_send, reservations };

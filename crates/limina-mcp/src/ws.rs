@@ -142,6 +142,27 @@ impl Relay {
   }
 }
 
+thread_local! {
+  /// The relays whose dispatchers wait to be woken at the end of the
+  /// batch this thread is queuing, if it is queuing one ([`batch_wakes`]).
+  static HELD: std::cell::RefCell<Option<Vec<Arc<Relay>>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `queue_all` (which queues a message to each of many connections),
+/// waking each writer thread once at its end: woken at each message's
+/// first wake of it, a writer thread running on another core takes the
+/// list before the next message is queued, and each one wrote its eventfd
+/// again (most of a tick's placeholders did).
+pub(crate) fn batch_wakes<T>(queue_all: impl FnOnce() -> T) -> T {
+  let outer = HELD.with(|held| held.borrow_mut().replace(Vec::new()));
+  let out = queue_all();
+  let relays = HELD.with(|held| std::mem::replace(&mut *held.borrow_mut(), outer)).unwrap_or_default();
+  for relay in relays {
+    relay.dispatcher.wake();
+  }
+  out
+}
+
 /// A writer task's waker as others see it (see [`Relay`]).
 struct RelayedWake {
   task: Waker,
@@ -164,8 +185,18 @@ impl Wake for RelayedWake {
       return;
     }
     self.relay.pending.lock().unwrap_or_else(|e| e.into_inner()).push(self.clone());
-    // Wakes the dispatcher only if it has run since its last wake.
-    self.relay.dispatcher.wake();
+    let held = HELD.with(|held| {
+      let mut held = held.borrow_mut();
+      let relays = held.as_mut()?;
+      if !relays.iter().any(|r| Arc::ptr_eq(r, &self.relay)) {
+        relays.push(self.relay.clone());
+      }
+      Some(())
+    });
+    if held.is_none() {
+      // Wakes the dispatcher only if it has run since its last wake.
+      self.relay.dispatcher.wake();
+    }
   }
 }
 
@@ -504,7 +535,12 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       // (see `Arrivals`). Checked at each poll, not once when the wait began.
       inbound = std::future::poll_fn(|cx| {
         std::task::ready!(inbox.poll_loop_taken(cx));
-        source.poll_next_unpin(cx)
+        let next = source.poll_next_unpin(cx);
+        // A message read rings the doorbell; anything else hands the turn on.
+        if !matches!(next, Poll::Ready(Some(Ok(Message::Text(_) | Message::Binary(_))))) {
+          inbox.pass_turn();
+        }
+        next
       }), if inbox.has_room() => {
         idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
@@ -531,6 +567,11 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
     }
   };
+  std::future::poll_fn(|cx| {
+    inbox.stop_reading(cx.waker());
+    Poll::Ready(())
+  })
+  .await;
   registry.forget(conn);
   inbox.push(HubEvent::Close { conn, reason });
   if !writer_ended {
@@ -604,6 +645,31 @@ mod tests {
     assert_eq!(woken(&dispatcher), 2);
     assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
     assert_eq!(woken(&b), 2);
+  }
+
+  #[test]
+  fn wakes_in_a_batch_wake_each_writer_thread_once_when_it_ends_even_if_it_ran_meanwhile() {
+    let writer_thread = std::thread::spawn(|| ()).thread().id();
+    let relay = Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+    let (dispatcher, dispatcher_waker) = counter();
+    let mut dispatch = Box::pin(relay.dispatch());
+    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    let relayed = |task: &Waker| Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }));
+    let ((a, a_waker), (b, b_waker)) = (counter(), counter());
+    let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
+    batch_wakes(|| {
+      a_relayed.wake_by_ref();
+      assert_eq!(woken(&dispatcher), 0, "held until the batch ends");
+      // The writer thread runs meanwhile (woken by something else): it takes what is listed.
+      assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+      b_relayed.wake_by_ref();
+    });
+    assert_eq!(woken(&dispatcher), 1, "one wake for the batch");
+    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    assert_eq!((woken(&a), woken(&b)), (1, 1));
+    // Outside a batch a wake goes through at once again.
+    a_relayed.wake_by_ref();
+    assert_eq!(woken(&dispatcher), 2);
   }
 
   #[test]

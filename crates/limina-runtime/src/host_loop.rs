@@ -303,8 +303,18 @@ pub async fn run_main_module(
   let mut acc = FixedStepAccumulator::new();
   let mut frames: u64 = 0;
   let mut last_frame = Instant::now();
-  let mut pacer: Pin<Box<tokio::time::Sleep>> = Box::pin(tokio::time::sleep(Duration::ZERO));
   let frame_interval = Duration::from_secs_f64(FIXED_DT);
+  // Two frame timers, the next frame's always set: re-arming the one that
+  // fired for the frame after it is then later than a timer the runtime
+  // already knows of, and does not wake the loop's own thread (tokio's time
+  // driver writes its eventfd whenever a timer is set earlier than the
+  // earliest it knows of: ~50 syscalls a second, each an extra epoll round).
+  let start = tokio::time::Instant::now();
+  let mut pacers: [Pin<Box<tokio::time::Sleep>>; 2] =
+    [Box::pin(tokio::time::sleep_until(start)), Box::pin(tokio::time::sleep_until(start + frame_interval))];
+  // Registers the second with the time driver now (a sleep is registered when first polled or reset).
+  pacers[1].as_mut().reset(start + frame_interval);
+  let mut due = 0;
   let mut settle: Option<Pin<Box<tokio::time::Sleep>>> = None;
 
   poll_fn(|cx: &mut Context| loop {
@@ -373,7 +383,7 @@ pub async fn run_main_module(
         FIXED_DT
       }
       ClockMode::RealTime => {
-        if pacer.as_mut().poll(cx).is_pending() {
+        if pacers[due].as_mut().poll(cx).is_pending() {
           if more {
             // Yield so replies are written and other input is read, then go on.
             cx.waker().wake_by_ref();
@@ -383,9 +393,16 @@ pub async fn run_main_module(
         let now = Instant::now();
         let elapsed = now.duration_since(last_frame).as_secs_f64();
         last_frame = now;
-        let next = pacer.deadline() + frame_interval;
-        // After a stall, pace from now instead of bursting to catch up.
-        pacer.as_mut().reset(next.max(tokio::time::Instant::now()));
+        let next = pacers[due].deadline() + frame_interval;
+        let at = tokio::time::Instant::now();
+        if next < at {
+          // After a stall, pace from now instead of bursting to catch up.
+          pacers[1 - due].as_mut().reset(at);
+          pacers[due].as_mut().reset(at + frame_interval);
+        } else {
+          pacers[due].as_mut().reset(next + frame_interval);
+        }
+        due = 1 - due;
         elapsed
       }
     };
