@@ -190,17 +190,6 @@ impl Inbox {
     self.arrivals.poll_taken(cx)
   }
 
-  /// Let read after [`Inbox::poll_loop_taken`], the transport read no
-  /// message: the next one waiting may (see [`Arrivals::pass`]).
-  pub fn pass_turn(&self) {
-    self.arrivals.pass();
-  }
-
-  /// The transport's task (`waker`) reads no more (see [`Arrivals::leave`]).
-  pub fn stop_reading(&self, waker: &std::task::Waker) {
-    self.arrivals.leave(waker);
-  }
-
   /// Queues an event for the server and wakes the host loop. Callers read
   /// a message only when [`Inbox::has_room`]; opens, rejections and closes
   /// are always queued.

@@ -535,12 +535,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       // (see `Arrivals`). Checked at each poll, not once when the wait began.
       inbound = std::future::poll_fn(|cx| {
         std::task::ready!(inbox.poll_loop_taken(cx));
-        let next = source.poll_next_unpin(cx);
-        // A message read rings the doorbell; anything else hands the turn on.
-        if !matches!(next, Poll::Ready(Some(Ok(Message::Text(_) | Message::Binary(_))))) {
-          inbox.pass_turn();
-        }
-        next
+        source.poll_next_unpin(cx)
       }), if inbox.has_room() => {
         idle.as_mut().reset(tokio::time::Instant::now() + limits.idle);
         match inbound {
@@ -567,11 +562,6 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
       }
     }
   };
-  std::future::poll_fn(|cx| {
-    inbox.stop_reading(cx.waker());
-    Poll::Ready(())
-  })
-  .await;
   registry.forget(conn);
   inbox.push(HubEvent::Close { conn, reason });
   if !writer_ended {

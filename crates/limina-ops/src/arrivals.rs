@@ -8,15 +8,9 @@
 //! is then applied one by one as each is read, so the first call's reply
 //! does not wait for every other connection's message to be read first
 //! (transport tasks all run in one turn of the thread's task set before
-//! the loop is polled again). Each take lets one waiting transport read
-//! (the one waiting longest): waking them all would have every other one
-//! find the doorbell rung again and wait anew — a 16-message burst polled
-//! them 136 times instead of 31. A transport let read that reads no
-//! message hands the turn on ([`Arrivals::pass`]), as does one that stops
-//! reading ([`Arrivals::leave`]).
+//! the loop is polled again).
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
@@ -27,8 +21,8 @@ pub struct Arrivals(Rc<Inner>);
 struct Inner {
   rung: Cell<bool>,
   waker: RefCell<Option<Waker>>,
-  /// Transports waiting for the loop to take what rang, longest first.
-  readers: RefCell<VecDeque<Waker>>,
+  /// Transports waiting for the loop to take what rang.
+  readers: RefCell<Vec<Waker>>,
 }
 
 impl Arrivals {
@@ -48,44 +42,22 @@ impl Arrivals {
       *slot = Some(waker.clone());
     }
     drop(slot);
-    let rung = self.0.rung.replace(false);
-    // It runs after the loop's turn, by when what was taken has been applied.
-    self.pass();
-    rung
-  }
-
-  /// Lets the transport waiting longest read, if nothing rang: called by
-  /// one that was let read and read no message (so rang nothing), lest the
-  /// others wait for a take that never comes.
-  pub fn pass(&self) {
-    if self.0.rung.get() {
-      return;
-    }
-    let next = self.0.readers.borrow_mut().pop_front();
-    if let Some(reader) = next {
+    // They run after the loop's turn, by when what was taken has been applied.
+    for reader in self.0.readers.take() {
       reader.wake();
     }
-  }
-
-  /// A transport (its task's `waker`) stops reading: it waits no more, and
-  /// the turn it may have been given goes on.
-  pub fn leave(&self, waker: &Waker) {
-    self.0.readers.borrow_mut().retain(|r| !r.will_wake(waker));
-    self.pass();
+    self.0.rung.replace(false)
   }
 
   /// Ready once nothing that rang is waiting for the loop to take it; a
-  /// transport reads its next message only then, and hands the turn on
-  /// when there was none (see the module's notes).
+  /// transport reads its next message only then (see the module's notes).
   pub fn poll_taken(&self, cx: &mut Context) -> Poll<()> {
-    let mut readers = self.0.readers.borrow_mut();
     if !self.0.rung.get() {
-      // Let read by another way (its socket, say): a turn handed to it later would be lost.
-      readers.retain(|r| !r.will_wake(cx.waker()));
       return Poll::Ready(());
     }
+    let mut readers = self.0.readers.borrow_mut();
     if !readers.iter().any(|r| r.will_wake(cx.waker())) {
-      readers.push_back(cx.waker().clone());
+      readers.push(cx.waker().clone());
     }
     Poll::Pending
   }
@@ -131,71 +103,4 @@ mod tests {
     assert!(arrivals.take(Waker::noop()));
     assert_eq!(reader.0.load(Ordering::SeqCst), 2);
   }
-
-  fn reader() -> (Arc<Count>, Waker) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (count.clone(), Waker::from(count))
-  }
-
-  fn woken(readers: &[&Arc<Count>]) -> Vec<usize> {
-    readers.iter().map(|r| r.0.load(Ordering::SeqCst)).collect()
-  }
-
-  #[test]
-  fn each_take_lets_one_reader_read_longest_waiting_first_and_one_that_reads_nothing_hands_the_turn_on() {
-    let arrivals = Arrivals::default();
-    let ((a, a_waker), (b, b_waker), (c, c_waker)) = (reader(), reader(), reader());
-    arrivals.ring();
-    for waker in [&a_waker, &b_waker, &c_waker] {
-      assert!(arrivals.poll_taken(&mut Context::from_waker(waker)).is_pending());
-    }
-    assert!(arrivals.take(Waker::noop()));
-    assert_eq!(woken(&[&a, &b, &c]), [1, 0, 0], "only the first waiting is let read");
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&a_waker)).is_ready());
-    // `a` read a message: it rang, and the next take lets `b` read.
-    arrivals.ring();
-    assert!(arrivals.take(Waker::noop()));
-    assert_eq!(woken(&[&a, &b, &c]), [1, 1, 0]);
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&b_waker)).is_ready());
-    // `b` found no message: it hands the turn on.
-    arrivals.pass();
-    assert_eq!(woken(&[&a, &b, &c]), [1, 1, 1]);
-    arrivals.pass();
-    assert_eq!(woken(&[&a, &b, &c]), [1, 1, 1], "nobody is left waiting");
-  }
-
-  #[test]
-  fn a_reader_that_stops_reading_is_not_let_read_and_hands_on_a_turn_it_was_given() {
-    let arrivals = Arrivals::default();
-    let ((a, a_waker), (b, b_waker), (c, c_waker)) = (reader(), reader(), reader());
-    arrivals.ring();
-    for waker in [&a_waker, &b_waker, &c_waker] {
-      assert!(arrivals.poll_taken(&mut Context::from_waker(waker)).is_pending());
-    }
-    // `b` ends while waiting: it is not let read later.
-    arrivals.leave(&b_waker);
-    assert!(arrivals.take(Waker::noop()));
-    assert_eq!(woken(&[&a, &b, &c]), [1, 0, 0]);
-    // `a` ends with the turn it was given: `c` reads instead.
-    arrivals.leave(&a_waker);
-    assert_eq!(woken(&[&a, &b, &c]), [1, 0, 1]);
-  }
-
-  #[test]
-  fn a_waiting_reader_let_read_another_way_waits_no_more() {
-    let arrivals = Arrivals::default();
-    let ((a, a_waker), (b, b_waker)) = (reader(), reader());
-    arrivals.ring();
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&a_waker)).is_pending());
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&b_waker)).is_pending());
-    assert!(arrivals.take(Waker::noop()));
-    // Before `a` runs, `b` (woken by its socket) finds nothing rung and reads; then `a` does.
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&b_waker)).is_ready());
-    assert!(arrivals.poll_taken(&mut Context::from_waker(&a_waker)).is_ready());
-    arrivals.ring();
-    // Nobody waits now: the turn is not given to `b` (it would be lost on a reader not waiting).
-    assert!(arrivals.take(Waker::noop()));
-    assert_eq!(woken(&[&a, &b]), [1, 0]);
-  }
-
 }
