@@ -612,14 +612,23 @@ mod tests {
     count.0.load(Ordering::SeqCst)
   }
 
+  /// A relay for a writer thread other than this one, so wakes from here are cross-thread.
+  fn writer_relay() -> Arc<Relay> {
+    let writer_thread = std::thread::spawn(|| ()).thread().id();
+    Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() })
+  }
+
+  fn relayed_wake(relay: &Arc<Relay>, task: &Waker) -> Waker {
+    Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }))
+  }
+
   #[test]
   fn wakes_from_other_threads_wake_the_writer_thread_once_and_each_task_there() {
-    let writer_thread = std::thread::spawn(|| ()).thread().id();
-    let relay = Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+    let relay = writer_relay();
     let (dispatcher, dispatcher_waker) = counter();
     let mut dispatch = Box::pin(relay.dispatch());
     assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
-    let relayed = |task: &Waker| Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }));
+    let relayed = |task: &Waker| relayed_wake(&relay, task);
     let ((a, a_waker), (b, b_waker)) = (counter(), counter());
     let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
     // A tick's worth of wakes from this (another) thread: the writer thread is woken once.
@@ -639,12 +648,11 @@ mod tests {
 
   #[test]
   fn wakes_in_a_batch_wake_each_writer_thread_once_when_it_ends_even_if_it_ran_meanwhile() {
-    let writer_thread = std::thread::spawn(|| ()).thread().id();
-    let relay = Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+    let relay = writer_relay();
     let (dispatcher, dispatcher_waker) = counter();
     let mut dispatch = Box::pin(relay.dispatch());
     assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
-    let relayed = |task: &Waker| Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }));
+    let relayed = |task: &Waker| relayed_wake(&relay, task);
     let ((a, a_waker), (b, b_waker)) = (counter(), counter());
     let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
     batch_wakes(|| {
