@@ -612,62 +612,72 @@ mod tests {
     count.0.load(Ordering::SeqCst)
   }
 
-  /// A relay for a writer thread other than this one, so wakes from here are cross-thread.
-  fn writer_relay() -> Arc<Relay> {
-    let writer_thread = std::thread::spawn(|| ()).thread().id();
-    Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() })
+  /// A writer thread's relay seen from another thread (so every wake from here is cross-thread):
+  /// its dispatcher already waiting, and two tasks' wakers relayed through it.
+  struct RelayRig {
+    dispatcher: Arc<Count>,
+    dispatcher_waker: Waker,
+    dispatch: Pin<Box<dyn Future<Output = ()>>>,
+    tasks: [Arc<Count>; 2],
+    relayed: [Waker; 2],
   }
 
-  fn relayed_wake(relay: &Arc<Relay>, task: &Waker) -> Waker {
-    Waker::from(Arc::new(RelayedWake { task: task.clone(), relay: relay.clone(), queued: AtomicBool::new(false) }))
+  impl RelayRig {
+    fn new() -> Self {
+      let writer_thread = std::thread::spawn(|| ()).thread().id();
+      let relay = Arc::new(Relay { thread: writer_thread, pending: Mutex::default(), dispatcher: AtomicWaker::new() });
+      let (dispatcher, dispatcher_waker) = counter();
+      let ((a, a_waker), (b, b_waker)) = (counter(), counter());
+      let relayed = [a_waker, b_waker]
+        .map(|task| Waker::from(Arc::new(RelayedWake { task, relay: relay.clone(), queued: AtomicBool::new(false) })));
+      let dispatch = Box::pin(async move { relay.dispatch().await });
+      let mut rig = RelayRig { dispatcher, dispatcher_waker, dispatch, tasks: [a, b], relayed };
+      rig.run_dispatcher();
+      rig
+    }
+
+    /// The writer thread runs its dispatcher, which then waits again.
+    fn run_dispatcher(&mut self) {
+      assert!(self.dispatch.as_mut().poll(&mut Context::from_waker(&self.dispatcher_waker)).is_pending());
+    }
   }
 
   #[test]
   fn wakes_from_other_threads_wake_the_writer_thread_once_and_each_task_there() {
-    let relay = writer_relay();
-    let (dispatcher, dispatcher_waker) = counter();
-    let mut dispatch = Box::pin(relay.dispatch());
-    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
-    let relayed = |task: &Waker| relayed_wake(&relay, task);
-    let ((a, a_waker), (b, b_waker)) = (counter(), counter());
-    let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
+    let mut rig = RelayRig::new();
+    let ([a, b], [a_relayed, b_relayed]) = (rig.tasks.clone(), rig.relayed.clone());
     // A tick's worth of wakes from this (another) thread: the writer thread is woken once.
     a_relayed.wake_by_ref();
     b_relayed.wake_by_ref();
     a_relayed.wake_by_ref();
-    assert_eq!(woken(&dispatcher), 1);
+    assert_eq!(woken(&rig.dispatcher), 1);
     assert_eq!((woken(&a), woken(&b)), (0, 0), "not yet: the dispatcher wakes them on its thread");
-    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    rig.run_dispatcher();
     assert_eq!((woken(&a), woken(&b)), (1, 1), "each task woken once");
     // The next batch wakes the writer thread again.
     b_relayed.wake_by_ref();
-    assert_eq!(woken(&dispatcher), 2);
-    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    assert_eq!(woken(&rig.dispatcher), 2);
+    rig.run_dispatcher();
     assert_eq!(woken(&b), 2);
   }
 
   #[test]
   fn wakes_in_a_batch_wake_each_writer_thread_once_when_it_ends_even_if_it_ran_meanwhile() {
-    let relay = writer_relay();
-    let (dispatcher, dispatcher_waker) = counter();
-    let mut dispatch = Box::pin(relay.dispatch());
-    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
-    let relayed = |task: &Waker| relayed_wake(&relay, task);
-    let ((a, a_waker), (b, b_waker)) = (counter(), counter());
-    let (a_relayed, b_relayed) = (relayed(&a_waker), relayed(&b_waker));
+    let mut rig = RelayRig::new();
+    let ([a, b], [a_relayed, b_relayed]) = (rig.tasks.clone(), rig.relayed.clone());
     batch_wakes(|| {
       a_relayed.wake_by_ref();
-      assert_eq!(woken(&dispatcher), 0, "held until the batch ends");
+      assert_eq!(woken(&rig.dispatcher), 0, "held until the batch ends");
       // The writer thread runs meanwhile (woken by something else): it takes what is listed.
-      assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+      rig.run_dispatcher();
       b_relayed.wake_by_ref();
     });
-    assert_eq!(woken(&dispatcher), 1, "one wake for the batch");
-    assert!(dispatch.as_mut().poll(&mut Context::from_waker(&dispatcher_waker)).is_pending());
+    assert_eq!(woken(&rig.dispatcher), 1, "one wake for the batch");
+    rig.run_dispatcher();
     assert_eq!((woken(&a), woken(&b)), (1, 1));
     // Outside a batch a wake goes through at once again.
     a_relayed.wake_by_ref();
-    assert_eq!(woken(&dispatcher), 2);
+    assert_eq!(woken(&rig.dispatcher), 2);
   }
 
   #[test]
