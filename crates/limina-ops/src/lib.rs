@@ -15,6 +15,7 @@ pub mod arrivals;
 pub mod cache_files;
 pub mod error;
 pub mod resources;
+pub mod whole_file;
 pub mod work;
 
 mod bench;

@@ -16,7 +16,8 @@ use std::path::PathBuf;
 
 use deno_core::{op2, OpState, ToJsBuffer};
 use deno_webgpu::device::GPUDevice;
-use limina_ops::cache_files::{trim_oldest, write_whole};
+use limina_ops::cache_files::trim_oldest;
+use limina_ops::whole_file::write_whole;
 use limina_ops::OpError;
 use sha2::{Digest, Sha256};
 

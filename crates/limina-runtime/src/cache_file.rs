@@ -6,7 +6,6 @@
 //! said once on stderr, and replaced; files are only ever written whole and
 //! renamed into place.
 
-use std::io::Write;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"LIMINAC\0";
@@ -78,18 +77,9 @@ pub fn payload(bytes: &[u8]) -> Result<&[u8], Damage> {
 
 /// Writes a cache file holding `parts` whole, then renames it into place.
 pub fn write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-  let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-  let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-  let written = (|| {
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(&header(parts))?;
-    parts.iter().try_for_each(|p| f.write_all(p))?;
-    std::fs::rename(&tmp, path)
-  })();
-  if written.is_err() {
-    let _ = std::fs::remove_file(&tmp);
-  }
-  written
+  let header = header(parts);
+  let all: Vec<&[u8]> = std::iter::once(&header[..]).chain(parts.iter().copied()).collect();
+  limina_ops::whole_file::write_whole(path, &all)
 }
 
 /// Says on stderr that `path` was damaged and will be replaced.

@@ -9,7 +9,6 @@
 //! a package does not change its hash.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{Signer, SigningKey, Verifier, VerifyingKey};
@@ -380,24 +379,9 @@ pub fn unsigned_allowed() -> bool {
   std::env::var("LIMINA_ALLOW_UNSIGNED_PACKAGES").is_ok_and(|v| v == "1")
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync,
-/// rename, fsync of the directory.
-fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), String> {
-  use std::os::unix::fs::OpenOptionsExt;
-  let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-  let name = path.file_name().ok_or_else(|| format!("{} names no file", path.display()))?.to_string_lossy();
-  let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-  let result = (|| {
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(&temp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&temp, path)?;
-    std::fs::File::open(dir)?.sync_all()
-  })();
-  result.map_err(|e| {
-    let _ = std::fs::remove_file(&temp);
-    format!("cannot write {}: {e}", path.display())
-  })
+/// Writes `bytes` to `path` whole and durably, created with `mode`.
+fn write_durably(path: &Path, bytes: &[u8], mode: u32) -> Result<(), String> {
+  limina_ops::whole_file::write_durably(path, &[bytes], mode).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// A new signing key written to `out` (hex seed, owner-only); returns the public key in hex.
@@ -408,7 +392,7 @@ pub fn keygen(out: &Path) -> Result<String, String> {
   let mut seed = [0u8; 32];
   getrandom::getrandom(&mut seed).map_err(|e| format!("no randomness for a key: {e}"))?;
   let key = SigningKey::from_bytes(&seed);
-  write_atomically(out, format!("{}\n", hex(&seed)).as_bytes(), 0o600)?;
+  write_durably(out, format!("{}\n", hex(&seed)).as_bytes(), 0o600)?;
   Ok(hex(key.verifying_key().as_bytes()))
 }
 
@@ -438,6 +422,6 @@ pub fn sign(dir: &Path, key_file: &Path) -> Result<(String, String, String), Str
   value.as_object_mut().expect("a checked manifest is an object").insert("signature".to_owned(), serde_json::to_value(sig).expect("serialisable"));
   let mut text = serde_json::to_string_pretty(&value).expect("serialisable");
   text.push('\n');
-  write_atomically(&manifest_path, text.as_bytes(), 0o644)?;
+  write_durably(&manifest_path, text.as_bytes(), 0o644)?;
   Ok((package.manifest.reference(), package.content_hash, public))
 }

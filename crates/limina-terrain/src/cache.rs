@@ -9,9 +9,10 @@
 //! directory that cannot be used only means no cache. `$LIMINA_TERRAIN_CACHE_MB`
 //! bounds it (default 512).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use limina_ops::cache_files::{trim_oldest, write_whole};
+use limina_ops::cache_files::trim_oldest;
+use limina_ops::whole_file::write_whole;
 use limina_ops::OpError;
 use sha2::{Digest, Sha256};
 
@@ -144,6 +145,7 @@ fn decode(bytes: &[u8], r: usize) -> Option<Vec<f32>> {
 mod tests {
   use super::*;
   use crate::region::RegionParams;
+  use std::path::Path;
 
   fn layout() -> (RegionParams, Layout) {
     let p: RegionParams = serde_json::from_value(serde_json::json!({

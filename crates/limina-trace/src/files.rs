@@ -5,9 +5,8 @@ use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use limina_ops::OpError;
+use limina_ops::{whole_file, OpError};
 
 /// O_NOFOLLOW on Linux (all architectures Limina builds for): a symlink
 /// planted under a trace name is never written through.
@@ -82,9 +81,8 @@ impl TempTrace {
   pub fn create(dir: &Path, name: &str) -> Result<Self, OpError> {
     let name = trace_file_name(name)?;
     let dir = dir.to_owned();
-    sweep_abandoned(&dir);
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let temp = dir.join(format!(".{name}.{}-{}.part", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    whole_file::sweep_abandoned(&dir, None);
+    let temp = whole_file::temp_path(&dir.join(&name));
     let file = OpenOptions::new()
       .read(true)
       .write(true)
@@ -139,30 +137,6 @@ impl Drop for TempTrace {
   }
 }
 
-/// Removes temporary files whose writing process is gone (killed mid-export).
-fn sweep_abandoned(dir: &Path) {
-  let Ok(entries) = std::fs::read_dir(dir) else {
-    return;
-  };
-  for entry in entries.flatten() {
-    let file = entry.file_name();
-    let Some(pid) = file.to_str().and_then(temp_owner) else {
-      continue;
-    };
-    if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-      let _ = std::fs::remove_file(entry.path());
-    }
-  }
-}
-
-/// The process that writes a temporary file named `.NAME.PID-N.part`.
-fn temp_owner(file: &str) -> Option<u32> {
-  let (_, tail) = file.strip_prefix('.')?.strip_suffix(".part")?.rsplit_once('.')?;
-  let (pid, n) = tail.split_once('-')?;
-  n.parse::<u64>().ok()?;
-  pid.parse().ok()
-}
-
 fn sync_dir(dir: &Path) -> Result<(), OpError> {
   File::open(dir).and_then(|d| d.sync_all()).map_err(|e| OpError::io(format!("cannot sync {}", dir.display()), e))
 }
@@ -191,6 +165,7 @@ pub fn create_live(dir: &Path, name: &str) -> Result<(File, String), OpError> {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use std::sync::atomic::{AtomicU64, Ordering};
 
   #[test]
   fn trace_names_are_confined() {
@@ -244,8 +219,6 @@ mod tests {
     for f in [dead, alive.as_str(), ".notes.part"] {
       std::fs::write(dir.join(f), "x").unwrap();
     }
-    assert_eq!(temp_owner(dead), Some(u32::MAX));
-    assert_eq!(temp_owner(".notes.part"), None);
     assert_eq!(write(&dir, "run", "five\n", OnTaken::NextFree).unwrap().name, "run-4.jsonl");
     assert!(!dir.join(dead).exists());
     assert!(dir.join(&alive).exists() && dir.join(".notes.part").exists());

@@ -7,8 +7,7 @@
 //! `{"version":1,"bytes":N,"contentHash":"sha256:…"}`, then N bytes of body.
 
 use std::cell::RefCell;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use deno_core::futures::channel::oneshot;
@@ -71,40 +70,9 @@ pub fn decode(file: &[u8], name: &str) -> Result<Vec<u8>, OpError> {
   Ok(body.to_vec())
 }
 
-/// Writes `bytes` to `path` atomically: a hidden temporary beside it, fsynced, renamed over it.
+/// Writes `bytes` to `path` atomically and durably (a crash mid-save leaves the previous file).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OpError> {
-  let dir = match path.parent() {
-    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-    _ => PathBuf::from("."),
-  };
-  let file_name = path.file_name().ok_or_else(|| OpError::invalid_input(format!("world file path {} names no file", path.display())))?;
-  let temp = dir.join(format!(".{}.{}.part", file_name.to_string_lossy(), std::process::id()));
-  let result = (|| {
-    let mut f = std::fs::File::create(&temp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&temp, path)?;
-    std::fs::File::open(&dir)?.sync_all()
-  })();
-  if let Err(e) = result {
-    let _ = std::fs::remove_file(&temp);
-    return Err(OpError::io(format!("cannot save the world file {}", path.display()), e));
-  }
-  remove_stale_parts(&dir, &file_name.to_string_lossy());
-  Ok(())
-}
-
-/// Removes partial saves of `file_name` left by processes that died while
-/// saving (a SIGKILL mid-save): `.NAME.PID.part` whose PID is gone.
-fn remove_stale_parts(dir: &Path, file_name: &str) {
-  let prefix = format!(".{file_name}.");
-  for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-    let name = entry.file_name().to_string_lossy().into_owned();
-    let Some(pid) = name.strip_prefix(&prefix).and_then(|rest| rest.strip_suffix(".part")).and_then(|p| p.parse::<u32>().ok()) else { continue };
-    if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-      let _ = std::fs::remove_file(entry.path());
-    }
-  }
+  limina_ops::whole_file::write_durably(path, &[bytes], 0o666).map_err(|e| OpError::io(format!("cannot save the world file {}", path.display()), e))
 }
 
 /// sha256 of `bytes` as `"sha256:…"`: what the world digest is made of.
