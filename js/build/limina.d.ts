@@ -1154,10 +1154,10 @@ declare module "limina/internal/engine/render/before-render" {
     /** Runs `scene`'s hooks for a draw by `renderer` from `camera`. */
     export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Scene, camera: THREE.Camera, continuous: boolean): void;
     /**
-     * Starts a frame of three's for `renderer`'s next draw. Nodes that update once a frame (lights' colours and
-     * directions, the scene pass, TAA's history) otherwise keep what an earlier draw set until three's own frame
-     * timer (a real-time requestAnimationFrame) ticks: a draw right after another (a capture after a weather change,
-     * under the virtual clock or whenever readbacks are quick) would show the earlier draw's lights.
+     * Starts a frame of three's for `renderer`'s next draw: nodes that update once a frame (lights' colours and
+     * directions, the scene pass, TAA's history) update only when one starts. The engine's renderers count frames
+     * by draws, not by three's real-time requestAnimationFrame (see createRenderTarget), which left a draw right
+     * after another (a capture after a weather change) with the earlier draw's lights unless it had ticked between.
      */
     export function nextFrame(renderer: THREE.WebGPURenderer): void;
     /**

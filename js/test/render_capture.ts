@@ -209,7 +209,7 @@ test("framing an entity: the camera looks at it from the view's direction and it
 });
 
 test("a capture right after another draws the lights as they are now, whether or not time passed between the two", async () => {
-  // Three updates lights' uniforms once a frame: a capture is one (its own), never one its clock ticked or not.
+  // Three updates lights' uniforms once a frame: each capture is a frame of its own, whatever the wall clock did meanwhile.
   const s = await world();
   value(await s.registry.invoke("scene.createEntity", { shape: "box", size: 1, position: [0, 0.5, 0], color: 0x808080 }, BUILDER));
   const shot = async () => decodeCapture(value<Capture>(await s.registry.invoke("render.capture", { width: 64, height: 48, camera: { position: [0, 2, 4], target: [0, 0.5, 0] } }, PLAYER)).png);
