@@ -1,4 +1,3 @@
-// limina: exclusive
 // The phase3_showcase demo, run as users run it: offscreen, its frame shows
 // the textured glTF models, the three players and the devtools HUD panel's
 // text; its printed evidence

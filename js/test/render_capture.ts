@@ -208,6 +208,24 @@ test("framing an entity: the camera looks at it from the view's direction and it
   s.dispose();
 });
 
+test("a capture right after another draws the lights as they are now, whether or not time passed between the two", async () => {
+  // Three updates lights' uniforms once a frame: each capture is a frame of its own, whatever the wall clock did meanwhile.
+  const s = await world();
+  value(await s.registry.invoke("scene.createEntity", { shape: "box", size: 1, position: [0, 0.5, 0], color: 0x808080 }, BUILDER));
+  const shot = async () => decodeCapture(value<Capture>(await s.registry.invoke("render.capture", { width: 64, height: 48, camera: { position: [0, 2, 4], target: [0, 0.5, 0] } }, PLAYER)).png);
+  const sun = s.lighting.directional;
+  const bright = await shot();
+  sun.intensity /= 4;
+  const dim = await shot();
+  assert(meanDifference(bright, dim) > 1, `a dimmer sun shows at once: ${meanDifference(bright, dim).toFixed(2)}`);
+  sun.intensity *= 4;
+  assertEquals(meanDifference(bright, await shot()), 0, "bright again, drawn at once");
+  sun.intensity /= 4;
+  await new Promise((done) => setTimeout(done, 50));
+  assertEquals(meanDifference(dim, await shot()), 0, "dim again, drawn after a pause");
+  s.dispose();
+});
+
 test("permissions: without scene.read a capture and camera.get are denied; camera.set needs scene.write", async () => {
   const s = await world();
   const before = s.tracer.size;

@@ -5,7 +5,7 @@ import { core } from "ext:core/mod.js";
 
 const { loadWebGPU } = core.loadExtScript("ext:deno_webgpu/00_init.js");
 let webgpu = null;
-const load = () => (webgpu ??= reportCoreFeatures(loadWebGPU()));
+const load = () => (webgpu ??= mapWithoutSleep(reportCoreFeatures(loadWebGPU())));
 
 // wgpu makes only core (never compatibility-mode) adapters and devices, and the
 // spec has those list "core-features-and-limits"; deno_webgpu leaves it out,
@@ -32,6 +32,27 @@ function reportCoreFeatures(m) {
       const required = descriptor?.requiredFeatures;
       if (required) descriptor = { ...descriptor, requiredFeatures: [...required].filter((f) => f !== CORE) };
       return requestDevice.call(this, descriptor);
+    },
+  });
+  return m;
+}
+
+// deno_webgpu's mapAsync waits for the GPU, which maps the buffer, then sleeps 10 ms before it resolves:
+// every readback paid it. The usual call (READ or WRITE, an unmapped buffer, a plain range) maps the same
+// way without the sleep (op_render_buffer_map); anything else keeps deno_webgpu's path and its errors.
+const isRange = (n) => Number.isSafeInteger(n) && n >= 0;
+function mapWithoutSleep(m) {
+  const proto = m.GPUBuffer.prototype;
+  const mapAsync = proto.mapAsync;
+  Object.defineProperty(proto, "mapAsync", {
+    configurable: true,
+    writable: true,
+    value(mode, offset = 0, size = undefined) {
+      if ((mode !== 1 && mode !== 2) || !isRange(offset) || (size !== undefined && !isRange(size)) || this.mapState !== "unmapped" || offset > this.size) {
+        return mapAsync.call(this, mode, offset, size);
+      }
+      const failed = core.ops.op_render_buffer_map(this, mode, offset, size ?? this.size - offset);
+      return failed === null ? Promise.resolve() : Promise.reject(new DOMException(failed, "OperationError"));
     },
   });
   return m;

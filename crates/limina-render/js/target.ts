@@ -69,6 +69,12 @@ export async function createRenderTarget(
   const renderer = new THREE.WebGPURenderer({ canvas: canvas as unknown as HTMLCanvasElement, antialias: options.antialias ?? true, alpha: false });
   renderer.setSize(canvas.width, canvas.height, false);
   await renderer.init();
+  // Three counts frames on a requestAnimationFrame timer, wall time: one that ticked between two draws, or not,
+  // changed what the second showed (nodes that update once a frame). The engine starts each draw's frame itself
+  // (nextFrame in js/src/render/before-render.ts); three's own frame is asked of a context that never calls back.
+  const animation = (renderer as unknown as { _animation: { stop(): void; setContext(context: unknown): void } })._animation;
+  animation.stop();
+  animation.setContext({ requestAnimationFrame: () => 0, cancelAnimationFrame: () => {} });
   // Three creates the context on its first frame.
   const lastFrame = () => {
     const source = made.context();

@@ -123,9 +123,55 @@ pub fn op_render_gpu_idle(#[cppgc] device: &deno_webgpu::device::GPUDevice) -> i
   }
 }
 
+/// `GPUBuffer.mapAsync` (READ or WRITE, on an unmapped buffer; 00_gpu.js routes other calls to
+/// deno_webgpu's): the buffer mapped now, as deno_webgpu's does it, waiting for the GPU on the calling
+/// thread, but without the 10 ms sleep its poll loop takes after the wait has already mapped the buffer,
+/// which every readback paid (a capture, a frame read back, a bake stored). Returns why it failed (the
+/// promise's rejection) or null; a call wgpu refuses is also the device's validation error, as there.
+#[op2]
+#[string]
+pub fn op_render_buffer_map(#[cppgc] buffer: &deno_webgpu::buffer::GPUBuffer, mode: u32, #[number] offset: u64, #[number] size: u64) -> Option<String> {
+  use deno_webgpu::wgpu_core::{device::HostMap, resource::BufferMapOperation};
+  let host = if mode == 1 { HostMap::Read } else { HostMap::Write };
+  let result = Arc::new(std::sync::Mutex::new(None));
+  let callback = {
+    let result = result.clone();
+    Box::new(move |status| *result.lock().unwrap() = Some(status))
+  };
+  *buffer.map_state.borrow_mut() = "pending";
+  if let Err(e) = buffer.instance.buffer_map_async(buffer.id, offset, Some(size), BufferMapOperation { host, callback: Some(callback) }) {
+    *buffer.map_state.borrow_mut() = "unmapped";
+    let message = e.to_string();
+    buffer.error_handler.push_error(Some(e));
+    return Some(message);
+  }
+  // The wait completes the mapping (wgpu calls back from within the poll); a second poll is only for safety.
+  for _ in 0..2 {
+    if let Err(e) = buffer.instance.device_poll(buffer.device, deno_webgpu::wgpu_types::PollType::wait_indefinitely()) {
+      *buffer.map_state.borrow_mut() = "unmapped";
+      return Some(format!("waiting for the GPU failed: {e}"));
+    }
+    let status = result.lock().unwrap().take();
+    match status {
+      Some(Ok(())) => {
+        *buffer.map_state.borrow_mut() = "mapped";
+        *buffer.map_mode.borrow_mut() = Some(host);
+        return None;
+      }
+      Some(Err(e)) => {
+        *buffer.map_state.borrow_mut() = "unmapped";
+        return Some(e.to_string());
+      }
+      None => {}
+    }
+  }
+  *buffer.map_state.borrow_mut() = "unmapped";
+  Some("the GPU did not map the buffer".to_owned())
+}
+
 /// Marks a readback (the copy, the wait for the GPU, the mapping) as work in
-/// flight until `op_render_readback_end`: deno_webgpu's `mapAsync` sleeps
-/// 10 ms between polls, and a virtual clock (`--deterministic`) that stepped
+/// flight until `op_render_readback_end`: the wait runs on a blocking thread
+/// (op_render_gpu_idle), and a virtual clock (`--deterministic`) that stepped
 /// meanwhile would spin a core and run ahead of the frame being read.
 #[op2(fast)]
 pub fn op_render_readback_begin(state: &mut OpState) -> u32 {
@@ -189,7 +235,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), OpError> {
 deno_core::extension!(
   limina_render,
   deps = [limina_ops, deno_webgpu],
-  ops = [bake_cache::op_render_bake_load, bake_cache::op_render_bake_store, gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_readback_begin, op_render_readback_end, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
+  ops = [bake_cache::op_render_bake_load, bake_cache::op_render_bake_store, gpu::op_render_gpu_instance, gpu::op_render_gpu_started, gpu::op_render_gpu_installed, op_render_config, op_render_write_png, op_render_encode_png, op_render_gpu_idle, op_render_buffer_map, op_render_readback_begin, op_render_readback_end, op_render_decode_png, op_render_read_png, window::op_render_window_size, window::op_render_window_context, window::op_render_window_events, window::op_render_window_reconfigure, text::op_text_layout, text::op_text_paint, sdf::op_text_quads, sdf::op_text_atlas],
   esm_entry_point = "ext:limina_render/00_gpu.js",
   esm = [dir "js", "00_gpu.js"],
   options = { window: Option<window::NativeWindow>, config: RenderConfig, bakes: Option<bake_cache::BakeCache> },

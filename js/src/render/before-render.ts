@@ -25,6 +25,16 @@ export function runBeforeRender(renderer: THREE.WebGPURenderer, scene: THREE.Sce
 }
 
 /**
+ * Starts a frame of three's for `renderer`'s next draw: nodes that update once a frame (lights' colours and
+ * directions, the scene pass, TAA's history) update only when one starts. The engine's renderers count frames
+ * by draws, not by three's real-time requestAnimationFrame (see createRenderTarget), which left a draw right
+ * after another (a capture after a weather change) with the earlier draw's lights unless it had ticked between.
+ */
+export function nextFrame(renderer: THREE.WebGPURenderer): void {
+  (renderer as unknown as { _nodes: { nodeFrame: { update(): void } } })._nodes.nodeFrame.update();
+}
+
+/**
  * Draws a bare frame (one forward render, no post stack) of a scene to the renderer's output in its own
  * way — GPU particles composited without triangles — or returns false to leave it to a plain render.
  */

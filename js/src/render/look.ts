@@ -9,7 +9,7 @@
 // the window shows. Browser-safe: three only.
 
 import * as THREE from "three";
-import { drawBare } from "./before-render.ts";
+import { drawBare, nextFrame } from "./before-render.ts";
 import { copy, defaultEnvironment, Environment, type EnvironmentSettings, type HdriLoader, TONE_MAPPINGS } from "./environment.ts";
 import { activePasses, defaultPost, isBare, type PngDecoder, PostStack, type PostSettings, usePngDecoder } from "./post.ts";
 import { noteAdapter, type QualityTier, TIERS } from "./quality.ts";
@@ -320,6 +320,7 @@ export class LookRenderer {
     scene.fogNode = scene.fog === null && settings.fog.enabled ? env.fogNode : null;
 
     if (bare) {
+      nextFrame(renderer);
       if (dome) scene.add(env.skyDome);
       try {
         drawBare(renderer, scene, camera);
@@ -340,9 +341,8 @@ export class LookRenderer {
     // TAA converges over frames: a one-off frame (a capture) renders the jitter sequence through, a window converges as it runs.
     const frames = passes.antialias === "taa" && !this.amortise ? TAA_SETTLE_FRAMES : 1;
     for (let i = 0; i < frames; i++) {
-      // Each draw is a frame of its own for the passes that update once a frame (the scene pass, TAA's history):
-      // three counts frames on its own timer, which neither a capture nor a deterministic run keeps pace with.
-      (renderer as unknown as { _nodes: { nodeFrame: { update(): void } } })._nodes.nodeFrame.update();
+      // Each draw is a frame of its own (see nextFrame), each of TAA's jittered ones too.
+      nextFrame(renderer);
       stack.render();
     }
   }

@@ -5,7 +5,7 @@
 // written unchanged and blended over the finished frame.
 
 import * as THREE from "three";
-import { runBeforeRender } from "./before-render.ts";
+import { nextFrame, runBeforeRender } from "./before-render.ts";
 import { lookOf, lookRendererOf } from "./look.ts";
 
 const overlays = new WeakMap<THREE.Scene, THREE.Scene>();
@@ -25,7 +25,10 @@ export function renderScene(renderer: THREE.WebGPURenderer, scene: THREE.Scene, 
   runBeforeRender(renderer, scene, camera, amortise);
   const look = lookOf(scene);
   if (look) lookRendererOf(renderer, amortise).render(look, scene, camera, exact);
-  else renderer.render(scene, camera);
+  else {
+    nextFrame(renderer);
+    renderer.render(scene, camera);
+  }
   const overlay = overlays.get(scene);
   if (!overlay || overlay.children.length === 0) return;
   const { toneMapping, outputColorSpace, autoClear, autoClearColor } = renderer;
