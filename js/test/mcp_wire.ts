@@ -154,21 +154,29 @@ test("stdio: a line over the size limit is refused precisely; the next line is s
 });
 
 test("stdio: the world keeps stepping while serving", async () => {
-  // A ball dropped at y = 10 falls between two calls that come a second apart
-  // (counted from the reply that created it, so a slow start-up takes none of it).
+  // A ball dropped at y = 10 falls while no request comes: the client waits,
+  // sending nothing, until the world has marked three more 30-step
+  // boundaries on stderr (so at least 61 steps ran), then asks for a
+  // snapshot. Counted in steps; the 30 s deadline is only a safety net.
   const script = [
-    `coproc L { '${Limina.execPath}' --mcp-stdio; }`,
+    `err=$(mktemp)`,
+    `coproc L { '${Limina.execPath}' --mcp-stdio tests/fixtures/stepping_world.ts 2>"$err"; }`,
     `printf '%s\\n' '${INIT}' '${rpc(2, "tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", position: [0, 10, 0], dynamic: true } })}' >&"\${L[1]}"`,
     `read -r one <&"\${L[0]}"; read -r two <&"\${L[0]}"; printf '%s\\n%s\\n' "$one" "$two"`,
-    "sleep 1",
+    `k=$(grep -c '^step ' "$err")`,
+    `for _ in $(seq 600); do [ "$(grep -c '^step ' "$err")" -ge $((k + 3)) ] && break; sleep 0.05; done`,
     `printf '%s\\n' '${rpc(3, "tools/call", { name: "inspector.snapshot", arguments: {} })}' >&"\${L[1]}"`,
     `read -r three <&"\${L[0]}"; printf '%s\\n' "$three"`,
-    `eval "exec \${L[1]}>&-"; wait "$L_PID"`,
+    `grep '^step ' "$err" | tail -n +$((k + 1)) | tr '\\n' ' '; echo`,
+    `eval "exec \${L[1]}>&-"; wait "$L_PID"; rm -f "$err"`,
   ].join("\n");
   const r = await Limina.run({ cmd: "bash", args: ["-c", script] });
   assertEquals(r.code, 0, r.stderr);
-  const snap = JSON.parse(r.stdout.trim().split("\n")[2]).result.result;
-  assert(snap.world.tick > 30, `ticks advanced while no request came (${snap.world.tick})`);
+  const lines = r.stdout.trim().split("\n");
+  const marks = (lines[3] ?? "").trim().split(/\s*step /).filter(Boolean).map(Number);
+  assert(marks.length >= 3, `the world stepped on while no request came: ${marks.length} of 3 marks (steps ${marks})`);
+  const snap = JSON.parse(lines[2]).result.result;
+  assert(snap.world.tick >= marks[2], `the snapshot comes after those steps (tick ${snap.world.tick}, marks ${marks})`);
   assert(snap.entities[0].transform.position[1] < 9, `the ball fell meanwhile (${snap.entities[0].transform.position})`);
 });
 

@@ -4,6 +4,7 @@
 // killing the server, a client vanishing mid-call.
 // Usage: node js/test/node/ws_world.mjs <path-to-limina>
 import WebSocket from "ws";
+import { readFileSync } from "node:fs";
 import { checker, rawWsClient, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
@@ -128,23 +129,28 @@ check(nearDelta.params.created.length === 1, "and bring in what enters");
 const badAoi = await b.call("aoi/declare", { center: [0, 0], radius: 1 });
 check(badAoi.error?.code === -32602, "a malformed AOI is -32602");
 
-// A stalled client: subscribes over a raw socket and never reads again.
+// A stalled client: subscribes over a raw socket and never reads again. It
+// asks for more replies than the kernel can hold for it (both socket
+// buffers at their largest), so some must wait in the server, and its
+// deltas with them, whatever the machine's speed; the entity it creates
+// last shows they are all queued.
+const listBytes = JSON.stringify(await a.call("tools/list")).length;
+const maxBuffer = (name) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, "utf8").trim().split(/\s+/)[2]);
+const lists = Math.ceil((1.25 * (maxBuffer("tcp_wmem") + maxBuffer("tcp_rmem"))) / listBytes);
 const { socket: stalled, send: stalledSend } = await rawWsClient(port);
-stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "stalled", sessionId: "sess_stalled", profile: "system.readonly" } }));
+stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { agentId: "stalled", sessionId: "sess_stalled", profile: "builder.readWrite" } }));
 stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" }));
+for (let i = 0; i < lists; i++) stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 10 + i, method: "tools/list" }));
+stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "scene.createEntity", arguments: { position: [-30, 1, -30] } } }));
 stalled.pause();
-// Many moving bodies make every delta large, so the stalled socket backs up quickly.
-for (let i = 0; i < 60; i++) a.tool("scene.createEntity", { shape: "sphere", size: 0.5, position: [i % 10, 20 + Math.floor(i / 10), -10], dynamic: true });
-await sleep(300);
-c.notes.length = 0;
-const tick0 = (await c.waitFor((m) => m.method === "state/delta")).params.tick;
-const t0 = Date.now();
-c.notes.length = 0;
-await sleep(2000);
-const ticks = c.notes.filter((m) => m.method === "state/delta").map((m) => m.params.tick);
-const rate = (Math.max(...ticks) - tick0) / ((Date.now() - t0) / 1000);
-// A world the stalled client held up would tick at a fraction of that; the margin is for a busy machine.
-check(rate > 30, `with a stalled client the world still ticks at ~60/s (${rate.toFixed(1)} ticks/s seen by a healthy subscriber)`);
+// Counted in ticks, not wall time: the timeouts are only safety nets.
+const SAFETY_MS = 60_000;
+const stalledLast = await c.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.transform[0] === -30), SAFETY_MS).catch(() => null);
+const tick0 = stalledLast?.params.tick ?? Infinity;
+const STALL_TICKS = 120;
+const reached = stalledLast && (await c.waitFor((m) => m.method === "state/delta" && m.params.tick >= tick0 + STALL_TICKS, SAFETY_MS).catch(() => null));
+const last = c.notes.filter((m) => m.method === "state/delta").at(-1)?.params.tick;
+check(reached, `with a stalled client the world keeps stepping: ${stalledLast ? `a healthy subscriber saw ${(reached?.params.tick ?? last) - tick0} of ${STALL_TICKS} ticks` : `its last call was never seen applied (last tick seen ${last})`}`);
 stalled.destroy();
 
 // Fuzzed frames: garbage, wrong types, binary, oversized; the server keeps serving.
@@ -173,13 +179,14 @@ await ghost.open();
 await ghost.init();
 ghost.tool("scene.createEntity", { position: [7, 7, 7] });
 ghost.ws.terminate();
-await sleep(200);
 
 const still = await a.tool("skills.list");
 check(serverAlive && Array.isArray(still.result?.result?.tools), "after all that the server still serves everyone else");
-const late = await c.tool("trace.tail", { type: "mcp.connection.closed", limit: 100 });
-check(late.result.result.events.some((e) => e.payload.agentId === "ghost"), "the vanished client's session ended cleanly");
+// The server learns of the vanished socket when it reads its end: asked until then (the deadline is a safety net).
+const ghostClosed = async () => (await c.tool("trace.tail", { type: "mcp.connection.closed", limit: 100 })).result.result.events.some((e) => e.payload.agentId === "ghost");
+for (const deadline = Date.now() + 30_000; !(await ghostClosed()) && Date.now() < deadline; ) await sleep(50);
+check(await ghostClosed(), "the vanished client's session ended cleanly");
 
 for (const p of [a, b, c, fuzz]) p.ws.close();
 server.kill("SIGTERM");
-console.log(JSON.stringify({ ok: true, checks: checks.length, ticksPerSecondWithStalledClient: Number(rate.toFixed(1)) }));
+console.log(JSON.stringify({ ok: true, checks: checks.length }));
