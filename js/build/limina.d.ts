@@ -6000,6 +6000,21 @@ declare module "limina/internal/engine/persistence/snapshot" {
         /** The render settings (environment, post stack, quality); absent in snapshots from before the look. */
         look?: LookSettings;
     }
+    /**
+     * A field of a saved mesh or material: its saved value (undefined: left out) and, where that value is
+     * derived, the raw values it is written from (else its saved value is its raw value). `saveMeshes`
+     * writes these fields and the digest's `MeshProbe` compares their raw values, both from these lists,
+     * so a field cannot be saved yet go unchecked by the digest.
+     */
+    export interface MeshField<T> {
+        key: string;
+        save(of: T): unknown;
+        raw?(of: T, leaf: (v: unknown) => void): void;
+    }
+    /** A saved mesh's fields besides its `materials`, in the order they are written. */
+    export const MESH_FIELDS: MeshField<THREE.Mesh>[];
+    /** A saved material's fields, in the order they are written. */
+    export const MATERIAL_FIELDS: MeshField<THREE.MeshStandardMaterial>[];
     /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
     export function saveMeshes(object: THREE.Object3D): SavedMesh[];
     export interface SnapshotOptions {

@@ -3,7 +3,7 @@
 // and body handles, recycled eids included), the scene state skills control
 // restored, and damaged world files refused.
 import * as THREE from "three";
-import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, worldDigest, WorldSession, worldState } from "limina";
+import { FIXED_DT, loadWorld, restoreBytes, saveWorld, snapshotBytes, snapshotSession, worldDigest, WorldSession, worldState } from "limina";
 import { assert, assertEquals, assertRejects, assertThrows, test } from "limina/testing";
 import { sh } from "./support/shell.ts";
 
@@ -193,6 +193,37 @@ test("the session's digest, which keeps each entity's part from the last one, eq
   assertEquals(restored.digest(), s.digest(), "the restored world is the same world");
   s.dispose();
   restored.dispose();
+});
+
+test("every field a snapshot saves of a mesh and its materials is one the session's digest sees change", async () => {
+  const s = session();
+  await build(s);
+  await builder(s)("material.apply", { entityId: "ent_8", material: "wood", tint: 0xddccbb });
+  const mesh = s.world.entities.get("ent_8")!.mesh as THREE.Mesh;
+  const material = mesh.material as THREE.MeshStandardMaterial;
+  // One change, made by module code on the three.js objects, for each field a saved mesh or material holds.
+  const meshChanges: Record<string, () => void> = {
+    castShadow: () => void (mesh.castShadow = !mesh.castShadow),
+    receiveShadow: () => void (mesh.receiveShadow = !mesh.receiveShadow),
+  };
+  const materialChanges: Record<string, () => void> = {
+    color: () => void (material.color.b = material.color.b > 0.5 ? 0.25 : 0.75),
+    roughness: () => void (material.roughness = material.roughness > 0.5 ? 0.25 : 0.75),
+    metalness: () => void (material.metalness = material.metalness > 0.5 ? 0.25 : 0.75),
+    look: () => void ((material.userData.look as { uvScale: number }).uvScale += 1),
+  };
+  const saved = snapshotSession(s).snapshot.objects.ent_8.meshes[0];
+  assertEquals(Object.keys(saved), [...Object.keys(meshChanges), "materials"], "a saved mesh's fields");
+  assertEquals(Object.keys(saved.materials[0]), Object.keys(materialChanges), "a saved material's fields");
+  let last = s.digest();
+  for (const [field, change] of Object.entries({ ...meshChanges, ...materialChanges })) {
+    change();
+    const kept = s.digest();
+    assertEquals(kept, worldDigest(s.world, s.physics, worldState(s)), `after a change to ${field}`);
+    assert(kept !== last, `a change to ${field} changes the digest`);
+    last = kept;
+  }
+  s.dispose();
 });
 
 test("snapshot → world file → restore → continue gives the uninterrupted run's digest at every step, and the same next ids", async () => {

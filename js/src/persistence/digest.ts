@@ -21,10 +21,9 @@ import { sha256 } from "../../../crates/limina-trace/js/world-file.ts";
 import type { EntityEntry } from "../ecs/entity-table.ts";
 import type { World } from "../ecs/world.ts";
 import type { WorldSession } from "../world-session.ts";
-import { libraryMaterialOf } from "../render/materials.ts";
 import { materialsOf } from "../scene/meshes.ts";
 import { saveLighting } from "../scene/scene-graph.ts";
-import { saveMeshes } from "./snapshot.ts";
+import { MATERIAL_FIELDS, MESH_FIELDS, type MeshField, saveMeshes } from "./snapshot.ts";
 
 const utf8 = new TextEncoder();
 
@@ -177,52 +176,32 @@ interface Kept {
   meshes: unknown[];
 }
 
-/** Marks, in `Kept.meshes`, a mesh and a property a material lacks. */
+/** Marks, in `Kept.meshes`, a mesh. */
 const MESH = {};
-const ABSENT = {};
 
 /**
- * Walks a scene object's meshes and materials in `saveMeshes`'s order, either recording every value
- * that part of the JSON is written from or comparing them with a recording, so an unchanged scene
- * object is recognised without building its JSON (colour as raw components, from which `getHex`
- * follows). A value that is not a primitive records as NaN, which nothing equals: that entity's part
- * is then rebuilt each time.
+ * Walks a scene object's meshes and materials in `saveMeshes`'s order, either recording the raw values
+ * of every field that part of the JSON is written from (`MESH_FIELDS`, `MATERIAL_FIELDS`) or comparing
+ * them with a recording, so an unchanged scene object is recognised without building its JSON (colour
+ * as raw components, from which `getHex` follows). A value that is not a primitive records as NaN,
+ * which nothing equals: that entity's part is then rebuilt each time.
  */
 class MeshProbe {
   private values: unknown[] = [];
   private at = 0;
   private recording = false;
   private same = true;
+  private readonly leaf = (v: unknown): void => {
+    this.mark(v === null || (typeof v !== "object" && typeof v !== "function") ? v : NaN);
+  };
   private readonly visit = (o: THREE.Object3D) => {
     if (!(o as THREE.Mesh).isMesh || !this.same) return;
     const mesh = o as THREE.Mesh;
     this.mark(MESH);
-    this.leaf(mesh.castShadow);
-    this.leaf(mesh.receiveShadow);
+    for (const f of MESH_FIELDS) this.field(f, mesh);
     const materials = materialsOf(mesh);
     this.leaf(materials.length);
-    for (const m of materials) {
-      const c = m.color;
-      if (!c) this.leaf(null);
-      else if (c.isColor !== true) this.leaf(NaN);
-      else {
-        this.leaf(c.r);
-        this.leaf(c.g);
-        this.leaf(c.b);
-      }
-      if ("roughness" in m) this.leaf(m.roughness);
-      else this.mark(ABSENT);
-      if ("metalness" in m) this.leaf(m.metalness);
-      else this.mark(ABSENT);
-      const look = libraryMaterialOf(m);
-      if (!look) this.mark(ABSENT);
-      else {
-        this.leaf(look.material);
-        this.leaf(look.tint);
-        this.leaf(look.uvScale);
-        this.leaf(look.space);
-      }
-    }
+    for (const m of materials) for (const f of MATERIAL_FIELDS) this.field(f, m);
   };
 
   /** Records `object`'s mesh values into `into` (emptied first). */
@@ -246,8 +225,9 @@ class MeshProbe {
     return this.same;
   }
 
-  private leaf(v: unknown): void {
-    this.mark(v === null || (typeof v !== "object" && typeof v !== "function") ? v : NaN);
+  private field<T>(f: MeshField<T>, of: T): void {
+    if (f.raw) f.raw(of, this.leaf);
+    else this.leaf(f.save(of));
   }
 
   private mark(v: unknown): void {

@@ -80,22 +80,82 @@ export interface SessionSnapshot {
   look?: LookSettings;
 }
 
+/**
+ * A field of a saved mesh or material: its saved value (undefined: left out) and, where that value is
+ * derived, the raw values it is written from (else its saved value is its raw value). `saveMeshes`
+ * writes these fields and the digest's `MeshProbe` compares their raw values, both from these lists,
+ * so a field cannot be saved yet go unchecked by the digest.
+ */
+export interface MeshField<T> {
+  key: string;
+  save(of: T): unknown;
+  raw?(of: T, leaf: (v: unknown) => void): void;
+}
+
+/** Marks, in a field's raw values, what is absent (no value equals it). */
+const ABSENT = Symbol("absent");
+
+/** A saved mesh's fields besides its `materials`, in the order they are written. */
+export const MESH_FIELDS: MeshField<THREE.Mesh>[] = [
+  { key: "castShadow", save: (mesh) => mesh.castShadow },
+  { key: "receiveShadow", save: (mesh) => mesh.receiveShadow },
+];
+
+const LOOK_KEYS = ["material", "tint", "uvScale", "space"] as const;
+
+/** A saved material's fields, in the order they are written. */
+export const MATERIAL_FIELDS: MeshField<THREE.MeshStandardMaterial>[] = [
+  {
+    key: "color",
+    save: (m) => (m.color ? m.color.getHex() : null),
+    // The components `getHex` follows from (with the colour management, which the digest watches).
+    raw: (m, leaf) => {
+      const c = m.color;
+      if (!c) leaf(null);
+      else if (c.isColor !== true) leaf(Number.NaN);
+      else {
+        leaf(c.r);
+        leaf(c.g);
+        leaf(c.b);
+      }
+    },
+  },
+  { key: "roughness", save: (m) => ("roughness" in m ? m.roughness : null) },
+  { key: "metalness", save: (m) => ("metalness" in m ? m.metalness : null) },
+  {
+    // Set when the material is one of the look's library materials (material.apply).
+    key: "look",
+    save: (m) => {
+      const look = libraryMaterialOf(m);
+      if (!look) return undefined;
+      const saved: Record<string, unknown> = {};
+      for (const k of LOOK_KEYS) saved[k] = look[k];
+      return saved;
+    },
+    raw: (m, leaf) => {
+      const look = libraryMaterialOf(m);
+      if (!look) leaf(ABSENT);
+      else for (const k of LOOK_KEYS) leaf(look[k]);
+    },
+  },
+];
+
+function saveFields<T>(of: T, fields: MeshField<T>[]): Record<string, unknown> {
+  const saved: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = f.save(of);
+    if (v !== undefined) saved[f.key] = v;
+  }
+  return saved;
+}
+
 /** Each mesh of `object`: its shadow flags and materials (what snapshots save and digests hash). */
 export function saveMeshes(object: THREE.Object3D): SavedMesh[] {
-  return meshesOf(object).map((mesh) => ({
-    castShadow: mesh.castShadow,
-    receiveShadow: mesh.receiveShadow,
-    materials: materialsOf(mesh).map((m) => {
-      const saved: SavedMaterial = {
-        color: m.color ? m.color.getHex() : null,
-        roughness: "roughness" in m ? m.roughness : null,
-        metalness: "metalness" in m ? m.metalness : null,
-      };
-      const look = libraryMaterialOf(m);
-      if (look) saved.look = { material: look.material, tint: look.tint, uvScale: look.uvScale, space: look.space };
-      return saved;
-    }),
-  }));
+  return meshesOf(object).map((mesh) => {
+    const saved = saveFields(mesh, MESH_FIELDS);
+    saved.materials = materialsOf(mesh).map((m) => saveFields(m, MATERIAL_FIELDS));
+    return saved as unknown as SavedMesh;
+  });
 }
 
 function applyMeshes(object: THREE.Object3D, saved: SavedMesh[], id: string): void {
