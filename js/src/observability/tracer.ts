@@ -188,7 +188,7 @@ export class Tracer {
     // makes a cons string, which it would first flatten).
     const id = ["evt_", actorId, "_", seqText, "_", idHash(seqText, type, actorId)].join("");
     // A copy: callers go on using their array (the registry adds the decision it caused).
-    const causedBy = options.causedBy ? [...options.causedBy] : [];
+    const causedBy = options.causedBy ? options.causedBy.slice() : [];
     const ms = Date.now();
     this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson, template, value); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;
