@@ -1742,6 +1742,17 @@ declare module "limina/internal/limina-ecs/js/native" {
          * views alias this object's buffers until the next call.
          */
         queryBatch(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): SpatialResults;
+        /**
+         * `queryBatch` without its views: answers into this object's buffers and
+         * returns how many hits there are in all, the first that many entries of
+         * `hitEids` / `hitDistances` (read them after the call: a call may
+         * replace them). A caller reading a few values makes no typed arrays.
+         */
+        answer(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): number;
+        /** The last answer's hit eids (its first `answer()` entries). */
+        get hitEids(): Uint32Array;
+        /** The last answer's hit distances (its first `answer()` entries). */
+        get hitDistances(): Float64Array;
         private call;
     }
 }

@@ -175,4 +175,8 @@ test("tags work the same over skills as in the module API: createEntity, setTags
   assertEquals(await call("scene.setTags", { entity: a, tags: ["stump"] }), { tags: ["stump"] });
   assertEquals((await call<{ entities: unknown[] }>("scene.queryEntities", { tag: "tree" })).entities.length, 2);
   assertEquals((await call<{ entities: { entity: string }[] }>("scene.queryEntities", { tag: "stump" })).entities.map((e) => e.entity), [a]);
+  // tag and tags together: every one named is required; neither: no filter.
+  assertEquals((await call<{ entities: { entity: string }[] }>("scene.queryEntities", { tag: "oak", tags: ["tree"] })).entities.map((e) => e.entity), ["ent_3"]);
+  assertEquals((await call<{ entities: { entity: string }[] }>("scene.queryEntities", { tag: "oak", tags: ["stump"] })).entities, []);
+  assertEquals((await call<{ entities: { entity: string }[] }>("scene.queryEntities", { near: [0, 0, 0], radius: 100 })).entities.length, 3);
 });

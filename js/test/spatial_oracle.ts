@@ -1,7 +1,7 @@
 // The native batched CSR query against the JS oracle and the contract's
 // brute force: byte-identical results.
 import { assert, assertEquals, assertThrows, test } from "limina/testing";
-import { MAX_ENTITIES, NativeSpatialQuery, SpatialGrid, type SpatialResults, World } from "limina";
+import { MAX_ENTITIES, NativeSpatialQuery, SpatialGrid, SpatialIndex, type SpatialResults, World } from "limina";
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
@@ -186,4 +186,24 @@ test("malformed queries get precise errors from both paths", () => {
     message: "outside",
   });
   assertThrows(() => native.queryBatch(world.Position, live, 0, new Float64Array(0)), { code: "invalid_input", message: "cell size" });
+});
+
+test("SpatialIndex.near reads one query's hits as the batch's views hold them, past the buffers' first growth", () => {
+  for (let w = 0; w < 50; w++) {
+    const r = rng(w + 7);
+    const world = new World();
+    // The last worlds hold more hits than the buffers' first 1024 entries.
+    const n = w < 45 ? 1 + Math.floor(r() * 200) : 1500;
+    for (let i = 0; i < n; i++) world.spawn({ position: [(r() - 0.5) * 20, r() * 4, (r() - 0.5) * 20] });
+    const index = new SpatialIndex(world, [1, 4, 8][w % 3]);
+    const live = world.liveEids();
+    for (let k = 0; k < 8; k++) {
+      const center: [number, number, number] = [(r() - 0.5) * 20, r() * 4, (r() - 0.5) * 20];
+      const radius = k === 0 ? 100 : r() * 10;
+      const self = k % 2 === 0 ? live[Math.floor(r() * live.length)] : -1;
+      const batch = new NativeSpatialQuery().queryBatch(world.Position, live, index.cellSize, new Float64Array([...center, radius, self]));
+      const expected = Array.from(batch.eids, (eid, i) => ({ eid, distance: batch.distances[i] }));
+      assertEquals(index.near(center, radius, self), expected, `world ${w} query ${k}`);
+    }
+  }
 });

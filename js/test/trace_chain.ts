@@ -53,6 +53,8 @@ test("event ids: evt_<actor>_<seq:12>_<fnv16 over seq, type and actor>", () => {
   const other = new Tracer();
   assertEquals(other.emit("test.first", { different: true }, { actorId: "a1" }), a);
   assertEquals(fnv1a16(""), "1cd9");
+  // Each byte zero-padded, high byte first (values from an independent FNV-1a).
+  assertEquals([fnv1a16("k1305"), fnv1a16("k11")], ["00a7", "6101"]);
   assertEquals(tracer.emit("test.default", {}), `evt_system_000000000002_${fnv1a16("000000000002\u0000test.default\u0000system")}`);
   assertThrows(() => tracer.emit("trace.sealed", {}), { code: "invalid_input", message: "trace.sealed is reserved for the terminator that ends a trace" });
   tracer.close();

@@ -25,6 +25,21 @@ export class NativeSpatialQuery {
    * views alias this object's buffers until the next call.
    */
   queryBatch(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): SpatialResults {
+    const total = this.answer(position, eids, cellSize, queries);
+    return {
+      offsets: this.offsets.subarray(0, Math.floor(queries.length / 5) + 1),
+      eids: this.eids.subarray(0, total),
+      distances: this.distances.subarray(0, total),
+    };
+  }
+
+  /**
+   * `queryBatch` without its views: answers into this object's buffers and
+   * returns how many hits there are in all, the first that many entries of
+   * `hitEids` / `hitDistances` (read them after the call: a call may
+   * replace them). A caller reading a few values makes no typed arrays.
+   */
+  answer(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): number {
     // Only sizes the offsets: the op checks the queries as `checkQueries` does.
     const n = Math.floor(queries.length / 5);
     if (this.offsets.length < n + 1) this.offsets = new Uint32Array(n + 1);
@@ -35,11 +50,17 @@ export class NativeSpatialQuery {
       this.distances = new Float64Array(size);
       total = this.call(position, eids, cellSize, queries);
     }
-    return {
-      offsets: this.offsets.subarray(0, n + 1),
-      eids: this.eids.subarray(0, total),
-      distances: this.distances.subarray(0, total),
-    };
+    return total;
+  }
+
+  /** The last answer's hit eids (its first `answer()` entries). */
+  get hitEids(): Uint32Array {
+    return this.eids;
+  }
+
+  /** The last answer's hit distances (its first `answer()` entries). */
+  get hitDistances(): Float64Array {
+    return this.distances;
   }
 
   private call(position: Vec3Columns, eids: Uint32Array, cellSize: number, queries: Float64Array): number {

@@ -72,8 +72,13 @@ function fnv1a(h: number, s: string): number {
   return h;
 }
 
+/** Each byte as two lowercase hex digits. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 function fold16(h: number): string {
-  return (((h >>> 16) ^ h) & 0xffff).toString(16).padStart(4, "0");
+  // Two table lookups: `toString(16)` leaves JS for the runtime on every event.
+  const v = ((h >>> 16) ^ h) & 0xffff;
+  return HEX[v >>> 8] + HEX[v & 0xff];
 }
 
 /** `fnv1a16(`${seqText}\u0000${type}\u0000${actorId}`)` without building that string: an event id's discriminator. */
@@ -188,7 +193,7 @@ export class Tracer {
     // makes a cons string, which it would first flatten).
     const id = ["evt_", actorId, "_", seqText, "_", idHash(seqText, type, actorId)].join("");
     // A copy: callers go on using their array (the registry adds the decision it caused).
-    const causedBy = options.causedBy ? [...options.causedBy] : [];
+    const causedBy = options.causedBy ? options.causedBy.slice() : [];
     const ms = Date.now();
     this.record(id, type, actorId, threadId, parentEventId, causedBy, ms, payload, payloadJson, template, value); // throws on a payload JSON cannot hold, before anything is recorded
     this.seq = seq + 1;

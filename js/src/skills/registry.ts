@@ -239,7 +239,8 @@ export class SkillRegistry {
     const skill = this.skills.get(name)!;
     const args = valid.value;
 
-    const causedBy = [...(base.causedBy ?? [])];
+    // slice, not a spread: no iteration protocol, and no empty array made to spread.
+    const causedBy = base.causedBy ? base.causedBy.slice() : [];
     if (this.policy) {
       const decision: Decision = this.policy.evaluate(
         {

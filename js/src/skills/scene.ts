@@ -111,11 +111,12 @@ export function sceneSkills({ entities, spatial }: { entities: Entities; spatial
           }
           hits.sort((a, b) => a.distance - b.distance);
         }
-        const wanted = [...(tag === undefined ? [] : [tag]), ...(tags ?? [])];
+        // Made only when filtering: most queries name no tag.
+        const wanted: readonly string[] | undefined = tag === undefined ? tags : tags === undefined ? [tag] : [tag, ...tags];
         const found = [];
         for (const h of hits) {
           const entry = world.entities.getByEid(h.eid)!;
-          if (!wanted.every((t) => entry.tags.has(t))) continue;
+          if (wanted !== undefined && !wanted.every((t) => entry.tags.has(t))) continue;
           found.push({ entity: entry.id, position: world.position(h.eid), distance: h.distance, tags: [...entry.tags] });
         }
         return { entities: found };

@@ -29,7 +29,13 @@ export class SpatialIndex {
     q[2] = center[2];
     q[3] = radius;
     q[4] = selfEid;
-    const r = this.queryBatch(q);
-    return Array.from(r.eids, (eid, k) => ({ eid, distance: r.distances[k] }));
+    // One query: its hits read from the native buffers, with no views made over them.
+    const native = this.native;
+    const total = native.answer(this.world.Position, this.world.liveEids(), this.cellSize, q);
+    const eids = native.hitEids;
+    const distances = native.hitDistances;
+    const hits: { eid: number; distance: number }[] = [];
+    for (let k = 0; k < total; k++) hits.push({ eid: eids[k], distance: distances[k] });
+    return hits;
   }
 }
