@@ -158,9 +158,17 @@ test("a session's index, re-indexed between frames, misses no move, spawn or rem
     for (const eid of world.liveEids()) world.Position.x[eid] += (r() - 0.5) * 2;
   });
   let frames = 0;
-  await new Promise<void>((done) => {
+  await new Promise<void>((done, fail) => {
     // Registered after the session's own frame system: runs once it has re-indexed.
     const stop = onFrame(() => {
+      try {
+        frame();
+      } catch (e) {
+        stop();
+        fail(e);
+      }
+    });
+    const frame = () => {
       frames++;
       query(`frame ${frames}, as stepped`);
       const live = world.liveEids();
@@ -172,10 +180,11 @@ test("a session's index, re-indexed between frames, misses no move, spawn or rem
         stop();
         done();
       }
-    });
+    };
+  }).finally(() => {
+    stopMoving();
+    session.dispose();
   });
-  stopMoving();
-  session.dispose();
 });
 
 test("the querying entity is excluded, radius 0 finds coincident entities, ties go by insertion order", () => {
