@@ -1765,6 +1765,8 @@ declare module "limina/internal/engine/spatial/spatial-index" {
         private readonly native;
         /** `near`'s one query, reused (the op reads it during the call). */
         private readonly one;
+        /** Frames left in which `refresh` re-indexes; a query sets it. */
+        private fresh;
         /** `cellSize`: the grid's cell edge in metres (it changes cost, never results). */
         constructor(world: World, cellSize?: number);
         /**
@@ -1772,6 +1774,14 @@ declare module "limina/internal/engine/spatial/spatial-index" {
          * call. The returned views alias internal buffers until the next call.
          */
         queryBatch(queries: Float64Array): SpatialResults;
+        /**
+         * Between frames (after the steps and their state fan-out): re-indexes
+         * what moved, so the next query (often a call read before the next step)
+         * finds the grid current. Only while queries come: a world nobody queries
+         * pays nothing. Each query still compares the positions it indexes, so a
+         * move after this is never missed.
+         */
+        refresh(): void;
         /** Entities within `radius` of `center` (excluding `selfEid`), nearest first. */
         near(center: Vec3, radius: number, selfEid?: number): {
             eid: number;
@@ -8176,6 +8186,7 @@ declare module "limina/internal/engine/world-session" {
         private readonly digests;
         private readonly stopStepping;
         private readonly stopListening;
+        private readonly stopRefreshing;
         constructor(options?: WorldSessionOptions);
         /** A new in-process MCP endpoint over this world. */
         mcp(): Mcp;

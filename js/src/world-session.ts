@@ -16,7 +16,7 @@ import { CameraRig } from "./camera/rig.ts";
 import { CharacterSystem } from "./characters/characters.ts";
 import { WorldResources } from "./ecs/resources.ts";
 import { World } from "./ecs/world.ts";
-import { onFixedStep } from "./loop.ts";
+import { onFixedStep, onFrame } from "./loop.ts";
 import { Mcp } from "./mcp/mcp.ts";
 import { Tracer, type TracerOptions } from "./observability/tracer.ts";
 import { Game } from "./game/game.ts";
@@ -144,6 +144,7 @@ export class WorldSession {
   private readonly digests = new WorldDigestCache();
   private readonly stopStepping: () => void;
   private readonly stopListening: () => void;
+  private readonly stopRefreshing: () => void;
 
   constructor(options: WorldSessionOptions = {}) {
     this.tracer = new Tracer({ tick: () => this.tick, ...options.trace });
@@ -217,6 +218,8 @@ export class WorldSession {
     }) : () => {};
     // Like stepping, following the camera is what a session on the loop does.
     this.stopListening = options.simulate ?? true ? followCamera(this.audio, this.view.camera) : () => {};
+    // The spatial grid is re-indexed once a frame, not by the first query after it.
+    this.stopRefreshing = options.simulate ?? true ? onFrame(() => this.spatial.refresh()) : () => {};
   }
 
   /** A new in-process MCP endpoint over this world. */
@@ -284,6 +287,7 @@ export class WorldSession {
     this.agents.close();
     this.stopStepping();
     this.stopListening();
+    this.stopRefreshing();
     this.ui.clear();
     this.packages.dispose();
     this.nav.dispose();

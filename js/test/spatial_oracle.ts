@@ -1,7 +1,7 @@
 // The native batched CSR query against the JS oracle and the contract's
 // brute force: byte-identical results.
 import { assert, assertEquals, assertThrows, test } from "limina/testing";
-import { MAX_ENTITIES, NativeSpatialQuery, SpatialGrid, SpatialIndex, type SpatialResults, World } from "limina";
+import { createWorldSession, MAX_ENTITIES, NativeSpatialQuery, onFixedStep, onFrame, SpatialGrid, SpatialIndex, type SpatialResults, World } from "limina";
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
@@ -139,6 +139,52 @@ test("the native grid follows entities moved in place, spawned and destroyed bet
     }
     assertSameBytes(native.queryBatch(world.Position, now, 4, queries), bruteForce(world, now, queries), `step ${step}`);
   }
+});
+
+test("a session's index, re-indexed between frames, misses no move, spawn or removal made after that", async () => {
+  const r = rng(5151);
+  const session = createWorldSession();
+  const { world, spatial } = session;
+  const ids = [];
+  for (let i = 0; i < 300; i++) ids.push(world.spawn({ position: [(r() - 0.5) * 60, r() * 6, (r() - 0.5) * 60] }).id);
+  const query = (what: string) => {
+    const live = world.liveEids();
+    const queries = new Float64Array(20 * 5);
+    for (let k = 0; k < 20; k++) queries.set([(r() - 0.5) * 60, r() * 6, (r() - 0.5) * 60, 2 + r() * 12, live[k]], k * 5);
+    assertSameBytes(spatial.queryBatch(queries), bruteForce(world, live, queries), what);
+  };
+  // Everything moves every step; the session re-indexes after the steps, while queries come.
+  const stopMoving = onFixedStep(() => {
+    for (const eid of world.liveEids()) world.Position.x[eid] += (r() - 0.5) * 2;
+  });
+  let frames = 0;
+  await new Promise<void>((done, fail) => {
+    // Registered after the session's own frame system: runs once it has re-indexed.
+    const stop = onFrame(() => {
+      try {
+        frame();
+      } catch (e) {
+        stop();
+        fail(e);
+      }
+    });
+    const frame = () => {
+      frames++;
+      query(`frame ${frames}, as stepped`);
+      const live = world.liveEids();
+      for (let k = 0; k < 5; k++) world.Position.z[live[Math.floor(r() * live.length)]] += 3;
+      if (frames % 3 === 0) ids.push(world.spawn({ position: [(r() - 0.5) * 60, r() * 6, (r() - 0.5) * 60] }).id);
+      if (frames % 3 === 1) world.destroy(ids.splice(Math.floor(r() * ids.length), 1)[0]);
+      query(`frame ${frames}, moved after the re-index`);
+      if (frames === 30) {
+        stop();
+        done();
+      }
+    };
+  }).finally(() => {
+    stopMoving();
+    session.dispose();
+  });
 });
 
 test("the querying entity is excluded, radius 0 finds coincident entities, ties go by insertion order", () => {

@@ -392,24 +392,30 @@ impl DirectSink {
   pub fn try_write(&self, text: &tokio_tungstenite::tungstenite::Utf8Bytes) -> bool {
     let Ok(mut guard) = self.sink.try_lock() else { return false };
     let Some(sink) = guard.as_mut() else { return false };
-    let mut cx = Context::from_waker(std::task::Waker::noop());
-    if !matches!(Pin::new(&mut *sink).poll_ready(&mut cx), Poll::Ready(Ok(()))) {
-      return false;
-    }
-    if Pin::new(&mut *sink).start_send(Message::Text(text.clone())).is_err() {
+    match send_without_waker(sink, Message::Text(text.clone())) {
+      Ok(Sent::NotReady(_)) => false,
+      Ok(Sent::Flushed) => true,
+      Ok(Sent::Unflushed) => {
+        self.unflushed.notify_one();
+        true
+      }
       // Taken, but the connection is broken: the writer finds out on its next write.
-      return true;
+      Err(_) => true,
     }
-    if !matches!(Pin::new(&mut *sink).poll_flush(&mut cx), Poll::Ready(Ok(()))) {
-      self.unflushed.notify_one();
-    }
-    true
   }
 
+  /// Sends `message`, waiting (with the task's waker) only for what the
+  /// socket does not take at once. Polled with the task's waker,
+  /// tokio-tungstenite also leaves it with the socket's read readiness, so
+  /// each request arriving afterwards would wake this writer for nothing
+  /// (relayed from the loop thread's reactor).
   async fn send(&self, message: Message) -> Result<(), WsError> {
-    match self.sink.lock().await.as_mut() {
-      Some(sink) => sink.send(message).await,
-      None => Err(WsError::AlreadyClosed),
+    let mut guard = self.sink.lock().await;
+    let Some(sink) = guard.as_mut() else { return Err(WsError::AlreadyClosed) };
+    match send_without_waker(sink, message)? {
+      Sent::Flushed => Ok(()),
+      Sent::Unflushed => sink.flush().await,
+      Sent::NotReady(message) => sink.send(message).await,
     }
   }
 
@@ -423,6 +429,30 @@ impl DirectSink {
   async fn take(&self) -> Option<Sink> {
     self.sink.lock().await.take()
   }
+}
+
+/// What a send polled with no waker did.
+enum Sent {
+  Flushed,
+  /// Taken; the socket did not take all of it (or flushing failed): flush it.
+  Unflushed,
+  /// The sink could not take it (busy, or broken): here it is back.
+  NotReady(Message),
+}
+
+/// Sends `message` polling with a waker that does nothing, so no waker is
+/// left registered anywhere (with the socket's readiness or the split
+/// halves' lock) by a send that needed no wait.
+fn send_without_waker(sink: &mut Sink, message: Message) -> Result<Sent, WsError> {
+  let mut cx = Context::from_waker(Waker::noop());
+  if !matches!(Pin::new(&mut *sink).poll_ready(&mut cx), Poll::Ready(Ok(()))) {
+    return Ok(Sent::NotReady(message));
+  }
+  Pin::new(&mut *sink).start_send(message)?;
+  Ok(match Pin::new(&mut *sink).poll_flush(&mut cx) {
+    Poll::Ready(Ok(())) => Sent::Flushed,
+    _ => Sent::Unflushed,
+  })
 }
 
 /// How a connection's writer ended.
@@ -610,6 +640,28 @@ mod tests {
 
   fn woken(count: &Count) -> usize {
     count.0.load(Ordering::SeqCst)
+  }
+
+  #[test]
+  fn a_send_the_socket_takes_at_once_leaves_no_waker_for_the_requests_that_arrive_next() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+      use tokio::io::AsyncWriteExt;
+      let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+      let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+      let (server, _) = listener.accept().await.unwrap();
+      let socket = WebSocketStream::from_raw_socket(server, tokio_tungstenite::tungstenite::protocol::Role::Server, None).await;
+      let (sink, mut source) = socket.split();
+      let direct = DirectSink { sink: tokio::sync::Mutex::new(Some(sink)), unflushed: tokio::sync::Notify::new() };
+      let (writer, writer_waker) = counter();
+      let send = std::pin::pin!(direct.send(Message::Text("delta".into())));
+      assert!(matches!(send.poll(&mut Context::from_waker(&writer_waker)), Poll::Ready(Ok(()))));
+      // The reader waits first; then a client's masked text frame "a" arrives and wakes it.
+      let request = async { client.write_all(&[0x81, 0x81, 0, 0, 0, 0, b'a']).await.unwrap() };
+      let (read, ()) = tokio::join!(source.next(), request);
+      assert_eq!(read.unwrap().unwrap(), Message::Text("a".into()));
+      assert_eq!(woken(&writer), 0, "the request woke the writer");
+    });
   }
 
   /// A writer thread's relay seen from another thread (so every wake from here is cross-thread):
