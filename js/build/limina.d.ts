@@ -9994,6 +9994,10 @@ declare module "limina/internal/limina-mcp/js/hub" {
     export const backlog: (conn: number) => number;
     /** Closes a connection once its queued messages are written. */
     export const close: (conn: number) => void;
+    /** Closes every connection, those the server has not seen open yet included; returns how many. */
+    export const closeAll: () => number;
+    /** WebSocket clients whose close frame is not written yet. */
+    export const unclosed: () => number;
 }
 declare module "limina/internal/limina-mcp/js/sync" {
     import type { SendOutcome } from "limina/internal/limina-mcp/js/hub";

@@ -80,6 +80,8 @@ interface McpOps {
   op_mcp_broadcast(conns: number[], text: string, droppable: boolean): SendOutcome[];
   op_mcp_backlog(conn: number): number;
   op_mcp_close(conn: number): void;
+  op_mcp_close_all(): number;
+  op_mcp_unclosed(): number;
 }
 
 const ops = Limina.ops as unknown as McpOps;
@@ -118,3 +120,7 @@ export const broadcast = (conns: number[], text: string, droppable: boolean): Se
 export const backlog = (conn: number): number => ops.op_mcp_backlog(conn);
 /** Closes a connection once its queued messages are written. */
 export const close = (conn: number): void => ops.op_mcp_close(conn);
+/** Closes every connection, those the server has not seen open yet included; returns how many. */
+export const closeAll = (): number => ops.op_mcp_close_all();
+/** WebSocket clients whose close frame is not written yet. */
+export const unclosed = (): number => ops.op_mcp_unclosed();

@@ -140,6 +140,17 @@ pub struct ConnRegistry {
   next_conn: Rc<Cell<u32>>,
   inbound: Rc<RefCell<Inbound>>,
   arrivals: Arrivals,
+  /// WebSocket clients whose close frame is not written yet.
+  unclosed: Rc<Cell<usize>>,
+}
+
+/// Counts a WebSocket client among the unclosed until dropped (once its close frame is written, or it is gone).
+pub struct Unclosed(Rc<Cell<usize>>);
+
+impl Drop for Unclosed {
+  fn drop(&mut self) {
+    self.0.set(self.0.get() - 1);
+  }
 }
 
 /// Events waiting to be applied, in round-robin turns across connections.
@@ -264,7 +275,13 @@ impl Outbox {
 
 impl ConnRegistry {
   fn new(arrivals: Arrivals) -> Self {
-    Self { conns: Rc::default(), next_conn: Rc::default(), inbound: Rc::default(), arrivals }
+    Self { conns: Rc::default(), next_conn: Rc::default(), inbound: Rc::default(), arrivals, unclosed: Rc::default() }
+  }
+
+  /// Counts a WebSocket client as unclosed while the returned guard lives.
+  pub fn unclosed(&self) -> Unclosed {
+    self.unclosed.set(self.unclosed.get() + 1);
+    Unclosed(self.unclosed.clone())
   }
 
   /// Registers a new connection and returns its I/O ends.
@@ -322,6 +339,11 @@ impl ConnRegistry {
   /// Forgets a connection whose transport ended.
   pub fn forget(&self, conn: u32) {
     self.conns.borrow_mut().remove(&conn);
+  }
+
+  /// Forgets every connection (each writer drains what is queued, then closes); returns how many.
+  fn forget_all(&self) -> usize {
+    std::mem::take(&mut *self.conns.borrow_mut()).len()
   }
 
   /// Takes up to `max` queued events, round-robin across connections,
@@ -693,6 +715,19 @@ pub fn op_mcp_close(state: &mut OpState, conn: u32) {
   hub(state).registry.forget(conn);
 }
 
+/// Closes every connection after its queued messages are written, those whose opening the loop has
+/// not taken yet included (a server stopping closes them too); returns how many.
+#[op2(fast)]
+pub fn op_mcp_close_all(state: &mut OpState) -> u32 {
+  hub(state).registry.forget_all() as u32
+}
+
+/// WebSocket clients whose close frame is not written yet: a stopping server waits for none left.
+#[op2(fast)]
+pub fn op_mcp_unclosed(state: &mut OpState) -> u32 {
+  hub(state).registry.unclosed.get() as u32
+}
+
 deno_core::extension!(
   limina_mcp,
   deps = [limina_ops],
@@ -707,6 +742,8 @@ deno_core::extension!(
     op_mcp_broadcast,
     op_mcp_backlog,
     op_mcp_close,
+    op_mcp_close_all,
+    op_mcp_unclosed,
     fanout::op_mcp_fanout_publisher,
     fanout::op_mcp_fanout_publish,
     fanout::op_mcp_fanout_subscribe,

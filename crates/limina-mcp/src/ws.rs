@@ -62,7 +62,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
-use super::{accept_loop, bearer_matches, first_request_arrived, web, ConnIo, ConnRegistry, HubEvent, Out, Outbox, Refusals};
+use super::{accept_loop, bearer_matches, first_request_arrived, web, ConnIo, ConnRegistry, HubEvent, Out, Outbox, Refusals, Unclosed};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing connection's unread input is drained, so the client
@@ -365,9 +365,10 @@ async fn handshake(stream: TcpStream, shared: &Listener) -> Option<(Socket, &'st
   Some((socket, access.get()))
 }
 
-/// Sends a close frame, then drains what the client still sends for a while.
-async fn close(mut sink: Sink, source: SplitStream<Socket>, code: CloseCode, reason: String) {
+/// Sends a close frame (then `unclosed` is done with), then drains what the client still sends for a while.
+async fn close(mut sink: Sink, source: SplitStream<Socket>, code: CloseCode, reason: String, unclosed: Option<Unclosed>) {
   let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+  drop(unclosed);
   let Ok(mut socket) = sink.reunite(source) else { return };
   let drain = async {
     let mut buf = [0u8; 16 * 1024];
@@ -519,10 +520,11 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
   let (sink, mut source) = socket.split();
   // Counted now, when the place is granted: the check and the grant happen in one turn of the loop.
   if registry.live() >= limits.max_clients {
-    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients)).await;
+    close(sink, source, CloseCode::Again, format!("server full: {} clients", limits.max_clients), None).await;
     return;
   }
   let ConnIo { conn, inbox, outbound } = registry.open();
+  let unclosed = registry.unclosed();
   let direct = Arc::new(DirectSink { sink: tokio::sync::Mutex::new(Some(sink)), unflushed: tokio::sync::Notify::new() });
   registry.write_directly(conn, direct.clone());
   inbox.push(HubEvent::Open { conn, peer, transport: "ws", access });
@@ -607,7 +609,7 @@ async fn serve(stream: TcpStream, peer: String, admitted: Admitted, shared: Rc<L
     // Flushes tungstenite's reply to the client's close frame.
     let _ = sink.close().await;
   } else if let Some((code, why)) = closing {
-    close(sink, source, code, why).await;
+    close(sink, source, code, why, Some(unclosed)).await;
   }
 }
 

@@ -7,7 +7,7 @@
 // when it is first needed (see server.ts): the client's first reply does not
 // wait for it. A network server builds it before it listens.
 
-import { backlog, close, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
+import { backlog, closeAll, unclosed, listenHttp, listenStdio, listenWs, serveConfig } from "../../../crates/limina-mcp/js/hub.ts";
 import { waitForStopSignal } from "../../../crates/limina-trace/js/world-file.ts";
 import { PROFILES } from "../skills/profiles.ts";
 import { streamWorldLog } from "../persistence/log-sink.ts";
@@ -60,11 +60,13 @@ void waitForStopSignal().then(async (signal) => {
   const queued = () => conns.reduce((n, c) => n + backlog(c), 0);
   while (queued() > 0 && performance.now() - started < FLUSH_LIMIT_MS) await new Promise((r) => setTimeout(r, 1));
   const unsent = queued();
-  for (const c of conns) close(c);
-  // Close frames go out on the transports' own tasks.
+  // Every connection, also one whose opening the loop has not taken yet (a client that connected just before the signal).
+  const closed = closeAll();
+  // Close frames go out on the transports' own tasks (a WebSocket's once its writer thread has drained it).
   await new Promise((r) => setTimeout(r, 10));
+  while (unclosed() > 0 && performance.now() - flushed < FLUSH_LIMIT_MS) await new Promise((r) => setTimeout(r, 1));
   const ms = Math.round(performance.now() - flushed);
-  console.error(`limina: ${signal}: stopped serving in ${ms} ms after flushing (tick ${session?.tick ?? 0}, ${conns.length} client${conns.length === 1 ? "" : "s"} closed${unsent ? `, ${unsent} replies unsent` : ""}${saved})`);
+  console.error(`limina: ${signal}: stopped serving in ${ms} ms after flushing (tick ${session?.tick ?? 0}, ${closed} client${closed === 1 ? "" : "s"} closed${unsent ? `, ${unsent} replies unsent` : ""}${saved})`);
   Limina.exit(0);
 });
 
