@@ -2,7 +2,8 @@
 // real-time loop keeps stepping. Counted in steps and in the loop thread's
 // CPU time, never in wall time, so a busy machine cannot fail it.
 import { assert, assertEquals, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, onFixedStep, ScriptedProvider, waitSteps } from "limina";
+import { createAgentSystems, createWorldSession, ScriptedProvider, waitSteps } from "limina";
+import { LoopCpuWatch } from "./support/loop_cpu.ts";
 
 /** Safety net only: how long a provider or the test waits for steps that a healthy loop runs anyway. */
 const GIVE_UP_MS = 30_000;
@@ -23,22 +24,15 @@ test("a provider that thinks for 30 steps does not hold the loop", async () => {
   for (let i = 0; i < 20; i++) {
     sys.agents.add({ id: `agt_${i}`, type: "player", anchor: [i, 0, 0], decisionIntervalTicks: 1, profile: "player.limited", sessionId: `s${i}`, llm: { provider: "slow", model: "", systemPrompt: "" } });
   }
-  // The loop thread's CPU time between steps, which a busy machine does not stretch (unlike the wall clock).
-  let lastCpu = Limina.loop.stats().cpuMs;
-  let maxGapCpuMs = 0;
-  const off = onFixedStep(() => {
-    const cpu = Limina.loop.stats().cpuMs;
-    maxGapCpuMs = Math.max(maxGapCpuMs, cpu - lastCpu);
-    lastCpu = cpu;
-  });
+  const cpu = new LoopCpuWatch();
   const thoughts = () => session.tracer.history().filter((e) => e.type === "agent.signal.thought").length;
   const deadline = performance.now() + GIVE_UP_MS;
   while (thoughts() < 20 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  off();
+  cpu.stop();
   assert(thinking >= 20, `every agent had a decision in flight (${thinking})`);
   assertEquals(gaveUp, 0, "decisions whose 30 steps never came");
   assert(thoughts() >= 20, `the slow decisions still landed and acted (${thoughts()})`);
-  assert(maxGapCpuMs < 100, `the loop's longest stretch of CPU between two steps: ${maxGapCpuMs.toFixed(1)} ms`);
+  assert(cpu.maxGapMs < 100, `the loop's longest stretch of CPU between two steps: ${cpu.maxGapMs.toFixed(1)} ms`);
   sys.dispose();
   session.dispose();
 });

@@ -4,8 +4,9 @@
 // only, while a healthy agent acts and the world keeps stepping: steps run
 // while a request waits, and none of it is done on the loop in one piece.
 import { assert, assertEquals, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, type DecideRequest, GatewayProvider, onFixedStep, stepsRun, waitSteps } from "limina";
+import { createAgentSystems, createWorldSession, DEFAULT_BUDGET, type DecideRequest, GatewayProvider, stepsRun, waitSteps } from "limina";
 import { startLlmServer } from "./support/llm_server.ts";
+import { LoopCpuWatch } from "./support/loop_cpu.ts";
 
 const server = await startLlmServer();
 
@@ -45,24 +46,14 @@ test("each hostile provider is a traced error for its agent only; a healthy agen
     sys.agents.add({ id, type: "player", anchor: [0, 0, 0], decisionIntervalTicks: 20, profile: "player.limited", sessionId: `ses_${id}`, llm: { provider: id, model: "", systemPrompt: "" } });
   }
   const entities = session.world.entities.size;
-  // The loop thread's CPU time between steps, which a busy machine does not stretch (unlike the wall clock).
-  let steps = 0;
-  const cpu0 = Limina.loop.stats().cpuMs;
-  let lastCpu = cpu0;
-  let maxGapCpuMs = 0;
-  const off = onFixedStep(() => {
-    const cpu = Limina.loop.stats().cpuMs;
-    maxGapCpuMs = Math.max(maxGapCpuMs, cpu - lastCpu);
-    lastCpu = cpu;
-    steps++;
-  });
+  const cpu = new LoopCpuWatch();
   const t0 = performance.now();
   const of = (id: string, type: string) => session.tracer.history().filter((e) => e.actorId === id && e.type === type);
   // Until every hostile agent has failed twice (its second decision came after the first failure) and the healthy one has acted twice, within a minute.
   const done = () => Object.entries(HOSTILE).every(([id, h]) => of(id, h.event).length >= 2) && of("agt_healthy", "skill.executed").length >= 2;
   while (!done() && performance.now() - t0 < 60_000) await waitSteps(10);
   const seconds = (performance.now() - t0) / 1000;
-  off();
+  cpu.stop();
   for (const [id, h] of Object.entries(HOSTILE)) {
     const errors = of(id, h.event).map((e) => e.payload as { code?: string; error?: string; reason?: string });
     assert(errors.length >= 2, `${id}: ${errors.length} errors`);
@@ -78,10 +69,10 @@ test("each hostile provider is a traced error for its agent only; a healthy agen
   assert(dripSpans.length >= 2 && dripSpans.every((n) => n >= 30), `steps run while the drip's requests waited: ${dripSpans.join(", ")}`);
   // The 32 MiB bodies are read in pieces between steps, never in one (some 20 ms of CPU is the longest here), and
   // all of it takes the loop far less than a step's 16.7 ms on average.
-  const cpuPerStep = (lastCpu - cpu0) / steps;
-  assert(maxGapCpuMs < 100, `the loop's longest stretch of CPU between two steps: ${maxGapCpuMs.toFixed(1)} ms`);
+  const cpuPerStep = (cpu.lastMs - cpu.startMs) / cpu.steps;
+  assert(cpu.maxGapMs < 100, `the loop's longest stretch of CPU between two steps: ${cpu.maxGapMs.toFixed(1)} ms`);
   assert(cpuPerStep < 8, `the loop's CPU per step: ${cpuPerStep.toFixed(2)} ms`);
-  console.log(`hostile providers: ${steps} steps in ${seconds.toFixed(2)} s; drip's requests spanned ${dripSpans.join(", ")} steps; loop CPU ${cpuPerStep.toFixed(2)} ms a step, ${maxGapCpuMs.toFixed(1)} ms at most between two`);
+  console.log(`hostile providers: ${cpu.steps} steps in ${seconds.toFixed(2)} s; drip's requests spanned ${dripSpans.join(", ")} steps; loop CPU ${cpuPerStep.toFixed(2)} ms a step, ${cpu.maxGapMs.toFixed(1)} ms at most between two`);
   sys.dispose();
   await sys.action.settled();
   session.dispose();

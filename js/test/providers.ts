@@ -3,8 +3,9 @@
 // Ollama and OpenAI-compatible APIs, or attacking the client as a hostile or
 // broken server would (tests/llm_server.py).
 import { assert, assertEquals, assertRejects, test } from "limina/testing";
-import { createAgentSystems, createWorldSession, type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, onFixedStep, retryAfterMs, ScriptedProvider, waitSteps } from "limina";
+import { createAgentSystems, createWorldSession, type DecideRequest, GatewayProvider, OllamaChat, OllamaProvider, retryAfterMs, ScriptedProvider, waitSteps } from "limina";
 import { startLlmServer } from "./support/llm_server.ts";
+import { LoopCpuWatch } from "./support/loop_cpu.ts";
 
 const plain = await startLlmServer();
 const tls = await startLlmServer("--tls tests/fixtures/tls/server.pem tests/fixtures/tls/server.key");
@@ -89,31 +90,20 @@ const attacks: [model: string, code: string, message: string, timeoutMs?: number
 
 test("hostile servers: each request fails precisely, memory stays bounded, the loop steps, the next request works", async () => {
   const peak = await peakMiB();
-  // The loop thread's CPU time between steps, which a busy machine does not stretch (unlike the wall clock):
-  // a body read or parsed on the loop in one piece would show here. (hostile_providers counts the steps a
-  // request spans, which a loop that waited on it would not run.)
-  let steps = 0;
-  let lastCpu = Limina.loop.stats().cpuMs;
-  let maxGapCpuMs = 0;
-  const off = onFixedStep(() => {
-    const cpu = Limina.loop.stats().cpuMs;
-    maxGapCpuMs = Math.max(maxGapCpuMs, cpu - lastCpu);
-    lastCpu = cpu;
-    steps++;
-  });
+  // A body read or parsed on the loop in one piece would show in the loop's CPU between two steps.
+  // (hostile_providers counts the steps a request spans, which a loop that waited on it would not run.)
+  const cpu = new LoopCpuWatch();
   const outcomes = await Promise.all(attacks.map(([model, , , timeoutMs]) =>
     new OllamaProvider({ baseUrl: base, model, timeoutMs: timeoutMs ?? 5000 }).decide(request).then(() => null, (e: Error & { code?: string }) => e)
   ));
-  off();
+  cpu.stop(true);
   attacks.forEach(([model, code, message], i) => {
     const e = outcomes[i];
     assert(e !== null, `${model}: the request succeeded`);
     assertEquals([model, e.code], [model, code], e.message);
     assert(e.message.startsWith(`${base}/api/chat: `) && e.message.includes(message), `${model}: ${e.message}`);
   });
-  // The stretch since the last step counts too, so a run with no step in it is judged as well.
-  maxGapCpuMs = Math.max(maxGapCpuMs, Limina.loop.stats().cpuMs - lastCpu);
-  assert(maxGapCpuMs < 100, `the loop's longest stretch of CPU between two steps: ${maxGapCpuMs.toFixed(1)} ms (${steps} steps ran)`);
+  assert(cpu.maxGapMs < 100, `the loop's longest stretch of CPU between two steps: ${cpu.maxGapMs.toFixed(1)} ms (${cpu.steps} steps ran)`);
   const grown = (await peakMiB()) - peak;
   assert(grown < 128, `peak memory grew ${grown.toFixed(0)} MiB`);
   assertEquals((await new OllamaProvider({ baseUrl: base, model: "tool", timeoutMs: Number.MAX_VALUE }).decide(request)).toolCalls[0].tool, "agent.emitEvent");
