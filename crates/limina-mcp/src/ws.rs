@@ -72,7 +72,7 @@ const LINGER: Duration = Duration::from_secs(2);
 const MAX_WRITERS: usize = 8;
 /// The most a connection's socket read takes at once. tungstenite zeroes
 /// this much of its input buffer before every read, the ones that find
-/// nothing included (its default, 128 KiB, was 15 % of the loop thread's
+/// nothing included (with its default, 128 KiB, that is 15 % of the loop thread's
 /// time from a request's wake-up to its read); a larger message takes more
 /// reads.
 const READ_CHUNK: usize = 16 * 1024;
