@@ -4,8 +4,10 @@
 // steps each after a 60-step warm-up. Sim-step time is one tick's whole
 // work: physics, SoA write-back, scene sync, actions (through the registry,
 // traced), perception (one native batched query) and decisions.
-// Run: limina --deterministic js/bench/capstone.ts [standard] [packed] [agents1000]
-//   (no names: all three; final line: JSON figures of the scenarios run)
+// Run: limina --deterministic js/bench/capstone.ts [standard] [packed] [agents1000] [steps]
+//   (no names: all three; final line: JSON figures of the scenarios run; with `steps`, each
+//   scenario's measured steps first, one `steps <name> {…}` line each: CPU ms and checkpoint ms
+//   per step, for js/bench/capstone_steps.mjs to compare runs step by step)
 import { type AgentSystems, onFixedStep, pursueNearest, waitSteps, type WorldSession } from "limina";
 import { round, summarize } from "limina/bench";
 import { type CapstoneScenario, createCapstone, SCENARIOS } from "./worlds/capstone.ts";
@@ -99,7 +101,7 @@ function instrument(clock: PhaseClock, session: WorldSession, systems: AgentSyst
   };
 }
 
-async function measure(scenario: CapstoneScenario) {
+async function measure(name: string, scenario: CapstoneScenario) {
   const clock = new PhaseClock();
   // The provider's own work (an LLM's, elsewhere) is kept apart from the decision bookkeeping.
   const { session, systems } = createCapstone(scenario, clock.timed("provider", pursueNearest(0.8)));
@@ -156,16 +158,19 @@ async function measure(scenario: CapstoneScenario) {
     actionsTraced: actions,
     events: session.tracer.size,
   };
+  if (printSteps) console.log(`steps ${name} ${JSON.stringify({ cpu: cpuSamples.map((ms) => round(ms)), checkpoint: phases.map((lap) => round(lap.checkpoint)) })}`);
   systems.dispose();
   session.dispose();
   return figures;
 }
 
-const names = Limina.args.length > 0 ? Limina.args : Object.keys(SCENARIOS);
+const printSteps = Limina.args.includes("steps");
+const named = Limina.args.filter((a) => a !== "steps");
+const names = named.length > 0 ? named : Object.keys(SCENARIOS);
 for (const n of names) if (!(n in SCENARIOS)) throw new Error(`no scenario ${n}: ${Object.keys(SCENARIOS).join(", ")}`);
 const scenarios: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 for (const n of names) {
-  const f = (scenarios[n] = await measure(SCENARIOS[n as keyof typeof SCENARIOS]));
+  const f = (scenarios[n] = await measure(n, SCENARIOS[n as keyof typeof SCENARIOS]));
   const split = PHASES.map((p) => `${p} ${f.phases[p].p50Ms}/${f.phases[p].p95Ms}`).join(", ");
   console.log(
     `capstone ${n} (${f.agents} agents, ${f.dynamicBodies} bodies, ${f.entities} entities, ${f.extent} m): ${f.ticks} ticks, sim-step p50 ${f.stepP50Ms} ms, p95 ${f.stepP95Ms} ms, p99 ${f.stepP99Ms} ms, max ${f.stepMaxMs} ms; loop-thread CPU a step p50 ${f.stepCpuP50Ms} ms, p95 ${f.stepCpuP95Ms} ms, p99 ${f.stepCpuP99Ms} ms; ${f.actionsTraced} actions traced`,
