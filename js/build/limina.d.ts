@@ -2396,6 +2396,9 @@ declare module "limina/internal/engine/observability/tracer" {
         private seq;
         /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
         private isoMs;
+        /** `evt_<actor>_` of the last event's actor: a call's events share it. */
+        private idActor;
+        private idPrefix;
         private isoNow;
         /** Events recorded since the last flush. */
         private unflushed;
@@ -2746,6 +2749,7 @@ declare module "limina/internal/engine/skills/registry" {
     }
     /** What a call did, in the registry's own terms (the MCP layer maps it onto its wire type). */
     export interface InvokeMetadata {
+        /** From the call's arrival to its handler's end (or, for a call that did not run to the end, its failure). */
         executionTimeMs: number;
         /** Types of the events this call emitted, in order. */
         eventsEmitted: string[];

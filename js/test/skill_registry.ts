@@ -6,6 +6,7 @@ import {
   type InvokeResult,
   Mcp,
   PERMISSIONS,
+  PolicyEngine,
   PROFILES,
   resolveProfile,
   type SkillDefinition,
@@ -110,6 +111,33 @@ test("hooks run in order: before → handler → after → skill.executed", asyn
   assertEquals(executed.payload, { skill: "test.spawn", version: "1.0.0", input: { position: [1, 2, 3] }, tick: Limina.loop.steps() });
   assertEquals(r.metadata.eventIds, [executed.id]);
   assert(typeof r.metadata.executionTimeMs === "number");
+});
+
+test("executionTimeMs runs from the call's arrival to its handler's end, the reading that charges the handler's CPU", async () => {
+  const { registry, tracer, world } = setup();
+  const policy = new PolicyEngine(tracer);
+  const charged: (number | undefined)[] = [];
+  const charge = policy.charge.bind(policy);
+  policy.charge = (sessionId, usage) => (charged.push(usage.cpuMs), charge(sessionId, usage));
+  registry.attachPolicy(policy);
+  // A clock only the hooks and handlers move: the before hook takes 2 ms, the handler 5, the after hook 100.
+  let clock = 1000;
+  const now = performance.now;
+  performance.now = () => clock;
+  try {
+    const hooks = { before: () => void (clock += 2), after: () => void (clock += 100) };
+    registry.register({ ...spawner(world), hooks, handler: ({ position }) => ((clock += 5), { entity: world.spawn({ position }).id }) });
+    registry.register({ ...spawner(world), name: "test.throws", hooks, handler: () => { clock += 3; throw new Error("kaboom"); } });
+    const ok = await registry.invoke("test.spawn", { position: [1, 2, 3] }, as("builder.readWrite"));
+    assert(ok.ok);
+    assertEquals(ok.metadata.executionTimeMs, 7);
+    const failed = await registry.invoke("test.throws", { position: [1, 2, 3] }, as("builder.readWrite"));
+    assert(!failed.ok);
+    assertEquals(failed.metadata.executionTimeMs, 5);
+    assertEquals(charged, [7, 5]);
+  } finally {
+    performance.now = now;
+  }
 });
 
 test("the execution context carries the caller, not the world", async () => {

@@ -57,6 +57,13 @@ test("event ids: evt_<actor>_<seq:12>_<fnv16 over seq, type and actor>", () => {
   assertEquals([fnv1a16("k1305"), fnv1a16("k11")], ["00a7", "6101"]);
   assertEquals(tracer.emit("test.default", {}), `evt_system_000000000002_${fnv1a16("000000000002\u0000test.default\u0000system")}`);
   assertThrows(() => tracer.emit("trace.sealed", {}), { code: "invalid_input", message: "trace.sealed is reserved for the terminator that ends a trace" });
+  // Consecutive events of one actor share its id prefix; each change of actor (back, or to "") makes it anew.
+  const actors = new Tracer();
+  ["", "a1", "a1", "agent_7", "a1", ""].forEach((actorId, n) => {
+    const seq = String(n).padStart(12, "0");
+    assertEquals(actors.emit("test.actor", {}, { actorId }), `evt_${actorId}_${seq}_${fnv1a16(`${seq}\u0000test.actor\u0000${actorId}`)}`);
+  });
+  actors.close();
   tracer.close();
   other.close();
 });

@@ -107,6 +107,9 @@ export class Tracer {
   private seq = 0;
   /** The millisecond `isoNow` was formatted for: events in the same millisecond share its text. */
   private isoMs = NaN;
+  /** `evt_<actor>_` of the last event's actor: a call's events share it. */
+  private idActor: string | null = null;
+  private idPrefix = "";
   private isoNow = "";
   /** Events recorded since the last flush. */
   private unflushed = 0;
@@ -189,9 +192,11 @@ export class Tracer {
     const threadId = options.threadId ?? this.threadId;
     const parentEventId = options.parentEventId ?? null;
     const seqText = String(seq).padStart(12, "0");
-    // Joined, not a template: a flat string, which the world log's op reads in place (a template
-    // makes a cons string, which it would first flatten).
-    const id = ["evt_", actorId, "_", seqText, "_", idHash(seqText, type, actorId)].join("");
+    if (actorId !== this.idActor) {
+      this.idActor = actorId;
+      this.idPrefix = `evt_${actorId}_`;
+    }
+    const id = this.idPrefix + seqText + "_" + idHash(seqText, type, actorId);
     // A copy: callers go on using their array (the registry adds the decision it caused).
     const causedBy = options.causedBy ? options.causedBy.slice() : [];
     const ms = Date.now();

@@ -79,6 +79,7 @@ export interface InvokeBase {
 
 /** What a call did, in the registry's own terms (the MCP layer maps it onto its wire type). */
 export interface InvokeMetadata {
+  /** From the call's arrival to its handler's end (or, for a call that did not run to the end, its failure). */
   executionTimeMs: number;
   /** Types of the events this call emitted, in order. */
   eventsEmitted: string[];
@@ -288,7 +289,9 @@ export class SkillRegistry {
       return call.fail(code, message);
     }
     if (this.tracer.isClosed) return disposed(call, name, true);
-    this.policy?.charge(base.sessionId, { cpuMs: performance.now() - handlerStart });
+    // One clock read: the handler's end charges its CPU and ends the call's executionTimeMs.
+    const handlerEnd = performance.now();
+    this.policy?.charge(base.sessionId, { cpuMs: handlerEnd - handlerStart });
     const checked = compiledSchema(skill.output).safeParse(result);
     if (!checked.success) {
       const message = `${name} returned output that does not match its schema: ${z.prettifyError(checked.error)}`;
@@ -311,7 +314,7 @@ export class SkillRegistry {
     if (base.decisionId) payload.decisionId = base.decisionId;
     if (base.pkg) payload.pkg = base.pkg;
     call.record("skill.executed", payload, causedBy);
-    return { ok: true, value: checked.data, metadata: call.metadata() };
+    return { ok: true, value: checked.data, metadata: call.metadata(handlerEnd) };
   }
 }
 
@@ -363,8 +366,9 @@ class Call implements ExecutionContext {
     this.#eventsEmitted.push(type);
   }
 
-  metadata(): InvokeMetadata {
-    return { executionTimeMs: performance.now() - this.#started, eventsEmitted: this.#eventsEmitted, eventIds: this.#eventIds };
+  /** What the call did; it took until `end` (a `performance.now()` reading). */
+  metadata(end = performance.now()): InvokeMetadata {
+    return { executionTimeMs: end - this.#started, eventsEmitted: this.#eventsEmitted, eventIds: this.#eventIds };
   }
 
   fail(code: ErrorCode, message: string): InvokeResult {
