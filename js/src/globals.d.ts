@@ -30,7 +30,7 @@ interface LiminaGlobal {
   readonly loop: {
     onFixedStep(cb: (dt: number) => void): void;
     onFrame(cb: (alpha: number) => void): void;
-    /** Called between frames, as soon as transport input arrives, with a time budget in ms. */
+    /** Called between frames, as soon as transport input arrives, with a budget in ms of the loop thread's CPU time (see `cpuMs`). */
     onArrivals(cb: (budgetMs: number) => void): void;
     /** Asks for another arrivals call soon (work was left over). */
     wake(): void;
@@ -40,6 +40,8 @@ interface LiminaGlobal {
     stats(): LiminaLoopStats;
     /** Fixed steps run so far: the current tick. */
     steps(): number;
+    /** CPU time the loop's thread has used so far, in ms (`stats().cpuMs`, without the rest). */
+    cpuMs(): number;
   };
   /** The path of the running limina binary. */
   readonly execPath: string;

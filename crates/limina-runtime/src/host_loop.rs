@@ -6,10 +6,11 @@
 //! Input from the transports is applied on arrival: a transport rings the
 //! [`Arrivals`] doorbell, which wakes the loop while it waits for its next
 //! frame, and the loop calls the JS arrivals callback right away — between
-//! frames, so never inside a step. Each call gets `ARRIVAL_BUDGET`; work
-//! left over rings the doorbell again and continues after the loop has
-//! checked for a due frame, so a flood of input delays a fixed step by at
-//! most one budget (plus the one request running when it expires).
+//! frames, so never inside a step. Each call gets `ARRIVAL_BUDGET` of the
+//! loop thread's CPU time; work left over rings the doorbell again and
+//! continues after the loop has checked for a due frame, so a flood of
+//! input delays a fixed step by at most one budget of CPU (plus the one
+//! request running when it expires).
 //!
 //! Under the virtual clock no frame runs while bounded async work is in
 //! flight (an asset read, a file written, a provider's HTTP call: see
@@ -107,7 +108,7 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
   host.activate(&tracker);
 }
 
-/// Registers the arrivals callback: called with a time budget in
+/// Registers the arrivals callback: called with a CPU time budget in
 /// milliseconds whenever the doorbell has rung, and once soon after
 /// registering for input that arrived before it. Input keeps the loop
 /// going as a system does: a server serves before anything steps.
@@ -133,7 +134,9 @@ pub fn op_loop_idle(state: &mut OpState, idle: bool) {
   state.borrow_mut::<HostLoop>().idle = idle;
 }
 
-/// The time one arrivals call may take before yielding to a due frame.
+/// The loop thread's CPU time one arrivals call may take before yielding
+/// to a due frame (CPU, not wall time: a call awaiting I/O or a thread
+/// preempted by other processes does not use it up).
 const ARRIVAL_BUDGET: Duration = Duration::from_millis(2);
 
 /// How long a `--frames` run waits, after its last frame, for work under way.
@@ -189,6 +192,13 @@ pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
     clock: host.clock.unwrap_or(ClockMode::RealTime).as_str(),
     cpu_ms: thread_cpu_ms(),
   }
+}
+
+/// CPU time the loop's thread has used, in ms: what an arrivals call's
+/// budget is counted in, so a busy machine does not cut a drain short.
+#[op2(fast)]
+pub fn op_loop_cpu_ms() -> f64 {
+  thread_cpu_ms()
 }
 
 /// Frames run so far.
