@@ -153,21 +153,24 @@ impl Drop for Unclosed {
   }
 }
 
-/// Events waiting to be applied, in round-robin turns across connections,
-/// and how many messages were ever read.
+/// Events waiting to be applied, in round-robin turns across connections.
 #[derive(Default)]
-struct Inbound(turns::Turns<HubEvent>, u64);
+struct Inbound {
+  turns: turns::Turns<HubEvent>,
+  /// Messages ever read, from every connection.
+  received: u64,
+}
 
 impl Inbound {
   fn push(&mut self, event: HubEvent) {
     if event.is_message() {
-      self.1 += 1;
+      self.received += 1;
     }
-    self.0.push(event.conn(), event);
+    self.turns.push(event.conn(), event);
   }
 
   fn pop(&mut self) -> Option<HubEvent> {
-    self.0.pop().map(|(_, event)| event)
+    self.turns.pop().map(|(_, event)| event)
   }
 }
 
@@ -718,7 +721,7 @@ pub fn op_mcp_backlog(state: &mut OpState, conn: u32) -> u32 {
 /// together however loaded the machine is.
 #[op2(fast)]
 pub fn op_mcp_received(state: &mut OpState) -> f64 {
-  hub(state).registry.inbound.borrow().1 as f64
+  hub(state).registry.inbound.borrow().received as f64
 }
 
 /// Closes a connection after its queued messages are written.
