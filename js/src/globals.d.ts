@@ -11,6 +11,12 @@ interface LiminaLoopStats {
   clock: "realtime" | "virtual";
   /** CPU time the loop's thread has used so far, in ms: unlike the wall clock, it does not grow while the process waits for a busy machine. */
   cpuMs: number;
+  /** The frames' clock: the wall time handed to the fixed-step accumulator so far, in ms. */
+  frameClockMs: number;
+  /** Of it, what the catch-up clamp dropped after stalls (each frame counts at most 250 ms). */
+  droppedMs: number;
+  /** Of it, what is carried into the next frame, not stepped yet: between frames, `steps × fixedDt` is exactly the rest. */
+  carriedMs: number;
 }
 
 interface LiminaRunResult {

@@ -73,11 +73,16 @@ pub struct HostLoop {
   clock: Option<ClockMode>,
   steps: u64,
   frames: u64,
+  /// The frames' clock: the elapsed seconds handed to the accumulator, summed.
+  frame_clock: f64,
+  /// Of those, the seconds the catch-up clamp dropped, and those carried into the next frame.
+  dropped: f64,
+  carried: f64,
 }
 
 impl Default for HostLoop {
   fn default() -> Self {
-    Self { fixed_step: None, frame: None, arrivals: None, active: false, idle: true, stopped: false, clock: None, steps: 0, frames: 0 }
+    Self { fixed_step: None, frame: None, arrivals: None, active: false, idle: true, stopped: false, clock: None, steps: 0, frames: 0, frame_clock: 0.0, dropped: 0.0, carried: 0.0 }
   }
 }
 
@@ -178,6 +183,11 @@ pub struct LoopStats {
   clock: &'static str,
   /// CPU time the loop's thread has used, in ms.
   cpu_ms: f64,
+  /// The frames' clock in ms, the part of it the catch-up clamp dropped, and
+  /// the part not yet stepped: `steps × fixedDt` is exactly the rest.
+  frame_clock_ms: f64,
+  dropped_ms: f64,
+  carried_ms: f64,
 }
 
 #[op2]
@@ -191,6 +201,9 @@ pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
     fixed_dt: FIXED_DT,
     clock: host.clock.unwrap_or(ClockMode::RealTime).as_str(),
     cpu_ms: thread_cpu_ms(),
+    frame_clock_ms: host.frame_clock * 1e3,
+    dropped_ms: host.dropped * 1e3,
+    carried_ms: host.carried * 1e3,
   }
 }
 
@@ -259,7 +272,13 @@ fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -
     }
   }
   let plan = acc.advance(elapsed);
-  bump(rt, |h| h.frames += 1);
+  let (dropped, carried) = (acc.dropped(), acc.pending());
+  bump(rt, |h| {
+    h.frames += 1;
+    h.frame_clock += elapsed;
+    h.dropped = dropped;
+    h.carried = carried;
+  });
   for _ in 0..plan.steps {
     bump(rt, |h| h.steps += 1);
     // Re-read each step: a step may stop the loop or replace the callback.
