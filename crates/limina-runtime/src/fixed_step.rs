@@ -102,6 +102,9 @@ mod tests {
     clamped.advance(10.0);
     quarter.advance(MAX_FRAME_DELTA);
     assert_eq!(clamped.pending(), quarter.pending());
+    // What the clamp discarded is counted (the host reports it), nothing else is.
+    assert_eq!(clamped.dropped(), 10.0 - MAX_FRAME_DELTA);
+    assert_eq!(quarter.dropped(), 0.0);
     // 0.25 s is 15 steps: 5 now, then the backlog.
     let total: u32 = 5 + (0..5).map(|_| clamped.advance(0.0).steps).sum::<u32>();
     assert_eq!(total, 15);
