@@ -20,6 +20,12 @@ interface LiminaLoopStats {
   clock: "realtime" | "virtual";
   /** CPU time the loop's thread has used so far, in ms: unlike the wall clock, it does not grow while the process waits for a busy machine. */
   cpuMs: number;
+  /** The frames' clock: the wall time handed to the fixed-step accumulator so far, in ms. */
+  frameClockMs: number;
+  /** Of it, what the catch-up clamp dropped after stalls (each frame counts at most 250 ms). */
+  droppedMs: number;
+  /** Of it, what is carried into the next frame, not stepped yet: between frames, `steps × fixedDt` is exactly the rest. */
+  carriedMs: number;
 }
 
 interface LiminaRunResult {
@@ -39,7 +45,7 @@ interface LiminaGlobal {
   readonly loop: {
     onFixedStep(cb: (dt: number) => void): void;
     onFrame(cb: (alpha: number) => void): void;
-    /** Called between frames, as soon as transport input arrives, with a time budget in ms. */
+    /** Called between frames, as soon as transport input arrives, with a budget in ms of the loop thread's CPU time (see `cpuMs`). */
     onArrivals(cb: (budgetMs: number) => void): void;
     /** Asks for another arrivals call soon (work was left over). */
     wake(): void;
@@ -49,6 +55,8 @@ interface LiminaGlobal {
     stats(): LiminaLoopStats;
     /** Fixed steps run so far: the current tick. */
     steps(): number;
+    /** CPU time the loop's thread has used so far, in ms (`stats().cpuMs`, without the rest). */
+    cpuMs(): number;
   };
   /** The path of the running limina binary. */
   readonly execPath: string;
@@ -92,7 +100,8 @@ declare module "limina/internal/engine/loop" {
     /**
      * Installs the host's arrivals handler: `fn(budgetMs)` runs between frames
      * as soon as transport input arrives. It applies input for at most
-     * `budgetMs`, and calls `wakeArrivals()` if it left work over.
+     * `budgetMs` of the loop thread's CPU time (`Limina.loop.cpuMs()`), and
+     * calls `wakeArrivals()` if it left work over.
      */
     export function onArrivals(fn: (budgetMs: number) => void): void;
     /** Asks the host for another arrivals call after any due frame. */
@@ -10002,6 +10011,8 @@ declare module "limina/internal/limina-mcp/js/hub" {
     export const closeAll: () => number;
     /** WebSocket clients whose close frame is not written yet. */
     export const unclosed: () => number;
+    /** Messages read so far from every connection (a test's world holds a call until the ones behind it are read). */
+    export const received: () => number;
 }
 declare module "limina/internal/limina-mcp/js/sync" {
     import type { SendOutcome } from "limina/internal/limina-mcp/js/hub";

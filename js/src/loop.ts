@@ -59,7 +59,8 @@ export function onFrame(fn: FrameFn): () => void {
 /**
  * Installs the host's arrivals handler: `fn(budgetMs)` runs between frames
  * as soon as transport input arrives. It applies input for at most
- * `budgetMs`, and calls `wakeArrivals()` if it left work over.
+ * `budgetMs` of the loop thread's CPU time (`Limina.loop.cpuMs()`), and
+ * calls `wakeArrivals()` if it left work over.
  */
 export function onArrivals(fn: (budgetMs: number) => void): void {
   Limina.loop.onArrivals(fn);

@@ -1,4 +1,3 @@
-// limina: exclusive
 // Requests are applied the moment they arrive, between frames: reads never
 // see a half-applied step, a flood of queued requests does not stall the
 // fixed step beyond the host's per-wake-up budget, and (over WebSocket) two
@@ -27,6 +26,21 @@ test("a read never observes a half-applied step, and steps run between queued re
     seen.add([...xs][0] as number);
   }
   assert(seen.size > 1, `the queued reads were spread over several steps, not one burst (${seen.size})`);
+});
+
+test("calls queued together are applied on arrival, many between two steps, not one a tick", async () => {
+  // Held until all are queued, so how fast they arrive does not matter; each
+  // read reports the step it ran after (every x is the step number). One
+  // arrivals call applies reads for 2 ms of the loop thread's CPU, which a
+  // busy machine does not shorten: a read takes far less, so they share
+  // steps; a server applying one call a tick gives each its own.
+  const CALLS = 30;
+  const lines = [INIT, call(2, "probe.hold", { messages: CALLS + 2 })];
+  for (let i = 0; i < CALLS; i++) lines.push(call(10 + i, "scene.queryEntities"));
+  const byId = await stdio(lines);
+  assert(byId.get(2)?.result?.success, `the hold answered: ${JSON.stringify(byId.get(2))}`);
+  const ticks = new Set(Array.from({ length: CALLS }, (_, i) => byId.get(10 + i).result.result.entities[0].position[0]));
+  assert(ticks.size <= CALLS / 2, `${CALLS} calls queued together apply on arrival, not one per tick (they spanned ${ticks.size} steps)`);
 });
 
 test("10,000 queued requests do not stall the fixed step: a frame is late by at most the 2 ms budget (plus noise)", async () => {

@@ -82,6 +82,7 @@ interface McpOps {
   op_mcp_close(conn: number): void;
   op_mcp_close_all(): number;
   op_mcp_unclosed(): number;
+  op_mcp_received(): number;
 }
 
 const ops = Limina.ops as unknown as McpOps;
@@ -124,3 +125,5 @@ export const close = (conn: number): void => ops.op_mcp_close(conn);
 export const closeAll = (): number => ops.op_mcp_close_all();
 /** WebSocket clients whose close frame is not written yet. */
 export const unclosed = (): number => ops.op_mcp_unclosed();
+/** Messages read so far from every connection (a test's world holds a call until the ones behind it are read). */
+export const received = (): number => ops.op_mcp_received();

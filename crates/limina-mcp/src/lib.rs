@@ -155,15 +155,22 @@ impl Drop for Unclosed {
 
 /// Events waiting to be applied, in round-robin turns across connections.
 #[derive(Default)]
-struct Inbound(turns::Turns<HubEvent>);
+struct Inbound {
+  turns: turns::Turns<HubEvent>,
+  /// Messages ever read, from every connection.
+  received: u64,
+}
 
 impl Inbound {
   fn push(&mut self, event: HubEvent) {
-    self.0.push(event.conn(), event);
+    if event.is_message() {
+      self.received += 1;
+    }
+    self.turns.push(event.conn(), event);
   }
 
   fn pop(&mut self) -> Option<HubEvent> {
-    self.0.pop().map(|(_, event)| event)
+    self.turns.pop().map(|(_, event)| event)
   }
 }
 
@@ -709,6 +716,14 @@ pub fn op_mcp_backlog(state: &mut OpState, conn: u32) -> u32 {
   hub(state).registry.conns.borrow().get(&conn).map_or(0, |o| o.flow.backlog() as u32)
 }
 
+/// Messages read so far from every connection: a test's world holds a call
+/// until the calls sent behind it have all been read, so they are applied
+/// together however loaded the machine is.
+#[op2(fast)]
+pub fn op_mcp_received(state: &mut OpState) -> f64 {
+  hub(state).registry.inbound.borrow().received as f64
+}
+
 /// Closes a connection after its queued messages are written.
 #[op2(fast)]
 pub fn op_mcp_close(state: &mut OpState, conn: u32) {
@@ -744,6 +759,7 @@ deno_core::extension!(
     op_mcp_close,
     op_mcp_close_all,
     op_mcp_unclosed,
+    op_mcp_received,
     fanout::op_mcp_fanout_publisher,
     fanout::op_mcp_fanout_publish,
     fanout::op_mcp_fanout_subscribe,

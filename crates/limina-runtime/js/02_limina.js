@@ -31,6 +31,8 @@ globalThis.Limina = Object.freeze({
     stats: () => ops.op_loop_stats(),
     /** Fixed steps run so far: the current tick. */
     steps: () => ops.op_loop_steps(),
+    /** CPU time the loop's thread has used so far, in ms. */
+    cpuMs: () => ops.op_loop_cpu_ms(),
   }),
   /** The path of the running limina binary. */
   get execPath() {

@@ -22,6 +22,8 @@ pub struct FramePlan {
 #[derive(Debug, Default, Clone)]
 pub struct FixedStepAccumulator {
   accumulator: f64,
+  /// Elapsed time the clamp to `MAX_FRAME_DELTA` discarded, in seconds.
+  dropped: f64,
 }
 
 impl FixedStepAccumulator {
@@ -33,8 +35,9 @@ impl FixedStepAccumulator {
   /// the render alpha, exactly as the spec's loop:
   /// `acc += min(elapsed, 0.25); while acc >= DT && n < 5 { step; acc -= DT }`.
   pub fn advance(&mut self, elapsed: f64) -> FramePlan {
-    let elapsed = if elapsed.is_finite() { elapsed.clamp(0.0, MAX_FRAME_DELTA) } else { 0.0 };
-    self.accumulator += elapsed;
+    let elapsed = if elapsed.is_finite() { elapsed.max(0.0) } else { 0.0 };
+    self.dropped += (elapsed - MAX_FRAME_DELTA).max(0.0);
+    self.accumulator += elapsed.min(MAX_FRAME_DELTA);
     let mut steps = 0;
     while self.accumulator >= FIXED_DT && steps < MAX_STEPS_PER_FRAME {
       self.accumulator -= FIXED_DT;
@@ -44,9 +47,14 @@ impl FixedStepAccumulator {
   }
 
   /// Time carried into the next frame, in seconds.
-  #[cfg(test)]
   pub fn pending(&self) -> f64 {
     self.accumulator
+  }
+
+  /// Elapsed time the clamp has discarded so far, in seconds: after a stall
+  /// the loop does not catch up past `MAX_FRAME_DELTA`.
+  pub fn dropped(&self) -> f64 {
+    self.dropped
   }
 }
 
@@ -94,6 +102,9 @@ mod tests {
     clamped.advance(10.0);
     quarter.advance(MAX_FRAME_DELTA);
     assert_eq!(clamped.pending(), quarter.pending());
+    // What the clamp discarded is counted (the host reports it), nothing else is.
+    assert_eq!(clamped.dropped(), 10.0 - MAX_FRAME_DELTA);
+    assert_eq!(quarter.dropped(), 0.0);
     // 0.25 s is 15 steps: 5 now, then the backlog.
     let total: u32 = 5 + (0..5).map(|_| clamped.advance(0.0).steps).sum::<u32>();
     assert_eq!(total, 15);

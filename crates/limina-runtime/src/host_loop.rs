@@ -6,10 +6,11 @@
 //! Input from the transports is applied on arrival: a transport rings the
 //! [`Arrivals`] doorbell, which wakes the loop while it waits for its next
 //! frame, and the loop calls the JS arrivals callback right away — between
-//! frames, so never inside a step. Each call gets `ARRIVAL_BUDGET`; work
-//! left over rings the doorbell again and continues after the loop has
-//! checked for a due frame, so a flood of input delays a fixed step by at
-//! most one budget (plus the one request running when it expires).
+//! frames, so never inside a step. Each call gets `ARRIVAL_BUDGET` of the
+//! loop thread's CPU time; work left over rings the doorbell again and
+//! continues after the loop has checked for a due frame, so a flood of
+//! input delays a fixed step by at most one budget of CPU (plus the one
+//! request running when it expires).
 //!
 //! Under the virtual clock no frame runs while bounded async work is in
 //! flight (an asset read, a file written, a provider's HTTP call: see
@@ -72,11 +73,16 @@ pub struct HostLoop {
   clock: Option<ClockMode>,
   steps: u64,
   frames: u64,
+  /// The frames' clock: the elapsed seconds handed to the accumulator, summed.
+  frame_clock: f64,
+  /// Of those, the seconds the catch-up clamp dropped, and those carried into the next frame.
+  dropped: f64,
+  carried: f64,
 }
 
 impl Default for HostLoop {
   fn default() -> Self {
-    Self { fixed_step: None, frame: None, arrivals: None, active: false, idle: true, stopped: false, clock: None, steps: 0, frames: 0 }
+    Self { fixed_step: None, frame: None, arrivals: None, active: false, idle: true, stopped: false, clock: None, steps: 0, frames: 0, frame_clock: 0.0, dropped: 0.0, carried: 0.0 }
   }
 }
 
@@ -107,7 +113,7 @@ pub fn op_set_frame_callback(state: &mut OpState, #[scoped] callback: v8::Global
   host.activate(&tracker);
 }
 
-/// Registers the arrivals callback: called with a time budget in
+/// Registers the arrivals callback: called with a CPU time budget in
 /// milliseconds whenever the doorbell has rung, and once soon after
 /// registering for input that arrived before it. Input keeps the loop
 /// going as a system does: a server serves before anything steps.
@@ -133,7 +139,9 @@ pub fn op_loop_idle(state: &mut OpState, idle: bool) {
   state.borrow_mut::<HostLoop>().idle = idle;
 }
 
-/// The time one arrivals call may take before yielding to a due frame.
+/// The loop thread's CPU time one arrivals call may take before yielding
+/// to a due frame (CPU, not wall time: a call awaiting I/O or a thread
+/// preempted by other processes does not use it up).
 const ARRIVAL_BUDGET: Duration = Duration::from_millis(2);
 
 /// How long a `--frames` run waits, after its last frame, for work under way.
@@ -175,6 +183,11 @@ pub struct LoopStats {
   clock: &'static str,
   /// CPU time the loop's thread has used, in ms.
   cpu_ms: f64,
+  /// The frames' clock in ms, the part of it the catch-up clamp dropped, and
+  /// the part not yet stepped: `steps × fixedDt` is exactly the rest.
+  frame_clock_ms: f64,
+  dropped_ms: f64,
+  carried_ms: f64,
 }
 
 #[op2]
@@ -188,7 +201,17 @@ pub fn op_loop_stats(state: &mut OpState) -> LoopStats {
     fixed_dt: FIXED_DT,
     clock: host.clock.unwrap_or(ClockMode::RealTime).as_str(),
     cpu_ms: thread_cpu_ms(),
+    frame_clock_ms: host.frame_clock * 1e3,
+    dropped_ms: host.dropped * 1e3,
+    carried_ms: host.carried * 1e3,
   }
+}
+
+/// CPU time the loop's thread has used, in ms: what an arrivals call's
+/// budget is counted in, so a busy machine does not cut a drain short.
+#[op2(fast)]
+pub fn op_loop_cpu_ms() -> f64 {
+  thread_cpu_ms()
 }
 
 /// Frames run so far.
@@ -249,7 +272,13 @@ fn run_frame(rt: &mut JsRuntime, acc: &mut FixedStepAccumulator, elapsed: f64) -
     }
   }
   let plan = acc.advance(elapsed);
-  bump(rt, |h| h.frames += 1);
+  let (dropped, carried) = (acc.dropped(), acc.pending());
+  bump(rt, |h| {
+    h.frames += 1;
+    h.frame_clock += elapsed;
+    h.dropped = dropped;
+    h.carried = carried;
+  });
   for _ in 0..plan.steps {
     bump(rt, |h| h.steps += 1);
     // Re-read each step: a step may stop the loop or replace the callback.

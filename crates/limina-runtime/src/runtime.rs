@@ -34,6 +34,7 @@ deno_core::extension!(
     host_loop::op_loop_stop,
     host_loop::op_loop_stats,
     host_loop::op_loop_steps,
+    host_loop::op_loop_cpu_ms,
     assets::op_assets_resolve,
     assets::op_assets_read,
     http::op_http_post,

@@ -116,7 +116,7 @@ export class McpServer {
   /** Connections that asked for log messages. */
   private logListeners = 0;
   private toolsChangePending = false;
-  /** When the current arrivals call's budget runs out (performance.now() ms). */
+  /** When the current arrivals call's budget runs out (the loop thread's CPU time, ms). */
   private deadline = 0;
   /** Per transport, the operator's session that stateless requests run under. */
   private readonly operator = new Map<Transport, Mcp>();
@@ -215,9 +215,13 @@ export class McpServer {
     });
   }
 
-  /** Applies arrived messages for up to `budgetMs`. */
+  /**
+   * Applies arrived messages for up to `budgetMs` of the loop thread's CPU
+   * time: a machine busy with other work does not cut a drain short, and a
+   * call that takes long still ends it (its CPU counts).
+   */
   private apply(budgetMs: number): void {
-    this.deadline = performance.now() + budgetMs;
+    this.deadline = Limina.loop.cpuMs() + budgetMs;
     // While a call awaits real I/O, the messages after it wait for it.
     if (!this.draining) void this.drain();
   }
@@ -231,7 +235,7 @@ export class McpServer {
           this.next = 0;
           if (this.batch.length === 0) return;
         }
-        if (performance.now() >= this.deadline) {
+        if (Limina.loop.cpuMs() >= this.deadline) {
           // Out of budget: the host runs a due frame first, then calls again.
           wakeArrivals();
           return;

@@ -70,7 +70,7 @@ check(before.entities.length === 3, `the landmark and two entities: ${JSON.strin
 server.kill("SIGTERM");
 const stopped = await a.exited;
 check(stopped.code === 0, `SIGTERM ends the server with 0 after saving (${stopped.code} ${stopped.signal}): ${stopped.stderr}`);
-check(/SIGTERM: stopped serving in \d+ ms after flushing \(.*, saved the world to /.test(stopped.stderr), "the server says it saved the world");
+check(/SIGTERM: stopped serving in \d+ ms \([\d.]+ ms of CPU\) after flushing \(.*, saved the world to /.test(stopped.stderr), "the server says it saved the world");
 check(existsSync(file) && readdirSync(dir).length === 1, `the world file alone, no temporary left: ${readdirSync(dir)}`);
 const saved = `${file}.a`;
 copyFileSync(file, saved);
