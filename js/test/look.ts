@@ -306,13 +306,16 @@ function sunlitScene(): { scene: THREE.Scene; sun: THREE.DirectionalLight; look:
  * Two 96×64 offscreen renderers (two GPU devices) with the engine's look, made once for the tests that
  * draw a scene on two devices and for those that draw on one (a new device compiles every pipeline again):
  * each test makes its own LookRenderers (their bakes and counts), scenes and error listeners, so what they
- * share is only the devices' compiled pipelines.
+ * share is the devices' compiled pipelines and, on the first, the engine's disk cache of bakes (a warm run
+ * loads its skies instead of filtering them, as a capture renderer does). The second has no cache: what
+ * it bakes is always filtered on its device, the map the first device's (stored or loaded) is compared with.
  */
 let devicePair: Promise<Awaited<ReturnType<typeof createOffscreenRenderer>>[]> | null = null;
 const twoDevices = () =>
   (devicePair ??= (async () => {
     const pair = [await createOffscreenRenderer(96, 64, { antialias: false }), await createOffscreenRenderer(96, 64, { antialias: false })];
-    for (const o of pair) applyEngineLook(o.renderer, { decodePng });
+    applyEngineLook(pair[0].renderer, { decodePng, bakes: bakeCache });
+    applyEngineLook(pair[1].renderer, { decodePng });
     return pair;
   })());
 
@@ -660,7 +663,7 @@ test("a bare frame (tier low) from a perspective camera draws the sky after the 
   for (const antialias of [false, true]) {
     // Without MSAA, a device the two-device tests share (the frame's scene and LookRenderer are this test's); with it, one of its own.
     const out = antialias ? await createOffscreenRenderer(96, 64, { antialias }) : (await twoDevices())[0];
-    if (antialias) applyEngineLook(out.renderer);
+    if (antialias) applyEngineLook(out.renderer, { bakes: bakeCache });
     const { scene, look } = sunlitScene();
     const glass = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshStandardMaterial({ color: 0x40a0ff, transparent: true, opacity: 0.5 }));
     glass.position.set(1.2, 1.4, 0);
