@@ -1633,6 +1633,8 @@ declare module "limina/internal/engine/render/look" {
         stored(): Promise<void>;
         /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
         private step;
+        /** The PMREM target `capture` makes for `look` at `size`, empty (an HDRI's size is its image's, as three's _fromTexture sets it). */
+        private emptyTarget;
         /**
          * Renders the sky (or HDRI) of `look` into the generator's source cube, for `into` or a new PMREM target;
          * `filter` false leaves its levels for `filter` to do.

@@ -249,6 +249,8 @@ function bakePieces(size: number, levels: number): Piece[] {
 interface PmremSteps {
   _applyPMREM(target: THREE.RenderTarget): void;
   _renderCube(target: THREE.RenderTarget, lod: number, material: THREE.Material): void;
+  _setSize(cubeSize: number): void;
+  _allocateTarget(): THREE.CubeRenderTarget;
 }
 
 /** Everything the look keeps per renderer (GPU resources of its device). */
@@ -401,8 +403,8 @@ export class LookRenderer {
     const hdri = look.environment.hdri;
     const disk = hdri === null || hdri.content !== undefined ? bakeStores.get(this.renderer) : undefined;
     if (!disk) return this.capture(look, size, true);
-    // The capture (sky or HDRI) makes the target (three's shape for the size) and fills the source cube the filter reads.
-    const target = this.capture(look, size, false);
+    // The target first: a stored map needs no capture of the sky (or HDRI) into the source cube.
+    const target = this.emptyTarget(look, size);
     this.renderer.initRenderTarget(target);
     const backend = this.renderer.backend as unknown as { device: GPUDevice; get(texture: THREE.Texture): { texture: GPUTexture } };
     const texture = backend.get(target.texture).texture;
@@ -411,7 +413,7 @@ export class LookRenderer {
       this.bakesLoaded++;
       return target;
     }
-    (this.pmrem as unknown as PmremSteps)._applyPMREM(target);
+    this.capture(look, size, true, target);
     const storing = disk.store(backend.device, texture, stored).catch((e) => {
       if (!storeFailed) console.warn(`limina: environment bakes are not kept: ${e instanceof Error ? e.message : e}`);
       storeFailed = true;
@@ -452,6 +454,15 @@ export class LookRenderer {
     }
     this.lastBakeMs = performance.now() - start;
     this.bakeSteps++;
+  }
+
+  /** The PMREM target `capture` makes for `look` at `size`, empty (an HDRI's size is its image's, as three's _fromTexture sets it). */
+  private emptyTarget(look: Look, size: number): THREE.CubeRenderTarget {
+    this.pmrem ??= new THREE.PMREMGenerator(this.renderer);
+    const steps = this.pmrem as unknown as PmremSteps;
+    const hdri = look.environment.hdri;
+    steps._setSize(hdri ? hdri.texture.image.width / 4 : size);
+    return steps._allocateTarget();
   }
 
   /**
