@@ -10391,6 +10391,10 @@ declare module "limina" {
     export { worldLookFeed } from "limina/internal/engine/web/world-look";
 }
 declare module "limina/testing" {
+    /** How many MCP messages the server's transports have read so far, all
+     * connections together: lets a test world hold a call until the ones sent
+     * behind it have arrived, so what it checks does not depend on how fast they came. */
+    export { received as mcpMessagesReceived } from "limina/internal/limina-mcp/js/hub";
     export class AssertionError extends Error {
         constructor(message: string);
     }

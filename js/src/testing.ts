@@ -3,6 +3,11 @@
 // line per test and a closing `N passed, N failed`, and exits non-zero on
 // any failure.
 
+/** How many MCP messages the server's transports have read so far, all
+ * connections together: lets a test world hold a call until the ones sent
+ * behind it have arrived, so what it checks does not depend on how fast they came. */
+export { received as mcpMessagesReceived } from "../../crates/limina-mcp/js/hub.ts";
+
 export class AssertionError extends Error {
   constructor(message: string) {
     super(message);
