@@ -45,7 +45,8 @@ fn directive(path: &Path) -> Directive {
   Directive { flags: words.into_iter().filter(|w| w != "exclusive" && w != "waits").collect(), exclusive, waits }
 }
 
-/// Each suite's wall time and CPU time (its whole process group's) in the last run, so the next one starts the longest first.
+/// Each suite's wall time in the last run, so the next one starts the longest first, and its CPU time (its whole
+/// process group's), what it takes from the machine.
 fn suite_times_file() -> PathBuf {
   Path::new(env!("CARGO_TARGET_TMPDIR")).join("js-suite-seconds.tsv")
 }
@@ -236,8 +237,7 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
 
 /// Every `js/test/*.ts` suite through the real binary. Suites are separate
 /// processes with their own worlds, so they run side by side, the longest of
-/// the last run first (busy ones by their CPU time, which is what they take
-/// from a lane whatever ran beside them; the others by wall time): busy ones
+/// the last run first (by wall time: how long each holds its lane): busy ones
 /// one per core; from the start, beside them,
 /// the suites that wait, as many more at once as there are cores (their
 /// waiting — the soak's minute, browsers, servers' timeouts — then overlaps
@@ -256,8 +256,8 @@ fn every_js_suite_passes() {
   assert!(!suites.is_empty(), "no suites in {}", dir.display());
   let last = last_suite_times();
   // Unknown suites (new ones) count as long: they start early.
-  let weight = |(rel, d): &(String, Directive)| last.get(rel).map_or(f64::INFINITY, |t| if d.waits || d.exclusive { t.wall } else { t.cpu });
-  suites.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then_with(|| a.0.cmp(&b.0)));
+  let weight = |rel: &str| last.get(rel).map_or(f64::INFINITY, |t| t.wall);
+  suites.sort_by(|a, b| weight(&b.0).total_cmp(&weight(&a.0)).then_with(|| a.0.cmp(&b.0)));
   let (exclusive, shared): (Vec<_>, Vec<_>) = suites.into_iter().partition(|(_, d)| d.exclusive);
   let (waiting, busy): (Vec<_>, Vec<_>) = shared.into_iter().partition(|(_, d)| d.waits);
 
