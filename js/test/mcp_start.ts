@@ -29,17 +29,22 @@ async function replies(lines: string[], args: string[] = []) {
 
 /** What the stdin thread says (with LIMINA_STARTUP_LOG) when it answered the first initialize. */
 const ANSWERED = "limina: the first initialize was answered on the stdin thread";
-let warmCache: Promise<{ cache: string; versions: string[] }> | null = null;
+type Warm = { cache: string; cold: Awaited<ReturnType<typeof serve>>; snapshot: string; versions: string[] };
+let warmCache: Promise<Warm> | null = null;
 
-/** A start-up cache holding this binary's engine snapshot and its handshake (the revisions it offers: the server's), made once. */
-function warmed(): Promise<{ cache: string; versions: string[] }> {
+/**
+ * A fresh start-up cache, what a server started in it said (no snapshot yet: its maker starts in the background), and
+ * the "engine" snapshot that maker wrote with its handshake (the revisions it offers: the server's); made once, for
+ * every test that starts from a warm cache (a second maker would make the same bytes again, at a low priority).
+ */
+function warmed(): Promise<Warm> {
   warmCache ??= (async () => {
     const cache = `${(await sh("mktemp -d /tmp/limina-mcp-first-XXXXXX")).trim()}/cache`;
-    await Limina.run({ cmd: Limina.execPath, args: ["--mcp-stdio"], stdin: "", env: { LIMINA_SOURCE_DIR: "", LIMINA_CACHE_DIR: cache } });
+    const cold = await serve([], { LIMINA_CACHE_DIR: cache, LIMINA_STARTUP_LOG: "1" });
     const snapshot = await madeSnapshot(cache, "engine");
     // After the cache file's 64-byte header.
     const handshake = JSON.parse(await sh(`tail -c +65 ${snapshot.replace(/\.bin$/, ".handshake")}`));
-    return { cache, versions: handshake.versions };
+    return { cache, cold, snapshot, versions: handshake.versions };
   })();
   return warmCache;
 }
@@ -87,15 +92,19 @@ test("nothing on stderr at start; --verbose says what is served, on stderr only"
   assertEquals(verbose.stderr, "limina: serving MCP on stdio (profile for standard clients: builder.readWrite)\n");
 });
 
-test("a fresh cache: started without a snapshot, then from the \"engine\" one, then from a damaged one (said once, made again); the same tools and answers each time", async () => {
-  const tmp = (await sh("mktemp -d /tmp/limina-mcp-start-XXXXXX")).trim();
-  const cache = `${tmp}/cache`;
-  const env = { LIMINA_CACHE_DIR: cache, LIMINA_STARTUP_LOG: "1" };
-  const cold = await serve([], env);
+/** The cache whose engine snapshot the fresh-cache test damaged: made again in the background while later tests run. */
+let damagedCache: string | null = null;
+
+test("a fresh cache: started without a snapshot, then from the \"engine\" one, then from a damaged one (said once, made again: see the last test); the same tools and answers each time", async () => {
+  const { cache: first, cold, snapshot } = await warmed();
   assert(cold.stderr.includes('start-up snapshot "engine" not ready'), cold.stderr);
   assert(cold.tools.length > 50 && cold.tools.includes("scene.queryEntities"), cold.tools.join(" "));
-  const file = await madeSnapshot(cache, "engine");
-  assert(Number((await sh(`stat -c %s ${file}`)).trim()) > 0, "the engine snapshot was made, not marked as failed");
+  assert(Number((await sh(`stat -c %s ${snapshot}`)).trim()) > 0, "the engine snapshot was made, not marked as failed");
+  // Damaged below: in a copy of that cache, which the other tests start from whole.
+  const cache = `${(await sh("mktemp -d /tmp/limina-mcp-start-XXXXXX")).trim()}/cache`;
+  await sh(`cp -a ${first} ${cache}`);
+  const file = cache + snapshot.slice(first.length);
+  const env = { LIMINA_CACHE_DIR: cache, LIMINA_STARTUP_LOG: "1" };
   const warm = await serve([], env);
   assert(warm.stderr.includes('start-up snapshot "engine" used'), warm.stderr);
   assertEquals([warm.serverInfo, warm.tools], [cold.serverInfo, cold.tools]);
@@ -103,11 +112,7 @@ test("a fresh cache: started without a snapshot, then from the \"engine\" one, t
   const damaged = await serve([], env);
   assertEquals(damaged.stderr.split("\n").filter((l) => l.includes("is damaged")).length, 1, damaged.stderr);
   assertEquals([damaged.serverInfo, damaged.tools], [cold.serverInfo, cold.tools]);
-  // Made again in the background: the next server starts from it and says nothing more.
-  await madeSnapshot(cache, "engine");
-  const again = await serve([], env);
-  assert(again.stderr.includes('start-up snapshot "engine" used') && !again.stderr.includes("is damaged"), again.stderr);
-  await sh(`rm -rf ${tmp}`);
+  damagedCache = cache;
 });
 
 test("the stdin thread answers a first initialize byte for byte as the server does, for every revision, an unsupported one and extra client capabilities; the session's events are the same", async () => {
@@ -207,6 +212,15 @@ test("a world that cannot be built: initialize is answered (by the stdin thread)
   }
   assertEquals(out[3].result, {});
   assertEquals(stderr.split("the world could not be built").length, 2, stderr);
+});
+
+// Last: the low-priority maker the damaged start left has had the tests above to finish in.
+test("the damaged engine snapshot was made again in the background: the next server starts from it and says nothing more", async () => {
+  assert(damagedCache !== null, "the fresh-cache test damaged a snapshot");
+  await madeSnapshot(damagedCache, "engine");
+  const again = await serve([], { LIMINA_CACHE_DIR: damagedCache, LIMINA_STARTUP_LOG: "1" });
+  assert(again.stderr.includes('start-up snapshot "engine" used') && !again.stderr.includes("is damaged"), again.stderr);
+  await sh(`rm -rf ${damagedCache.replace(/\/cache$/, "")}`);
 });
 
 test("the warm cache is removed", async () => {

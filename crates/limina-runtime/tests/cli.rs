@@ -45,21 +45,34 @@ fn directive(path: &Path) -> Directive {
   Directive { flags: words.into_iter().filter(|w| w != "exclusive" && w != "waits").collect(), exclusive, waits }
 }
 
-/// Each suite's wall time in the last run, so the next one starts the longest first.
+/// Each suite's wall time in the last run, so the next one starts the longest first, and its CPU time (its whole
+/// process group's), what it takes from the machine.
 fn suite_times_file() -> PathBuf {
   Path::new(env!("CARGO_TARGET_TMPDIR")).join("js-suite-seconds.tsv")
 }
 
-/// The last run's times; a checkout that has not run the suites yet (a cold CI clone) takes the
-/// committed seed, a quiet run's times, so it too starts the longest first. Only the run's own file is rewritten.
-fn last_suite_times() -> std::collections::HashMap<String, f64> {
-  std::fs::read_to_string(suite_times_file())
-    .or_else(|_| std::fs::read_to_string(repo_root().join("crates/limina-runtime/tests/js-suite-seconds.tsv")))
-    .unwrap_or_default()
-    .lines()
-    .filter_map(|l| l.split_once('\t'))
-    .filter_map(|(secs, rel)| Some((rel.to_owned(), secs.parse().ok()?)))
-    .collect()
+/// A suite's seconds in a run: wall (until its last process ended) and CPU (every process of its group).
+#[derive(Clone, Copy)]
+struct Times {
+  wall: f64,
+  cpu: f64,
+}
+
+/// The last run's times (`wall<TAB>cpu<TAB>suite` lines); a checkout that has not run the suites yet (a cold CI
+/// clone), or whose file is in another format, takes the committed seed, a quiet run's times, so it too starts the
+/// longest first. Only the run's own file is rewritten.
+fn last_suite_times() -> std::collections::HashMap<String, Times> {
+  let parse = |text: String| -> std::collections::HashMap<String, Times> {
+    let line = |l: &str| {
+      let mut fields = l.split('\t');
+      let (wall, cpu, rel) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?, fields.next()?);
+      Some((rel.to_owned(), Times { wall, cpu }))
+    };
+    text.lines().filter_map(line).collect()
+  };
+  Some(parse(std::fs::read_to_string(suite_times_file()).unwrap_or_default()))
+    .filter(|times| !times.is_empty())
+    .unwrap_or_else(|| parse(std::fs::read_to_string(repo_root().join("crates/limina-runtime/tests/js-suite-seconds.tsv")).unwrap_or_default()))
 }
 
 /// Suites run at once: `LIMINA_TEST_JOBS`, else one per core.
@@ -74,8 +87,20 @@ fn suite_jobs() -> usize {
 struct SuiteRun {
   rel: String,
   started: std::time::Instant,
-  seconds: f64,
+  times: Times,
   failure: Option<String>,
+}
+
+/// Makes this process the child subreaper of everything it starts: a process whose parent ends (a suite's
+/// background snapshot maker, a browser's helpers) is handed to it, not to init, so `run_suite` reaps it with its
+/// suite and counts its CPU.
+fn reap_orphans() {
+  static ONCE: std::sync::Once = std::sync::Once::new();
+  ONCE.call_once(|| {
+    // SAFETY: PR_SET_CHILD_SUBREAPER takes a flag and changes only this process's attribute.
+    let set = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    assert_eq!(set, 0, "PR_SET_CHILD_SUBREAPER: {}", std::io::Error::last_os_error());
+  });
 }
 
 /// How long a suite may run before it counts as hung: ten times its last
@@ -86,13 +111,41 @@ fn suite_limit(last: Option<f64>) -> std::time::Duration {
   std::time::Duration::from_secs_f64(last.map_or(600.0, |s| (10.0 * s).max(120.0)))
 }
 
-/// Runs one suite through the binary, reaping it with wait4 to report the CPU it and the children it waited for used
-/// (a suite whose CPU is a small share of its time mostly waits: see `Directive`). The suite leads a process group of
-/// its own: past `limit` the whole group (its browsers, servers and clients too) is killed, and the suite fails with its
-/// name and the output it gave until then instead of hanging the run.
+/// Once every suite has ended: the processes they left outside their groups (a browser's crash handler starts a
+/// session of its own) were handed to this process like the others but are no suite's to reap. Those in another
+/// session than this one (which every suite, and every child another test runs, is in) are killed if still running,
+/// and reaped, so none outlives the run.
+fn reap_strays() {
+  // SAFETY: getsid(0) only reads this process's session.
+  let session = unsafe { libc::getsid(0) };
+  // Each thread's children: an orphan is handed to one of this process's threads.
+  let children: Vec<libc::pid_t> = std::fs::read_dir("/proc/self/task")
+    .into_iter()
+    .flatten()
+    .flatten()
+    .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+    .flat_map(|list| list.split_whitespace().filter_map(|pid| pid.parse().ok()).collect::<Vec<_>>())
+    .collect();
+  for pid in children {
+    // SAFETY: `pid` is this process's child, so the id stays its own until reaped here, running or not.
+    unsafe {
+      if libc::getsid(pid) != session {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+      }
+    }
+  }
+}
+
+/// Runs one suite through the binary. The suite leads a process group of its own, and the run lasts until every
+/// process of the group has ended — the suite and what it left running, handed to this process by `reap_orphans` —
+/// each reaped here with wait4 to sum the group's CPU (a suite whose CPU is a small share of its time mostly waits:
+/// see `Directive`). Past `limit` the whole group (its browsers, servers and clients too) is killed, and the suite
+/// fails with its name and the output it gave until then instead of hanging the run.
 fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRun {
   use std::io::Read;
   use std::os::unix::process::{CommandExt, ExitStatusExt};
+  reap_orphans();
   let started = std::time::Instant::now();
   let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
     .args(flags)
@@ -113,11 +166,11 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
   let stdout = drain(Box::new(child.stdout.take().unwrap()));
   let stderr = drain(Box::new(child.stderr.take().unwrap()));
   let group = child.id() as libc::pid_t;
-  // Set under the lock once the suite and its pipes are done, so the watchdog never signals a group that has gone.
+  // Set under the lock as the group's last process is reaped, so the watchdog never signals a group that has gone.
   let finished = std::sync::Mutex::new(false);
   let timed_out = std::sync::atomic::AtomicBool::new(false);
   let (done, watch) = std::sync::mpsc::channel::<()>();
-  let (out, usage) = std::thread::scope(|scope| {
+  let (out, suite_ended, cpu) = std::thread::scope(|scope| {
     let (finished, timed_out) = (&finished, &timed_out);
     scope.spawn(move || {
       if watch.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
@@ -129,19 +182,45 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
         }
       }
     });
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 reaps our own child, which nothing else waits for.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(group, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, group, "wait4 on {rel}: {}", std::io::Error::last_os_error());
-    let out = Output { status: std::process::ExitStatus::from_raw(status), stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
-    *finished.lock().unwrap() = true;
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let (mut suite_status, mut suite_ended, mut cpu) = (0, started, 0.0);
+    loop {
+      // Which of the group's processes (our children: the suite and its orphans) ended, left unreaped (WNOWAIT).
+      // SAFETY: an all-zero siginfo is valid for waitid to fill.
+      let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+      if unsafe { libc::waitid(libc::P_PGID, group as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) } != 0 {
+        let error = std::io::Error::last_os_error();
+        assert_eq!(error.kind(), std::io::ErrorKind::Interrupted, "waitid on {rel}'s group: {error}");
+        continue;
+      }
+      // SAFETY: waitid succeeded with WEXITED, so the siginfo is a SIGCHLD's, which carries a pid.
+      let pid = unsafe { info.si_pid() };
+      let mut finished = finished.lock().unwrap();
+      let mut status = 0;
+      // SAFETY: an all-zero rusage is valid; wait4 reaps our own child that has ended, which nothing else waits for.
+      let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+      let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+      assert_eq!(reaped, pid, "wait4 on {rel}'s process {pid}: {}", std::io::Error::last_os_error());
+      cpu += secs(usage.ru_utime) + secs(usage.ru_stime);
+      if pid == group {
+        (suite_status, suite_ended) = (status, std::time::Instant::now());
+      }
+      // SAFETY: signal 0 only asks whether the group has a process left (an unreaped one counts).
+      if unsafe { libc::kill(-group, 0) } != 0 {
+        *finished = true;
+        break;
+      }
+    }
+    let out = Output { status: std::process::ExitStatus::from_raw(suite_status), stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
     drop(done);
-    (out, usage)
+    (out, suite_ended, cpu)
   });
   let seconds = started.elapsed().as_secs_f64();
-  let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-  let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
+  // What the processes it left running added to its time.
+  let left = match suite_ended.elapsed().as_secs_f64() {
+    s if s >= 0.1 => format!(", {s:.1} s of it after the suite ended"),
+    _ => String::new(),
+  };
   let (stdout, stderr) = text(&out);
   let failure = if timed_out.load(std::sync::atomic::Ordering::SeqCst) {
     let limit = limit.as_secs_f64();
@@ -149,16 +228,17 @@ fn run_suite(rel: &str, flags: &[String], limit: std::time::Duration) -> SuiteRu
     Some(format!("{rel} hung: killed after {limit:.0} s; its output until then:\n{stdout}\n{stderr}"))
   } else {
     let summary = stdout.lines().last().unwrap_or("").to_owned();
-    eprintln!("{rel}: {summary} ({seconds:.1} s, CPU {cpu:.1} s)");
+    eprintln!("{rel}: {summary} ({seconds:.1} s{left}, CPU {cpu:.1} s)");
     let clean = out.status.success() && summary.ends_with(" 0 failed") && !summary.starts_with("0 passed");
     (!clean).then(|| format!("{rel} ({:?}):\n{stdout}\n{stderr}", out.status.code()))
   };
-  SuiteRun { rel: rel.to_owned(), started, seconds, failure }
+  SuiteRun { rel: rel.to_owned(), started, times: Times { wall: seconds, cpu }, failure }
 }
 
 /// Every `js/test/*.ts` suite through the real binary. Suites are separate
 /// processes with their own worlds, so they run side by side, the longest of
-/// the last run first: busy ones one per core; from the start, beside them,
+/// the last run first (by wall time: how long each holds its lane): busy ones
+/// one per core; from the start, beside them,
 /// the suites that wait, as many more at once as there are cores (their
 /// waiting — the soak's minute, browsers, servers' timeouts — then overlaps
 /// the busy ones' work, and each uses a small share of a core); and once the
@@ -176,7 +256,7 @@ fn every_js_suite_passes() {
   assert!(!suites.is_empty(), "no suites in {}", dir.display());
   let last = last_suite_times();
   // Unknown suites (new ones) count as long: they start early.
-  let weight = |rel: &str| last.get(rel).copied().unwrap_or(f64::INFINITY);
+  let weight = |rel: &str| last.get(rel).map_or(f64::INFINITY, |t| t.wall);
   suites.sort_by(|a, b| weight(&b.0).total_cmp(&weight(&a.0)).then_with(|| a.0.cmp(&b.0)));
   let (exclusive, shared): (Vec<_>, Vec<_>) = suites.into_iter().partition(|(_, d)| d.exclusive);
   let (waiting, busy): (Vec<_>, Vec<_>) = shared.into_iter().partition(|(_, d)| d.waits);
@@ -188,7 +268,7 @@ fn every_js_suite_passes() {
   let lanes_done = std::sync::Mutex::new(0);
   let runs = std::sync::Mutex::new(Vec::new());
   let run = |lane: usize, rel: &str, d: &Directive| {
-    let run = run_suite(rel, &d.flags, suite_limit(last.get(rel).copied()));
+    let run = run_suite(rel, &d.flags, suite_limit(last.get(rel).map(|t| t.wall)));
     runs.lock().unwrap().push((lane, run));
   };
   let origin = std::time::Instant::now();
@@ -213,15 +293,19 @@ fn every_js_suite_passes() {
       scope.spawn(move || drain(jobs + lane, waiting));
     }
   });
+  reap_strays();
   let mut runs = runs.into_inner().unwrap();
   // The timeline, so a slow run shows which lane waited on what.
   runs.sort_by_key(|(_, r)| r.started);
   for (lane, r) in &runs {
     let start = r.started.duration_since(origin).as_secs_f64();
-    eprintln!("lane {lane}: {start:6.1} – {:6.1} s  {}", start + r.seconds, r.rel);
+    eprintln!("lane {lane}: {start:6.1} – {:6.1} s  {}", start + r.times.wall, r.rel);
   }
+  // Against the wall time: the CPU spread over the cores, the least the run could take.
+  let cpu: f64 = runs.iter().map(|(_, r)| r.times.cpu).sum();
+  eprintln!("{} suites: {:.1} s of wall, {cpu:.1} s of CPU ({:.1} s a core)", runs.len(), origin.elapsed().as_secs_f64(), cpu / jobs as f64);
   let runs: Vec<SuiteRun> = runs.into_iter().map(|(_, r)| r).collect();
-  let times: String = runs.iter().map(|r| format!("{:.2}\t{}\n", r.seconds, r.rel)).collect();
+  let times: String = runs.iter().map(|r| format!("{:.2}\t{:.2}\t{}\n", r.times.wall, r.times.cpu, r.rel)).collect();
   let _ = std::fs::write(suite_times_file(), times);
   let failures: Vec<String> = runs.into_iter().filter_map(|r| r.failure).collect();
   assert!(failures.is_empty(), "failing suites:\n{}", failures.join("\n"));
@@ -233,6 +317,14 @@ fn a_hung_suite_fails_with_its_name_and_its_output_so_far() {
   let failure = run.failure.expect("a hung suite fails");
   assert!(failure.starts_with("tests/fixtures/hangs.ts hung: killed after 30 s"), "{failure}");
   assert!(failure.contains("started: waiting on what never comes"), "{failure}");
+}
+
+#[test]
+fn a_suite_lasts_until_the_processes_it_left_end_and_their_cpu_counts() {
+  let run = run_suite("tests/fixtures/leaves_a_process.ts", &[], std::time::Duration::from_secs(120));
+  assert!(run.failure.is_none(), "{:?}", run.failure);
+  // The suite itself uses a fraction of that: the left process's second counts only once it was reaped here, so it ended too.
+  assert!(run.times.cpu >= 1.0, "the suite and the process it left used {:.2} s of CPU", run.times.cpu);
 }
 
 #[test]

@@ -4,13 +4,17 @@ import { sh } from "./shell.ts";
 
 export { sh };
 
-/** The path of the `kind` start-up snapshot in `cache`, once the background maker has written it (none in progress). */
+/**
+ * The path of the `kind` start-up snapshot in `cache`, once the background maker has written it (none in progress).
+ * One shell looks every 50 ms with its own globs: the maker runs at a low priority, and a look that spawned processes
+ * would take the CPU it waits for.
+ */
 export async function madeSnapshot(cache: string, kind: string): Promise<string> {
-  for (let i = 0; i < 1200; i++) {
-    const files = (await sh(`ls ${cache}/code-* 2>/dev/null || true`)).split("\n");
-    const bin = files.find((f) => f.startsWith(`snapshot-${kind}-`) && f.endsWith(".bin"));
-    if (bin && !files.some((f) => f.startsWith(`snapshot-${kind}-`) && f.endsWith(".lock"))) return (await sh(`ls -d ${cache}/code-*`)).trim() + `/${bin}`;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no ${kind} snapshot in ${cache} after a minute`);
+  const made = await sh(`i=0
+while [ $i -lt 3600 ]; do
+  set -- ${cache}/code-*/snapshot-${kind}-*.lock; [ -e "$1" ] || { set -- ${cache}/code-*/snapshot-${kind}-*.bin; [ -e "$1" ] && { echo "$1"; exit 0; }; }
+  sleep 0.05; i=$((i + 1))
+done`);
+  if (!made) throw new Error(`no ${kind} snapshot in ${cache} after three minutes`);
+  return made.trim();
 }
