@@ -501,7 +501,8 @@ impl SpatialGrid {
     let same = cell_hint == self.cell_hint && eids == self.eids.as_slice();
     // The eids indexed were each checked when taken: now their end bounds them. New
     // eids get a branch-free pass; the culprit only when there is one.
-    if if same { self.eid_end > n } else { eids.iter().fold(false, |out, &e| out | (e as usize >= n)) } {
+    let outside = if same { self.eid_end > n } else { eids.iter().fold(false, |out, &e| out | (e as usize >= n)) };
+    if outside {
       let bad = eids.iter().find(|&&e| e as usize >= n).unwrap();
       return Err(OpError::invalid_input(format!("eid {bad} is outside the {n}-entity position buffers")));
     }
