@@ -117,14 +117,6 @@ fn check_queries(packed: &[f64]) -> Result<usize, OpError> {
   Ok(packed.len() / 5)
 }
 
-/// A column's bytes: compared as bytes, equal bit patterns are one `memcmp`
-/// (every query checks the positions it indexes; -0 and 0, or two NaNs,
-/// differ, as their bits do).
-fn bytes(column: &[f32]) -> &[u8] {
-  // SAFETY: an f32 is 4 initialised bytes with no padding, readable for the slice's lifetime.
-  unsafe { std::slice::from_raw_parts(column.as_ptr().cast::<u8>(), std::mem::size_of_val(column)) }
-}
-
 /// The grid over the last indexed entities. It keeps the eids and f32
 /// positions it was built from, so an update that reads the same values
 /// re-indexes nothing; its buffers are reused, so a rebuild allocates
@@ -522,12 +514,12 @@ impl SpatialGrid {
         c.resize(eids.len(), 0.0);
       }
     }
-    // Compared run by run, slice against slice: bit patterns.
+    // Compared run by run, slice against slice: bit patterns, vectorized.
     let mut changed = !same;
     for &[start, first, len] in &self.runs {
       for (now, was) in [x, y, z].into_iter().zip(&mut self.positions) {
         let (now, was) = (&now[first..first + len], &mut was[start..start + len]);
-        changed = changed || bytes(now) != bytes(was);
+        changed = changed || now.iter().zip(&*was).fold(0, |d, (a, b)| d | (a.to_bits() ^ b.to_bits())) != 0;
         if changed {
           was.copy_from_slice(now);
         }
