@@ -128,6 +128,8 @@ pub struct SpatialGrid {
   eids: Vec<u32>,
   runs: Vec<[usize; 3]>,
   positions: [Vec<f32>; 3],
+  /// One past the largest eid indexed: the position buffers' least length.
+  eid_end: usize,
   /// The cell size asked for (0 before the first update: never valid).
   cell_hint: f64,
   origin: [f64; 3],
@@ -488,12 +490,14 @@ impl SpatialGrid {
       return Err(OpError::invalid_input(format!("cell size must be a positive number, got {cell_hint}")));
     }
     let n = x.len().min(y.len()).min(z.len());
-    // A branch-free pass (it vectorizes); the culprit only when there is one.
-    if eids.iter().fold(false, |out, &e| out | (e as usize >= n)) {
+    let same = cell_hint == self.cell_hint && eids == self.eids.as_slice();
+    // The eids indexed were each checked when taken: now their end bounds them. New
+    // eids get a branch-free pass; the culprit only when there is one.
+    let outside = if same { self.eid_end > n } else { eids.iter().fold(false, |out, &e| out | (e as usize >= n)) };
+    if outside {
       let bad = eids.iter().find(|&&e| e as usize >= n).unwrap();
       return Err(OpError::invalid_input(format!("eid {bad} is outside the {n}-entity position buffers")));
     }
-    let same = cell_hint == self.cell_hint && eids == self.eids.as_slice();
     if !same {
       self.cell_hint = cell_hint;
       self.eids.clear();
@@ -505,6 +509,7 @@ impl SpatialGrid {
           _ => self.runs.push([k, e as usize, 1]),
         }
       }
+      self.eid_end = self.runs.iter().map(|&[_, first, len]| first + len).max().unwrap_or(0);
       for c in &mut self.positions {
         c.resize(eids.len(), 0.0);
       }
@@ -1418,6 +1423,33 @@ mod tests {
     assert_eq!(eids(&mut g), [0, 1]);
     g.update(&[], &w.x, &w.y, &w.z, 1.0).unwrap();
     assert_eq!(eids(&mut g), [0u32; 0]);
+  }
+
+  #[test]
+  fn positions_count_as_unchanged_only_bit_for_bit_and_eids_stay_within_the_buffers() {
+    let points: Vec<[f32; 3]> = (0..37).map(|i| [i as f32, 0.5, -(i as f32)]).collect();
+    let w = World::new(&points);
+    // Two runs of eids, so a change is looked for in each run and axis.
+    let eids: Vec<u32> = (0..20).chain(25..37).collect();
+    let mut g = SpatialGrid::default();
+    let index = |g: &mut SpatialGrid, w: &World| g.take(&Index { eids: &eids, x: &w.x, y: &w.y, z: &w.z, cell_hint: 1.0 }).unwrap();
+    assert!(index(&mut g, &w), "the first update indexes");
+    assert!(!index(&mut g, &w), "the same values: nothing to re-index");
+    for (axis, at, value) in [(0, 36, 36.0001), (1, 0, 0.5000001), (2, 0, 0.0), (2, 19, f32::from_bits((-19.0f32).to_bits() ^ 1)), (1, 30, f32::NAN)] {
+      let mut moved = World::new(&points);
+      [&mut moved.x, &mut moved.y, &mut moved.z][axis][at] = value;
+      assert!(index(&mut g, &moved), "axis {axis}, eid {at}: a changed bit re-indexes (-0 and 0 differ)");
+      assert!(!index(&mut g, &moved), "axis {axis}, eid {at}: the change was taken");
+      assert!(index(&mut g, &w), "axis {axis}, eid {at}: back again");
+    }
+    // Outside the eids indexed, nothing counts.
+    let mut beside = World::new(&points);
+    beside.x[22] = 1e9;
+    assert!(!index(&mut g, &beside));
+    // The same eids over buffers too short for the last of them are refused, and the grid is kept.
+    let short = g.take(&Index { eids: &eids, x: &w.x, y: &w.y, z: &w.z[..36], cell_hint: 1.0 }).unwrap_err();
+    assert!(format!("{short:?}").contains("eid 36 is outside the 36-entity position buffers"), "{short:?}");
+    assert!(!index(&mut g, &w));
   }
 
   #[test]

@@ -72,10 +72,11 @@ const LINGER: Duration = Duration::from_secs(2);
 const MAX_WRITERS: usize = 8;
 /// The most a connection's socket read takes at once. tungstenite zeroes
 /// this much of its input buffer before every read, the ones that find
-/// nothing included (with its default, 128 KiB, that is 15 % of the loop thread's
-/// time from a request's wake-up to its read); a larger message takes more
-/// reads.
-const READ_CHUNK: usize = 16 * 1024;
+/// nothing included: two a request (its read, and the next that finds
+/// nothing), on the loop thread around the call. With its default, 128 KiB,
+/// that was 15 % of the loop's time from a request's wake-up to its read;
+/// a page holds a typical request, and a larger message takes more reads.
+const READ_CHUNK: usize = 4 * 1024;
 
 /// What bounds the server's connections.
 #[derive(Debug, Clone, Copy)]
@@ -333,6 +334,11 @@ async fn page_or_handshake(mut stream: TcpStream, shared: &Listener) -> Option<T
   None
 }
 
+/// How a connection's socket reads and bounds what it is sent.
+fn socket_config(limits: Limits) -> WebSocketConfig {
+  WebSocketConfig::default().read_buffer_size(READ_CHUNK).max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes))
+}
+
 /// The opening handshake. With a token set, a request without it (as
 /// `Authorization: Bearer …` or the `limina.token.` subprotocol) is refused
 /// with 401, except a browser's (it sends `Origin`): that one is a
@@ -340,7 +346,7 @@ async fn page_or_handshake(mut stream: TcpStream, shared: &Listener) -> Option<T
 /// `Origin` or `Host` is refused with 403. Returns the socket and its access.
 async fn handshake(stream: TcpStream, shared: &Listener) -> Option<(Socket, &'static str)> {
   let limits = shared.limits;
-  let config = WebSocketConfig::default().read_buffer_size(READ_CHUNK).max_message_size(Some(limits.max_bytes)).max_frame_size(Some(limits.max_bytes));
+  let config = socket_config(limits);
   let access = std::cell::Cell::new("full");
   let check = |req: &Request, mut resp: Response| {
     let headers = req.headers();
@@ -669,6 +675,51 @@ mod tests {
       let (read, ()) = tokio::join!(source.next(), request);
       assert_eq!(read.unwrap().unwrap(), Message::Text("a".into()));
       assert_eq!(woken(&writer), 0, "the request woke the writer");
+    });
+  }
+
+  /// A socket that records the largest read it is asked for.
+  struct Reads<S> {
+    inner: S,
+    largest: Arc<std::sync::atomic::AtomicUsize>,
+  }
+
+  impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Reads<S> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut tokio::io::ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+      self.largest.fetch_max(buf.remaining(), Ordering::SeqCst);
+      Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+  }
+
+  impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Reads<S> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+      Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+      Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+      Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+  }
+
+  #[test]
+  fn a_read_takes_at_most_a_chunk_and_a_message_of_several_arrives_whole_within_the_limit() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+      use tokio::io::AsyncWriteExt;
+      let (mut client, server) = tokio::io::duplex(64 * 1024);
+      let largest = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+      let limits = Limits { max_bytes: 3 * READ_CHUNK + 5, max_clients: 1, idle: Duration::from_secs(60) };
+      let server = Reads { inner: server, largest: largest.clone() };
+      let mut socket = WebSocketStream::from_raw_socket(server, tokio_tungstenite::tungstenite::protocol::Role::Server, Some(socket_config(limits))).await;
+      // A client's masked (with a zero mask) text frame of `len` bytes.
+      let frame = |len: usize| [&[0x81, 0x80 | 126, (len >> 8) as u8, len as u8, 0, 0, 0, 0][..], &vec![b'x'; len]].concat();
+      client.write_all(&frame(limits.max_bytes)).await.unwrap();
+      assert_eq!(socket.next().await.unwrap().unwrap(), Message::Text("x".repeat(limits.max_bytes).into()));
+      assert_eq!(largest.load(Ordering::SeqCst), READ_CHUNK, "each read is offered one chunk");
+      client.write_all(&frame(limits.max_bytes + 1)).await.unwrap();
+      assert!(matches!(socket.next().await, Some(Err(WsError::Capacity(_)))), "a message over the limit is refused");
     });
   }
 
