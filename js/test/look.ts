@@ -651,13 +651,29 @@ test("the window's renderer spreads a sky or HDRI re-bake over frames in pieces,
   once.render(look, scene, camera);
   await sameMaps(window, once);
 
-  // A screenshot's frame (exact) bakes a stale map at once, even in the window.
+  // Under an HDRI the map does not show the sun: moving it bakes nothing, not even in an exact frame.
+  const hdriSteps = window.bakeSteps;
   look.environment.setSun(120, 40);
+  window.render(look, scene, camera, true);
+  assert(!window.stale && window.bakeSteps === hdriSteps, `a sun moved under an HDRI bakes nothing (${window.bakeSteps - hdriSteps} bake steps)`);
+
+  // A screenshot's frame (exact) bakes a stale map at once, even in the window: the sky again, with the
+  // sun where the at-once renderer already baked it (its map is kept for reuse).
+  const sky = { ...look.environment.settings(), preset: "sky" as const, sunAzimuth: 200, sunElevation: 6 };
+  await look.environment.set(sky);
   const exactDone = window.bakesDone;
   window.render(look, scene, camera, true);
   assertEquals(window.bakesDone, exactDone + 1, "an exact frame completes the bake at once");
   once.render(look, scene, camera);
   await sameMaps(window, once);
+
+  // The same sky set again (a page restoring a world's look, a player seeking) keeps its map: no re-bake starts.
+  window.render(look, scene, camera);
+  const steps = window.bakeSteps;
+  const kept = scene.environment;
+  await look.environment.set(sky);
+  window.render(look, scene, camera);
+  assert(!window.stale && window.bakeSteps === steps && scene.environment === kept, `the same sky set again bakes nothing (${window.bakeSteps - steps} bake steps, stale ${window.stale})`);
 });
 
 test("a bare frame (tier low) from a perspective camera draws the sky after the opaque objects, only where nothing covers it: the same pixels as three's background drawn first, with and without MSAA, a transparent object over the sky included", async () => {

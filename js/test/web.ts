@@ -13,7 +13,7 @@ const SSIM_THRESHOLD = 0.98;
 
 test("limina --mcp-ws serves the spectator page; Chromium draws the world, follows it live, cannot write to it, and reconnects when the server restarts", async () => {
   const out = await drive("node", "js/test/node/web_page.mjs");
-  assert((out.checks as number) >= 31, JSON.stringify(out));
+  assert((out.checks as number) >= 32, JSON.stringify(out));
   // The page's picture (three's WebGL2 backend on SwiftShader) against the native one (WebGPU on
   // lavapipe) of the same camera, size and tier; and, as a wrong picture, the page after the red box moved.
   const images = out.images as { page: string; native: string; moved: string };
@@ -28,10 +28,10 @@ test("limina --mcp-ws serves the spectator page; Chromium draws the world, follo
 
 test("with the server's token typed into the page, a person takes an avatar — a humanoid the page draws skinned and posed from the streamed animation — walks it (WASD: character.move) and speaks through the skills agents use; a wrong token is refused", async () => {
   const out = await drive("node", "js/test/node/web_join.mjs");
-  assert((out.checks as number) >= 14, JSON.stringify(out));
+  assert((out.checks as number) >= 15, JSON.stringify(out));
 });
 
 test("--spectator-sink publishes the state stream to NATS; limina relay serves the page and fans it out, spectators only", async () => {
   const out = await drive("node", "js/test/node/web_relay.mjs");
-  assert((out.checks as number) >= 13, JSON.stringify(out));
+  assert((out.checks as number) >= 14, JSON.stringify(out));
 });

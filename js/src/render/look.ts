@@ -178,6 +178,8 @@ interface Bake {
   size: number;
   frame: number;
   hdri: boolean;
+  /** What the map shows: its size and the sky's Environment.drawnKey when its bake began. */
+  key: string;
   /** The renderer's shared map this is, or null for a map of the look's own (an amortised bake's, written in place). */
   shared: SharedBake | null;
 }
@@ -355,15 +357,17 @@ export class LookRenderer {
     const last = this.bakes.get(look);
     const hdri = env.hdri !== null;
     if (last && last.version === version) return last.target.texture;
+    const key = `${size} ${env.drawnKey()}`;
+    if (last?.key === key) {
+      // Settings set again as they were (a page restoring a world's look, a player seeking): the map shows them already.
+      if (this.pending?.look === look) this.drop();
+      last.version = version;
+      last.frame = this.frame;
+      return last.target.texture;
+    }
     if (!last || !this.amortise || exact) {
       // The generator's source cube is shared: an at-once bake abandons an amortised one (its look re-bakes later).
       this.drop();
-      const key = `${size} ${env.drawnKey()}`;
-      if (last?.shared?.key === key) {
-        last.version = version;
-        last.frame = this.frame;
-        return last.target.texture;
-      }
       let entry = this.shared.get(key);
       if (entry) {
         this.shared.delete(key);
@@ -377,7 +381,7 @@ export class LookRenderer {
       }
       this.shared.set(key, entry);
       entry.users++;
-      const bake = { target: entry.target, version, size, frame: this.frame, hdri, shared: entry };
+      const bake = { target: entry.target, version, size, frame: this.frame, hdri, key, shared: entry };
       this.collected.register(look, entry, bake);
       this.use(look, bake);
       return entry.target.texture;
@@ -385,12 +389,12 @@ export class LookRenderer {
     const pending = this.pending;
     if (pending === null) {
       const moving = this.frame - last.frame < REBAKE_EVERY && last.size === size && last.hdri === hdri && !env.changedExplicitlySince(last.version);
-      if (!moving) this.step(look, version, size, hdri);
+      if (!moving) this.step(look, version, size, hdri, key);
     } else if (pending.look === look) {
       // Settings set before the capture is complete would mix two skies in one cube (a sun that code moves
       // barely shifts between faces); another size needs another cube.
       if ((pending.captured < 6 && env.changedExplicitlySince(pending.version)) || pending.size !== size) this.drop();
-      this.step(look, version, size, hdri);
+      this.step(look, version, size, hdri, key);
     }
     return (this.bakes.get(look) ?? last).target.texture;
   }
@@ -428,13 +432,13 @@ export class LookRenderer {
   }
 
   /** One step of the amortised bake for `look` (starting it when none is under way); swaps the map in when complete. */
-  private step(look: Look, version: number, size: number, hdri: boolean): void {
+  private step(look: Look, version: number, size: number, hdri: boolean, key: string): void {
     const start = performance.now();
     const pending = this.pending;
     if (pending === null) {
       const target = this.onFace(0, () => this.capture(look, size, false));
       const pieces = bakePieces(target.width, levelsOf(target).length);
-      this.pending = { look, target, version, size, hdri, frame: this.frame, captured: 1, pieces, next: 0 };
+      this.pending = { look, target, version, size, hdri, key, frame: this.frame, captured: 1, pieces, next: 0 };
     } else if (pending.captured < 6) {
       // The last face also makes the source cube's mipmaps, which the filter reads.
       this.onFace(pending.captured++, () => this.capture(look, size, false, pending.target));
@@ -449,7 +453,7 @@ export class LookRenderer {
       if (pending.next >= pieces.length) {
         this.pending = null;
         this.lastBakeFrames = this.frame - pending.frame + 1;
-        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri, shared: null });
+        this.completeInPlace(look, { target, version: pending.version, size: pending.size, frame: pending.frame, hdri: pending.hdri, key: pending.key, shared: null });
       }
     }
     this.lastBakeMs = performance.now() - start;

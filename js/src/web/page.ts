@@ -54,6 +54,8 @@ let userCamera = false;
 let following: string | null = null;
 let selected: string | null = null;
 let dirty = true;
+/** Nothing is drawn before a world's look is applied: a frame of the default sky would only be baked again, over many frames. */
+let shown = false;
 let frames = 0;
 let fps = 0;
 let status = "starting";
@@ -118,18 +120,20 @@ function remove(id: string): void {
 
 async function applyWorld(header: unknown): Promise<void> {
   const w = header as WorldHeader | null;
-  if (!w) return;
-  applyLighting(lighting, w.lighting);
-  // The page keeps its own quality tier: a software rasteriser draws the bare look.
-  await look.restore({ ...w.look, quality: look.quality }).catch((e) => console.warn(`look: ${e instanceof Error ? e.message : e}`));
-  if (!userCamera) {
-    placeCamera(camera, w.view);
-    const offset = new THREE.Vector3(...w.view.position).sub(new THREE.Vector3(...w.view.target));
-    orbit.target.set(...w.view.target);
-    orbit.distance = offset.length();
-    orbit.azimuth = Math.atan2(offset.x, offset.z);
-    orbit.elevation = Math.asin(offset.y / Math.max(orbit.distance, 1e-6));
+  if (w) {
+    applyLighting(lighting, w.lighting);
+    // The page keeps its own quality tier: a software rasteriser draws the bare look.
+    await look.restore({ ...w.look, quality: look.quality }).catch((e) => console.warn(`look: ${e instanceof Error ? e.message : e}`));
+    if (!userCamera) {
+      placeCamera(camera, w.view);
+      const offset = new THREE.Vector3(...w.view.position).sub(new THREE.Vector3(...w.view.target));
+      orbit.target.set(...w.view.target);
+      orbit.distance = offset.length();
+      orbit.azimuth = Math.atan2(offset.x, offset.z);
+      orbit.elevation = Math.asin(offset.y / Math.max(orbit.distance, 1e-6));
+    }
   }
+  shown = true;
   dirty = true;
 }
 
@@ -263,7 +267,7 @@ function frame(): void {
     dirty = true;
   }
   steerAvatar();
-  if (!dirty || !lookRenderer) return;
+  if (!dirty || !lookRenderer || !shown) return;
   dirty = false;
   lookRenderer.render(look, scene, camera);
   // An environment re-bake is spread over frames: keep drawing until it is complete.
@@ -472,7 +476,8 @@ $("say").addEventListener("submit", (e) => {
 
 /** What tests and tools can read and do from outside the page (the DevTools protocol). */
 const api = {
-  state: () => ({ status, tick: mirror.tick, entities: mirror.entities.size, objects: objects.size, frames, clients: mirror.clients, backend: webgpu ? "webgpu" : "webgl2", avatar, following, selected }),
+  /** `bakes`: environment bake steps the page has run (an at-once bake is one; LookRenderer.bakeSteps). */
+  state: () => ({ status, tick: mirror.tick, entities: mirror.entities.size, objects: objects.size, frames, bakes: lookRenderer?.bakeSteps ?? 0, clients: mirror.clients, backend: webgpu ? "webgpu" : "webgl2", avatar, following, selected }),
   /** An entity as the page knows it (transform, tags, look; a character's animation state now), or null. */
   entity: (id: string) => {
     const e = mirror.entities.get(id);

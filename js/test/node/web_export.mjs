@@ -83,6 +83,8 @@ for (const { tick, rows, animations } of expected) {
     lastPose = drawn.pose.bones;
   }
 }
+const bakes = await page.evaluate(`limina.state().bakes`);
+check(bakes === 1, `the player baked its environment once: a seek restores the world's look, the same sky, which keeps its map (${bakes} bake steps)`);
 // Chromium asks for /favicon.ico on its own; the folder has none.
 check([...missing].every((p) => p === "/favicon.ico"), `the page loads nothing the folder lacks: ${[...missing]}`);
 const errors = page.console.filter((l) => /^(error|exception)/.test(l) && !(/status of 404/.test(l) && missing.size > 0));
@@ -99,7 +101,7 @@ for (const [name, reason] of [["byte", "hash_mismatch"], ["line", "previous_hash
   const state = await bad.evaluate(`({ player: limina.player.state(), page: limina.state(), text: document.getElementById("player-status").textContent, shown: document.getElementById("player-status").offsetHeight > 0, controls: !document.getElementById("player").hidden, hud: document.getElementById("hud-status").textContent })`);
   check(state.player.status === "refused" && !state.player.playing, `the log with one ${name === "byte" ? "byte changed" : "line removed"} is refused: ${JSON.stringify(state.player)}`);
   check(state.shown && state.text.includes("sha256 chain is broken") && state.text.includes(reason) && state.text.includes("Nothing is played"), `the page says why, visibly: ${state.text}`);
-  check(state.page.tick === -1 && state.page.entities === 0 && state.page.objects === 0 && !state.controls, `nothing was played or drawn (${JSON.stringify(state.page)}, controls ${state.controls})`);
+  check(state.page.tick === -1 && state.page.entities === 0 && state.page.objects === 0 && state.page.frames === 0 && !state.controls, `nothing was played or drawn (${JSON.stringify(state.page)}, controls ${state.controls})`);
   check(/refused/.test(state.hud), `the HUD says refused: ${state.hud}`);
 }
 

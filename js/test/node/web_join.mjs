@@ -112,6 +112,8 @@ check(events.some((e) => e.type === "avatar.taken"), "avatar.taken is traced");
 const moves = events.filter((e) => e.type === "skill.executed" && e.payload.skill === "character.move" && e.actorId === agentId);
 check(moves.length >= 2 && moves.some((e) => e.payload.input.speed > 0) && moves.at(-1).payload.input.speed === 0, `the walk and the stop are traced under the page's agent (character.move ×${moves.length})`);
 
+const bakes = await page.evaluate(`${state}.bakes`);
+check(bakes === 1, `the page baked its environment once: joining reconnects to the same sky, which keeps its map (${bakes} bake steps)`);
 const bad = page.console.filter((l) => /Content Security Policy|exception|Uncaught/i.test(l));
 check(bad.length === 0, `no CSP violation or uncaught exception in the page (${bad.join(" | ")})`);
 await browser.close();

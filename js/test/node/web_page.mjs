@@ -180,6 +180,8 @@ await builder2.call("initialize", { agentId: "builder", sessionId: "b2", profile
 await builder2.call("tools/call", { name: "scene.createEntity", arguments: { shape: "sphere", color: 0x00ff00 } });
 await page.waitFor(`${state}.status.startsWith("watching") && ${state}.entities === 1 && ${state}.objects === 1`, "the page to reconnect to the new world");
 check(true, "the page reconnects when the server restarts and shows the new world");
+const bakes = await page.evaluate(`${state}.bakes`);
+check(bakes === 1, `the page baked its environment once, for the world's look before its first frame, and not again for the same sky after reconnecting (${bakes} bake steps)`);
 
 await browser.close();
 builder2.ws.close();

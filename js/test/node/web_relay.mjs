@@ -119,6 +119,8 @@ check(seen.entities === 4, "the page behind the relay shows the world's 4 entiti
 await builder.call("tools/call", { name: "scene.destroyEntity", arguments: { entity: made } });
 await page.waitFor(`${state}.entities === 3 && ${state}.objects === 3`, "a destroyed entity to go through the relay");
 check(true, "the page behind the relay follows the world live");
+const bakes = await page.evaluate(`${state}.bakes`);
+check(bakes === 1, `the page baked its environment once, for the world's look (${bakes} bake steps)`);
 const bad = page.console.filter((l) => /Content Security Policy|exception|Uncaught/i.test(l));
 check(bad.length === 0, `no CSP violation or uncaught exception in the page (${bad.join(" | ")})`);
 
