@@ -711,28 +711,32 @@ fn iso_now() -> String {
 
 /// Times as `Date.prototype.toISOString` writes them: `YYYY-MM-DDTHH:MM:SS.sssZ`
 /// (proleptic Gregorian, UTC), a year outside 0..=9999 as a sign and six
-/// digits. The text of the last second stays in the buffer: a time in the
-/// same second only rewrites its milliseconds.
+/// digits. The last time's text is kept: the same millisecond again costs
+/// nothing, a later one in the same second rewrites only its milliseconds.
 #[derive(Default)]
 struct IsoStamp {
-  /// The second since the epoch `text` holds, None before the first.
-  second: Option<i64>,
-  /// The longest text: a signed six-digit year.
-  text: [u8; 27],
-  len: usize,
+  /// The millisecond `text` holds, None before the first.
+  ms: Option<i64>,
+  /// The second `digits` holds the date and time of.
+  second: i64,
+  /// The text being written: the longest has a signed six-digit year.
+  digits: [u8; 27],
+  text: String,
 }
 
 impl IsoStamp {
   /// Milliseconds since the epoch as text.
   fn format(&mut self, ms: i64) -> &str {
-    let (second, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
-    if self.second != Some(second) {
-      self.second = Some(second);
-      self.len = write_second(&mut self.text, second);
+    if self.ms != Some(ms) {
+      let (second, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+      let len = if self.ms.is_none() || self.second != second { write_second(&mut self.digits, second) } else { self.text.len() };
+      self.ms = Some(ms);
+      self.second = second;
+      write_digits(&mut self.digits[len - 4..len - 1], milli);
+      self.text.clear();
+      self.text.push_str(std::str::from_utf8(&self.digits[..len]).expect("ASCII digits and separators"));
     }
-    let end = self.len;
-    write_digits(&mut self.text[end - 4..end - 1], milli);
-    std::str::from_utf8(&self.text[..end]).expect("ASCII digits and separators")
+    &self.text
   }
 }
 
