@@ -731,27 +731,38 @@ fn write_json_string(out: &mut Vec<u8>, text: &str) {
   out[j] = b'"';
   j += 1;
   let mut i = 0;
-  while i + 8 <= n {
-    let word: [u8; 8] = bytes[i..i + 8].try_into().expect("8 bytes");
-    out[j..j + 8].copy_from_slice(&word);
-    let found = first_escape(u64::from_le_bytes(word));
-    if found == 0 {
-      i += 8;
-      j += 8;
-      continue;
-    }
-    let clean = (found.trailing_zeros() / 8) as usize;
-    i += clean;
-    j = write_escape(out, j + clean, bytes[i], n - i - 1);
-    i += 1;
-  }
-  while i < n {
-    let b = bytes[i];
-    if ESCAPES[usize::from(b)] == 0 {
-      out[j] = b;
-      j += 1;
+  loop {
+    let byte = if i + 8 <= n {
+      let word: [u8; 8] = bytes[i..i + 8].try_into().expect("8 bytes");
+      out[j..j + 8].copy_from_slice(&word);
+      let found = first_escape(u64::from_le_bytes(word));
+      if found == 0 {
+        i += 8;
+        j += 8;
+        continue;
+      }
+      let clean = (found.trailing_zeros() / 8) as usize;
+      i += clean;
+      j += clean;
+      bytes[i]
+    } else if i < n {
+      let byte = bytes[i];
+      if ESCAPES[usize::from(byte)] == 0 {
+        out[j] = byte;
+        i += 1;
+        j += 1;
+        continue;
+      }
+      byte
     } else {
-      j = write_escape(out, j, b, n - i - 1);
+      break;
+    };
+    match ESCAPES[usize::from(byte)] {
+      b'u' => j = write_unicode_escape(out, j, byte, n - i - 1),
+      letter => {
+        out[j..j + 2].copy_from_slice(&[b'\\', letter]);
+        j += 2;
+      }
     }
     i += 1;
   }
@@ -769,21 +780,16 @@ fn first_escape(word: u64) -> u64 {
   below(word, 0x20) | below(word ^ (ONES * u64::from(b'"')), 1) | below(word ^ (ONES * u64::from(b'\\')), 1)
 }
 
-/// Writes the escape of `byte` at `out[j..]`, with room kept for the `rest`
-/// bytes after it (see `write_json_string`); returns where the next goes.
-fn write_escape(out: &mut Vec<u8>, j: usize, byte: u8, rest: usize) -> usize {
+/// Writes a control character's `\u00xx` at `out[j..]`, with room made for
+/// the `rest` bytes after it (see `write_json_string`); returns where the next
+/// goes. Rare in JSON text (JSON.stringify escapes them inside strings), so
+/// kept out of the loop.
+#[cold]
+fn write_unicode_escape(out: &mut Vec<u8>, j: usize, byte: u8, rest: usize) -> usize {
   const HEX: &[u8; 16] = b"0123456789abcdef";
-  match ESCAPES[usize::from(byte)] {
-    b'u' => {
-      out.resize(out.len().max(j + 6 + 2 * rest + 9), 0);
-      out[j..j + 6].copy_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]);
-      j + 6
-    }
-    letter => {
-      out[j..j + 2].copy_from_slice(&[b'\\', letter]);
-      j + 2
-    }
-  }
+  out.resize(out.len().max(j + 6 + 2 * rest + 9), 0);
+  out[j..j + 6].copy_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]);
+  j + 6
 }
 
 /// Queues the same message to many connections; returns each outcome.
