@@ -425,11 +425,7 @@ pub fn op_mcp_config(state: &mut OpState) -> Option<ServeConfig> {
 }
 
 pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
-  if !state.has::<McpHub>() {
-    let arrivals = state.borrow::<Arrivals>().clone();
-    state.put(McpHub { registry: ConnRegistry::new(arrivals) });
-  }
-  state.borrow_mut::<McpHub>()
+  limina_ops::resources::resource_or_make(state, |state| McpHub { registry: ConnRegistry::new(state.borrow::<Arrivals>().clone()) })
 }
 
 /// Serves MCP on stdin/stdout as connection 0.
