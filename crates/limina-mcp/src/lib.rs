@@ -425,11 +425,7 @@ pub fn op_mcp_config(state: &mut OpState) -> Option<ServeConfig> {
 }
 
 pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
-  if !state.has::<McpHub>() {
-    let arrivals = state.borrow::<Arrivals>().clone();
-    state.put(McpHub { registry: ConnRegistry::new(arrivals) });
-  }
-  state.borrow_mut::<McpHub>()
+  limina_ops::resources::resource_or_make(state, |state| McpHub { registry: ConnRegistry::new(state.borrow::<Arrivals>().clone()) })
 }
 
 /// Serves MCP on stdin/stdout as connection 0.
@@ -681,13 +677,11 @@ pub fn op_mcp_send_tool_text(state: &mut OpState, conn: u32, #[string] id: &str,
 
 /// The reply `op_mcp_send_tool_text` sends.
 fn tool_text_reply(id: &str, json: &str, plain: bool) -> String {
-  let mut out = Vec::with_capacity(2 * json.len() + id.len() + 128);
+  let mut out = Vec::with_capacity(3 * json.len() + id.len() + 128);
   out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
   out.extend_from_slice(id.as_bytes());
   out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
-  // serde_json escapes a string as JSON.stringify does: the same short escapes, other control
-  // characters as lowercase \u00xx, nothing else (a &str holds no lone surrogate to escape).
-  serde_json::to_writer(&mut out, json).expect("a string serialises into a Vec");
+  write_json_string(&mut out, json);
   out.extend_from_slice(br#"}],"structuredContent":"#);
   if plain {
     out.extend_from_slice(json.as_bytes());
@@ -698,6 +692,100 @@ fn tool_text_reply(id: &str, json: &str, plain: bool) -> String {
   }
   out.extend_from_slice(br#","isError":false}}"#);
   String::from_utf8(out).expect("UTF-8 text around UTF-8 text")
+}
+
+/// How `JSON.stringify` escapes each byte of a string: 0 not at all, a short
+/// escape's letter, or `u` for `\u00xx` (the other control characters).
+const ESCAPES: [u8; 256] = {
+  let mut table = [0; 256];
+  let mut b = 0;
+  while b < 0x20 {
+    table[b] = b'u';
+    b += 1;
+  }
+  table[0x08] = b'b';
+  table[0x09] = b't';
+  table[0x0a] = b'n';
+  table[0x0c] = b'f';
+  table[0x0d] = b'r';
+  table[b'"' as usize] = b'"';
+  table[b'\\' as usize] = b'\\';
+  table
+};
+
+/// Writes `text` as a JSON string, escaped as `JSON.stringify` escapes one:
+/// the short escapes, other control characters as lowercase `\u00xx`, nothing
+/// else (a &str holds no lone surrogate to escape). It goes a word of 8 bytes
+/// at a time, each copied whole, up to the first byte that needs an escape.
+fn write_json_string(out: &mut Vec<u8>, text: &str) {
+  let bytes = text.as_bytes();
+  let n = bytes.len();
+  let mut j = out.len();
+  // Room, at every step, for the rest escaped two bytes a byte, a word's overrun and the closing
+  // quote; only a `\u00xx` (six bytes) makes more.
+  out.resize(j + 2 * n + 10, 0);
+  out[j] = b'"';
+  j += 1;
+  let mut i = 0;
+  loop {
+    let byte = if i + 8 <= n {
+      let word: [u8; 8] = bytes[i..i + 8].try_into().expect("8 bytes");
+      out[j..j + 8].copy_from_slice(&word);
+      let found = first_escape(u64::from_le_bytes(word));
+      if found == 0 {
+        i += 8;
+        j += 8;
+        continue;
+      }
+      let clean = (found.trailing_zeros() / 8) as usize;
+      i += clean;
+      j += clean;
+      bytes[i]
+    } else if i < n {
+      let byte = bytes[i];
+      if ESCAPES[usize::from(byte)] == 0 {
+        out[j] = byte;
+        i += 1;
+        j += 1;
+        continue;
+      }
+      byte
+    } else {
+      break;
+    };
+    match ESCAPES[usize::from(byte)] {
+      b'u' => j = write_unicode_escape(out, j, byte, n - i - 1),
+      letter => {
+        out[j..j + 2].copy_from_slice(&[b'\\', letter]);
+        j += 2;
+      }
+    }
+    i += 1;
+  }
+  out[j] = b'"';
+  out.truncate(j + 1);
+}
+
+/// The high bit of the first byte of 8 (little-endian) that needs an escape
+/// — a control character, a quote or a backslash — or 0 when none does. Bits
+/// above the first may be set wrongly (a borrow from it), so only it counts.
+fn first_escape(word: u64) -> u64 {
+  const ONES: u64 = 0x0101_0101_0101_0101;
+  const HIGH: u64 = 0x8080_8080_8080_8080;
+  let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+  below(word, 0x20) | below(word ^ (ONES * u64::from(b'"')), 1) | below(word ^ (ONES * u64::from(b'\\')), 1)
+}
+
+/// Writes a control character's `\u00xx` at `out[j..]`, with room made for
+/// the `rest` bytes after it (see `write_json_string`); returns where the next
+/// goes. Rare in JSON text (JSON.stringify escapes them inside strings), so
+/// kept out of the loop.
+#[cold]
+fn write_unicode_escape(out: &mut Vec<u8>, j: usize, byte: u8, rest: usize) -> usize {
+  const HEX: &[u8; 16] = b"0123456789abcdef";
+  out.resize(out.len().max(j + 6 + 2 * rest + 9), 0);
+  out[j..j + 6].copy_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]);
+  j + 6
 }
 
 /// Queues the same message to many connections; returns each outcome.
@@ -786,7 +874,30 @@ deno_core::extension!(
 
 #[cfg(test)]
 mod tests {
-  use super::tool_text_reply;
+  use super::{tool_text_reply, write_json_string};
+
+  #[test]
+  fn a_string_is_escaped_as_serde_json_escapes_it() {
+    // serde_json escapes as JSON.stringify does. The alphabet holds every kind of escape, the bytes
+    // either side of the control characters' bound, and '#' and ']' (a quote's and a backslash's
+    // neighbours, which a borrow in the word test would wrongly flag), at every offset in a word.
+    let alphabet = ['"', '\\', '\u{0}', '\u{1}', '\u{8}', '\t', '\n', '\u{c}', '\r', '\u{1f}', ' ', '!', '#', ']', 'a', '\u{7f}', 'é', '\u{2028}', '😀'];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      x
+    };
+    for round in 0..20_000 {
+      let len = (next() % 40) as usize;
+      // Mostly plain letters, as real JSON text is, so clean words occur too.
+      let text: String = (0..len).map(|_| if next() % 3 == 0 { alphabet[(next() % alphabet.len() as u64) as usize] } else { 'a' }).collect();
+      let mut out = b"[".to_vec();
+      write_json_string(&mut out, &text);
+      assert_eq!(out, [b"[".as_slice(), serde_json::to_string(&text).unwrap().as_bytes()].concat(), "round {round}: {text:?}");
+    }
+  }
 
   #[test]
   fn a_tool_text_reply_is_written_as_json_stringify_writes_it() {

@@ -42,8 +42,46 @@ impl<T> Handles<T> {
 
 /// The subsystem state of type `T`, created with `T::default()` on first use.
 pub fn resource_mut<T: Default + 'static>(state: &mut OpState) -> &mut T {
-  if !state.has::<T>() {
-    state.put(T::default());
+  resource_or_make(state, |_| T::default())
+}
+
+/// The subsystem state of type `T`, made by `make` on first use. Found with
+/// one lookup (`OpState` keeps its values in a map by type, and the hot ops
+/// ask for theirs on every call).
+pub fn resource_or_make<T: 'static>(state: &mut OpState, make: impl FnOnce(&mut OpState) -> T) -> &mut T {
+  if let Some(found) = state.try_borrow_mut::<T>() {
+    let found: *mut T = found;
+    // SAFETY: `found` is the value in `state`, which stays mutably borrowed for the lifetime
+    // returned; the borrow checker cannot yet tell that returning here ends the first borrow
+    // before the code below borrows `state` again (the case Polonius accepts).
+    return unsafe { &mut *found };
   }
+  let made = make(state);
+  state.put(made);
   state.borrow_mut::<T>()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn a_resource_is_made_once_and_found_after() {
+    let mut state = OpState::new(None);
+    let mut made = 0;
+    for n in 1..=3u32 {
+      let count = resource_or_make(&mut state, |_| {
+        made += 1;
+        0u32
+      });
+      *count += 1;
+      assert_eq!(*count, n, "the same value each time");
+    }
+    assert_eq!(made, 1);
+    // Made from what the state already holds.
+    let text = resource_or_make(&mut state, |state| format!("after {}", state.borrow::<u32>()));
+    assert_eq!(text, "after 3");
+    assert_eq!(*resource_mut::<u32>(&mut state), 3);
+    assert_eq!(*resource_mut::<u64>(&mut state), 0, "a default on first use");
+  }
 }

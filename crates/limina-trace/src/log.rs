@@ -310,9 +310,8 @@ struct Pending {
   envelopes: Vec<String>,
   /// Payload templates by slot: the payload's JSON before and after its number (see `op_trace_log_template`).
   templates: Vec<(String, String)>,
-  /// The millisecond `stamp` was formatted for: events in the same millisecond share it.
-  stamp_ms: i64,
-  stamp: String,
+  /// The last event's timestamp text.
+  stamp: IsoStamp,
 }
 
 /// An event's payload: its JSON text ("" for none), or a registered
@@ -346,11 +345,7 @@ impl Pending {
     if !(ms.abs() <= 8.64e15) {
       return Err(OpError::invalid_input(format!("an event's time {ms} is not a valid date")));
     }
-    let ms = ms as i64;
-    if self.stamp.is_empty() || ms != self.stamp_ms {
-      self.stamp_ms = ms;
-      self.stamp = iso_timestamp(ms);
-    }
+    let stamp = self.stamp.format(ms as i64);
     let l = &mut self.lines;
     l.reserve(id.len() + middle.len() + causes.len() + head.len() + tail.len() + 96);
     l.push_str("{\"id\":\"");
@@ -359,7 +354,7 @@ impl Pending {
     l.push_str(middle);
     l.push_str(if causes.is_empty() { "[]" } else { causes });
     l.push_str(",\"timestamp\":\"");
-    l.push_str(&self.stamp);
+    l.push_str(stamp);
     l.push('"');
     if !head.is_empty() {
       l.push_str(",\"payload\":");
@@ -418,9 +413,11 @@ impl Spool {
     if events == 0 {
       return Ok(());
     }
-    // The next batch starts at this one's size, so gathering it does not grow it again.
-    let next = String::with_capacity(self.pending.lines.len());
-    let lines = std::mem::replace(&mut self.pending.lines, next);
+    // The next batch starts with all the room this one had (as much as the largest batch needed), so
+    // gathering it rarely grows it; this one is trimmed to its length in place, as `recent` keeps it.
+    let next = String::with_capacity(self.pending.lines.capacity());
+    let mut lines = std::mem::replace(&mut self.pending.lines, next);
+    lines.shrink_to_fit();
     self.pending.events = 0;
     let lines = Arc::new(lines);
     self.recent.push(self.handed_events, events, &lines);
@@ -709,14 +706,44 @@ pub fn op_trace_log_close(state: &mut OpState, id: u32) -> bool {
 /// Now as `Date.prototype.toISOString` writes it.
 fn iso_now() -> String {
   let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-  iso_timestamp(ms)
+  IsoStamp::default().format(ms).to_owned()
 }
 
-/// Milliseconds since the epoch as `Date.prototype.toISOString` writes them:
-/// `YYYY-MM-DDTHH:MM:SS.sssZ` (proleptic Gregorian, UTC), a year outside
-/// 0..=9999 as a sign and six digits.
-fn iso_timestamp(ms: i64) -> String {
-  let (days, t) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+/// Times as `Date.prototype.toISOString` writes them: `YYYY-MM-DDTHH:MM:SS.sssZ`
+/// (proleptic Gregorian, UTC), a year outside 0..=9999 as a sign and six
+/// digits. The last time's text is kept: the same millisecond again costs
+/// nothing, a later one in the same second rewrites only its milliseconds.
+#[derive(Default)]
+struct IsoStamp {
+  /// The millisecond `text` holds, None before the first.
+  ms: Option<i64>,
+  /// The second `digits` holds the date and time of.
+  second: i64,
+  /// The text being written: the longest has a signed six-digit year.
+  digits: [u8; 27],
+  text: String,
+}
+
+impl IsoStamp {
+  /// Milliseconds since the epoch as text.
+  fn format(&mut self, ms: i64) -> &str {
+    if self.ms != Some(ms) {
+      let (second, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+      let len = if self.ms.is_none() || self.second != second { write_second(&mut self.digits, second) } else { self.text.len() };
+      self.ms = Some(ms);
+      self.second = second;
+      write_digits(&mut self.digits[len - 4..len - 1], milli);
+      self.text.clear();
+      self.text.push_str(std::str::from_utf8(&self.digits[..len]).expect("ASCII digits and separators"));
+    }
+    &self.text
+  }
+}
+
+/// Writes the text of a second since the epoch, milliseconds and `Z` left
+/// as `.000Z`, into `text`; returns its length.
+fn write_second(text: &mut [u8; 27], second: i64) -> usize {
+  let (days, t) = (second.div_euclid(86_400), second.rem_euclid(86_400));
   // Days to a civil date (Howard Hinnant's algorithm).
   let z = days + 719_468;
   let era = z.div_euclid(146_097);
@@ -727,17 +754,28 @@ fn iso_timestamp(ms: i64) -> String {
   let day = doy - (153 * mp + 2) / 5 + 1;
   let month = if mp < 10 { mp + 3 } else { mp - 9 };
   let year = yoe + era * 400 + i64::from(month <= 2);
-  let year = match year {
-    0..=9999 => format!("{year:04}"),
-    _ => format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs()),
+  let y = if (0..=9999).contains(&year) {
+    write_digits(&mut text[..4], year);
+    4
+  } else {
+    text[0] = if year < 0 { b'-' } else { b'+' };
+    write_digits(&mut text[1..7], year.abs());
+    7
   };
-  format!(
-    "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-    t / 3_600_000,
-    t / 60_000 % 60,
-    t / 1000 % 60,
-    t % 1000
-  )
+  let rest = &mut text[y..y + 20];
+  rest.copy_from_slice(b"-MM-DDTHH:MM:SS.000Z");
+  for (at, n) in [(1, month), (4, day), (7, t / 3600), (10, t / 60 % 60), (13, t % 60)] {
+    write_digits(&mut rest[at..at + 2], n);
+  }
+  y + 20
+}
+
+/// Writes `n` (not negative) as decimal digits filling `out`, leading zeros included.
+fn write_digits(out: &mut [u8], mut n: i64) {
+  for digit in out.iter_mut().rev() {
+    *digit = b'0' + (n % 10) as u8;
+    n /= 10;
+  }
 }
 
 #[cfg(test)]
@@ -928,6 +966,31 @@ mod tests {
   }
 
   #[test]
+  fn a_batch_starts_with_the_largest_room_and_is_kept_trimmed() {
+    let mut spool = spool(false);
+    spool.recent.keep = 1000;
+    spool.pending.envelopes.push(r#","type":"t","actorId":"a","threadId":"x","parentEventId":null,"causedBy":"#.to_owned());
+    let mut room = 0;
+    for n in [40, 3, 1, 25, 40, 2] {
+      for _ in 0..n {
+        spool.pending.event("evt_a_000000000000_1f2e", 0, "", 0.0, Payload::Text(r#"{"n":1}"#)).unwrap();
+      }
+      assert!(spool.pending.lines.capacity() >= room, "a batch of {n} starts with the room of the largest");
+      if n < 40 {
+        assert_eq!(spool.pending.lines.capacity(), room, "a batch of {n} after one of 40 does not grow");
+      }
+      room = spool.pending.lines.capacity();
+      spool.hand_over().unwrap();
+      let (_, kept) = spool.recent.batches.back().unwrap();
+      assert_eq!((kept.len(), kept.capacity()), (n * 165, n * 165), "the kept batch of {n} holds its lines and no more");
+      assert_eq!((spool.pending.lines.len(), spool.pending.lines.capacity()), (0, room), "the next batch's room");
+    }
+    let (text, summary) = whole(&spool).unwrap();
+    assert_eq!(summary.events, 111);
+    assert_eq!(verify(&text, false).unwrap().events, 111);
+  }
+
+  #[test]
   fn a_templated_payload_is_its_head_the_number_as_js_writes_it_and_its_tail() {
     let mut spool = spool(false);
     let p = &mut spool.pending;
@@ -963,18 +1026,66 @@ mod tests {
     assert_eq!(e.message, "this world log has made 2 of its 2 exports (exportQuota.files)");
   }
 
+  /// `Date.prototype.toISOString` written with `format!`, the plainest way: what `IsoStamp` must match.
+  fn iso_reference(ms: i64) -> String {
+    let (days, t) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let z = days + 719_468;
+    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let year = match year {
+      0..=9999 => format!("{year:04}"),
+      _ => format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs()),
+    };
+    format!("{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
+  }
+
   #[test]
   fn timestamps_are_written_as_js_writes_them() {
-    assert_eq!(iso_timestamp(0), "1970-01-01T00:00:00.000Z");
-    assert_eq!(iso_timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    assert_eq!(iso_timestamp(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
-    assert_eq!(iso_timestamp(-1), "1969-12-31T23:59:59.999Z");
-    assert_eq!(iso_timestamp(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
-    assert_eq!(iso_timestamp(253_402_300_800_000), "+010000-01-01T00:00:00.000Z");
-    assert_eq!(iso_timestamp(-62_167_219_200_000), "0000-01-01T00:00:00.000Z");
-    assert_eq!(iso_timestamp(-62_167_219_200_001), "-000001-12-31T23:59:59.999Z");
-    assert_eq!(iso_timestamp(8_640_000_000_000_000), "+275760-09-13T00:00:00.000Z");
-    assert_eq!(iso_timestamp(-8_640_000_000_000_000), "-271821-04-20T00:00:00.000Z");
+    let iso = |ms| IsoStamp::default().format(ms).to_owned();
+    assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    assert_eq!(iso(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+    assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+    assert_eq!(iso(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+    assert_eq!(iso(253_402_300_800_000), "+010000-01-01T00:00:00.000Z");
+    assert_eq!(iso(-62_167_219_200_000), "0000-01-01T00:00:00.000Z");
+    assert_eq!(iso(-62_167_219_200_001), "-000001-12-31T23:59:59.999Z");
+    assert_eq!(iso(8_640_000_000_000_000), "+275760-09-13T00:00:00.000Z");
+    assert_eq!(iso(-8_640_000_000_000_000), "-271821-04-20T00:00:00.000Z");
     assert_eq!(iso_now().len(), 24);
+  }
+
+  #[test]
+  fn a_reused_stamp_writes_every_time_as_the_reference_does() {
+    // Every day from 1890 to 2110 (1900 and 2100 are not leap years, 2000 is) at its first and the
+    // day before's last millisecond; days across the whole range of dates; pseudo-random times.
+    let day = 86_400_000i64;
+    let mut times: Vec<i64> = (-29_220..51_500).flat_map(|d| [d * day, d * day - 1, d * day + 999, d * day + 1000]).collect();
+    times.extend((-100_000_000i64..=100_000_000).step_by(997).map(|d| d * day + d.rem_euclid(day)));
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..100_000 {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      times.push((x % 17_280_000_000_000_001) as i64 - 8_640_000_000_000_000);
+    }
+    let mut stamp = IsoStamp::default();
+    for &ms in &times {
+      assert_eq!(stamp.format(ms), iso_reference(ms), "{ms}");
+    }
+    // Times a few milliseconds apart, forwards and back: the kept second is reused only within it.
+    let mut ms = 1_767_225_598_000i64;
+    for step in [1, 998, 1, 1, 999, 1000, -1, -1000, 1, 0, 1001, -2001, 86_400_000, 3] {
+      ms += step;
+      assert_eq!(stamp.format(ms), iso_reference(ms), "{ms} after a step of {step}");
+    }
+    for ms in [-2, -1, 0, 999, 1000, -1001, -1000, -999] {
+      assert_eq!(stamp.format(ms), iso_reference(ms), "{ms}");
+    }
   }
 }
