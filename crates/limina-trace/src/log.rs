@@ -744,16 +744,7 @@ impl IsoStamp {
 /// as `.000Z`, into `text`; returns its length.
 fn write_second(text: &mut [u8; 27], second: i64) -> usize {
   let (days, t) = (second.div_euclid(86_400), second.rem_euclid(86_400));
-  // Days to a civil date (Howard Hinnant's algorithm).
-  let z = days + 719_468;
-  let era = z.div_euclid(146_097);
-  let doe = z.rem_euclid(146_097);
-  let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-  let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  let mp = (5 * doy + 2) / 153;
-  let day = doy - (153 * mp + 2) / 5 + 1;
-  let month = if mp < 10 { mp + 3 } else { mp - 9 };
-  let year = yoe + era * 400 + i64::from(month <= 2);
+  let (year, month, day) = civil_date(days);
   let y = if (0..=9999).contains(&year) {
     write_digits(&mut text[..4], year);
     4
@@ -768,6 +759,18 @@ fn write_second(text: &mut [u8; 27], second: i64) -> usize {
     write_digits(&mut rest[at..at + 2], n);
   }
   y + 20
+}
+
+/// Days since the epoch as a proleptic Gregorian (year, month, day) (Howard Hinnant's algorithm).
+fn civil_date(days: i64) -> (i64, i64, i64) {
+  let z = days + 719_468;
+  let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+  let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+  let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  let mp = (5 * doy + 2) / 153;
+  let day = doy - (153 * mp + 2) / 5 + 1;
+  let month = if mp < 10 { mp + 3 } else { mp - 9 };
+  (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
 /// Writes `n` (not negative) as decimal digits filling `out`, leading zeros included.
@@ -1026,17 +1029,11 @@ mod tests {
     assert_eq!(e.message, "this world log has made 2 of its 2 exports (exportQuota.files)");
   }
 
-  /// `Date.prototype.toISOString` written with `format!`, the plainest way: what `IsoStamp` must match.
+  /// `Date.prototype.toISOString` written with `format!`, the plainest way: what `IsoStamp` must match
+  /// (the date from `civil_date`, which the fixed dates below pin).
   fn iso_reference(ms: i64) -> String {
     let (days, t) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let z = days + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = civil_date(days);
     let year = match year {
       0..=9999 => format!("{year:04}"),
       _ => format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs()),
