@@ -301,8 +301,14 @@ timers.forEach((t) => clearInterval(t));
 httpTimers.forEach((t) => clearInterval(t));
 running.forEach((stop) => stop());
 stopping = true;
-// Every read sent comes home, however far behind a busy machine left the server (up to two minutes).
-for (let waited = 0; inFlight.size > 0 && waited < 120_000; waited += 100) await sleep(100);
+// Every read sent comes home, however far behind a busy machine left the server: waited for as long as
+// replies keep coming; one still out after two minutes without any is lost.
+for (let quiet = 0, last = -1; inFlight.size > 0 && quiet < 120_000; ) {
+  await sleep(100);
+  const now = answered + httpAnswered;
+  quiet = now === last ? quiet + 100 : 0;
+  last = now;
+}
 overBudget += await overBudgetSeen();
 const lost = sent - answered + (httpSent - httpAnswered);
 const serverAlive = alive;
