@@ -9,6 +9,9 @@ import { checker, rawWsClient, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Waits are for events and counted in ticks, not wall time: the timeouts are only safety nets, long enough
+// for a server a loaded machine leaves far behind.
+const SAFETY_MS = 60_000;
 /** A delta's transforms, decoded: id → [x, y, z, …] (exact float32 values; what follows the position depends on the column). */
 const transforms = (p) => {
   const out = new Map();
@@ -62,7 +65,7 @@ class Peer {
   tool(name, args = {}) {
     return this.call("tools/call", { name, arguments: args });
   }
-  waitFor(pred, ms = 5000) {
+  waitFor(pred, ms = SAFETY_MS) {
     const hit = this.notes.find(pred);
     if (hit) return Promise.resolve(hit);
     return new Promise((resolve, reject) => {
@@ -143,12 +146,10 @@ stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "state/subscribe" })
 for (let i = 0; i < lists; i++) stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 10 + i, method: "tools/list" }));
 stalledSend(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "scene.createEntity", arguments: { position: [-30, 1, -30] } } }));
 stalled.pause();
-// Counted in ticks, not wall time: the timeouts are only safety nets.
-const SAFETY_MS = 60_000;
-const stalledLast = await c.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.transform[0] === -30), SAFETY_MS).catch(() => null);
+const stalledLast = await c.waitFor((m) => m.method === "state/delta" && m.params.created.some((e) => e.transform[0] === -30)).catch(() => null);
 const tick0 = stalledLast?.params.tick ?? Infinity;
 const STALL_TICKS = 120;
-const reached = stalledLast && (await c.waitFor((m) => m.method === "state/delta" && m.params.tick >= tick0 + STALL_TICKS, SAFETY_MS).catch(() => null));
+const reached = stalledLast && (await c.waitFor((m) => m.method === "state/delta" && m.params.tick >= tick0 + STALL_TICKS).catch(() => null));
 const last = c.notes.filter((m) => m.method === "state/delta").at(-1)?.params.tick;
 check(reached, `with a stalled client the world keeps stepping: ${stalledLast ? `a healthy subscriber saw ${(reached?.params.tick ?? last) - tick0} of ${STALL_TICKS} ticks` : `its last call was never seen applied (last tick seen ${last})`}`);
 stalled.destroy();
@@ -159,7 +160,7 @@ await fuzz.open();
 const garbage = ["{", "[]", "null", "42", '{"jsonrpc":"1.0","id":1,"method":"x"}', '{"jsonrpc":"2.0","id":{},"method":"x"}', '{"jsonrpc":"2.0","id":3,"method":7}', '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}', '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":"x"}'];
 for (const g of garbage) fuzz.ws.send(g);
 fuzz.ws.send(Buffer.from([0, 1, 2, 3]), { binary: true });
-await fuzz.waitFor(() => fuzz.notes.length >= garbage.length + 1, 5000).catch(() => {});
+await fuzz.waitFor(() => fuzz.notes.length >= garbage.length + 1).catch(() => {});
 const codes = fuzz.notes.map((m) => m.error?.code);
 check(codes.filter((x) => x === -32700).length === 1 && codes.filter((x) => x === -32600).length >= 6 && codes.includes(-32602), `fuzzed frames get -32700/-32600/-32602 (${codes})`);
 let seed = 7;
@@ -184,7 +185,7 @@ const still = await a.tool("skills.list");
 check(serverAlive && Array.isArray(still.result?.result?.tools), "after all that the server still serves everyone else");
 // The server learns of the vanished socket when it reads its end: asked until then (the deadline is a safety net).
 const ghostClosed = async () => (await c.tool("trace.tail", { type: "mcp.connection.closed", limit: 100 })).result.result.events.some((e) => e.payload.agentId === "ghost");
-for (const deadline = Date.now() + 30_000; !(await ghostClosed()) && Date.now() < deadline; ) await sleep(50);
+for (const deadline = Date.now() + SAFETY_MS; !(await ghostClosed()) && Date.now() < deadline; ) await sleep(50);
 check(await ghostClosed(), "the vanished client's session ended cleanly");
 
 for (const p of [a, b, c, fuzz]) p.ws.close();
