@@ -86,7 +86,7 @@ export async function launchChromium({ width = 320, height = 240 } = {}) {
 
 /** A new page (in `browserContextId`, or the browser's default context) at `url`. */
 async function openPage(cdp, url, width, height, browserContextId) {
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", width, height, ...(browserContextId ? { browserContextId } : {}) });
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", ...(browserContextId ? { browserContextId } : {}) });
   const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
   const page = new Page(cdp, sessionId, width, height);
   await page.start(url);
