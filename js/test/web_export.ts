@@ -144,8 +144,9 @@ test("export-web --snapshot S records from the snapshot's tick: a first keyframe
   await waitSteps(40);
   await run("mkdir", "-p", scratch);
   const world = `${scratch}/before.world`;
-  await saveWorld(session, world);
+  // The snapshot is taken as saveWorld is called; the world steps on while the file is written.
   const savedAt = session.tick;
+  await saveWorld(session, world);
   await call("scene.createEntity", { shape: "box", size: 0.7, position: [1, 4, 0], dynamic: true });
   await waitSteps(30);
   const exported = await mcp.mustCall<{ name: string }>("trace.export", { name: "web-export-snapshot" });

@@ -27,8 +27,26 @@ const FLAGS = [
   "--remote-debugging-port=0",
 ];
 
-/** Launches Chromium; resolves to a browser whose `open(url)` gives a page. */
+/**
+ * Launches Chromium; resolves to a browser whose `open(url)` gives a page. With LIMINA_CHROMIUM_ENDPOINT set
+ * (js/test/node/web.mjs), the browser at that DevTools endpoint is shared instead: this driver gets a browser
+ * context of its own (its storage and pages apart from other drivers'), which `close()` ends.
+ */
 export async function launchChromium({ width = 320, height = 240 } = {}) {
+  const shared = process.env.LIMINA_CHROMIUM_ENDPOINT;
+  if (shared) {
+    const cdp = await Cdp.connect(shared);
+    // Disposed with this connection too, so a driver that dies leaves no pages drawing in the shared browser.
+    const { browserContextId } = await cdp.send("Target.createBrowserContext", { disposeOnDetach: true });
+    return {
+      cdp,
+      open: (url) => openPage(cdp, url, width, height, browserContextId),
+      async close() {
+        await cdp.send("Target.disposeBrowserContext", { browserContextId });
+        cdp.ws.close();
+      },
+    };
+  }
   const profile = mkdtempSync(join(tmpdir(), "limina-chromium-"));
   const proc = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, `--window-size=${width},${height}`, "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise((resolve) => proc.on("exit", resolve));
@@ -53,13 +71,9 @@ export async function launchChromium({ width = 320, height = 240 } = {}) {
   const cdp = await Cdp.connect(endpoint);
   return {
     cdp,
-    async open(url) {
-      const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
-      const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-      const page = new Page(cdp, sessionId, width, height);
-      await page.start(url);
-      return page;
-    },
+    /** The DevTools endpoint, for drivers that share this browser (LIMINA_CHROMIUM_ENDPOINT). */
+    endpoint,
+    open: (url) => openPage(cdp, url, width, height),
     /** Ends the browser and removes its profile. */
     async close() {
       cdp.ws.close();
@@ -68,6 +82,15 @@ export async function launchChromium({ width = 320, height = 240 } = {}) {
       cleanup();
     },
   };
+}
+
+/** A new page (in `browserContextId`, or the browser's default context) at `url`. */
+async function openPage(cdp, url, width, height, browserContextId) {
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", ...(browserContextId ? { browserContextId } : {}) });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
+  const page = new Page(cdp, sessionId, width, height);
+  await page.start(url);
+  return page;
 }
 
 /** One DevTools connection (flattened sessions: a page's messages carry its sessionId). */

@@ -14,13 +14,15 @@ export function drive(cmd: string, script: string, ...args: string[]): Promise<R
  */
 export function started(cmd: string, script: string, ...args: string[]): () => Promise<Record<string, unknown>> {
   const run = startedRun(cmd, script, ...args);
-  return async () => {
-    const r = await run;
-    assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
-    const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-    assert(out.ok === true, r.stdout);
-    return out;
-  };
+  return async () => summary(script, await run);
+}
+
+/** The JSON summary (its last stdout line) of driver `script`'s finished run, which must have exited 0 and say ok. */
+export function summary(script: string, r: { code: number | null; stdout: string; stderr: string }): Record<string, unknown> {
+  assertEquals(r.code, 0, `${script}:\n${r.stdout}\n${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assert(out.ok === true, r.stdout);
+  return out;
 }
 
 /** Starts a driver now and gives its whole result, for a test that checks more than its summary when it awaits it. */
