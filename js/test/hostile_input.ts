@@ -160,7 +160,7 @@ test("over WebSocket: the operator's profile is the ceiling, identity is bound f
   assert(r.stdout.includes("ok:"), r.stdout);
 });
 
-test("over WebSocket: close codes 1009, 1007, 1002 and 1013, a handshake timeout, and the server keeps serving", async () => {
+test("over WebSocket: close codes 1009, 1007, 1002 and 1013, a handshake timeout, a flooder's calls taking turns with another client's, and the server keeps serving", async () => {
   const r = await Limina.run({ cmd: "node", args: ["js/test/node/ws_limits.mjs", Limina.execPath] });
   assertEquals(r.code, 0, r.stderr + r.stdout);
   assert(r.stdout.includes("ok:"), r.stdout);

@@ -3,9 +3,10 @@
 // world while well-behaved WebSocket and HTTP clients measure (js/bench/soak.mjs).
 // No reply of theirs is lost, the world keeps its steps per second, memory
 // levels off, and every attack got its refusal. Its minute is the clock's,
-// not CPU (under half a core, the server's and the clients' together), and
-// its bounds hold beside busy processes (docs/PERF.md: beside 2–5 of them),
-// so it waits beside the other suites instead of after them.
+// not CPU (a little over half a core: the server ~23 s of its minute, the
+// Node clients ~10 s), and its bounds hold beside busy processes
+// (docs/PERF.md: beside 2–5 of them), so it waits beside the other suites
+// instead of after them.
 import { assert, assertEquals, test } from "limina/testing";
 
 test("a minute of every hostile client at once: 0 lost replies, the world stepping, bounded RSS, every attack refused", async () => {

@@ -1,9 +1,9 @@
 // The WebSocket server's limits, against `limina --mcp-ws --max-clients 4
-// --max-message-bytes 65536 --idle-timeout 3`: each fault gets its RFC 6455 close code (and
-// a close frame, not a reset), a full server says so with 1013, a client's
-// close is answered, a connection that never finishes its handshake is
-// dropped, a flooder that never reads does not slow anyone else, and the
-// server keeps serving throughout.
+// --max-message-bytes 65536 --idle-timeout 3` serving tests/fixtures/arrival_world.ts: each fault
+// gets its RFC 6455 close code (and a close frame, not a reset), a full server says so with 1013,
+// a client's close is answered, a connection that never finishes its handshake is dropped, a
+// flooder's calls take turns with another client's instead of going first, and the server keeps
+// serving throughout.
 // Usage: node js/test/node/ws_limits.mjs <path-to-limina>
 import net from "node:net";
 import WebSocket from "ws";
@@ -11,7 +11,7 @@ import { checker, startWsServer } from "./ws_server.mjs";
 
 const limina = process.argv[2];
 
-const { server, port } = await startWsServer(limina, ["--max-clients", "4", "--max-message-bytes", "65536", "--idle-timeout", "3"]);
+const { server, port } = await startWsServer(limina, ["--max-clients", "4", "--max-message-bytes", "65536", "--idle-timeout", "3", "tests/fixtures/arrival_world.ts"]);
 const { check, checks } = checker(server);
 
 const open = () =>
@@ -37,22 +37,48 @@ silent.on("error", () => {});
 const keeper = await open();
 check((await ping(keeper)).result !== undefined, "a client is served");
 
-// A flooder pipelines 10,000 calls and never reads a reply: it is queued
-// against itself, and another client's pings stay quick.
+/** Sends a call on `ws`; resolves with its reply (`ws`'s replies are read by id). */
+const caller = (ws) => {
+  const waiting = new Map();
+  ws.on("message", (d) => {
+    const m = JSON.parse(d.toString());
+    waiting.get(m.id)?.(m);
+  });
+  return (id, method, params) =>
+    new Promise((resolve) => {
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+};
+const count = { name: "probe.count", arguments: {} };
+// A flooder never reads a reply, and its calls take turns with another client's instead of going
+// first. Holds (`probe.hold`, the fixture world's) keep the server from applying anything meanwhile:
+// the keeper's first until the server has read the flooder's FLOOD calls, its second until it has
+// also read the keeper's TURNS, sent only once the first has answered — so every one of the
+// flooder's was read before any of the keeper's, and a first-come queue applies them all first.
+// Each call's place in the one total order is its `probe.count`: in turns, the keeper's i-th
+// follows at most the flooder's calls taken in the two holds' batches of 64 and one a turn, place
+// ≤ 126 + 2i, however slowly the machine runs; first come, it would be past FLOOD.
+const FLOOD = 250;
+const TURNS = 10;
+const keeperCall = caller(keeper);
 const flooder = await open();
+const flooderCall = caller(flooder);
+check((await flooderCall(1, "initialize", { agentId: "flooder", sessionId: "sess_flooder", profile: "builder.readWrite" })).result?.session, "the flooder initializes");
+check((await keeperCall(2, "initialize", { agentId: "keeper", sessionId: "sess_keeper", profile: "builder.readWrite" })).result?.session, "the keeper initializes");
+// Read so far: the keeper's ping and the two initializes.
+const flooded = keeperCall(3, "tools/call", { name: "probe.hold", arguments: { messages: 3 + 2 + FLOOD } });
+const held = keeperCall(4, "tools/call", { name: "probe.hold", arguments: { messages: 3 + 2 + FLOOD + TURNS } });
 flooder._socket.pause();
-for (let i = 0; i < 10_000; i++) flooder.send(JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "skills.list" } }));
-await new Promise((r) => setTimeout(r, 300));
-const pings = [];
-for (let i = 0; i < 20; i++) {
-  const t = performance.now();
-  await ping(keeper);
-  pings.push(performance.now() - t);
-}
-pings.sort((a, b) => a - b);
-// A stall (what a flood the server had to work through would cause) takes seconds; a
-// busy machine stretches a quick answer to tens of ms, so the bound is wide.
-check(pings[10] < 500, `another client's ping during the flood: p50 ${pings[10].toFixed(1)} ms`);
+for (let i = 0; i < FLOOD; i++) flooder.send(JSON.stringify({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: count }));
+check((await flooded).result?.success, `the first hold answers once the flood is read: ${JSON.stringify(await flooded)}`);
+const turns = await Promise.all(Array.from({ length: TURNS }, (_, i) => keeperCall(10 + i, "tools/call", count)));
+check((await held).result?.success, `the second once the keeper's calls are read too: ${JSON.stringify(await held)}`);
+const places = turns.map((r) => r.result?.result?.n);
+check(places.every((n, i) => n <= 126 + 2 * (i + 1)), `the keeper's calls take turns with the flooder's ${FLOOD}: places ${places.join(", ")} (≤ 126 + 2i)`);
+// The flooder goes on (10,000 calls in all, never read): it is queued against itself and the keeper is still served.
+for (let i = FLOOD; i < 10_000; i++) flooder.send(JSON.stringify({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "skills.list" } }));
+check((await ping(keeper)).result !== undefined, "a client is served while the flooder's calls pile up");
 flooder.terminate();
 
 const big = await open();
