@@ -127,6 +127,38 @@ test("scheduler fairness: actions are shared by weight", () => {
   session.dispose();
 });
 
+test("scheduler order: equal passes go by id, whatever the agents' order; an agent idle for a tick loses its banked pass", () => {
+  const { session } = world();
+  const sys = createAgentSystems(session, {}, {
+    manual: true,
+    budget: {
+      maxDecisionStartsPerTick: 0,
+      maxGlobalActionsPerTick: 100,
+      defaultAgentBudget: { weight: 1, maxQueueDepth: 1000, maxToolCallsPerDecision: 4, maxActionsPerTick: 2, decisionTimeoutMs: 1000 },
+    },
+  });
+  const add = (id: string) => sys.agents.add({ id, type: "player", anchor: [0, 0, 0], profile: "player.limited", sessionId: `s_${id}`, llm: { provider: "x", model: "", systemPrompt: "" } });
+  const [c, a, b] = ["agt_c", "agt_a", "agt_b"].map(add);
+  const queue = (agent: AgentRecord, n: number) => {
+    for (let i = 0; i < n; i++) agent.queue.push({ tool: "skills.list", input: {}, decisionId: "d", decisionEventId: "e" });
+  };
+  for (const agent of [c, a, b]) queue(agent, 3);
+  const ids = () => sys.scheduler.actionOrder(sys.agents.all()).map((agent) => (agent.queue.shift(), agent.id));
+  assertEquals(ids().join(), "agt_a,agt_b,agt_c,agt_a,agt_b,agt_c", "round by round, ties by id, two actions each at most");
+  // a and b run dry; c's last action raises the virtual time past their old passes.
+  a.queue.length = 0;
+  b.queue.length = 0;
+  assertEquals(ids().join(), "agt_c");
+  assertEquals(a.pass, null, "idle: no pass kept");
+  // Back, a and b join at the virtual time (2, where c was last served), below c's pass (3).
+  queue(a, 1);
+  queue(b, 1);
+  queue(c, 1);
+  assertEquals(ids().join(), "agt_a,agt_b,agt_c");
+  sys.dispose();
+  session.dispose();
+});
+
 test("scheduler fairness: a global cap below the number of busy agents still shares by weight (nobody starves)", () => {
   const { session } = world();
   const sys = createAgentSystems(session, {}, {

@@ -39,7 +39,14 @@ export class PerceptionSystem {
     const recent = this.recentEvents();
     if (native.length > 0) {
       const q = new Float64Array(native.length * 5);
-      native.forEach((n, k) => q.set([...n.center, n.agent.perceptionRadius, n.selfEid], k * 5));
+      native.forEach((n, k) => {
+        const at = k * 5;
+        q[at] = n.center[0];
+        q[at + 1] = n.center[1];
+        q[at + 2] = n.center[2];
+        q[at + 3] = n.agent.perceptionRadius;
+        q[at + 4] = n.selfEid;
+      });
       const r = this.spatial.queryBatch(q);
       native.forEach((n, k) => this.assemble(n, r.eids.subarray(r.offsets[k], r.offsets[k + 1]), r.distances.subarray(r.offsets[k], r.offsets[k + 1]), recent, tick));
     }
@@ -81,6 +88,14 @@ export class PerceptionSystem {
 /** Marks each perceived entity reachable or not over the navmesh (island connectivity, one native batch). */
 function markReachable(nav: Navigation, from: Vec3, nearby: PerceivedEntity[]): void {
   const pairs = new Float32Array(nearby.length * 6);
-  nearby.forEach((e, k) => pairs.set([...from, ...e.position], k * 6));
+  nearby.forEach((e, k) => {
+    const at = k * 6;
+    pairs[at] = from[0];
+    pairs[at + 1] = from[1];
+    pairs[at + 2] = from[2];
+    pairs[at + 3] = e.position[0];
+    pairs[at + 4] = e.position[1];
+    pairs[at + 5] = e.position[2];
+  });
   nav.connected(pairs).forEach((c, k) => (nearby[k].reachable = c === "connected"));
 }

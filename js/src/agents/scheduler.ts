@@ -75,23 +75,36 @@ export class AgentScheduler {
 
   /** The order in which queued actions run this tick (an agent appears once per action). */
   actionOrder(agents: AgentRecord[]): AgentRecord[] {
-    const busy = agents.filter((a) => a.queue.length > 0);
-    for (const a of agents) if (a.queue.length === 0) a.pass = null; // no banking while idle
-    for (const a of busy) a.pass ??= this.virtualTime;
-    const taken = new Map<AgentRecord, number>();
+    const busy: AgentRecord[] = [];
+    for (const a of agents) {
+      if (a.queue.length === 0) a.pass = null; // no banking while idle
+      else {
+        a.pass ??= this.virtualTime;
+        busy.push(a);
+      }
+    }
+    // Per busy agent, by index: how many actions it may run this tick, its pass increment, and how many it has.
+    const caps = busy.map((a) => Math.min(a.queue.length, this.budgetOf(a.id).maxActionsPerTick));
+    const strides = busy.map((a) => 1 / this.budgetOf(a.id).weight);
+    const taken = busy.map(() => 0);
     const order: AgentRecord[] = [];
     while (order.length < this.budget.maxGlobalActionsPerTick) {
-      let best: AgentRecord | null = null;
-      for (const a of busy) {
-        const n = taken.get(a) ?? 0;
-        if (n >= a.queue.length || n >= this.budgetOf(a.id).maxActionsPerTick) continue;
-        if (!best || a.pass! < best.pass! || (a.pass === best.pass && a.id < best.id)) best = a;
+      let best = -1;
+      for (let i = 0; i < busy.length; i++) {
+        if (taken[i] >= caps[i]) continue;
+        const a = busy[i];
+        if (best < 0) best = i;
+        else {
+          const b = busy[best];
+          if (a.pass! < b.pass! || (a.pass === b.pass && a.id < b.id)) best = i;
+        }
       }
-      if (!best) break;
-      this.virtualTime = best.pass!;
-      best.pass! += 1 / this.budgetOf(best.id).weight;
-      taken.set(best, (taken.get(best) ?? 0) + 1);
-      order.push(best);
+      if (best < 0) break;
+      const b = busy[best];
+      this.virtualTime = b.pass!;
+      b.pass! += strides[best];
+      taken[best]++;
+      order.push(b);
     }
     return order;
   }
