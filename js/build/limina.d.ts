@@ -2442,7 +2442,7 @@ declare module "limina/internal/engine/observability/tracer" {
         /**
          * Records an event whose payload's JSON is payload template `template`'s head, `value` as
          * `JSON.stringify` writes it, then its tail (see `template`): written natively, no payload text
-         * is made. `payload` is the same payload as an object, for listeners.
+         * is made. `payload` is the same payload as an object, for listeners (null when none listens, see `listening`).
          */
         emitTemplated(type: string, payload: unknown, options: EmitOptions, template: number, value: number): string;
         /**
@@ -2480,6 +2480,11 @@ declare module "limina/internal/engine/observability/tracer" {
          * them (an event nobody wants is never made as an object); returns the unsubscribe function.
          */
         subscribe(fn: (e: EngineEvent) => void, active?: () => boolean): () => void;
+        /**
+         * Whether an event recorded now reaches a listener: a caller whose payload object only listeners
+         * read (its JSON is a template's, see `emitTemplated`) makes it only then.
+         */
+        get listening(): boolean;
         /** Events emitted so far. */
         get size(): number;
         /** The oldest sequence number still in memory. */

@@ -608,6 +608,25 @@ test("each event's text is exactly JSON.stringify of the event, however it is wr
   tracer.close();
 });
 
+test("listening says whether an event recorded now reaches a listener, as delivery does", () => {
+  const tracer = new Tracer();
+  assertEquals(tracer.listening, false, "no listener");
+  let on = false;
+  const got: string[] = [];
+  const off = tracer.subscribe((e) => got.push(e.id), () => on);
+  assertEquals(tracer.listening, false, "one that wants nothing now");
+  tracer.emit("t.quiet", {});
+  on = true;
+  assertEquals(tracer.listening, true, "one that wants events now");
+  const heard = tracer.emit("t.heard", {});
+  off();
+  assertEquals(tracer.listening, false, "unsubscribed");
+  const always = tracer.subscribe(() => {});
+  assertEquals(tracer.listening, true, "one that always listens");
+  always();
+  assertEquals(got, [heard], "delivered exactly when listening");
+});
+
 test("this run's trace files are removed", async () => {
   const rm = await sh(`rm -rf "${traceDir()}"/*${RUN}*`);
   assertEquals(rm.code, 0, rm.stderr);

@@ -26,13 +26,13 @@ pub mod web;
 pub mod ws;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use deno_core::{op2, OpState};
 use limina_ops::{Arrivals, OpError};
+use rustc_hash::FxHashMap;
 use tokio::sync::{mpsc, Notify};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
@@ -130,13 +130,18 @@ struct Outbound {
 /// The transports' shared state, in `OpState`.
 pub struct McpHub {
   registry: ConnRegistry,
+  /// Where a tool reply is written before it is copied out at its exact
+  /// length: `Bytes` made from a `Vec` with spare room allocates a shared
+  /// header as well.
+  reply: Vec<u8>,
 }
 
 /// The connection table and the inbound queue, shared with the transport
 /// tasks (all on the loop thread's single-threaded runtime).
 #[derive(Clone)]
 pub struct ConnRegistry {
-  conns: Rc<RefCell<HashMap<u32, Outbound>>>,
+  /// By connection id (the server picks them, so Fx: looked up for every message sent).
+  conns: Rc<RefCell<FxHashMap<u32, Outbound>>>,
   next_conn: Rc<Cell<u32>>,
   inbound: Rc<RefCell<Inbound>>,
   arrivals: Arrivals,
@@ -425,7 +430,7 @@ pub fn op_mcp_config(state: &mut OpState) -> Option<ServeConfig> {
 }
 
 pub(crate) fn hub(state: &mut OpState) -> &mut McpHub {
-  limina_ops::resources::resource_or_make(state, |state| McpHub { registry: ConnRegistry::new(state.borrow::<Arrivals>().clone()) })
+  limina_ops::resources::resource_or_make(state, |state| McpHub { registry: ConnRegistry::new(state.borrow::<Arrivals>().clone()), reply: Vec::new() })
 }
 
 /// Serves MCP on stdin/stdout as connection 0.
@@ -625,14 +630,19 @@ const CLOSED: u32 = 2;
 /// and a client `MAX_BACKLOG` behind is disconnected.
 /// A reply to a WebSocket with nothing queued or being written to it is
 /// written right away when the socket takes it (see `ws`); state (droppable
-/// messages, some large) stays off the loop thread.
-fn send_to(registry: &ConnRegistry, conn: u32, text: &Utf8Bytes, droppable: bool) -> u32 {
+/// messages, some large) stays off the loop thread. `text` is moved, not
+/// cloned, to where it is written: the first clone of a `Bytes` made at its
+/// exact length allocates a shared header.
+fn send_to(registry: &ConnRegistry, conn: u32, mut text: Utf8Bytes, droppable: bool) -> u32 {
   if let (false, Some(out)) = (droppable, registry.conns.borrow().get(&conn)) {
-    if out.flow.backlog() == 0 && out.direct.as_ref().is_some_and(|d| d.try_write(text)) {
-      return SENT;
+    if let (0, Some(direct)) = (out.flow.backlog(), out.direct.as_ref()) {
+      match direct.try_write(text) {
+        Ok(()) => return SENT,
+        Err(back) => text = back,
+      }
     }
   }
-  queue(registry, conn, droppable, || Out::Text(text.clone()))
+  queue(registry, conn, droppable, || Out::Text(text))
 }
 
 /// Queues the message `make` gives, as [`send_to`] does a text.
@@ -660,8 +670,7 @@ pub(crate) fn queue(registry: &ConnRegistry, conn: u32, droppable: bool, make: i
 /// Queues one message: 0 sent, 1 dropped (droppable and the client is behind), 2 closed.
 #[op2(fast)]
 pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str, droppable: bool) -> u32 {
-  let text = Utf8Bytes::from(text);
-  send_to(&hub(state).registry, conn, &text, droppable)
+  send_to(&hub(state).registry, conn, Utf8Bytes::from(text), droppable)
 }
 
 /// Queues a standard client's successful tools/call reply, written here
@@ -671,17 +680,19 @@ pub fn op_mcp_send(state: &mut OpState, conn: u32, #[string] text: &str, droppab
 /// writes it; `id` is the id's JSON. The text is escaped here, not in JS.
 #[op2(fast)]
 pub fn op_mcp_send_tool_text(state: &mut OpState, conn: u32, #[string] id: &str, #[string] json: &str, plain: bool) -> u32 {
-  let text = Utf8Bytes::from(tool_text_reply(id, json, plain));
-  send_to(&hub(state).registry, conn, &text, false)
+  let hub = hub(state);
+  let text = Utf8Bytes::from(tool_text_reply(&mut hub.reply, id, json, plain));
+  send_to(&hub.registry, conn, text, false)
 }
 
-/// The reply `op_mcp_send_tool_text` sends.
-fn tool_text_reply(id: &str, json: &str, plain: bool) -> String {
-  let mut out = Vec::with_capacity(3 * json.len() + id.len() + 128);
+/// Writes the reply `op_mcp_send_tool_text` sends into `out` (emptied first); returns it.
+fn tool_text_reply<'a>(out: &'a mut Vec<u8>, id: &str, json: &str, plain: bool) -> &'a str {
+  out.clear();
+  out.reserve(3 * json.len() + id.len() + 128);
   out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
   out.extend_from_slice(id.as_bytes());
   out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
-  write_json_string(&mut out, json);
+  write_json_string(out, json);
   out.extend_from_slice(br#"}],"structuredContent":"#);
   if plain {
     out.extend_from_slice(json.as_bytes());
@@ -691,7 +702,7 @@ fn tool_text_reply(id: &str, json: &str, plain: bool) -> String {
     out.push(b'}');
   }
   out.extend_from_slice(br#","isError":false}}"#);
-  String::from_utf8(out).expect("UTF-8 text around UTF-8 text")
+  std::str::from_utf8(out).expect("UTF-8 text around UTF-8 text")
 }
 
 /// How `JSON.stringify` escapes each byte of a string: 0 not at all, a short
@@ -795,7 +806,7 @@ pub fn op_mcp_broadcast(state: &mut OpState, #[serde] conns: Vec<u32>, #[string]
   // Copied out of V8 once; every connection's queue then holds the same bytes.
   let text = Utf8Bytes::from(text);
   let registry = &hub(state).registry;
-  conns.into_iter().map(|c| send_to(registry, c, &text, droppable)).collect()
+  conns.into_iter().map(|c| send_to(registry, c, text.clone(), droppable)).collect()
 }
 
 /// Messages queued to a connection and not yet written.
@@ -904,12 +915,14 @@ mod tests {
     // The result's JSON as JSON.stringify gives it: quotes, a backslash, an escaped control
     // character and a lone surrogate (JSON.stringify escapes both), non-ASCII and U+2028 raw.
     let json = r#"{"s":"a\"b\\c\n\ud800 é  ✓"}"#;
+    let mut out = Vec::new();
     assert_eq!(
-      tool_text_reply("7", json, true),
+      tool_text_reply(&mut out, "7", json, true),
       r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"s\":\"a\\\"b\\\\c\\n\\ud800 é  ✓\"}"}],"structuredContent":{"s":"a\"b\\c\n\ud800 é  ✓"},"isError":false}}"#
     );
+    // The same buffer again: the reply alone, nothing of the one before.
     assert_eq!(
-      tool_text_reply(r#""x\"y""#, "[1,\"\u{1}\"]", false),
+      tool_text_reply(&mut out, r#""x\"y""#, "[1,\"\u{1}\"]", false),
       "{\"jsonrpc\":\"2.0\",\"id\":\"x\\\"y\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"[1,\\\"\\u0001\\\"]\"}],\"structuredContent\":{\"result\":[1,\"\u{1}\"]},\"isError\":false}}"
     );
   }

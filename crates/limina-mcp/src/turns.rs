@@ -2,16 +2,19 @@
 //! arrived, connections taking turns one item at a time, so a busy client
 //! delays a quiet one by at most one item per turn.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 pub struct Turns<T> {
-  queues: HashMap<u32, VecDeque<T>>,
+  /// By connection id (the server picks them, so Fx: a push and a pop every message).
+  queues: FxHashMap<u32, VecDeque<T>>,
   turns: VecDeque<u32>,
 }
 
 impl<T> Default for Turns<T> {
   fn default() -> Self {
-    Self { queues: HashMap::new(), turns: VecDeque::new() }
+    Self { queues: FxHashMap::default(), turns: VecDeque::new() }
   }
 }
 

@@ -58,7 +58,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use super::limits::{Admitted, Gate, GateLimits};
@@ -400,20 +400,21 @@ pub struct DirectSink {
 
 impl DirectSink {
   /// Writes `text` now if nobody else is writing and the socket takes it;
-  /// false when it was not written (queue it instead). Called by the loop
-  /// thread only when the connection has nothing queued or being written.
-  pub fn try_write(&self, text: &tokio_tungstenite::tungstenite::Utf8Bytes) -> bool {
-    let Ok(mut guard) = self.sink.try_lock() else { return false };
-    let Some(sink) = guard.as_mut() else { return false };
-    match send_without_waker(sink, Message::Text(text.clone())) {
-      Ok(Sent::NotReady(_)) => false,
-      Ok(Sent::Flushed) => true,
+  /// hands it back when it was not written (queue it instead). Called by the
+  /// loop thread only when the connection has nothing queued or being written.
+  pub fn try_write(&self, text: Utf8Bytes) -> Result<(), Utf8Bytes> {
+    let Ok(mut guard) = self.sink.try_lock() else { return Err(text) };
+    let Some(sink) = guard.as_mut() else { return Err(text) };
+    match send_without_waker(sink, Message::Text(text)) {
+      Ok(Sent::NotReady(Message::Text(text))) => Err(text),
+      Ok(Sent::NotReady(_)) => unreachable!("handed back as it was sent, a text"),
+      Ok(Sent::Flushed) => Ok(()),
       Ok(Sent::Unflushed) => {
         self.unflushed.notify_one();
-        true
+        Ok(())
       }
       // Taken, but the connection is broken: the writer finds out on its next write.
-      Err(_) => true,
+      Err(_) => Ok(()),
     }
   }
 

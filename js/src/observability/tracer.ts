@@ -160,7 +160,7 @@ export class Tracer {
   /**
    * Records an event whose payload's JSON is payload template `template`'s head, `value` as
    * `JSON.stringify` writes it, then its tail (see `template`): written natively, no payload text
-   * is made. `payload` is the same payload as an object, for listeners.
+   * is made. `payload` is the same payload as an object, for listeners (null when none listens, see `listening`).
    */
   emitTemplated(type: string, payload: unknown, options: EmitOptions, template: number, value: number): string {
     return this.emitAs(type, payload, options, undefined, template, value);
@@ -318,6 +318,15 @@ export class Tracer {
   subscribe(fn: (e: EngineEvent) => void, active?: () => boolean): () => void {
     this.listeners.set(fn, active);
     return () => this.listeners.delete(fn);
+  }
+
+  /**
+   * Whether an event recorded now reaches a listener: a caller whose payload object only listeners
+   * read (its JSON is a template's, see `emitTemplated`) makes it only then.
+   */
+  get listening(): boolean {
+    for (const active of this.listeners.values()) if (active === undefined || active()) return true;
+    return false;
   }
 
   /** Events emitted so far. */

@@ -216,28 +216,12 @@ export class PolicyEngine {
 
   /** Records `d` (made for this call alone) and returns it with its event's id. */
   private record(input: PolicyInput, d: Decision, causedBy: string[]): Decision {
-    const payload = {
-      allow: d.allow,
-      rule: d.rule,
-      reason: d.reason,
-      boundary: input.boundary,
-      context: {
-        agentId: input.agentId,
-        sessionId: input.sessionId,
-        cap: input.cap,
-        profile: input.profile,
-        package: input.package,
-        tick: input.tick,
-        requiredPermissions: [...input.requiredPermissions],
-      },
-      quota: d.quota,
-      budget: d.budget,
-    };
     const options = { actorId: input.agentId, threadId: input.sessionId, causedBy };
     const template = d.allow && d.quota === null && d.budget === null ? this.grantTemplate(input, d.reason) : -1;
+    // A templated event's payload object is only for listeners (the log writes the template): made when one listens.
     d.eventId = template >= 0
-      ? this.tracer.emitTemplated("policy.decision", payload, options, template, input.tick ?? NaN)
-      : this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", payload, options);
+      ? this.tracer.emitTemplated("policy.decision", this.tracer.listening ? decisionPayload(input, d) : null, options, template, input.tick ?? NaN)
+      : this.tracer.emit(d.allow ? "policy.decision" : "policy.denied", decisionPayload(input, d), options);
     return d;
   }
 
@@ -298,4 +282,25 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** A decision's world log payload. */
+function decisionPayload(input: PolicyInput, d: Decision): Record<string, unknown> {
+  return {
+    allow: d.allow,
+    rule: d.rule,
+    reason: d.reason,
+    boundary: input.boundary,
+    context: {
+      agentId: input.agentId,
+      sessionId: input.sessionId,
+      cap: input.cap,
+      profile: input.profile,
+      package: input.package,
+      tick: input.tick,
+      requiredPermissions: [...input.requiredPermissions],
+    },
+    quota: d.quota,
+    budget: d.budget,
+  };
 }
